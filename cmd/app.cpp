@@ -1,0 +1,79 @@
+#include "app.hpp"
+
+#include "common.hpp"
+#include "hook.hpp"
+
+#include <mcphealth/util/log.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstring>
+#include <string_view>
+
+namespace mcphealth::cli {
+
+namespace {
+
+/// Exit code for usage and configuration errors, shared by every subcommand but the hook (which never fails a call).
+constexpr int k_exit_usage = 2;
+
+/// Every subcommand, in the order `--help` lists them.
+struct Command {
+  const char* name;
+  void (*register_fn)(CLI::App&, Invocation&);
+};
+constexpr Command k_commands[] = {
+    {"hook", register_hook},
+};
+
+/// The first word that is not an option (or a root option's value): the subcommand, when it is one.
+std::string_view chosen_command(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--state" || arg == "--config") {
+      ++i;
+      continue;
+    }
+    if (!arg.empty() && arg[0] == '-') continue;
+    return arg;
+  }
+  return {};
+}
+
+} // namespace
+
+int mcphealth_main(int argc, char** argv) {
+  Invocation invocation;
+  CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
+  app.set_version_flag("--version", std::string("mcphealth ") + MCPHEALTH_VERSION);
+  app.add_option("--state", invocation.globals.state,
+                 "State file (default: $ECC_MCP_HEALTH_STATE_PATH, else ~/.claude/mcp-health-cache.json)");
+  app.add_option("--config", invocation.globals.configs,
+                 "MCP config file to read instead of searching Claude Code's places (repeatable)");
+  app.add_flag("-v,--verbose", invocation.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
+  app.require_subcommand(1);
+
+  // The hook runs before every MCP tool call: when it is the one asked for, build only its part of the tree.
+  const std::string_view chosen = chosen_command(argc, argv);
+  bool only_one = false;
+  for (const Command& c : k_commands) only_one = only_one || chosen == c.name;
+  for (const Command& c : k_commands) {
+    if (!only_one || chosen == c.name) c.register_fn(app, invocation);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
+    if (chosen == "hook") {
+      bool passthrough = false;
+      for (int i = 1; i < argc; ++i) passthrough = passthrough || std::strstr(argv[i], "passthrough") != nullptr;
+      return hook_usage_error(e.what(), passthrough);
+    }
+    app.exit(e);
+    return k_exit_usage;
+  }
+  return invocation.exit_code;
+}
+
+} // namespace mcphealth::cli

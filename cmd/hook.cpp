@@ -1,0 +1,116 @@
+#include "hook.hpp"
+
+#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/env.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <boost/json.hpp>
+
+#include <csignal>
+#include <exception>
+#include <unistd.h>
+
+namespace mcphealth::cli {
+
+namespace {
+
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n <= 0) return;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// One write per line, so parallel hooks sharing a stderr never interleave inside a line.
+void log_line(std::string_view line) {
+  std::string out(hook::k_log_prefix);
+  out += line;
+  out += '\n';
+  write_all(STDERR_FILENO, out);
+}
+
+std::string answer_json(const hook::HookOutcome& outcome) {
+  boost::json::object specific;
+  if (outcome.decision == hook::HookOutcome::Decision::block) {
+    specific["hookEventName"] = "PreToolUse";
+    specific["permissionDecision"] = "deny";
+    specific["permissionDecisionReason"] = outcome.reason;
+  } else if (outcome.additional_context) {
+    specific["hookEventName"] = outcome.event_name;
+    specific["additionalContext"] = *outcome.additional_context;
+  } else {
+    return {};
+  }
+  boost::json::object answer;
+  answer["hookSpecificOutput"] = std::move(specific);
+  return boost::json::serialize(answer) + "\n";
+}
+
+} // namespace
+
+void register_hook(CLI::App& app, Invocation& invocation) {
+  auto options = std::make_shared<HookOptions>();
+  CLI::App* sub = app.add_subcommand("hook", "Run as the Claude Code hook: one payload on stdin, a decision out");
+  sub->add_option("--output", options->output,
+                  "How to answer: json (Claude Code's hook JSON; default), exit-code (block = exit 2, reason on "
+                  "stderr), passthrough (echo the input; block = exit 2)")
+      ->check(CLI::IsMember({"json", "exit-code", "passthrough"}));
+  sub->add_option("--event", options->event,
+                  "Event to handle (PreToolUse, PostToolUseFailure, PostToolUse); default: the payload's "
+                  "hook_event_name");
+  sub->footer("Never blocks by accident: bad options and internal errors allow the call with a message on stderr.");
+  sub->callback([options, &invocation] { invocation.exit_code = run_hook(*options, invocation.globals); });
+}
+
+int hook_usage_error(const std::string& message, bool passthrough) {
+  log_line("ignoring the hook's command line (" + message + "); allowing the call");
+  std::string raw;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(STDIN_FILENO, buf, sizeof buf)) > 0) {
+    if (passthrough) raw.append(buf, static_cast<std::size_t>(n));
+  }
+  if (passthrough) write_all(STDOUT_FILENO, raw);
+  return 0;
+}
+
+int run_hook(const HookOptions& options, const GlobalOptions& globals) {
+  std::signal(SIGPIPE, SIG_IGN);
+  const bool passthrough = options.output == "passthrough";
+  hook::HookRequest request;
+  try {
+    util::ProcessEnvironment env;
+    std::vector<std::string> warnings;
+    const auto limit = config::resolve_input_max_bytes(env, warnings);
+    const auto marked = util::lookup_setting(env, "ECC_HOOK_INPUT_TRUNCATED");
+    request.input = hook::read_input(STDIN_FILENO, limit.value, marked && util::is_truthy(marked->value));
+    request.event_flag = options.event;
+    request.overrides = globals.overrides();
+
+    util::SystemClock clock;
+    probe::LiveProber prober(clock);
+    hook::ShellRunner runner(clock);
+    hook::HookDeps deps{clock, env, prober, runner, log_line};
+    for (const auto& w : warnings) log_line(w);
+    const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
+
+    const bool blocked = outcome.decision == hook::HookOutcome::Decision::block;
+    if (passthrough) {
+      write_all(STDOUT_FILENO, request.input.raw);
+      return blocked ? 2 : 0;
+    }
+    if (options.output == "exit-code") return blocked ? 2 : 0;
+    write_all(STDOUT_FILENO, answer_json(outcome));
+    return 0;
+  } catch (const std::exception& e) {
+    log_line(std::string("internal error: ") + e.what() + "; allowing the call");
+  } catch (...) {
+    log_line("internal error of an unknown kind; allowing the call");
+  }
+  if (passthrough) write_all(STDOUT_FILENO, request.input.raw);
+  return 0;
+}
+
+} // namespace mcphealth::cli

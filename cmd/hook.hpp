@@ -1,0 +1,30 @@
+#pragma once
+// `mcphealth hook`: the Claude Code hook.
+#include "common.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+namespace mcphealth::cli {
+
+/// Options of `mcphealth hook`.
+struct HookOptions {
+  /// `json` (default), `exit-code` or `passthrough`.
+  std::string output = "json";
+  std::optional<std::string> event;
+};
+
+/// Adds `hook` to `app`.
+void register_hook(CLI::App& app, Invocation& invocation);
+
+/// Runs the hook: reads the payload on stdin, decides, answers; returns the exit code (0, or 2 for a block in the
+/// exit-code and passthrough modes).
+int run_hook(const HookOptions& options, const GlobalOptions& globals);
+
+/// Handles a command line the hook could not parse: allows the call (exit 0), says why on stderr, and in
+/// passthrough mode still echoes the input.
+int hook_usage_error(const std::string& message, bool passthrough);
+
+} // namespace mcphealth::cli

@@ -1,0 +1,89 @@
+#include <mcphealth/config/server.hpp>
+
+#include <mcphealth/config/expand.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <unistd.h>
+
+namespace mcphealth::config {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+fs::path find_on_path(const std::string& command, const std::vector<std::string>& environment) {
+  if (command.empty()) return {};
+  if (command.find('/') != std::string::npos) return command;
+  std::string path_var = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : environment) {
+    if (e.rfind("PATH=", 0) == 0) path_var = e.substr(5);
+  }
+  std::size_t start = 0;
+  while (start <= path_var.size()) {
+    std::size_t colon = path_var.find(':', start);
+    std::string dir = path_var.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    fs::path candidate = (dir.empty() ? fs::path(".") : fs::path(dir)) / command;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return {};
+}
+
+ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env) {
+  ResolvedServer out{def, UnsupportedServer{"unsupported MCP server config"}, {}};
+  const json::object& raw = def.raw;
+  auto expand = [&](std::string_view s) { return expand_vars(s, env, out.unset_vars); };
+
+  const std::string type = util::get_string(raw, "type").value_or("");
+  const auto url = util::get_string(raw, "url");
+  const auto command = util::get_string(raw, "command");
+
+  if (type == "http" || type == "streamable-http" || type == "streamableHttp" || type == "sse" ||
+      (type.empty() && url && !command)) {
+    if (!url) {
+      out.transport = UnsupportedServer{"unsupported MCP server config: type " + type + " without a url"};
+      return out;
+    }
+    HttpServer http;
+    http.url = expand(*url);
+    http.type = type == "sse" ? "sse" : "http";
+    if (const json::object* headers = util::get_object(raw, "headers")) {
+      for (const auto& kv : *headers) {
+        if (kv.value().is_string()) http.headers.emplace_back(std::string(kv.key()), expand(kv.value().get_string()));
+      }
+    }
+    out.transport = std::move(http);
+    return out;
+  }
+  if ((type.empty() || type == "stdio") && command && !command->empty()) {
+    StdioServer stdio;
+    stdio.command = expand(*command);
+    if (auto it = raw.find("args"); it != raw.end() && it->value().is_array()) {
+      for (const auto& a : it->value().get_array()) {
+        if (a.is_string()) stdio.args.push_back(expand(a.get_string()));
+        else if (a.is_number()) stdio.args.push_back(json::serialize(a));
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> overrides;
+    if (const json::object* env_obj = util::get_object(raw, "env")) {
+      for (const auto& kv : *env_obj) {
+        std::string value = kv.value().is_string() ? expand(kv.value().get_string()) : json::serialize(kv.value());
+        overrides.emplace_back(std::string(kv.key()), value);
+        stdio.env_names.emplace_back(kv.key());
+      }
+    }
+    for (const auto& entry : env.entries()) {
+      const std::string name = entry.substr(0, entry.find('='));
+      bool overridden = false;
+      for (const auto& [k, v] : overrides) overridden = overridden || k == name;
+      if (!overridden) stdio.environment.push_back(entry);
+    }
+    for (const auto& [k, v] : overrides) stdio.environment.push_back(k + "=" + v);
+    stdio.executable = find_on_path(stdio.command, stdio.environment);
+    out.transport = std::move(stdio);
+    return out;
+  }
+  return out;
+}
+
+} // namespace mcphealth::config

@@ -1,0 +1,57 @@
+#pragma once
+// A definition turned into something to probe: a stdio command with its resolved executable and environment, an
+// HTTP endpoint with its headers, or the reason it is neither. `${VAR}` expansion happens here.
+#include <mcphealth/config/discovery.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace mcphealth::config {
+
+/// A local server spoken to over stdin/stdout.
+struct StdioServer {
+  /// The `command` as configured, after expansion.
+  std::string command;
+  /// The file to execute: `command` itself when it has a `/`, else found on the merged PATH; empty if not found.
+  std::filesystem::path executable;
+  std::vector<std::string> args;
+  /// The hook's environment with the definition's `env` merged over it, as `NAME=value`.
+  std::vector<std::string> environment;
+  /// The names the definition's `env` sets (values are secrets and never shown).
+  std::vector<std::string> env_names;
+};
+
+/// A remote server spoken to over HTTP (Streamable HTTP or legacy SSE).
+struct HttpServer {
+  std::string url;
+  /// `http` (also for `streamable-http` and a bare `url`) or `sse`.
+  std::string type;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/// A definition that is neither.
+struct UnsupportedServer {
+  std::string reason;
+};
+
+/// What a definition resolves to.
+using Transport = std::variant<StdioServer, HttpServer, UnsupportedServer>;
+
+/// A definition with its transport and the variables it references that are unset here.
+struct ResolvedServer {
+  ServerDefinition definition;
+  Transport transport;
+  std::vector<std::string> unset_vars;
+};
+
+/// Resolves a definition against `env` (the hook's environment).
+ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env);
+
+/// Looks `command` up in the `PATH` of `environment` (`NAME=value` entries); returns empty when not found.
+std::filesystem::path find_on_path(const std::string& command, const std::vector<std::string>& environment);
+
+} // namespace mcphealth::config

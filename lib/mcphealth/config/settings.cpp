@@ -1,0 +1,97 @@
+#include <mcphealth/config/settings.hpp>
+
+#include <charconv>
+
+namespace mcphealth::config {
+
+namespace fs = std::filesystem;
+
+fs::path expand_home(const std::string& path, const util::Environment& env, bool& expanded) {
+  expanded = false;
+  if (path == "~" || path.rfind("~/", 0) == 0) {
+    expanded = true;
+    return util::home_dir(env) / path.substr(path.size() > 1 ? 2 : 1);
+  }
+  for (std::string_view literal : {"$HOME", "${HOME}"}) {
+    if (path.rfind(literal, 0) == 0 && (path.size() == literal.size() || path[literal.size()] == '/')) {
+      expanded = true;
+      std::string rest = path.substr(literal.size());
+      if (!rest.empty()) rest.erase(0, 1);
+      return util::home_dir(env) / rest;
+    }
+  }
+  return path;
+}
+
+namespace {
+
+void read_ms(Setting<std::int64_t>& setting, const util::Environment& env, std::string_view ecc_name,
+             std::vector<std::string>& warnings) {
+  auto found = util::lookup_setting(env, ecc_name);
+  if (!found) return;
+  std::int64_t value = 0;
+  const char* begin = found->value.data();
+  const char* end = begin + found->value.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc{} || ptr != end || value < 0) {
+    warnings.push_back("ignoring " + found->name + "=" + found->value + ": not a non-negative whole number; using " +
+                       std::to_string(setting.value));
+    return;
+  }
+  setting.value = value;
+  setting.origin = "variable " + found->name;
+}
+
+} // namespace
+
+Setting<fs::path> resolve_state_path(const util::Environment& env, const SettingsOverrides& flags) {
+  if (flags.state_path) return {*flags.state_path, "flag --state"};
+  if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_STATE_PATH")) {
+    bool expanded = false;
+    return {expand_home(found->value, env, expanded), "variable " + found->name};
+  }
+  return {util::home_dir(env) / ".claude" / "mcp-health-cache.json", "default"};
+}
+
+Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std::vector<std::string>& warnings) {
+  Setting<std::int64_t> limit{k_default_input_max_bytes};
+  read_ms(limit, env, "ECC_HOOK_INPUT_MAX_BYTES", warnings);
+  return limit;
+}
+
+Settings resolve_settings(const util::Environment& env, const SettingsOverrides& flags) {
+  Settings s;
+  s.state_path = resolve_state_path(env, flags);
+  read_ms(s.ttl_ms, env, "ECC_MCP_HEALTH_TTL_MS", s.warnings);
+  read_ms(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings);
+  read_ms(s.backoff_ms, env, "ECC_MCP_HEALTH_BACKOFF_MS", s.warnings);
+  read_ms(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
+  read_ms(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings);
+  if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
+    s.fail_open = {util::is_truthy(found->value), "variable " + found->name};
+  }
+  if (!flags.config_paths.empty()) {
+    s.config_paths = {flags.config_paths, "flag --config"};
+  } else if (auto found = util::lookup_setting(env, "ECC_MCP_CONFIG_PATH")) {
+    std::vector<fs::path> paths;
+    std::size_t start = 0;
+    while (start <= found->value.size()) {
+      std::size_t colon = found->value.find(':', start);
+      std::string part = found->value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (!part.empty()) {
+        bool expanded = false;
+        paths.push_back(expand_home(part, env, expanded));
+        if (expanded) {
+          s.warnings.push_back(found->name + " entry '" + part + "' starts with ~ or $HOME; mcphealth expands it to " +
+                               paths.back().string() + ", but launchd and the JS hook would not");
+        }
+      }
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    s.config_paths = {paths, "variable " + found->name};
+  }
+  return s;
+}
+
+} // namespace mcphealth::config

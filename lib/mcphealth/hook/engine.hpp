@@ -1,0 +1,63 @@
+#pragma once
+// The hook's decisions: gate a call before it runs (PreToolUse), record a failed one (PostToolUseFailure), and take
+// a successful one as proof of health (PostToolUse). Everything outside (clock, environment, probes, commands) comes
+// in through seams; the front end only reads stdin and renders the outcome.
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/hook/payload.hpp>
+#include <mcphealth/hook/reconnect.hpp>
+#include <mcphealth/probe/probe.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::hook {
+
+/// The most text that reaches the model (a block reason, additional context).
+inline constexpr std::size_t k_max_model_text = 500;
+/// The prefix of every line the hook writes to stderr; people grep for it.
+inline constexpr std::string_view k_log_prefix = "[MCPHealthCheck] ";
+/// The top-level state key under which names without a definition are remembered.
+inline constexpr std::string_view k_unconfigured_key = "unconfigured";
+
+/// The outside world as the engine sees it.
+struct HookDeps {
+  util::Clock& clock;
+  const util::Environment& env;
+  probe::Prober& prober;
+  CommandRunner& runner;
+  /// Receives each stderr line without its prefix.
+  std::function<void(std::string_view)> log;
+};
+
+/// One invocation.
+struct HookRequest {
+  HookInput input;
+  /// `--event`, when given.
+  std::optional<std::string> event_flag;
+  config::SettingsOverrides overrides;
+};
+
+/// What the hook decided.
+struct HookOutcome {
+  enum class Decision { allow, block };
+  Decision decision = Decision::allow;
+  /// The event acted on.
+  std::string event_name;
+  /// For a block: the reason shown to the model (at most 500 characters).
+  std::string reason;
+  /// For PostToolUseFailure that leaves a server down: what the model is told.
+  std::optional<std::string> additional_context;
+};
+
+/// Runs one hook invocation.
+HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps);
+
+/// Resolves the event: `--event`, else the payload's `hook_event_name`, else `CLAUDE_HOOK_EVENT_NAME`, else
+/// `PreToolUse`.
+std::string resolve_event_name(const HookRequest& request, const util::Environment& env);
+
+} // namespace mcphealth::hook

@@ -1,0 +1,129 @@
+#include <mcphealth/hook/payload.hpp>
+
+#include <mcphealth/util/json.hpp>
+
+#include <cerrno>
+#include <unistd.h>
+
+namespace mcphealth::hook {
+
+namespace json = boost::json;
+
+HookInput read_input(int fd, std::int64_t limit, bool marked_truncated) {
+  HookInput in;
+  in.limit = limit;
+  in.truncated = marked_truncated;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    const std::size_t room =
+        in.raw.size() < static_cast<std::size_t>(limit) ? static_cast<std::size_t>(limit) - in.raw.size() : 0;
+    if (static_cast<std::size_t>(n) > room) in.truncated = true;
+    in.raw.append(buf, std::min(room, static_cast<std::size_t>(n)));
+  }
+  if (!in.truncated) parse_payload(in);
+  return in;
+}
+
+void parse_payload(HookInput& input) {
+  util::JsonParse parsed = util::parse_json(input.raw);
+  if (parsed.value && parsed.value->is_object()) input.payload = std::move(parsed.value->get_object());
+}
+
+Event event_from_name(std::string_view name) {
+  if (name == "PreToolUse") return Event::pre_tool_use;
+  if (name == "PostToolUseFailure") return Event::post_tool_use_failure;
+  if (name == "PostToolUse") return Event::post_tool_use;
+  return Event::other;
+}
+
+std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name) {
+  constexpr std::string_view prefix = "mcp__";
+  if (tool_name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::string_view rest = tool_name.substr(prefix.size());
+  std::size_t sep = rest.find("__");
+  CallTarget t;
+  t.server = std::string(rest.substr(0, sep));
+  t.tool = sep == std::string_view::npos ? std::string(tool_name) : std::string(rest.substr(sep + 2));
+  if (t.server.empty()) return std::nullopt;
+  if (t.tool.empty()) t.tool = std::string(tool_name);
+  return t;
+}
+
+namespace {
+
+std::optional<std::string> non_empty(std::optional<std::string> s) {
+  if (s && !s->empty()) return s;
+  return std::nullopt;
+}
+
+std::optional<std::string> connector_name(const json::object& tool_input) {
+  auto it = tool_input.find("connector");
+  if (it == tool_input.end()) return std::nullopt;
+  if (it->value().is_string()) return non_empty(std::string(it->value().get_string()));
+  if (it->value().is_object()) return non_empty(util::get_string(it->value().get_object(), "name"));
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<CallTarget> find_target(const json::object& payload) {
+  const std::string tool_name = util::get_string(payload, "tool_name").value_or("");
+  if (auto t = split_mcp_tool_name(tool_name)) return t;
+
+  const json::object* tool_input = util::get_object(payload, "tool_input");
+  std::optional<std::string> server = non_empty(util::get_string(payload, "server"));
+  if (!server) server = non_empty(util::get_string(payload, "mcp_server"));
+  if (!server && tool_input) server = non_empty(util::get_string(*tool_input, "server"));
+  if (!server && tool_input) server = non_empty(util::get_string(*tool_input, "mcp_server"));
+  if (!server && tool_input) server = connector_name(*tool_input);
+  if (!server) return std::nullopt;
+
+  std::optional<std::string> tool = non_empty(util::get_string(payload, "tool"));
+  if (!tool) tool = non_empty(util::get_string(payload, "mcp_tool"));
+  if (!tool && tool_input) tool = non_empty(util::get_string(*tool_input, "tool"));
+  if (!tool && tool_input) tool = non_empty(util::get_string(*tool_input, "mcp_tool"));
+  return CallTarget{*server, tool.value_or(tool_name.empty() ? "unknown" : tool_name)};
+}
+
+std::optional<std::string> find_raw_string_field(std::string_view raw, std::string_view key) {
+  const std::string needle = "\"" + std::string(key) + "\"";
+  std::size_t pos = 0;
+  while ((pos = raw.find(needle, pos)) != std::string_view::npos) {
+    std::size_t i = pos + needle.size();
+    while (i < raw.size() && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r')) ++i;
+    if (i < raw.size() && raw[i] == ':') {
+      ++i;
+      while (i < raw.size() && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r')) ++i;
+      if (i < raw.size() && raw[i] == '"') {
+        std::string value;
+        for (++i; i < raw.size() && raw[i] != '"'; ++i) {
+          if (raw[i] == '\\' && i + 1 < raw.size()) ++i;
+          value += raw[i];
+        }
+        if (i < raw.size()) return value;
+        return std::nullopt; // cut off inside the string
+      }
+    }
+    pos += needle.size();
+  }
+  return std::nullopt;
+}
+
+std::optional<CallTarget> find_target_in_raw(std::string_view raw) {
+  const std::string tool_name = find_raw_string_field(raw, "tool_name").value_or("");
+  if (auto t = split_mcp_tool_name(tool_name)) return t;
+  std::optional<std::string> server;
+  for (std::string_view key : {"server", "mcp_server", "connector"}) {
+    if ((server = find_raw_string_field(raw, key)) && !server->empty()) break;
+    server.reset();
+  }
+  if (!server) return std::nullopt;
+  std::optional<std::string> tool = find_raw_string_field(raw, "tool");
+  if (!tool) tool = find_raw_string_field(raw, "mcp_tool");
+  return CallTarget{*server, tool.value_or(tool_name.empty() ? "unknown" : tool_name)};
+}
+
+} // namespace mcphealth::hook

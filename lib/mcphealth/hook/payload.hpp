@@ -1,0 +1,55 @@
+#pragma once
+// The hook's input: bounded reading of stdin, the event name, and which MCP server and tool a call targets.
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::hook {
+
+/// The payload as read.
+struct HookInput {
+  /// The bytes read (at most the limit): what passthrough mode echoes.
+  std::string raw;
+  /// True when the input exceeded the limit or `ECC_HOOK_INPUT_TRUNCATED` says so.
+  bool truncated = false;
+  /// The limit that applied.
+  std::int64_t limit = 0;
+  /// The parsed payload; an empty object when the input is not a JSON object.
+  boost::json::object payload;
+};
+
+/// Reads `fd` up to `limit` bytes, then drains and discards the rest so the writer never blocks.
+HookInput read_input(int fd, std::int64_t limit, bool marked_truncated);
+
+/// Parses `raw` into `input.payload` (unparseable or non-object JSON gives an empty object).
+void parse_payload(HookInput& input);
+
+/// The hook events the hook acts on.
+enum class Event { pre_tool_use, post_tool_use_failure, post_tool_use, other };
+
+/// Maps an event name to the event; unknown names are `other`.
+Event event_from_name(std::string_view name);
+
+/// The server and tool a call is aimed at.
+struct CallTarget {
+  std::string server;
+  std::string tool;
+};
+
+/// Finds the target: `mcp__<server>__<tool...>` from `tool_name`; only for other tool names, the explicit fields
+/// (`server`, `mcp_server`, `tool_input.server`, `tool_input.mcp_server`, `tool_input.connector`).
+std::optional<CallTarget> find_target(const boost::json::object& payload);
+
+/// The same from raw (truncated) text, by searching for the fields' names.
+std::optional<CallTarget> find_target_in_raw(std::string_view raw);
+
+/// Finds the first string value of `"key": "..."` in raw JSON text, unescaping simple escapes.
+std::optional<std::string> find_raw_string_field(std::string_view raw, std::string_view key);
+
+/// Splits an MCP tool name `mcp__<server>__<tool...>`; nothing for other names.
+std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name);
+
+} // namespace mcphealth::hook

@@ -1,0 +1,93 @@
+#include <mcphealth/hook/reconnect.hpp>
+
+#include <mcphealth/util/json.hpp>
+
+#include <cctype>
+
+namespace mcphealth::hook {
+
+std::string reconnect_env_suffix(std::string_view server) {
+  std::string out;
+  for (char c : server) {
+    out += std::isalnum(static_cast<unsigned char>(c)) != 0 ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                                                            : '_';
+  }
+  return out;
+}
+
+std::optional<ReconnectCommand> find_reconnect_command(std::string_view server, const util::Environment& env) {
+  const std::string suffix = reconnect_env_suffix(server);
+  if (!suffix.empty() && suffix != "COMMAND" && suffix != "TIMEOUT_MS") {
+    if (auto found = util::lookup_setting(env, "ECC_MCP_RECONNECT_" + suffix)) return ReconnectCommand{found->value, found->name};
+  }
+  if (auto found = util::lookup_setting(env, "ECC_MCP_RECONNECT_COMMAND")) return ReconnectCommand{found->value, found->name};
+  return std::nullopt;
+}
+
+bool is_plain_server_name(std::string_view server) {
+  if (server.empty()) return false;
+  for (char c : server) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::string shell_quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  out += "'";
+  return out;
+}
+
+std::string expand_reconnect_command(std::string_view command, std::string_view server) {
+  constexpr std::string_view placeholder = "{server}";
+  const std::string quoted = shell_quote(server);
+  std::string out;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t hit = command.find(placeholder, pos);
+    out.append(command.substr(pos, hit == std::string_view::npos ? std::string_view::npos : hit - pos));
+    if (hit == std::string_view::npos) break;
+    out += quoted;
+    pos = hit + placeholder.size();
+  }
+  return out;
+}
+
+proc::CommandResult ShellRunner::run_shell(const std::string& command, std::int64_t timeout_ms) {
+  return proc::run_to_completion({"/bin/sh", {"-c", command}, std::nullopt}, timeout_ms, m_clock);
+}
+
+ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view server, bool defined,
+                               std::int64_t timeout_ms, CommandRunner& runner) {
+  ReconnectOutcome out;
+  if (!defined && !is_plain_server_name(server)) {
+    out.status = ReconnectOutcome::Status::refused;
+    out.reason = "refusing to run the reconnect command for server name " + shell_quote(server) +
+                 ": it is not defined in any config file and is not made of [A-Za-z0-9._-]";
+    return out;
+  }
+  proc::CommandResult result = runner.run_shell(expand_reconnect_command(command.command, server), timeout_ms);
+  switch (result.status) {
+  case proc::CommandResult::Status::spawn_failed: out.reason = result.error; break;
+  case proc::CommandResult::Status::timed_out:
+    out.reason = "timed out after " + std::to_string(timeout_ms) + " ms";
+    break;
+  case proc::CommandResult::Status::exited:
+    if (result.succeeded()) {
+      out.status = ReconnectOutcome::Status::ok;
+      return out;
+    }
+    out.reason = util::trim(result.err);
+    if (out.reason.empty()) out.reason = util::trim(result.out);
+    if (out.reason.empty()) out.reason = "exited with " + result.exit.describe();
+    break;
+  }
+  out.reason = util::cap_utf8(out.reason, 500);
+  return out;
+}
+
+} // namespace mcphealth::hook

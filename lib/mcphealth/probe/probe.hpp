@@ -1,0 +1,80 @@
+#pragma once
+// Probing one server: the result type every transport returns, and the seam the hook and `probe` call through,
+// so their logic is tested with a fake prober and real probes are tested against real processes.
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mcphealth::probe {
+
+/// What a probe saw.
+enum class Kind {
+  answered,       // spoke MCP
+  alive_silent,   // a stdio process still running at the timeout without an MCP answer
+  reachable,      // an HTTP endpoint answered with a status that means "up"
+  needs_auth,     // 401, or 403 with a Bearer challenge: up, but the token is the client's business
+  exited,         // a stdio process exited first
+  spawn_failed,   // could not start the command
+  timeout,        // no answer in time
+  http_status,    // an HTTP status that means "down"
+  transport,      // connection refused, DNS or TLS failure
+  protocol_error, // answered, but not with MCP (or with a JSON-RPC error)
+  unsupported,    // the definition is neither stdio nor HTTP
+};
+
+/// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
+std::string kind_name(Kind kind);
+
+/// The outcome of one probe.
+struct ProbeResult {
+  bool ok = false;
+  Kind kind = Kind::unsupported;
+  /// Why it failed (or a note on success): `HTTP 503`, `spawn foo ENOENT`, ...
+  std::string reason;
+  /// The failure code recorded as `lastFailureCode`.
+  state::FailureCode code;
+  std::optional<int> http_status;
+  /// From `Retry-After`, in milliseconds from now.
+  std::optional<std::int64_t> retry_after_ms;
+  std::int64_t latency_ms = 0;
+  std::optional<std::string> protocol_version;
+  std::optional<std::string> server_name;
+  std::optional<std::string> server_version;
+  std::optional<std::int64_t> tool_count;
+
+  /// The `probe` object stored in a state entry: kind, latency and whichever details are known.
+  boost::json::object details() const;
+};
+
+/// Probes a resolved server. An interface so the hook's decisions are tested without processes or sockets.
+class Prober {
+public:
+  virtual ~Prober() = default;
+  /// Probes `server`, taking at most about `timeout_ms`.
+  virtual ProbeResult probe(const config::ResolvedServer& server, std::int64_t timeout_ms) = 0;
+};
+
+/// Probes for real: processes for stdio servers, HTTP requests for remote ones.
+class LiveProber final : public Prober {
+public:
+  explicit LiveProber(util::Clock& clock) : m_clock(clock) {}
+  ProbeResult probe(const config::ResolvedServer& server, std::int64_t timeout_ms) override;
+
+private:
+  util::Clock& m_clock;
+};
+
+/// Liveness of a stdio server: healthy when the process is still running at the timeout; unhealthy when it exits
+/// first (reason: its stderr, else the exit status) or cannot be started. The process group is gone afterwards.
+ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock);
+
+/// The most of a server's stderr kept for a reason.
+inline constexpr std::size_t k_max_stderr_chars = 4000;
+
+} // namespace mcphealth::probe

@@ -1,0 +1,258 @@
+// Boost.Process v2 (header-only in 1.81) on std::filesystem: Boost.Filesystem would be one more shared library to load.
+#include <boost/optional.hpp>
+#include <boost/type_traits.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/stdio.hpp>
+#include <boost/process/v2/environment.hpp>
+// 1.81 declares process_environment::on_setup in the header but defines it only here, even when header-only.
+#include <boost/process/v2/impl/environment.ipp>
+
+#include <mcphealth/proc/child.hpp>
+
+#include <mcphealth/util/fs.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace mcphealth::proc {
+
+namespace bp = boost::process::v2;
+
+namespace {
+
+/// Puts the child in a process group of its own before exec, and makes a failed exec leave with `_exit`: the
+/// launcher's own `exit()` would flush stdio buffers the child copied from us, printing our output twice.
+struct OwnGroupInit {
+  template <typename Launcher>
+  bp::error_code on_exec_setup(Launcher&, const std::filesystem::path&, const char* const*) {
+    if (::setpgid(0, 0) != 0) return bp::error_code(errno, boost::system::system_category());
+    return {};
+  }
+  // Variadic: Boost 1.81 probes this hook with one signature and calls it with another.
+  template <typename... Args>
+  void on_exec_error(Args&&...) {
+    ::_exit(127);
+  }
+};
+
+bool make_pipe(int fds[2]) {
+  if (::pipe(fds) != 0) return false;
+  for (int i = 0; i < 2; ++i) ::fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+  return true;
+}
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+ExitStatus decode(int status) {
+  ExitStatus s;
+  if (WIFEXITED(status)) s.code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
+  return s;
+}
+
+} // namespace
+
+std::string signal_name(int sig) {
+  switch (sig) {
+  case SIGTERM: return "SIGTERM";
+  case SIGKILL: return "SIGKILL";
+  case SIGINT: return "SIGINT";
+  case SIGHUP: return "SIGHUP";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGABRT: return "SIGABRT";
+  case SIGPIPE: return "SIGPIPE";
+  case SIGBUS: return "SIGBUS";
+  case SIGFPE: return "SIGFPE";
+  case SIGQUIT: return "SIGQUIT";
+  case SIGUSR1: return "SIGUSR1";
+  case SIGUSR2: return "SIGUSR2";
+  default: return "signal " + std::to_string(sig);
+  }
+}
+
+std::string ExitStatus::describe() const {
+  if (code) return std::to_string(*code);
+  if (signal) return signal_name(*signal);
+  return "unknown";
+}
+
+struct Child::Impl {
+  pid_t pid = -1;
+  int in = -1;
+  int out = -1;
+  int err = -1;
+  std::optional<ExitStatus> exit;
+};
+
+Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+Child::~Child() {
+  util::SystemClock clock;
+  terminate_group(0, clock);
+  close_fd(m_impl->in);
+  close_fd(m_impl->out);
+  close_fd(m_impl->err);
+}
+
+pid_t Child::pid() const { return m_impl->pid; }
+int Child::stdin_fd() const { return m_impl->in; }
+int Child::stdout_fd() const { return m_impl->out; }
+int Child::stderr_fd() const { return m_impl->err; }
+void Child::close_stdin() { close_fd(m_impl->in); }
+void Child::release() { m_impl->pid = -1; }
+
+void Child::close_output(int fd) {
+  if (fd == m_impl->out) close_fd(m_impl->out);
+  if (fd == m_impl->err) close_fd(m_impl->err);
+}
+
+std::optional<ExitStatus> Child::poll_exit() {
+  if (m_impl->exit) return m_impl->exit;
+  int status = 0;
+  pid_t r = ::waitpid(m_impl->pid, &status, WNOHANG);
+  if (r == m_impl->pid) m_impl->exit = decode(status);
+  else if (r < 0 && errno == ECHILD) m_impl->exit = ExitStatus{};
+  return m_impl->exit;
+}
+
+void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
+  if (m_impl->pid <= 0) return;
+  const pid_t group = m_impl->pid;
+  auto group_gone = [&] {
+    poll_exit(); // a zombie leader still counts as a member until reaped
+    return ::kill(-group, 0) != 0 && errno == ESRCH;
+  };
+  if (group_gone()) return;
+  ::kill(-group, SIGTERM);
+  const util::EpochMs deadline = clock.now_ms() + grace_ms;
+  while (!group_gone() && clock.now_ms() < deadline) clock.sleep_ms(5);
+  if (!group_gone()) {
+    ::kill(-group, SIGKILL);
+    int status = 0;
+    if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
+    // Grandchildren are reaped by init; wait briefly so callers can count on them being gone.
+    for (int i = 0; i < 100 && !group_gone(); ++i) clock.sleep_ms(2);
+  }
+}
+
+SpawnResult spawn(const SpawnSpec& spec) {
+  SpawnResult result;
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (!make_pipe(in) || !make_pipe(out) || !make_pipe(err)) {
+    result.error = errno;
+    result.message = std::strerror(errno);
+    for (int* p : {in, out, err}) {
+      close_fd(p[0]);
+      close_fd(p[1]);
+    }
+    return result;
+  }
+  boost::asio::io_context ctx;
+  bp::error_code ec;
+  std::optional<bp::process> proc;
+  {
+    bp::process_stdio stdio{in[0], out[1], err[1]};
+    if (spec.environment) {
+      proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
+                                                  bp::process_environment(*spec.environment), OwnGroupInit{}));
+    } else {
+      proc.emplace(
+          bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio, OwnGroupInit{}));
+    }
+  }
+  close_fd(in[0]);
+  close_fd(out[1]);
+  close_fd(err[1]);
+  if (ec || !proc || proc->id() <= 0) {
+    result.error = ec ? ec.value() : EINVAL;
+    result.message = ec ? ec.message() : "spawn failed";
+    close_fd(in[1]);
+    close_fd(out[0]);
+    close_fd(err[0]);
+    return result;
+  }
+  auto impl = std::make_unique<Child::Impl>();
+  impl->pid = proc->id();
+  ::setpgid(impl->pid, impl->pid); // also from the parent, so a kill right after spawn reaches the group
+  proc->detach();                   // we reap it ourselves (waitpid) and end its group ourselves
+  impl->in = in[1];
+  impl->out = out[0];
+  impl->err = err[0];
+  set_nonblocking(impl->in);
+  set_nonblocking(impl->out);
+  set_nonblocking(impl->err);
+  ::signal(SIGPIPE, SIG_IGN); // a child that closes its stdin must not kill us when we write to it
+  result.child = std::make_unique<Child>(std::move(impl));
+  return result;
+}
+
+bool drain_fd(int fd, std::string& sink, std::size_t cap) {
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
+      sink.append(buf, std::min(room, static_cast<std::size_t>(n)));
+      continue;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK;
+  }
+}
+
+CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, util::Clock& clock,
+                                std::size_t max_output) {
+  CommandResult result;
+  SpawnResult spawned = spawn(spec);
+  if (!spawned.child) {
+    result.status = CommandResult::Status::spawn_failed;
+    result.error = "spawn " + spec.executable.string() + " " + util::errno_name(spawned.error);
+    return result;
+  }
+  Child& child = *spawned.child;
+  child.close_stdin();
+  const util::EpochMs deadline = clock.now_ms() + timeout_ms;
+  for (;;) {
+    pollfd fds[2];
+    nfds_t n = 0;
+    for (int fd : {child.stdout_fd(), child.stderr_fd()}) {
+      if (fd >= 0) fds[n++] = {fd, POLLIN, 0};
+    }
+    const std::int64_t left = deadline - clock.now_ms();
+    if (left <= 0) break;
+    // Poll the pipes, but wake up regularly: a child may exit while a grandchild keeps the pipes open.
+    ::poll(fds, n, static_cast<int>(std::min<std::int64_t>(left, 20)));
+    for (nfds_t i = 0; i < n; ++i) {
+      if (fds[i].revents == 0) continue;
+      std::string& sink = fds[i].fd == child.stdout_fd() ? result.out : result.err;
+      if (!drain_fd(fds[i].fd, sink, max_output)) child.close_output(fds[i].fd);
+    }
+    if (auto status = child.poll_exit()) {
+      for (int fd : {child.stdout_fd(), child.stderr_fd()}) {
+        if (fd >= 0) drain_fd(fd, fd == child.stdout_fd() ? result.out : result.err, max_output);
+      }
+      result.status = CommandResult::Status::exited;
+      result.exit = *status;
+      // A reconnect command may rightly leave a server running in the background: only a timeout ends the group.
+      child.release();
+      return result;
+    }
+  }
+  result.status = CommandResult::Status::timed_out;
+  child.terminate_group(500, clock);
+  return result;
+}
+
+} // namespace mcphealth::proc

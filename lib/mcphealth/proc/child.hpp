@@ -1,0 +1,99 @@
+#pragma once
+// Child processes for probes and reconnect commands, started through Boost.Process v2 in a process group of their
+// own so that everything they start (npx starts grandchildren) can be ended together.
+#include <mcphealth/util/clock.hpp>
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::proc {
+
+/// What to start.
+struct SpawnSpec {
+  std::filesystem::path executable;
+  std::vector<std::string> args;
+  /// `NAME=value` entries; nothing = inherit this process's environment.
+  std::optional<std::vector<std::string>> environment;
+};
+
+/// How a process ended.
+struct ExitStatus {
+  std::optional<int> code;
+  std::optional<int> signal;
+  /// `1` for an exit code, `SIGKILL` for a signal.
+  std::string describe() const;
+};
+
+/// A running child with pipes on its stdin, stdout and stderr (our ends non-blocking). Destroying it ends its
+/// whole process group.
+class Child {
+public:
+  struct Impl;
+  explicit Child(std::unique_ptr<Impl> impl);
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child();
+
+  pid_t pid() const;
+  /// Our end of the child's stdin, or -1 once closed.
+  int stdin_fd() const;
+  /// Our end of the child's stdout, or -1 once closed.
+  int stdout_fd() const;
+  /// Our end of the child's stderr, or -1 once closed.
+  int stderr_fd() const;
+  /// Closes our end of stdin (the child sees end of input).
+  void close_stdin();
+  /// Closes our end of stdout or stderr after end of file.
+  void close_output(int fd);
+  /// Checks without waiting whether the child has exited; returns its status once it has.
+  std::optional<ExitStatus> poll_exit();
+  /// Forgets the process group, so that destroying this object leaves whatever the child started running.
+  void release();
+  /// Ends the process group: SIGTERM, up to `grace_ms` for it to go, then SIGKILL; reaps the child.
+  void terminate_group(std::int64_t grace_ms, util::Clock& clock);
+
+private:
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// The outcome of starting a child.
+struct SpawnResult {
+  std::unique_ptr<Child> child;
+  /// The errno of a failed start (ENOENT, EACCES, ...), 0 on success.
+  int error = 0;
+  std::string message;
+};
+
+/// Starts `spec` in a new process group with all three standard streams on pipes.
+SpawnResult spawn(const SpawnSpec& spec);
+
+/// The result of running a command to completion.
+struct CommandResult {
+  enum class Status { exited, timed_out, spawn_failed };
+  Status status = Status::spawn_failed;
+  ExitStatus exit;
+  std::string out;
+  std::string err;
+  /// For spawn_failed: why.
+  std::string error;
+  bool succeeded() const { return status == Status::exited && exit.code == 0; }
+};
+
+/// Runs `spec` with stdin closed, collecting stdout and stderr (each capped at `max_output` bytes), and ends the
+/// process group after `timeout_ms`.
+CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, util::Clock& clock,
+                                std::size_t max_output = 64 * 1024);
+
+/// Reads what is available on a non-blocking fd into `sink` (up to `cap` bytes kept); returns false on EOF or error.
+bool drain_fd(int fd, std::string& sink, std::size_t cap);
+
+/// Returns the name of a signal: `SIGTERM`, or `signal 42`.
+std::string signal_name(int sig);
+
+} // namespace mcphealth::proc

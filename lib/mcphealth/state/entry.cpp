@@ -1,0 +1,118 @@
+#include <mcphealth/state/entry.hpp>
+
+#include <mcphealth/util/json.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::state {
+
+namespace json = boost::json;
+
+json::value FailureCode::to_json() const {
+  switch (kind) {
+  case Kind::http_status: return json::value(static_cast<std::int64_t>(status));
+  case Kind::transport: return json::value("transport");
+  case Kind::none: break;
+  }
+  return json::value(nullptr);
+}
+
+std::string FailureCode::text() const {
+  switch (kind) {
+  case Kind::http_status: return std::to_string(status);
+  case Kind::transport: return "transport";
+  case Kind::none: break;
+  }
+  return {};
+}
+
+FailureCode FailureCode::from_json(const json::value* v) {
+  if (v == nullptr) return none();
+  if (v->is_int64()) return http(static_cast<int>(v->get_int64()));
+  if (v->is_uint64()) return http(static_cast<int>(v->get_uint64()));
+  if (v->is_double()) return http(static_cast<int>(v->get_double()));
+  if (v->is_string()) {
+    std::string_view s = v->get_string();
+    if (s == "transport") return transport();
+    int n = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return none();
+      n = n * 10 + (c - '0');
+    }
+    if (!s.empty()) return http(n);
+  }
+  return none();
+}
+
+ServerEntry ServerEntry::from_json(const json::object& obj) {
+  ServerEntry e;
+  e.status = util::get_string(obj, "status").value_or("");
+  e.checked_at = util::get_int(obj, "checkedAt");
+  e.expires_at = util::get_int(obj, "expiresAt");
+  e.next_retry_at = util::get_int(obj, "nextRetryAt");
+  e.last_restored_at = util::get_int(obj, "lastRestoredAt");
+  e.failure_count = util::get_int(obj, "failureCount").value_or(0);
+  e.last_error = util::get_string(obj, "lastError");
+  e.last_failure_code = FailureCode::from_json(obj.if_contains("lastFailureCode"));
+  e.source = util::get_string(obj, "source");
+  e.restored_by = util::get_string(obj, "restoredBy");
+  return e;
+}
+
+std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms) {
+  if (failure_count < 1) failure_count = 1;
+  std::int64_t delay = base_ms;
+  for (std::int64_t i = 1; i < failure_count && delay < cap_ms; ++i) delay *= 2;
+  return std::min(delay, cap_ms);
+}
+
+namespace {
+json::value optional_string(const std::optional<std::string>& s) {
+  return s ? json::value(*s) : json::value(nullptr);
+}
+} // namespace
+
+void mark_healthy(json::object& entry, const HealthyMark& mark) {
+  const bool was_healthy = util::get_string(entry, "status") == std::optional<std::string>("healthy");
+  entry["status"] = "healthy";
+  entry["checkedAt"] = mark.now;
+  entry["expiresAt"] = mark.now + mark.ttl_ms;
+  entry["nextRetryAt"] = nullptr;
+  entry["failureCount"] = 0;
+  entry["lastError"] = nullptr;
+  entry["lastFailureCode"] = nullptr;
+  if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
+  if (!was_healthy) {
+    entry["lastRestoredAt"] = mark.now;
+  } else if (!entry.contains("lastRestoredAt")) {
+    entry["lastRestoredAt"] = nullptr;
+  }
+  if (mark.restored_by) entry["restoredBy"] = *mark.restored_by;
+  if (mark.probe) {
+    entry["probe"] = *mark.probe;
+  } else {
+    entry.erase("probe");
+  }
+}
+
+void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
+  const std::int64_t failures = util::get_int(entry, "failureCount").value_or(0) + 1;
+  std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
+  if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
+  entry["status"] = "unhealthy";
+  entry["checkedAt"] = mark.now;
+  entry["expiresAt"] = mark.now;
+  entry["nextRetryAt"] = mark.now + delay;
+  entry["failureCount"] = failures;
+  entry["lastError"] = util::cap_utf8(mark.error, k_max_error_chars);
+  entry["lastFailureCode"] = mark.code.to_json();
+  if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
+  if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;
+  if (mark.probe) {
+    entry["probe"] = *mark.probe;
+  } else {
+    entry.erase("probe");
+  }
+}
+
+} // namespace mcphealth::state

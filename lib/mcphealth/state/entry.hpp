@@ -1,0 +1,95 @@
+#pragma once
+// One server's entry in the state file: reading it leniently, and the two marks (healthy, unhealthy) that rewrite
+// the fields they own and keep every field they do not know.
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mcphealth::state {
+
+/// `lastFailureCode`: an HTTP status (401, 403, 429, 503), `"transport"`, or none.
+struct FailureCode {
+  enum class Kind { none, http_status, transport };
+  Kind kind = Kind::none;
+  int status = 0;
+
+  static FailureCode none() { return {}; }
+  static FailureCode http(int status) { return {Kind::http_status, status}; }
+  static FailureCode transport() { return {Kind::transport, 0}; }
+  /// True unless this is `none`.
+  bool present() const { return kind != Kind::none; }
+  /// True for HTTP 429, the code after which a reconnect would only burn the rate limit.
+  bool is_rate_limit() const { return kind == Kind::http_status && status == 429; }
+  /// The JSON form: a number, `"transport"` or null.
+  boost::json::value to_json() const;
+  /// The text form used in messages: `401`, `transport`, or empty.
+  std::string text() const;
+  /// Reads the JSON form; anything else is `none`.
+  static FailureCode from_json(const boost::json::value* v);
+  bool operator==(const FailureCode&) const = default;
+};
+
+/// A typed, lenient view of an entry; missing or mistyped fields read as absent.
+struct ServerEntry {
+  std::string status; // "healthy", "unhealthy", or whatever another writer left
+  std::optional<util::EpochMs> checked_at;
+  std::optional<util::EpochMs> expires_at;
+  std::optional<util::EpochMs> next_retry_at;
+  std::optional<util::EpochMs> last_restored_at;
+  std::int64_t failure_count = 0;
+  std::optional<std::string> last_error;
+  FailureCode last_failure_code;
+  std::optional<std::string> source;
+  std::optional<std::string> restored_by;
+
+  bool healthy() const { return status == "healthy"; }
+  bool unhealthy() const { return status == "unhealthy"; }
+  /// Reads an entry.
+  static ServerEntry from_json(const boost::json::object& obj);
+};
+
+/// Everything a healthy mark needs.
+struct HealthyMark {
+  util::EpochMs now = 0;
+  std::int64_t ttl_ms = 0;
+  std::optional<std::string> source;
+  /// Set when this mark restores a server: `reconnect-command`, `post-failure-reconnect`, `tool-success`.
+  std::optional<std::string> restored_by;
+  /// Probe details (HTTP status, kind, ...), stored as the entry's `probe` object when present.
+  std::optional<boost::json::object> probe;
+};
+
+/// Everything an unhealthy mark needs.
+struct UnhealthyMark {
+  util::EpochMs now = 0;
+  std::string error;
+  FailureCode code;
+  std::optional<std::string> source;
+  std::int64_t backoff_ms = 0;
+  std::int64_t max_backoff_ms = 0;
+  /// From a `Retry-After` header: the retry is at least this far out (capped at one hour).
+  std::optional<std::int64_t> retry_after_ms;
+  std::optional<boost::json::object> probe;
+};
+
+/// The longest `Retry-After` honoured.
+inline constexpr std::int64_t k_max_retry_after_ms = 3'600'000;
+/// The longest error text stored in `lastError`.
+inline constexpr std::size_t k_max_error_chars = 4000;
+
+/// Returns the retry delay after `failure_count` consecutive failures: min(base * 2^(n-1), cap).
+std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms);
+
+/// Marks `entry` healthy: status, checkedAt, expiresAt = now + TTL, nextRetryAt null, failureCount 0, lastError and
+/// lastFailureCode null, source; `lastRestoredAt` = now when it was not healthy before.
+void mark_healthy(boost::json::object& entry, const HealthyMark& mark);
+
+/// Marks `entry` unhealthy: checkedAt = expiresAt = now, failureCount + 1, lastError, lastFailureCode, the next retry
+/// after the backoff (or Retry-After), source; keeps lastRestoredAt.
+void mark_unhealthy(boost::json::object& entry, const UnhealthyMark& mark);
+
+} // namespace mcphealth::state

@@ -1,0 +1,122 @@
+#include <mcphealth/state/store.hpp>
+
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace mcphealth::state {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+json::object empty_doc() {
+  json::object doc;
+  doc["version"] = k_state_version;
+  doc["servers"] = json::object();
+  return doc;
+}
+} // namespace
+
+const json::object* StateSnapshot::server(std::string_view name) const {
+  const json::object& all = servers();
+  auto it = all.find(name);
+  if (it == all.end() || !it->value().is_object()) return nullptr;
+  return &it->value().get_object();
+}
+
+const json::object& StateSnapshot::servers() const { return doc.at("servers").get_object(); }
+
+json::object& servers_of(json::object& doc) { return doc["servers"].as_object(); }
+
+json::object& entry_of(json::object& doc, std::string_view server) {
+  json::value& v = servers_of(doc)[server];
+  if (!v.is_object()) v = json::object();
+  return v.as_object();
+}
+
+StateSnapshot load_state(const fs::path& path) {
+  StateSnapshot snap;
+  snap.doc = empty_doc();
+  util::FileRead file = util::read_file(path);
+  if (file.status == util::FileRead::Status::missing) {
+    snap.status = LoadStatus::missing;
+    return snap;
+  }
+  if (file.status == util::FileRead::Status::error) {
+    snap.status = LoadStatus::unreadable;
+    snap.error = file.error;
+    return snap;
+  }
+  util::JsonParse parsed = util::parse_json(file.bytes);
+  if (!parsed.value) {
+    snap.status = LoadStatus::corrupt;
+    snap.error = "not JSON (" + parsed.error + " at line " + std::to_string(parsed.line) + ", column " +
+                 std::to_string(parsed.column) + ")";
+    return snap;
+  }
+  if (!parsed.value->is_object() || util::get_object(parsed.value->get_object(), "servers") == nullptr) {
+    snap.status = LoadStatus::corrupt;
+    snap.error = "not an object with an object \"servers\"";
+    return snap;
+  }
+  snap.doc = std::move(parsed.value->get_object());
+  snap.version = util::get_int(snap.doc, "version").value_or(k_state_version);
+  snap.status = snap.version > k_state_version ? LoadStatus::newer_version : LoadStatus::ok;
+  return snap;
+}
+
+UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
+  UpdateResult result;
+  std::string lock_error;
+  util::FileLock lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock, lock_error);
+  if (!lock.held()) {
+    if (lock_error.empty()) {
+      result.outcome = UpdateResult::Outcome::lock_timeout;
+      result.message = "state lock " + lock_path().string() + " still held after " + std::to_string(lock_wait_ms) +
+                       " ms; not writing " + m_path.string();
+    } else {
+      result.outcome = UpdateResult::Outcome::failed;
+      result.message = lock_error;
+    }
+    return result;
+  }
+
+  StateSnapshot snap = load_state(m_path);
+  if (snap.status == LoadStatus::newer_version) {
+    result.outcome = UpdateResult::Outcome::refused_newer_version;
+    result.message = m_path.string() + " has version " + std::to_string(snap.version) + ", newer than " +
+                     std::to_string(k_state_version) + "; reading it but not overwriting it";
+    return result;
+  }
+  if (snap.status == LoadStatus::unreadable) {
+    result.outcome = UpdateResult::Outcome::failed;
+    result.message = "cannot read " + m_path.string() + ": " + snap.error;
+    return result;
+  }
+
+  if (!mutate(snap.doc)) return result;
+
+  if (snap.status == LoadStatus::corrupt) {
+    fs::path aside = m_path.string() + ".corrupt-" + std::to_string(m_clock.now_ms());
+    if (std::rename(m_path.c_str(), aside.c_str()) != 0) {
+      result.outcome = UpdateResult::Outcome::failed;
+      result.message = "cannot move corrupt " + m_path.string() + " aside: " + std::strerror(errno);
+      return result;
+    }
+    result.moved_aside = aside;
+  }
+  snap.doc["version"] = k_state_version;
+  if (std::string err = util::atomic_replace(m_path, util::pretty_json(snap.doc)); !err.empty()) {
+    result.outcome = UpdateResult::Outcome::failed;
+    result.message = "cannot write state file: " + err;
+    return result;
+  }
+  result.outcome = UpdateResult::Outcome::written;
+  return result;
+}
+
+} // namespace mcphealth::state

@@ -1,0 +1,87 @@
+#pragma once
+// The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook: lock-free reads for the hot path,
+// and one writer for every change: lock, re-read, mutate, write a temp file, fsync, rename.
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::state {
+
+/// The newest state-file version this build writes.
+inline constexpr std::int64_t k_state_version = 1;
+/// How long a writer waits for another writer's lock before it gives up on writing.
+inline constexpr std::int64_t k_lock_wait_ms = 2000;
+
+/// What a read found.
+enum class LoadStatus { ok, missing, corrupt, newer_version, unreadable };
+
+/// A parsed state file. `doc` is always an object with an object `servers` (empty when the file was not usable).
+struct StateSnapshot {
+  LoadStatus status = LoadStatus::missing;
+  boost::json::object doc;
+  std::int64_t version = k_state_version;
+  /// Why the file was corrupt or unreadable.
+  std::string error;
+
+  /// Returns the entry of `server`, if there is one.
+  const boost::json::object* server(std::string_view name) const;
+  /// Returns the `servers` object.
+  const boost::json::object& servers() const;
+};
+
+/// Reads and validates the state file at `path`; never throws.
+StateSnapshot load_state(const std::filesystem::path& path);
+
+/// Returns the `servers` object of a document that `load_state` produced.
+boost::json::object& servers_of(boost::json::object& doc);
+
+/// Returns the entry of `server` in `doc`, created empty when missing.
+boost::json::object& entry_of(boost::json::object& doc, std::string_view server);
+
+/// The outcome of an update.
+struct UpdateResult {
+  enum class Outcome { written, unchanged, lock_timeout, refused_newer_version, failed };
+  Outcome outcome = Outcome::unchanged;
+  /// What went wrong, for the user; empty when written or unchanged.
+  std::string message;
+  /// Where a corrupt file's bytes were moved, when that happened.
+  std::optional<std::filesystem::path> moved_aside;
+
+  bool ok() const { return outcome == Outcome::written || outcome == Outcome::unchanged; }
+};
+
+/// The single writer of one state file.
+class StateStore {
+public:
+  /// Changes a freshly read document (always an object with an object `servers`); returns true when it changed
+  /// anything, false to write nothing.
+  using Mutator = std::function<bool(boost::json::object& doc)>;
+
+  StateStore(std::filesystem::path path, util::Clock& clock) : m_path(std::move(path)), m_clock(clock) {}
+
+  /// The state file's path.
+  const std::filesystem::path& path() const { return m_path; }
+  /// The `flock` file that serializes writers: `<path>.lock`.
+  std::filesystem::path lock_path() const { return m_path.string() + ".lock"; }
+  /// The file whose records serialize probes of one server: `<path>.probe.lock`.
+  std::filesystem::path probe_lock_path() const { return m_path.string() + ".probe.lock"; }
+
+  /// Reads the current file without locking (writes are atomic renames, so a read sees a whole file).
+  StateSnapshot read() const { return load_state(m_path); }
+
+  /// Under the lock: re-reads the file, moves a corrupt one aside, applies `mutate`, and replaces the file
+  /// atomically. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
+  UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms);
+
+private:
+  std::filesystem::path m_path;
+  util::Clock& m_clock;
+};
+
+} // namespace mcphealth::state

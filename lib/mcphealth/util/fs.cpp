@@ -1,0 +1,243 @@
+#include <mcphealth/util/fs.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <random>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mcphealth::util {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::int64_t k_lock_poll_ms = 10;
+
+std::string describe_errno(const std::string& what, int err) {
+  return what + ": " + std::strerror(err);
+}
+} // namespace
+
+FileRead read_file(const fs::path& path) {
+  FileRead out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      out.status = FileRead::Status::missing;
+    } else {
+      out.status = FileRead::Status::error;
+      out.error = std::strerror(errno);
+    }
+    return out;
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.bytes.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0) {
+      break;
+    } else if (errno != EINTR) {
+      out.status = FileRead::Status::error;
+      out.error = std::strerror(errno);
+      ::close(fd);
+      return out;
+    }
+  }
+  ::close(fd);
+  out.status = FileRead::Status::ok;
+  return out;
+}
+
+std::string make_private_dirs(const fs::path& dir) {
+  if (dir.empty()) return {};
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    return S_ISDIR(st.st_mode) ? std::string{} : dir.string() + " exists and is not a folder";
+  }
+  if (dir.has_parent_path() && dir.parent_path() != dir) {
+    if (auto err = make_private_dirs(dir.parent_path()); !err.empty()) return err;
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return describe_errno("cannot create " + dir.string(), errno);
+  return {};
+}
+
+std::string atomic_replace(const fs::path& path, std::string_view bytes) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return path.string() + " is a symlink; refusing to write through it";
+  }
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (auto err = make_private_dirs(dir); !err.empty()) return err;
+
+  std::random_device rd;
+  std::string tmp_name = path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+  const fs::path tmp = dir / tmp_name;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return describe_errno("cannot create " + tmp.string(), errno);
+
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return describe_errno(what, err);
+  };
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("cannot write " + tmp.string());
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd, 0600) != 0) return fail("cannot chmod " + tmp.string());
+  if (::fsync(fd) != 0) return fail("cannot fsync " + tmp.string());
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return describe_errno("cannot close " + tmp.string(), err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return describe_errno("cannot rename onto " + path.string(), err);
+  }
+  // Make the rename itself durable; a failure here loses nothing already visible, so it is not reported.
+  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+std::string errno_name(int err) {
+  switch (err) {
+  case ENOENT: return "ENOENT";
+  case EACCES: return "EACCES";
+  case EPERM: return "EPERM";
+  case ENOEXEC: return "ENOEXEC";
+  case ENOTDIR: return "ENOTDIR";
+  case EISDIR: return "EISDIR";
+  case ELOOP: return "ELOOP";
+  case ENAMETOOLONG: return "ENAMETOOLONG";
+  case E2BIG: return "E2BIG";
+  case ENOMEM: return "ENOMEM";
+  case EAGAIN: return "EAGAIN";
+  case EMFILE: return "EMFILE";
+  case ETXTBSY: return "ETXTBSY";
+  case ECONNREFUSED: return "ECONNREFUSED";
+  case ETIMEDOUT: return "ETIMEDOUT";
+  default: return "E" + std::to_string(err);
+  }
+}
+
+namespace {
+int open_lock_file(const fs::path& path, std::string& error) {
+  if (path.has_parent_path()) {
+    if (auto err = make_private_dirs(path.parent_path()); !err.empty()) {
+      error = err;
+      return -1;
+    }
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) error = describe_errno("cannot open lock file " + path.string(), errno);
+  return fd;
+}
+} // namespace
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+  if (this != &other) {
+    if (m_fd >= 0) ::close(m_fd);
+    m_fd = other.m_fd;
+    other.m_fd = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (m_fd >= 0) ::close(m_fd); // closing the descriptor releases the flock
+}
+
+FileLock FileLock::acquire(const fs::path& path, std::int64_t wait_ms, Clock& clock, std::string& error) {
+  FileLock lock;
+  int fd = open_lock_file(path, error);
+  if (fd < 0) return lock;
+  const EpochMs deadline = clock.now_ms() + wait_ms;
+  for (;;) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      lock.m_fd = fd;
+      return lock;
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      error = describe_errno("cannot lock " + path.string(), errno);
+      ::close(fd);
+      return lock;
+    }
+    if (clock.now_ms() >= deadline) {
+      ::close(fd);
+      return lock;
+    }
+    clock.sleep_ms(k_lock_poll_ms);
+  }
+}
+
+RecordLock& RecordLock::operator=(RecordLock&& other) noexcept {
+  if (this != &other) {
+    if (m_fd >= 0) ::close(m_fd);
+    m_fd = other.m_fd;
+    other.m_fd = -1;
+  }
+  return *this;
+}
+
+RecordLock::~RecordLock() {
+  if (m_fd >= 0) ::close(m_fd); // closing releases every record lock this process holds on the file
+}
+
+RecordLock RecordLock::acquire(const fs::path& path, std::string_view key, std::int64_t wait_ms, Clock& clock,
+                               Outcome& outcome) {
+  RecordLock lock;
+  std::string error;
+  int fd = open_lock_file(path, error);
+  if (fd < 0) {
+    outcome = Outcome::failed;
+    return lock;
+  }
+  // FNV-1a: stable across runs and platforms, unlike std::hash.
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  struct flock rec {};
+  rec.l_type = F_WRLCK;
+  rec.l_whence = SEEK_SET;
+  rec.l_start = static_cast<off_t>(h % (1ull << 30));
+  rec.l_len = 1;
+  const EpochMs deadline = clock.now_ms() + wait_ms;
+  bool waited = false;
+  for (;;) {
+    if (::fcntl(fd, F_SETLK, &rec) == 0) {
+      lock.m_fd = fd;
+      outcome = waited ? Outcome::taken_after_wait : Outcome::taken;
+      return lock;
+    }
+    if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
+      ::close(fd);
+      outcome = Outcome::failed;
+      return lock;
+    }
+    if (clock.now_ms() >= deadline) {
+      ::close(fd);
+      outcome = Outcome::timed_out;
+      return lock;
+    }
+    waited = true;
+    clock.sleep_ms(k_lock_poll_ms);
+  }
+}
+
+} // namespace mcphealth::util

@@ -1,0 +1,79 @@
+#pragma once
+// File-system primitives the state store and discovery share: whole-file reads, folders created private,
+// atomic replacement, and bounded-wait locks.
+#include <mcphealth/util/clock.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::util {
+
+/// The outcome of reading a whole file: its bytes, or that it does not exist, or why it could not be read.
+struct FileRead {
+  enum class Status { ok, missing, error };
+  Status status = Status::missing;
+  std::string bytes;
+  std::string error;
+};
+
+/// Reads all of `path`.
+FileRead read_file(const std::filesystem::path& path);
+
+/// Creates `dir` and its missing parents with mode 0700; returns an error message, or empty on success.
+std::string make_private_dirs(const std::filesystem::path& dir);
+
+/// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode 0600), fsync, rename. Refuses a
+/// `path` that is a symlink. Returns an error message, or empty on success.
+std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes);
+
+/// Returns the text of `errno` value `err` as its symbolic name (`ENOENT`), or `E<number>` when unknown.
+std::string errno_name(int err);
+
+/// An exclusive `flock` on a lock file, released when destroyed.
+class FileLock {
+public:
+  FileLock() = default;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  FileLock(FileLock&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
+  FileLock& operator=(FileLock&& other) noexcept;
+  ~FileLock();
+
+  /// Takes an exclusive lock on `path` (created 0600 if missing), waiting at most `wait_ms`. On failure returns a
+  /// lock that is not held and sets `error` (empty when the wait ran out).
+  static FileLock acquire(const std::filesystem::path& path, std::int64_t wait_ms, Clock& clock, std::string& error);
+  /// True when the lock is held.
+  bool held() const { return m_fd >= 0; }
+
+private:
+  int m_fd = -1;
+};
+
+/// An exclusive one-byte `fcntl` record lock at an offset of a shared lock file: one lock per key without one file
+/// per key. Two keys that hash alike only serialize each other, which is safe.
+class RecordLock {
+public:
+  RecordLock() = default;
+  RecordLock(const RecordLock&) = delete;
+  RecordLock& operator=(const RecordLock&) = delete;
+  RecordLock(RecordLock&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
+  RecordLock& operator=(RecordLock&& other) noexcept;
+  ~RecordLock();
+
+  /// The outcome of an attempt: taken at once, taken after waiting for another holder, or not taken.
+  enum class Outcome { taken, taken_after_wait, timed_out, failed };
+
+  /// Locks the record for `key` in `path`, waiting at most `wait_ms`.
+  static RecordLock acquire(const std::filesystem::path& path, std::string_view key, std::int64_t wait_ms, Clock& clock,
+                            Outcome& outcome);
+  /// True when the lock is held.
+  bool held() const { return m_fd >= 0; }
+
+private:
+  int m_fd = -1;
+};
+
+} // namespace mcphealth::util
