@@ -118,7 +118,7 @@ void Child::close_output(int fd) {
 }
 
 std::optional<ExitStatus> Child::poll_exit() {
-  if (m_impl->exit) return m_impl->exit;
+  if (m_impl->exit || m_impl->pid <= 0) return m_impl->exit;
   int status = 0;
   pid_t r = ::waitpid(m_impl->pid, &status, WNOHANG);
   if (r == m_impl->pid) m_impl->exit = decode(status);
@@ -129,21 +129,19 @@ std::optional<ExitStatus> Child::poll_exit() {
 void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
   if (m_impl->pid <= 0) return;
   const pid_t group = m_impl->pid;
-  auto group_gone = [&] {
-    poll_exit(); // a zombie leader still counts as a member until reaped
-    return ::kill(-group, 0) != 0 && errno == ESRCH;
-  };
-  if (group_gone()) return;
-  ::kill(-group, SIGTERM);
-  const util::EpochMs deadline = clock.now_ms() + grace_ms;
-  while (!group_gone() && clock.now_ms() < deadline) clock.sleep_ms(5);
-  if (!group_gone()) {
-    ::kill(-group, SIGKILL);
-    int status = 0;
-    if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
-    // Grandchildren are reaped by init; wait briefly so callers can count on them being gone.
-    for (int i = 0; i < 100 && !group_gone(); ++i) clock.sleep_ms(2);
+  // Orphaned grandchildren linger as zombies until init reaps them, and a zombie still answers kill(-group, 0);
+  // so the grace period waits for our own child only, and then SIGKILL goes to the group whatever it holds.
+  if (::kill(-group, SIGTERM) != 0 && errno == ESRCH) {
+    poll_exit();
+    m_impl->pid = -1;
+    return;
   }
+  const util::EpochMs deadline = clock.now_ms() + grace_ms;
+  while (!poll_exit() && clock.now_ms() < deadline) clock.sleep_ms(5);
+  ::kill(-group, SIGKILL);
+  int status = 0;
+  if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
+  m_impl->pid = -1;
 }
 
 SpawnResult spawn(const SpawnSpec& spec) {

@@ -1,6 +1,7 @@
 #pragma once
 // The process environment behind a seam, and the two spellings of every mcphealth variable.
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,7 +31,7 @@ public:
 class MapEnvironment final : public Environment {
 public:
   MapEnvironment() = default;
-  explicit MapEnvironment(std::map<std::string, std::string> vars) : m_vars(std::move(vars)) {}
+  MapEnvironment(std::initializer_list<std::pair<const std::string, std::string>> vars) : m_vars(vars) {}
   std::optional<std::string> get(std::string_view name) const override;
   std::vector<std::string> entries() const override;
   /// Sets `name` to `value`.

@@ -1,0 +1,120 @@
+# Shared helpers for the CLI tests. Each test script defines case_* functions; `run_case NAME` runs one in a fresh
+# temp folder with its own HOME, no mcphealth/JS-hook variables, and the fixture servers at hand.
+set -euo pipefail
+
+: "${MCPHEALTH_BIN:?set MCPHEALTH_BIN to the built binary}"
+: "${MCPHEALTH_FIXTURES:?set MCPHEALTH_FIXTURES to tests/fixtures}"
+PY=/usr/bin/python3
+STDIO_SERVER="$MCPHEALTH_FIXTURES/stdio_server.py"
+
+fail() {
+  echo "FAIL: $*" >&2
+  [ -n "${OUT+x}" ] && echo "--- stdout:" >&2 && printf '%s\n' "$OUT" >&2
+  [ -n "${ERR+x}" ] && echo "--- stderr:" >&2 && printf '%s\n' "$ERR" >&2
+  exit 1
+}
+
+assert_eq() { [ "$1" == "$2" ] || fail "${3:-values differ}: expected [$2], got [$1]"; }
+assert_contains() { [[ "$1" == *"$2"* ]] || fail "${3:-missing text}: [$2] not in output"; }
+assert_not_contains() { [[ "$1" != *"$2"* ]] || fail "${3:-unexpected text}: [$2] found"; }
+assert_file_exists() { [ -e "$1" ] || fail "expected file $1"; }
+assert_no_file() { [ ! -e "$1" ] || fail "file $1 should not exist"; }
+# is_running PID: true while PID exists and is not a zombie (an orphan's zombie waits for pid 1 to reap it).
+is_running() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != "Z" ] && [ "$state" != "X" ]
+}
+line_count() { if [ -f "$1" ]; then wc -l < "$1" | tr -d ' '; else echo 0; fi; }
+
+# json_get FILE EXPR: evaluates a Python expression over the parsed file as `d`; prints JSON for non-strings.
+json_get() {
+  "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print(v if isinstance(v, str) else json.dumps(v))
+PYEOF
+}
+
+# json_eval TEXT EXPR: the same over a JSON string.
+json_eval() {
+  "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+d = json.loads(sys.argv[1])
+v = eval(sys.argv[2], {"d": d})
+print(v if isinstance(v, str) else json.dumps(v))
+PYEOF
+}
+
+now_ms() { "$PY" -c 'import time; print(int(time.time()*1000))'; }
+
+# hook PAYLOAD [ARGS...]: runs `mcphealth hook` with PAYLOAD on stdin; sets OUT, ERR, RC.
+hook() {
+  local payload=$1
+  shift
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(printf '%s' "$payload" | "$MCPHEALTH_BIN" hook "$@" 2>"$errf")
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+}
+
+# mcph ARGS...: runs the binary; sets OUT, ERR, RC.
+mcph() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$("$MCPHEALTH_BIN" "$@" 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+}
+
+pre_payload() { printf '{"hook_event_name":"PreToolUse","tool_name":"mcp__%s__%s","tool_input":{},"cwd":"%s"}' "$1" "${2:-do_thing}" "$PROJ"; }
+post_failure_payload() {
+  printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__%s__do_thing","tool_input":{},"error":"%s","cwd":"%s"}' "$1" "$2" "$PROJ"
+}
+
+# write_config FILE JSON: writes a config file, creating its folder.
+write_config() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" > "$1"; }
+
+# stdio_def MODE [EXTRA ARGS as JSON list items]: a stdio definition running the fixture server.
+stdio_def() {
+  local extra=${2:-}
+  printf '{"command":"%s","args":["%s","--mode","%s"%s]}' "$PY" "$STDIO_SERVER" "$1" "${extra:+,$extra}"
+}
+
+STATE() { echo "$HOME/.claude/mcp-health-cache.json"; }
+
+# seed_state JSON: writes the state file directly.
+seed_state() { mkdir -p "$HOME/.claude"; printf '%s\n' "$1" > "$(STATE)"; }
+
+run_case() {
+  local name=$1
+  T=$(mktemp -d)
+  trap 'rm -rf "$T"' EXIT
+  export HOME="$T/home"
+  PROJ="$T/proj"
+  mkdir -p "$HOME" "$PROJ"
+  cd "$PROJ"
+  for v in $(env | grep -oE '^(ECC_[A-Z0-9_]*|MCPHEALTH_[A-Z0-9_]*|CLAUDE_[A-Z0-9_]*)' || true); do
+    [ "$v" == "MCPHEALTH_BIN" ] || [ "$v" == "MCPHEALTH_FIXTURES" ] || unset "$v"
+  done
+  # Fast probes: the default liveness timeout is 5 s.
+  export ECC_MCP_HEALTH_TIMEOUT_MS=400
+  "case_$name"
+  echo "ok: $name"
+}
+
+main() {
+  if [ $# -eq 0 ]; then
+    for c in $(declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//'); do ("$0" "$c") || exit 1; done
+  else
+    run_case "$1"
+  fi
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Parallel hooks: no lost updates, one probe and one reconnect per expired server.
+source "$(dirname "$0")/lib.sh"
+
+case_parallel_hooks_lose_no_update() {
+  local pids=()
+  for i in $(seq 1 32); do
+    post_failure_payload "svc$i" 'HTTP 503' | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  assert_eq "$(json_get "$(STATE)" 'len(d["servers"])')" "32" "servers recorded by 32 parallel hooks"
+  assert_eq "$(json_get "$(STATE)" 'sorted(v["lastFailureCode"] for v in d["servers"].values()) == [503]*32')" "true"
+}
+
+case_parallel_hooks_share_one_probe_and_one_reconnect() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 60000)),\"expiresAt\":$((now - 60000)),\"nextRetryAt\":$((now - 1)),\"failureCount\":1,\"lastError\":\"x\",\"lastFailureCode\":null}}}"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--count-file\",\"$T/probes\"")}}"
+  export ECC_MCP_RECONNECT_COMMAND="echo x >> $T/reconnects; exit 1"
+  local pids=()
+  for i in $(seq 1 10); do
+    pre_payload svc | "$MCPHEALTH_BIN" hook --output exit-code >/dev/null 2>>"$T/err" &
+    pids+=($!)
+  done
+  local blocked=0
+  for p in "${pids[@]}"; do
+    set +e; wait "$p"; [ $? -eq 2 ] && blocked=$((blocked + 1)); set -e
+  done
+  assert_eq "$(line_count "$T/probes")" 1 "probes"
+  assert_eq "$(line_count "$T/reconnects")" 1 "reconnects"
+  assert_eq "$blocked" 10 "every call blocked"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["failureCount"]')" "2"
+}
+
+main "$@"

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Where the hook finds server definitions: Claude Code's scopes, the JS hook's files, and explicit paths.
+source "$(dirname "$0")/lib.sh"
+
+# probe_says SERVER: runs PreToolUse on SERVER with no payload cwd; sets ERR.
+crash_def() { stdio_def crash "\"--message\",\"from $1\""; }
+
+case_project_dir_from_claude_project_dir() {
+  mkdir -p "$T/elsewhere"
+  write_config "$T/elsewhere/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def elsewhere)}}"
+  export CLAUDE_PROJECT_DIR="$T/elsewhere"
+  hook '{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__x","cwd":"/nonexistent"}'
+  assert_contains "$ERR" "(from elsewhere)"
+}
+
+case_project_dir_from_payload_cwd() {
+  mkdir -p "$T/p2"
+  write_config "$T/p2/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def p2)}}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$T/p2\"}"
+  assert_contains "$ERR" "(from p2)"
+}
+
+case_local_scope_walks_up_to_nearest_project_key() {
+  mkdir -p "$PROJ/src/deep"
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"mcpServers\":{\"svc\":$(crash_def local)}},\"/other\":{\"mcpServers\":{\"svc\":$(crash_def other)}}},\"mcpServers\":{\"svc\":$(crash_def user)}}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/src/deep\"}"
+  assert_contains "$ERR" "(from local)"
+}
+
+case_local_beats_project_beats_user() {
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"mcpServers\":{\"a\":$(crash_def local)}}},\"mcpServers\":{\"a\":$(crash_def user),\"b\":$(crash_def user),\"c\":$(crash_def user)}}"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"a\":$(crash_def project),\"b\":$(crash_def project)}}"
+  hook "$(pre_payload a)"; assert_contains "$ERR" "(from local)"
+  hook "$(pre_payload b)"; assert_contains "$ERR" "(from project)"
+  hook "$(pre_payload c)"; assert_contains "$ERR" "(from user)"
+}
+
+case_ancestor_mcp_json_is_found() {
+  mkdir -p "$PROJ/pkg/sub"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def ancestor)}}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/pkg/sub\"}"
+  assert_contains "$ERR" "(from ancestor)"
+}
+
+case_claude_config_dir_moves_claude_json() {
+  mkdir -p "$T/cfg"
+  export CLAUDE_CONFIG_DIR="$T/cfg"
+  write_config "$T/cfg/.claude.json" "{\"mcpServers\":{\"svc\":$(crash_def cfgdir)}}"
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":$(crash_def home)}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from cfgdir)"
+}
+
+case_js_hook_files_come_first() {
+  write_config "$PROJ/.claude/settings.json" "{\"mcpServers\":{\"svc\":$(crash_def settings)}}"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def project)}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from settings)"
+  write_config "$PROJ/.claude.json" "{\"mcpServers\":{\"svc\":$(crash_def dotclaude)}}"
+  hook "$(pre_payload svc2)"
+  rm -f "$(STATE)"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from dotclaude)"
+}
+
+case_user_settings_json_is_last() {
+  write_config "$HOME/.claude/settings.json" "{\"mcpServers\":{\"svc\":$(crash_def usersettings)}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from usersettings)"
+}
+
+case_mcp_servers_alias_is_read() {
+  write_config "$PROJ/.mcp.json" "{\"mcp_servers\":{\"svc\":$(crash_def alias)}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from alias)"
+}
+
+case_config_path_variable_replaces_search() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def project)}}"
+  write_config "$T/a.json" '{"mcpServers":{}}'
+  write_config "$T/b.json" "{\"mcpServers\":{\"svc\":$(crash_def explicit)}}"
+  export ECC_MCP_CONFIG_PATH="$T/a.json:$T/b.json"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from explicit)"
+  rm -f "$(STATE)"
+  export ECC_MCP_CONFIG_PATH="$T/a.json"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "No MCP config found for svc"
+}
+
+case_config_path_with_tilde_is_expanded_with_warning() {
+  write_config "$HOME/cfg/mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def tilde)}}"
+  export ECC_MCP_CONFIG_PATH="~/cfg/mcp.json"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(from tilde)"
+  assert_contains "$ERR" "launchd"
+}
+
+case_config_flag_replaces_search() {
+  write_config "$T/flag.json" "{\"mcpServers\":{\"svc\":$(crash_def flag)}}"
+  set +e
+  OUT=$(pre_payload svc | "$MCPHEALTH_BIN" --config "$T/flag.json" hook 2>"$T/err"); RC=$?
+  set -e
+  ERR=$(cat "$T/err")
+  assert_contains "$ERR" "(from flag)"
+}
+
+case_variables_expand_with_defaults() {
+  export FIXTURE_MSG="from variable"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"command\":\"\${PYTHON_BIN:-$PY}\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"crash\",\"--message\",\"\${FIXTURE_MSG}\"]}}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "svc is unavailable (from variable)"
+}
+
+case_explicit_target_only_for_non_mcp_names() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"real\":$(crash_def real),\"named\":$(crash_def named)}}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__real__search\",\"tool_input\":{\"server\":\"named\"},\"cwd\":\"$PROJ\"}"
+  assert_contains "$ERR" "real is unavailable (from real)"
+  assert_not_contains "$ERR" "named"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Task\",\"tool_input\":{\"connector\":{\"name\":\"named\"},\"tool\":\"lookup\"},\"cwd\":\"$PROJ\"}"
+  assert_contains "$ERR" "named is unavailable (from named). Blocking lookup"
+}
+
+main "$@"

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The hook's input and output contract: output modes, truncated input, fail-open, bad options, the state file.
+source "$(dirname "$0")/lib.sh"
+
+crash_config() { write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"; }
+
+case_json_mode_allow_prints_nothing() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang)}}"
+  hook "$(pre_payload svc)" --output json
+  assert_eq "$RC" 0
+  assert_eq "$OUT" "" "an allow is never printed: it would skip the permission prompt"
+}
+
+case_exit_code_mode_blocks_with_exit_2() {
+  crash_config
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "[MCPHealthCheck] svc is unavailable (fixture crashed: missing API key)"
+}
+
+case_passthrough_mode_echoes_input() {
+  crash_config
+  local payload; payload=$(pre_payload svc)
+  hook "$payload" --output passthrough
+  assert_eq "$RC" 2
+  assert_eq "$OUT" "$payload"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"ok\":$(stdio_def hang)}}"
+  payload=$(pre_payload ok)
+  hook "$payload" --output passthrough
+  assert_eq "$RC" 0
+  assert_eq "$OUT" "$payload"
+}
+
+case_fail_open_turns_block_into_allow() {
+  crash_config
+  export ECC_MCP_HEALTH_FAIL_OPEN=Yes
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "svc is unavailable (fixture crashed: missing API key)"
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "svc is marked unhealthy until"
+}
+
+case_mcphealth_spelling_wins() {
+  crash_config
+  export ECC_MCP_HEALTH_FAIL_OPEN=0
+  export MCPHEALTH_FAIL_OPEN=true
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0 "MCPHEALTH_FAIL_OPEN wins over ECC_MCP_HEALTH_FAIL_OPEN"
+  export MCPHEALTH_STATE_PATH="$T/elsewhere/state.json"
+  export ECC_MCP_HEALTH_STATE_PATH="$T/ignored.json"
+  hook "$(pre_payload other)"
+  assert_file_exists "$T/elsewhere/state.json"
+  assert_no_file "$T/ignored.json"
+}
+
+case_truncated_pre_tool_use_blocks() {
+  export ECC_HOOK_INPUT_MAX_BYTES=64
+  local payload='{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__big_tool","tool_input":{"blob":"'"$(head -c 500 /dev/zero | tr '\0' x)"'"}}'
+  hook "$payload" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "Hook input exceeded 64 bytes"
+  assert_contains "$ERR" "blocking big_tool"
+  hook "$payload" --output passthrough
+  assert_eq "$RC" 2
+  assert_eq "$OUT" "${payload:0:64}" "passthrough echoes the bytes that were read"
+}
+
+case_truncated_with_fail_open_allows() {
+  export ECC_HOOK_INPUT_MAX_BYTES=64
+  export ECC_MCP_HEALTH_FAIL_OPEN=1
+  local payload='{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__big_tool","tool_input":{"blob":"'"$(head -c 500 /dev/zero | tr '\0' x)"'"}}'
+  hook "$payload" --output exit-code
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "Hook input exceeded 64 bytes"
+  assert_contains "$ERR" "fail-open mode is enabled"
+}
+
+case_truncated_post_failure_never_blocks() {
+  export ECC_HOOK_INPUT_TRUNCATED=true
+  hook "$(post_failure_payload svc 'HTTP 503 Service Unavailable')" --output exit-code
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "Hook input exceeded"
+  assert_no_file "$(STATE)"
+}
+
+case_truncated_flag_variable_blocks_pre() {
+  export ECC_HOOK_INPUT_TRUNCATED=1
+  hook "$(pre_payload svc tool_a)" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "blocking tool_a"
+}
+
+case_unparseable_input_allows_silently() {
+  hook 'this is {not json' --output exit-code
+  assert_eq "$RC" 0
+  assert_eq "$ERR" ""
+}
+
+case_bad_option_allows_the_call() {
+  crash_config
+  hook "$(pre_payload svc)" --no-such-option
+  assert_eq "$RC" 0 "a typo must not block (CLI11 would exit 109)"
+  assert_contains "$ERR" "[MCPHealthCheck] ignoring the hook's command line"
+  hook "$(pre_payload svc)" --output bogus
+  assert_eq "$RC" 0
+}
+
+case_event_read_from_payload_alone() {
+  hook "$(post_failure_payload svc 'connect ECONNREFUSED 127.0.0.1:9')"
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "svc reported transport; marking server unhealthy and attempting reconnect"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "transport"
+}
+
+case_event_flag_wins_over_payload() {
+  crash_config
+  hook "$(post_failure_payload svc 'HTTP 503')" --event PreToolUse --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "svc is unavailable"
+}
+
+case_malformed_state_moved_aside() {
+  seed_state '[1, 2, 3'
+  crash_config
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "was not valid; its bytes were moved to"
+  local aside; aside=$(ls "$HOME/.claude/" | grep 'mcp-health-cache.json.corrupt-' || true)
+  [ -n "$aside" ] || fail "no .corrupt- file"
+  assert_eq "$(cat "$HOME/.claude/$aside")" "[1, 2, 3"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["status"]')" "unhealthy"
+}
+
+case_state_without_servers_object_moved_aside() {
+  seed_state '{"version":1,"servers":[]}'
+  crash_config
+  hook "$(pre_payload svc)"
+  ls "$HOME/.claude/" | grep -q 'corrupt-' || fail "no .corrupt- file"
+}
+
+case_missing_state_folder_created_private() {
+  export ECC_MCP_HEALTH_STATE_PATH="$T/a/b/c/state.json"
+  crash_config
+  hook "$(pre_payload svc)"
+  assert_file_exists "$T/a/b/c/state.json"
+  assert_eq "$(stat -c %a "$T/a/b/c")" "700"
+  assert_eq "$(stat -c %a "$T/a")" "700"
+}
+
+case_newer_state_version_is_never_overwritten() {
+  seed_state '{"version":2,"servers":{}}'
+  crash_config
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "has version 2, newer than 1"
+  assert_eq "$(cat "$(STATE)")" '{"version":2,"servers":{}}'
+  assert_contains "$OUT" "deny" "the decision is still made"
+}
+
+case_symlinked_state_is_not_written_through() {
+  mkdir -p "$HOME/.claude"
+  echo '{"version":1,"servers":{}}' > "$T/target.json"
+  ln -s "$T/target.json" "$(STATE)"
+  crash_config
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "symlink"
+  assert_eq "$(cat "$T/target.json")" '{"version":1,"servers":{}}'
+}
+
+case_unwritable_state_is_reported_not_blocking() {
+  # A file where the state folder should be: fails by construction, even as root.
+  mkdir -p "$T"
+  echo x > "$T/notadir"
+  export ECC_MCP_HEALTH_STATE_PATH="$T/notadir/state.json"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang)}}"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "[MCPHealthCheck] "
+  assert_contains "$ERR" "notadir"
+}
+
+case_reason_to_model_capped_at_500() {
+  local long; long=$(head -c 2000 /dev/zero | tr '\0' e)
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--message\",\"$long\"")}}"
+  hook "$(pre_payload svc)"
+  local reason; reason=$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')
+  assert_eq "${#reason}" 500
+  [ "$(json_get "$(STATE)" 'len(d["servers"]["svc"]["lastError"])')" -eq 2000 ] || fail "lastError keeps 4000 chars of stderr"
+}
+
+main "$@"

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# PostToolUseFailure (classify, mark, reconnect) and PostToolUse (proof of health).
+source "$(dirname "$0")/lib.sh"
+
+case_failure_marks_unhealthy_and_tells_the_model() {
+  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "[MCPHealthCheck] svc reported 503; marking server unhealthy and attempting reconnect"
+  assert_contains "$ERR" "[MCPHealthCheck] svc reconnect skipped: no reconnect command configured"
+  local s; s=$(STATE)
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "unhealthy"
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastFailureCode"]')" "503"
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastError"]')" "Error: 503 Service Unavailable from upstream"
+  assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" "PostToolUseFailure"
+  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')" "svc reported 503 and is marked unhealthy until"
+}
+
+case_each_failure_class_is_recognised() {
+  local text code
+  while IFS='|' read -r text code; do
+    rm -f "$(STATE)"
+    hook "$(post_failure_payload svc "$text")"
+    assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "$code" "class of [$text]"
+  done <<'EOF2'
+HTTP 401 Unauthorized|401
+Authentication expired for token|401
+403 Forbidden|403
+permission denied on resource|403
+Too Many Requests|429
+rate limit exceeded|429
+Service Unavailable|503
+model is overloaded|503
+connect ECONNREFUSED 127.0.0.1:3001|transport
+socket hang up|transport
+request timed out|transport
+EOF2
+}
+
+case_unmatched_failure_writes_nothing() {
+  hook "$(post_failure_payload svc 'TypeError: cannot read property x of undefined (code 4011)')"
+  assert_eq "$RC" 0
+  assert_eq "$ERR" ""
+  assert_eq "$OUT" ""
+  assert_no_file "$(STATE)"
+}
+
+case_interrupt_is_ignored() {
+  hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","error":"Request timed out","is_interrupt":true}'
+  assert_eq "$ERR" ""
+  assert_no_file "$(STATE)"
+}
+
+case_failure_text_from_nested_fields() {
+  hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","tool_output":{"stderr":"upstream said: 429"}}'
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "429"
+  hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc2__x","tool_input":{"error":"ENOTFOUND api.example"}}'
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc2"]["lastFailureCode"]')" transport
+}
+
+case_rate_limit_never_reconnects() {
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
+  hook "$(post_failure_payload svc '429 Too Many Requests')"
+  assert_contains "$ERR" "svc reconnect skipped"
+  assert_contains "$ERR" "429"
+  assert_no_file "$T/reconnected"
+}
+
+case_reconnect_failure_is_reported() {
+  export ECC_MCP_RECONNECT_COMMAND="echo 'pm2: process not found' >&2; exit 1"
+  hook "$(post_failure_payload svc 'HTTP 503')"
+  assert_contains "$ERR" "[MCPHealthCheck] svc reconnect failed: pm2: process not found"
+  assert_contains "$OUT" "additionalContext"
+}
+
+case_reconnect_without_definition_cannot_reprobe() {
+  export ECC_MCP_RECONNECT_COMMAND="true"
+  hook "$(post_failure_payload svc 'HTTP 503')"
+  assert_contains "$ERR" "[MCPHealthCheck] svc reconnect completed but no config was available for a follow-up probe"
+}
+
+case_reconnect_then_reprobe_still_failing() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="true"
+  hook "$(post_failure_payload svc 'HTTP 503')"
+  assert_contains "$ERR" "[MCPHealthCheck] svc reconnect command ran, but health probe still failed: fixture crashed: missing API key"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["status"]')" "unhealthy"
+}
+
+case_reconnect_restores_server() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  export ECC_MCP_RECONNECT_SVC="touch $T/up"
+  hook "$(post_failure_payload svc 'socket hang up')"
+  assert_contains "$ERR" "[MCPHealthCheck] svc connection restored"
+  assert_eq "$OUT" "" "no additional context once restored"
+  local s; s=$(STATE)
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "healthy"
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["restoredBy"]')" "post-failure-reconnect"
+}
+
+case_injection_through_server_field_runs_nothing() {
+  export ECC_MCP_RECONNECT_COMMAND="echo {server} > $T/named"
+  local evil="x;touch $T/pwned"
+  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"WebFetch\",\"tool_input\":{\"server\":\"$evil\"},\"error\":\"HTTP 503\"}"
+  assert_eq "$RC" 0
+  assert_no_file "$T/pwned"
+  assert_no_file "$T/named"
+  assert_contains "$ERR" "refusing to run the reconnect command"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"WebFetch\",\"tool_input\":{\"server\":\"$evil\"}}"
+  assert_no_file "$T/pwned"
+}
+
+case_post_tool_use_restores_unhealthy_server() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"expiresAt\":$now,\"nextRetryAt\":$((now + 600000)),\"failureCount\":4,\"lastError\":\"x\",\"lastFailureCode\":503}}}"
+  hook '{"hook_event_name":"PostToolUse","tool_name":"mcp__svc__x","tool_response":{"ok":true}}'
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  local s; s=$(STATE)
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "healthy"
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["restoredBy"]')" "tool-success"
+  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["failureCount"]')" "0"
+}
+
+case_post_tool_use_extends_only_a_stale_ttl() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 100000))}}}"
+  local before; before=$(cat "$(STATE)")
+  hook '{"hook_event_name":"PostToolUse","tool_name":"mcp__svc__x"}'
+  assert_eq "$(cat "$(STATE)")" "$before" "more than half the TTL left: nothing written"
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"healthy\",\"checkedAt\":$((now - 100000)),\"expiresAt\":$((now + 20000))}}}"
+  hook '{"hook_event_name":"PostToolUse","tool_name":"mcp__svc__x"}'
+  [ "$(json_get "$(STATE)" 'd["servers"]["svc"]["expiresAt"]')" -ge $((now + 120000)) ] || fail "TTL not extended"
+}
+
+case_post_tool_use_for_unknown_server_writes_nothing() {
+  hook '{"hook_event_name":"PostToolUse","tool_name":"mcp__svc__x"}'
+  assert_no_file "$(STATE)"
+}
+
+main "$@"

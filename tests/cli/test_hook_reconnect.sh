@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The reconnect command as PreToolUse runs it: when, with what name, for how long.
+source "$(dirname "$0")/lib.sh"
+
+# An unhealthy entry whose retry is due, so the next PreToolUse probes.
+seed_due() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"${1:-svc}\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 60000)),\"expiresAt\":$((now - 60000)),\"nextRetryAt\":$((now - 1)),\"failureCount\":1,\"lastError\":\"x\",\"lastFailureCode\":${2:-null}}}}"
+}
+
+case_reconnect_restores_and_allows() {
+  seed_due
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/up"
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "[MCPHealthCheck] svc connection restored after reconnect"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["restoredBy"]')" "reconnect-command"
+}
+
+case_reconnect_failing_is_in_the_block_reason() {
+  seed_due
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="echo 'restart refused' >&2; exit 1"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "svc is unavailable (fixture crashed: missing API key). Blocking do_thing so Claude can fall back to non-MCP tools. Reconnect attempt: restart refused."
+}
+
+case_reconnect_ok_but_reprobe_fails() {
+  seed_due
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="true"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "(fixture crashed: missing API key; reconnect reprobe failed: fixture crashed: missing API key)"
+  assert_contains "$ERR" "Reconnect attempt: ok."
+}
+
+case_hanging_reconnect_is_killed_at_timeout() {
+  seed_due
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_TIMEOUT_MS=300
+  export ECC_MCP_RECONNECT_COMMAND="sleep 600 & echo \$! > $T/bg.pid; wait"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "Reconnect attempt: timed out after 300 ms."
+  local pid; pid=$(cat "$T/bg.pid")
+  if is_running "$pid"; then fail "reconnect's child $pid survived the timeout"; fi
+}
+
+case_server_placeholder_is_shell_quoted() {
+  seed_due "my.svc"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"my.svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="printf '%s|' {server} {server} > $T/named; exit 1"
+  hook "$(pre_payload my.svc)"
+  assert_eq "$(cat "$T/named")" "my.svc|my.svc|"
+}
+
+case_per_server_variable_wins() {
+  seed_due "my-svc"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"my-svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/generic; exit 1"
+  export ECC_MCP_RECONNECT_MY_SVC="touch $T/specific; exit 1"
+  hook "$(pre_payload my-svc)"
+  assert_file_exists "$T/specific"
+  assert_no_file "$T/generic"
+}
+
+case_no_reconnect_when_last_code_is_429() {
+  seed_due svc 429
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "svc is unavailable"
+  assert_not_contains "$ERR" "Reconnect attempt"
+  assert_no_file "$T/reconnected"
+}
+
+case_no_reconnect_on_first_failure_without_code() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
+  hook "$(pre_payload svc)"
+  assert_no_file "$T/reconnected"
+}
+
+main "$@"

@@ -1,0 +1,93 @@
+#pragma once
+// Fakes for the core's seams: a clock that moves only when told, a scripted prober and command runner, and a
+// temporary folder per test.
+#include <mcphealth/hook/reconnect.hpp>
+#include <mcphealth/probe/probe.hpp>
+#include <mcphealth/util/clock.hpp>
+
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mcphealth::testing {
+
+class FakeClock final : public util::Clock {
+public:
+  explicit FakeClock(util::EpochMs start = 1'800'000'000'000) : m_now(start) {}
+  util::EpochMs now_ms() const override { return m_now; }
+  void sleep_ms(std::int64_t ms) override { m_now += ms; }
+  void advance(std::int64_t ms) { m_now += ms; }
+
+private:
+  util::EpochMs m_now;
+};
+
+/// Returns the queued results in order (the last one repeats) and counts calls.
+class FakeProber final : public probe::Prober {
+public:
+  std::deque<probe::ProbeResult> results;
+  int calls = 0;
+  probe::ProbeResult probe(const config::ResolvedServer&, std::int64_t) override {
+    ++calls;
+    probe::ProbeResult r = results.front();
+    if (results.size() > 1) results.pop_front();
+    return r;
+  }
+  static probe::ProbeResult healthy() {
+    probe::ProbeResult r;
+    r.ok = true;
+    r.kind = probe::Kind::answered;
+    return r;
+  }
+  static probe::ProbeResult down(std::string reason, state::FailureCode code = {}) {
+    probe::ProbeResult r;
+    r.kind = probe::Kind::exited;
+    r.reason = std::move(reason);
+    r.code = code;
+    return r;
+  }
+};
+
+/// Records the commands it is asked to run and answers with `result`.
+class FakeRunner final : public hook::CommandRunner {
+public:
+  std::vector<std::string> commands;
+  proc::CommandResult result = ok();
+  proc::CommandResult run_shell(const std::string& command, std::int64_t) override {
+    commands.push_back(command);
+    return result;
+  }
+  static proc::CommandResult ok() {
+    proc::CommandResult r;
+    r.status = proc::CommandResult::Status::exited;
+    r.exit.code = 0;
+    return r;
+  }
+  static proc::CommandResult failing(std::string err) {
+    proc::CommandResult r = ok();
+    r.exit.code = 1;
+    r.err = std::move(err);
+    return r;
+  }
+};
+
+/// A fresh folder under the system temp dir, removed with its contents at the end of the test.
+class TempDir {
+public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "mcphealth-test-XXXXXX").string();
+    m_path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+  }
+  const std::filesystem::path& path() const { return m_path; }
+
+private:
+  std::filesystem::path m_path;
+};
+
+} // namespace mcphealth::testing

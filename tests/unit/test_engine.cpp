@@ -1,0 +1,165 @@
+#include "fakes.hpp"
+
+#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/state/store.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace mcphealth;
+using testing::FakeClock;
+using testing::FakeProber;
+using testing::FakeRunner;
+using testing::TempDir;
+namespace json = boost::json;
+
+namespace {
+
+/// A hook with every seam faked, a state file and one config file in a temp folder.
+struct Harness {
+  TempDir dir;
+  FakeClock clock;
+  util::MapEnvironment env;
+  FakeProber prober;
+  FakeRunner runner;
+  std::vector<std::string> lines;
+
+  Harness() {
+    env.set("HOME", dir.path().string());
+    std::ofstream(dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"}}})";
+    prober.results.push_back(FakeProber::healthy());
+  }
+
+  hook::HookOutcome run(const std::string& event, const std::string& server = "svc", json::object extra = {}) {
+    hook::HookRequest req;
+    req.input.payload = std::move(extra);
+    req.input.payload["hook_event_name"] = event;
+    req.input.payload["tool_name"] = "mcp__" + server + "__act";
+    req.overrides.state_path = state_path();
+    req.overrides.config_paths = {dir.path() / "mcp.json"};
+    hook::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }};
+    return hook::run_hook_engine(req, deps);
+  }
+
+  std::filesystem::path state_path() const { return dir.path() / "state.json"; }
+  state::ServerEntry entry(const std::string& name = "svc") const {
+    auto snap = state::load_state(state_path());
+    const json::object* e = snap.server(name);
+    return e ? state::ServerEntry::from_json(*e) : state::ServerEntry{};
+  }
+  bool logged(const std::string& text) const {
+    for (const auto& l : lines) {
+      if (l.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+} // namespace
+
+TEST_CASE("a fresh healthy entry allows without probing; an expired one probes again", "[engine]") {
+  Harness h;
+  CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.prober.calls == 1);
+  h.clock.advance(119'000);
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 1);
+  CHECK(h.lines.empty());
+  h.clock.advance(2'000);
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 2);
+}
+
+TEST_CASE("a failed probe blocks, then the backoff gates without probing", "[engine]") {
+  Harness h;
+  h.prober.results = {FakeProber::down("boom")};
+  auto out = h.run("PreToolUse");
+  CHECK(out.decision == hook::HookOutcome::Decision::block);
+  CHECK(out.reason == "svc is unavailable (boom). Blocking act so Claude can fall back to non-MCP tools.");
+  CHECK(h.entry().next_retry_at == h.clock.now_ms() + 30'000);
+  h.clock.advance(29'000);
+  auto gated = h.run("PreToolUse");
+  CHECK(gated.decision == hook::HookOutcome::Decision::block);
+  CHECK(gated.reason.find("svc is marked unhealthy until") == 0);
+  CHECK(h.prober.calls == 1);
+  h.clock.advance(2'000);
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 2);
+  CHECK(h.entry().failure_count == 2);
+  CHECK(*h.entry().next_retry_at - *h.entry().checked_at == 60'000);
+}
+
+TEST_CASE("a reconnect runs for a server already down, and a good re-probe restores it", "[engine]") {
+  Harness h;
+  h.env.set("ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}");
+  h.prober.results = {FakeProber::down("boom")};
+  h.run("PreToolUse");
+  CHECK(h.runner.commands.empty()); // first failure, no failure code: no reconnect
+  h.clock.advance(31'000);
+  h.prober.results = {FakeProber::down("still"), FakeProber::healthy()};
+  auto out = h.run("PreToolUse");
+  CHECK(out.decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.runner.commands == std::vector<std::string>{"pm2 restart 'svc'"});
+  CHECK(h.entry().restored_by == std::optional<std::string>("reconnect-command"));
+  CHECK(h.logged("svc connection restored after reconnect"));
+}
+
+TEST_CASE("a probe failure with a code reconnects at once, but never after a 429", "[engine]") {
+  Harness h;
+  h.env.set("ECC_MCP_RECONNECT_COMMAND", "restart");
+  h.runner.result = FakeRunner::failing("nope");
+  h.prober.results = {FakeProber::down("HTTP 503", state::FailureCode::http(503))};
+  auto out = h.run("PreToolUse");
+  CHECK(h.runner.commands.size() == 1);
+  CHECK(out.reason.find("Reconnect attempt: nope.") != std::string::npos);
+  h.clock.advance(31'000);
+  h.prober.results = {FakeProber::down("HTTP 429", state::FailureCode::http(429))};
+  h.run("PreToolUse");
+  CHECK(h.runner.commands.size() == 1);
+}
+
+TEST_CASE("fail-open logs the block but allows", "[engine]") {
+  Harness h;
+  h.env.set("ECC_MCP_HEALTH_FAIL_OPEN", "TRUE");
+  h.prober.results = {FakeProber::down("boom")};
+  auto out = h.run("PreToolUse");
+  CHECK(out.decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.logged("svc is unavailable (boom)"));
+}
+
+TEST_CASE("a classified failure marks the server down and tells the model until when", "[engine]") {
+  Harness h;
+  auto out = h.run("PostToolUseFailure", "svc", {{"error", "503 Service Unavailable"}});
+  CHECK(out.decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.entry().unhealthy());
+  CHECK(h.entry().last_failure_code == state::FailureCode::http(503));
+  REQUIRE(out.additional_context);
+  CHECK(out.additional_context->find(util::format_iso8601_ms(h.clock.now_ms() + 30'000)) != std::string::npos);
+  CHECK(h.logged("svc reconnect skipped: no reconnect command configured"));
+}
+
+TEST_CASE("a successful call restores an unhealthy server", "[engine]") {
+  Harness h;
+  h.run("PostToolUseFailure", "svc", {{"error", "ECONNREFUSED"}});
+  REQUIRE(h.entry().unhealthy());
+  h.run("PostToolUse");
+  CHECK(h.entry().healthy());
+  CHECK(h.entry().restored_by == std::optional<std::string>("tool-success"));
+}
+
+TEST_CASE("a name without definition is remembered for the TTL", "[engine]") {
+  Harness h;
+  h.run("PreToolUse", "ghost");
+  CHECK(h.logged("No MCP config found for ghost; skipping preflight probe"));
+  auto snap = state::load_state(h.state_path());
+  CHECK(snap.doc.at("unconfigured").as_object().contains("ghost"));
+  CHECK(h.prober.calls == 0);
+}
+
+TEST_CASE("other events and non-MCP tools pass silently", "[engine]") {
+  Harness h;
+  CHECK(h.run("Notification").decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.lines.empty());
+  CHECK_FALSE(std::filesystem::exists(h.state_path()));
+}

@@ -1,0 +1,78 @@
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+TEST_CASE("backoff doubles and stops at the cap", "[entry]") {
+  CHECK(state::backoff_delay_ms(1, 30'000, 600'000) == 30'000);
+  CHECK(state::backoff_delay_ms(2, 30'000, 600'000) == 60'000);
+  CHECK(state::backoff_delay_ms(3, 30'000, 600'000) == 120'000);
+  CHECK(state::backoff_delay_ms(5, 30'000, 600'000) == 480'000);
+  CHECK(state::backoff_delay_ms(6, 30'000, 600'000) == 600'000);
+  CHECK(state::backoff_delay_ms(400, 30'000, 600'000) == 600'000);
+  CHECK(state::backoff_delay_ms(0, 30'000, 600'000) == 30'000);
+}
+
+TEST_CASE("an unhealthy mark counts failures and keeps unknown fields", "[entry]") {
+  json::object e{{"status", "healthy"}, {"failureCount", 0}, {"lastRestoredAt", 5}, {"note", "mine"}};
+  state::mark_unhealthy(e, {1000, "boom", state::FailureCode::http(503), std::string("/c.json"), 30'000, 600'000, {}, {}});
+  CHECK(e["status"] == "unhealthy");
+  CHECK(e["checkedAt"] == 1000);
+  CHECK(e["expiresAt"] == 1000);
+  CHECK(e["nextRetryAt"] == 31'000);
+  CHECK(e["failureCount"] == 1);
+  CHECK(e["lastError"] == "boom");
+  CHECK(e["lastFailureCode"] == 503);
+  CHECK(e["lastRestoredAt"] == 5);
+  CHECK(e["note"] == "mine");
+  state::mark_unhealthy(e, {2000, "again", state::FailureCode::transport(), std::nullopt, 30'000, 600'000, {}, {}});
+  CHECK(e["failureCount"] == 2);
+  CHECK(e["nextRetryAt"] == 62'000);
+  CHECK(e["lastFailureCode"] == "transport");
+  CHECK(e["source"] == "/c.json");
+}
+
+TEST_CASE("Retry-After pushes the retry out, up to an hour", "[entry]") {
+  json::object e;
+  state::mark_unhealthy(e, {0, "HTTP 429", state::FailureCode::http(429), {}, 30'000, 600'000, 900'000, {}});
+  CHECK(e["nextRetryAt"] == 900'000);
+  json::object f;
+  state::mark_unhealthy(f, {0, "HTTP 503", state::FailureCode::http(503), {}, 30'000, 600'000, 86'400'000, {}});
+  CHECK(f["nextRetryAt"] == 3'600'000);
+  json::object g;
+  state::mark_unhealthy(g, {0, "HTTP 503", state::FailureCode::http(503), {}, 30'000, 600'000, 1'000, {}});
+  CHECK(g["nextRetryAt"] == 30'000);
+}
+
+TEST_CASE("a healthy mark resets failures and stamps a restore only after trouble", "[entry]") {
+  json::object e{{"status", "unhealthy"}, {"failureCount", 4}, {"lastError", "x"}, {"lastFailureCode", 401}};
+  state::mark_healthy(e, {7000, 120'000, std::string("/c.json"), std::string("reconnect-command"), std::nullopt});
+  CHECK(e["status"] == "healthy");
+  CHECK(e["expiresAt"] == 127'000);
+  CHECK(e["failureCount"] == 0);
+  CHECK(e["lastError"].is_null());
+  CHECK(e["lastFailureCode"].is_null());
+  CHECK(e["nextRetryAt"].is_null());
+  CHECK(e["lastRestoredAt"] == 7000);
+  CHECK(e["restoredBy"] == "reconnect-command");
+  state::mark_healthy(e, {9000, 120'000, std::string("/c.json"), std::nullopt, std::nullopt});
+  CHECK(e["lastRestoredAt"] == 7000);
+  CHECK(e["restoredBy"] == "reconnect-command");
+}
+
+TEST_CASE("failure codes read numbers, strings and nothing", "[entry]") {
+  json::value n = 401, t = "transport", s = "503", bad = "weird";
+  CHECK(state::FailureCode::from_json(&n) == state::FailureCode::http(401));
+  CHECK(state::FailureCode::from_json(&t) == state::FailureCode::transport());
+  CHECK(state::FailureCode::from_json(&s) == state::FailureCode::http(503));
+  CHECK_FALSE(state::FailureCode::from_json(&bad).present());
+  CHECK_FALSE(state::FailureCode::from_json(nullptr).present());
+}
+
+TEST_CASE("pretty JSON is stable, indented and integral", "[entry]") {
+  json::value v = json::parse(R"({"a":[1,{"b":null}],"c":{},"d":1.5,"e":3.0})");
+  CHECK(util::pretty_json(v) == "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"c\": {},\n  \"d\": 1.5,\n  \"e\": 3\n}\n");
+}

@@ -1,0 +1,65 @@
+#include <mcphealth/hook/payload.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+TEST_CASE("MCP tool names split into server and tool", "[payload]") {
+  auto t = hook::split_mcp_tool_name("mcp__github__create__issue");
+  REQUIRE(t);
+  CHECK(t->server == "github");
+  CHECK(t->tool == "create__issue");
+  CHECK(hook::split_mcp_tool_name("mcp__plugin_x_y__t")->server == "plugin_x_y");
+  CHECK_FALSE(hook::split_mcp_tool_name("Bash"));
+  CHECK_FALSE(hook::split_mcp_tool_name("mcp____t"));
+}
+
+TEST_CASE("explicit target fields count only for non-MCP tool names", "[payload]") {
+  auto mcp = hook::find_target(json::parse(R"({"tool_name":"mcp__a__t","tool_input":{"server":"b"}})").as_object());
+  CHECK(mcp->server == "a");
+  auto task = hook::find_target(json::parse(R"({"tool_name":"Task","tool_input":{"mcp_server":"b","tool":"q"}})").as_object());
+  REQUIRE(task);
+  CHECK(task->server == "b");
+  CHECK(task->tool == "q");
+  auto top = hook::find_target(json::parse(R"({"tool_name":"X","server":"c","tool_input":{"server":"d"}})").as_object());
+  CHECK(top->server == "c");
+  CHECK(top->tool == "X");
+  auto conn = hook::find_target(json::parse(R"({"tool_name":"X","tool_input":{"connector":{"name":"e"}}})").as_object());
+  CHECK(conn->server == "e");
+  CHECK_FALSE(hook::find_target(json::parse(R"({"tool_name":"Bash","tool_input":{"command":"ls"}})").as_object()));
+  CHECK_FALSE(hook::find_target(json::parse(R"({"tool_name":"X","tool_input":{"server":3}})").as_object()));
+}
+
+TEST_CASE("raw text yields the target when the payload is cut off", "[payload]") {
+  auto t = hook::find_target_in_raw(R"({"hook_event_name":"PreToolUse","tool_name" : "mcp__s__t","tool_input":{"x":"aaaa)");
+  REQUIRE(t);
+  CHECK(t->server == "s");
+  CHECK(hook::find_raw_string_field(R"({"a":"x\"y"})", "a") == std::optional<std::string>("x\"y"));
+  CHECK_FALSE(hook::find_raw_string_field(R"({"a":"unterminat)", "a"));
+}
+
+TEST_CASE("input over the limit is cut and marked truncated", "[payload]") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const std::string text = R"({"tool_name":"mcp__s__t","pad":"xxxxxxxxxxxxxxxxxxxxxxxx"})";
+  REQUIRE(::write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  auto in = hook::read_input(fds[0], 20, false);
+  ::close(fds[0]);
+  CHECK(in.truncated);
+  CHECK(in.raw == text.substr(0, 20));
+  CHECK(in.payload.empty());
+}
+
+TEST_CASE("unparseable input is an empty payload", "[payload]") {
+  hook::HookInput in;
+  in.raw = "not json";
+  hook::parse_payload(in);
+  CHECK(in.payload.empty());
+  in.raw = "[1,2]";
+  hook::parse_payload(in);
+  CHECK(in.payload.empty());
+}

@@ -1,0 +1,72 @@
+#include "fakes.hpp"
+
+#include <mcphealth/config/server.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sys/stat.h>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+config::ServerDefinition def(const char* raw) { return {"s", "/c.json", "explicit", json::parse(raw).as_object()}; }
+} // namespace
+
+TEST_CASE("a command resolves on the merged PATH with env over the hook's environment", "[server]") {
+  testing::TempDir dir;
+  const auto exe = dir.path() / "my-server";
+  std::ofstream(exe) << "#!/bin/sh\n";
+  ::chmod(exe.c_str(), 0755);
+  util::MapEnvironment env({{"PATH", "/nowhere"}, {"KEEP", "1"}, {"TOKEN", "old"}});
+  auto resolved = config::resolve_server(
+      def((R"({"command":"my-server","args":["--x",3],"env":{"PATH":")" + dir.path().string() +
+           R"(","TOKEN":"${SECRET:-new}"}})")
+              .c_str()),
+      env);
+  const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport);
+  REQUIRE(stdio);
+  CHECK(stdio->executable == exe);
+  CHECK(stdio->args == std::vector<std::string>{"--x", "3"});
+  CHECK(stdio->env_names == std::vector<std::string>{"PATH", "TOKEN"});
+  CHECK(std::count(stdio->environment.begin(), stdio->environment.end(), "TOKEN=new") == 1);
+  CHECK(std::count(stdio->environment.begin(), stdio->environment.end(), "TOKEN=old") == 0);
+  CHECK(std::count(stdio->environment.begin(), stdio->environment.end(), "KEEP=1") == 1);
+}
+
+TEST_CASE("a command not on PATH resolves to nothing", "[server]") {
+  auto resolved = config::resolve_server(def(R"({"command":"surely-not-a-command-xyz"})"), util::MapEnvironment{});
+  CHECK(std::get<config::StdioServer>(resolved.transport).executable.empty());
+}
+
+TEST_CASE("type http, streamable-http, sse and a bare url are HTTP", "[server]") {
+  util::MapEnvironment env({{"TOK", "abc"}});
+  for (const char* raw : {R"({"type":"http","url":"http://h/mcp","headers":{"Authorization":"Bearer ${TOK}"}})",
+                          R"({"type":"streamable-http","url":"http://h/mcp"})", R"({"url":"http://h/mcp"})"}) {
+    auto resolved = config::resolve_server(def(raw), env);
+    const auto* http = std::get_if<config::HttpServer>(&resolved.transport);
+    REQUIRE(http);
+    CHECK(http->url == "http://h/mcp");
+    CHECK(http->type == "http");
+  }
+  auto with_headers = config::resolve_server(
+      def(R"({"type":"http","url":"http://h/mcp","headers":{"Authorization":"Bearer ${TOK}"}})"), env);
+  CHECK(std::get<config::HttpServer>(with_headers.transport).headers[0].second == "Bearer abc");
+  auto sse = config::resolve_server(def(R"({"type":"sse","url":"http://h/sse"})"), env);
+  CHECK(std::get<config::HttpServer>(sse.transport).type == "sse");
+}
+
+TEST_CASE("anything else is an unsupported config", "[server]") {
+  for (const char* raw : {R"({"type":"ws","url":"x"})", R"({"args":["a"]})", R"({"type":"stdio"})"}) {
+    auto resolved = config::resolve_server(def(raw), util::MapEnvironment{});
+    const auto* bad = std::get_if<config::UnsupportedServer>(&resolved.transport);
+    REQUIRE(bad);
+    CHECK(bad->reason == "unsupported MCP server config");
+  }
+}
+
+TEST_CASE("unset variables are listed once", "[server]") {
+  auto resolved = config::resolve_server(def(R"({"command":"${BIN}","args":["${KEY}","${KEY}"]})"), util::MapEnvironment{});
+  CHECK(resolved.unset_vars == std::vector<std::string>{"BIN", "KEY"});
+}

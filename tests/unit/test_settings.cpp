@@ -1,0 +1,57 @@
+#include <mcphealth/config/settings.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+using util::MapEnvironment;
+
+TEST_CASE("settings default to the JS hook's values", "[settings]") {
+  config::Settings s = config::resolve_settings(MapEnvironment({{"HOME", "/h"}}), {});
+  CHECK(s.ttl_ms.value == 120'000);
+  CHECK(s.timeout_ms.value == 5'000);
+  CHECK(s.backoff_ms.value == 30'000);
+  CHECK(s.max_backoff_ms.value == 600'000);
+  CHECK(s.reconnect_timeout_ms.value == 5'000);
+  CHECK_FALSE(s.fail_open.value);
+  CHECK(s.state_path.value == "/h/.claude/mcp-health-cache.json");
+  CHECK(s.state_path.origin == "default");
+  CHECK(s.warnings.empty());
+}
+
+TEST_CASE("settings come from variables and say which", "[settings]") {
+  MapEnvironment env({{"HOME", "/h"}, {"MCPHEALTH_TTL_MS", "5"}, {"ECC_MCP_HEALTH_FAIL_OPEN", "yes"},
+                      {"ECC_MCP_HEALTH_STATE_PATH", "~/s.json"}});
+  config::Settings s = config::resolve_settings(env, {});
+  CHECK(s.ttl_ms.value == 5);
+  CHECK(s.ttl_ms.origin == "variable MCPHEALTH_TTL_MS");
+  CHECK(s.fail_open.value);
+  CHECK(s.state_path.value == "/h/s.json");
+}
+
+TEST_CASE("a malformed number is ignored with a warning", "[settings]") {
+  config::Settings s = config::resolve_settings(MapEnvironment({{"ECC_MCP_HEALTH_TIMEOUT_MS", "5s"}}), {});
+  CHECK(s.timeout_ms.value == 5'000);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0].find("ECC_MCP_HEALTH_TIMEOUT_MS=5s") != std::string::npos);
+}
+
+TEST_CASE("the config path variable splits on colons and warns about ~", "[settings]") {
+  MapEnvironment env({{"HOME", "/h"}, {"ECC_MCP_CONFIG_PATH", "/a.json:~/b.json::$HOME/c.json"}});
+  config::Settings s = config::resolve_settings(env, {});
+  REQUIRE(s.config_paths.value.size() == 3);
+  CHECK(s.config_paths.value[0] == "/a.json");
+  CHECK(s.config_paths.value[1] == "/h/b.json");
+  CHECK(s.config_paths.value[2] == "/h/c.json");
+  CHECK(s.warnings.size() == 2);
+}
+
+TEST_CASE("flags win over variables", "[settings]") {
+  config::SettingsOverrides flags;
+  flags.state_path = "/flag.json";
+  flags.config_paths = {"/x.json"};
+  MapEnvironment env({{"ECC_MCP_HEALTH_STATE_PATH", "/var.json"}, {"ECC_MCP_CONFIG_PATH", "/y.json"}});
+  config::Settings s = config::resolve_settings(env, flags);
+  CHECK(s.state_path.value == "/flag.json");
+  CHECK(s.state_path.origin == "flag --state");
+  CHECK(s.config_paths.value == std::vector<std::filesystem::path>{"/x.json"});
+}
