@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <string_view>
 
@@ -16,6 +17,8 @@ namespace {
 
 /// Exit code for usage and configuration errors, shared by every subcommand but the hook (which never fails a call).
 constexpr int k_exit_usage = 2;
+/// Exit code for an unexpected internal error in a subcommand other than the hook.
+constexpr int k_exit_internal = 3;
 
 /// Every subcommand, in the order `--help` lists them.
 struct Command {
@@ -52,6 +55,7 @@ int mcphealth_main(int argc, char** argv) {
                  "MCP config file to read instead of searching Claude Code's places (repeatable)");
   app.add_flag("-v,--verbose", invocation.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
   app.require_subcommand(1);
+  app.parse_complete_callback([&invocation] { util::log::configure(invocation.globals.verbosity); });
 
   // The hook runs before every MCP tool call: when it is the one asked for, build only its part of the tree.
   const std::string_view chosen = chosen_command(argc, argv);
@@ -59,6 +63,14 @@ int mcphealth_main(int argc, char** argv) {
   for (const Command& c : k_commands) only_one = only_one || chosen == c.name;
   for (const Command& c : k_commands) {
     if (!only_one || chosen == c.name) c.register_fn(app, invocation);
+  }
+
+  if (!chosen.empty() && !only_one) {
+    std::string known;
+    for (const Command& c : k_commands) known += std::string(known.empty() ? "" : ", ") + c.name;
+    std::fprintf(stderr, "mcphealth: unknown command '%.*s' (commands: %s; see mcphealth --help)\n",
+                 static_cast<int>(chosen.size()), chosen.data(), known.c_str());
+    return k_exit_usage;
   }
 
   try {
@@ -72,6 +84,10 @@ int mcphealth_main(int argc, char** argv) {
     }
     app.exit(e);
     return k_exit_usage;
+  } catch (const std::exception& e) {
+    // The hook catches its own errors (it must allow the call); anything reaching here is another command's bug.
+    util::log::error(std::string("internal error: ") + e.what());
+    return k_exit_internal;
   }
   return invocation.exit_code;
 }
