@@ -6,6 +6,31 @@ set -euo pipefail
 : "${MCPHEALTH_FIXTURES:?set MCPHEALTH_FIXTURES to tests/fixtures}"
 PY=/usr/bin/python3
 STDIO_SERVER="$MCPHEALTH_FIXTURES/stdio_server.py"
+HTTP_SERVER="$MCPHEALTH_FIXTURES/http_server.py"
+FIXTURE_PIDS=()
+
+# start_http ARGS...: starts the HTTP fixture on a free loopback port; sets HTTP_PORT. Stopped when the case ends.
+start_http() {
+  local port_file
+  port_file=$(mktemp -u "$T/port.XXXXXX")
+  "$PY" "$HTTP_SERVER" --port-file "$port_file" "$@" >/dev/null 2>&1 &
+  FIXTURE_PIDS+=($!)
+  for _ in $(seq 1 200); do
+    [ -s "$port_file" ] && break
+    sleep 0.02
+  done
+  [ -s "$port_file" ] || fail "HTTP fixture did not start"
+  HTTP_PORT=$(cat "$port_file")
+}
+
+# free_port: a loopback port with nothing listening on it.
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+cleanup_case() {
+  for p in "${FIXTURE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${FIXTURE_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$T"
+}
 
 fail() {
   echo "FAIL: $*" >&2
@@ -97,7 +122,7 @@ seed_state() { mkdir -p "$HOME/.claude"; printf '%s\n' "$1" > "$(STATE)"; }
 run_case() {
   local name=$1
   T=$(mktemp -d)
-  trap 'rm -rf "$T"' EXIT
+  trap cleanup_case EXIT
   export HOME="$T/home"
   PROJ="$T/proj"
   mkdir -p "$HOME" "$PROJ"
@@ -105,6 +130,7 @@ run_case() {
   for v in $(env | grep -oE '^(ECC_[A-Z0-9_]*|MCPHEALTH_[A-Z0-9_]*|CLAUDE_[A-Z0-9_]*)' || true); do
     [ "$v" == "MCPHEALTH_BIN" ] || [ "$v" == "MCPHEALTH_FIXTURES" ] || unset "$v"
   done
+  unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
   # Fast probes: the default liveness timeout is 5 s.
   export ECC_MCP_HEALTH_TIMEOUT_MS=400
   "case_$name"

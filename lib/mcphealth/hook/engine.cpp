@@ -173,12 +173,6 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   for (const auto& var : server.unset_vars) {
     log(name + " config references ${" + var + "}, which is not set; it is passed on literally");
   }
-  if (std::holds_alternative<config::HttpServer>(server.transport) &&
-      m_deps.prober.probe(server, 0).kind == probe::Kind::unsupported) {
-    log(name + " is an HTTP server and this build cannot probe HTTP; skipping preflight probe");
-    return allow();
-  }
-
   // One probe at a time per server: a hook that finds one in flight waits for its result.
   util::RecordLock::Outcome lock_outcome{};
   util::RecordLock lock = util::RecordLock::acquire(m_store.probe_lock_path(), name, probe_lock_wait_ms(),
@@ -195,6 +189,10 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   const std::string source = def->source.string();
 
   probe::ProbeResult result = m_deps.prober.probe(server, s.timeout_ms.value);
+  if (result.kind == probe::Kind::not_probed) {
+    log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
+    return allow();
+  }
   if (result.ok) {
     const bool was_unhealthy = before && before->unhealthy();
     write([&](json::object& doc) {

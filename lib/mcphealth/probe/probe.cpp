@@ -23,6 +23,7 @@ std::string kind_name(Kind kind) {
   case Kind::transport: return "transport";
   case Kind::protocol_error: return "protocol-error";
   case Kind::unsupported: return "unsupported";
+  case Kind::not_probed: return "not-probed";
   }
   return "unknown";
 }
@@ -43,10 +44,63 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t
   if (const auto* stdio = std::get_if<config::StdioServer>(&server.transport)) {
     return probe_stdio_liveness(*stdio, timeout_ms, m_clock);
   }
+  if (const auto* remote = std::get_if<config::HttpServer>(&server.transport)) {
+    std::string error;
+    if (m_http == nullptr) m_http = http::curl_client(error);
+    if (m_http == nullptr) {
+      ProbeResult r;
+      r.kind = Kind::not_probed;
+      r.reason = "HTTP probes need libcurl (" + error + ")";
+      return r;
+    }
+    return probe_http_liveness(*remote, timeout_ms, *m_http, m_clock);
+  }
   ProbeResult r;
   r.kind = Kind::unsupported;
-  if (const auto* bad = std::get_if<config::UnsupportedServer>(&server.transport)) r.reason = bad->reason;
-  else r.reason = "HTTP probes are not available in this build";
+  r.reason = std::get<config::UnsupportedServer>(server.transport).reason;
+  return r;
+}
+
+bool is_reachable_status(long status) {
+  switch (status) {
+  case 200: case 201: case 202: case 204:
+  case 301: case 302: case 303: case 304: case 307: case 308:
+  case 400: case 401: case 403: case 405: case 406:
+    return true;
+  default:
+    return false;
+  }
+}
+
+ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t timeout_ms, http::Client& client,
+                                util::Clock& clock) {
+  ProbeResult r;
+  const util::EpochMs started = clock.now_ms();
+  http::Request request;
+  request.url = server.url;
+  request.headers = server.headers;
+  request.timeout_ms = timeout_ms;
+  request.on_body = [](std::string_view) { return false; }; // the status is all we need; an SSE stream never ends
+  const http::Response response = client.perform(request);
+  r.latency_ms = clock.now_ms() - started;
+  if (!response.has_status()) {
+    r.kind = response.timed_out ? Kind::timeout : Kind::transport;
+    r.code = state::FailureCode::transport();
+    r.reason = response.error;
+    return r;
+  }
+  r.http_status = static_cast<int>(response.status);
+  if (is_reachable_status(response.status)) {
+    r.ok = true;
+    r.kind = (response.status == 401 || response.status == 403) ? Kind::needs_auth : Kind::reachable;
+    return r;
+  }
+  r.kind = Kind::http_status;
+  r.reason = "HTTP " + std::to_string(response.status);
+  if (response.status == 429 || response.status == 503) {
+    r.code = state::FailureCode::http(static_cast<int>(response.status));
+    if (auto value = response.header("retry-after")) r.retry_after_ms = http::parse_retry_after(*value, clock.now_ms());
+  }
   return r;
 }
 

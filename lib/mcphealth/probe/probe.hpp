@@ -2,6 +2,7 @@
 // Probing one server: the result type every transport returns, and the seam the hook and `probe` call through,
 // so their logic is tested with a fake prober and real probes are tested against real processes.
 #include <mcphealth/config/server.hpp>
+#include <mcphealth/http/client.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/clock.hpp>
 
@@ -26,6 +27,7 @@ enum class Kind {
   transport,      // connection refused, DNS or TLS failure
   protocol_error, // answered, but not with MCP (or with a JSON-RPC error)
   unsupported,    // the definition is neither stdio nor HTTP
+  not_probed,     // this machine cannot run such a probe (no libcurl): no verdict either way
 };
 
 /// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
@@ -63,12 +65,24 @@ public:
 /// Probes for real: processes for stdio servers, HTTP requests for remote ones.
 class LiveProber final : public Prober {
 public:
-  explicit LiveProber(util::Clock& clock) : m_clock(clock) {}
+  /// `http` is the HTTP client to use; nothing = libcurl, loaded the first time an HTTP server is probed.
+  explicit LiveProber(util::Clock& clock, http::Client* http = nullptr) : m_clock(clock), m_http(http) {}
   ProbeResult probe(const config::ResolvedServer& server, std::int64_t timeout_ms) override;
 
 private:
   util::Clock& m_clock;
+  http::Client* m_http;
 };
+
+/// The HTTP statuses that mean "the server is up": 2xx successes, redirects, and the refusals a live MCP endpoint
+/// gives a bare GET (400, 401, 403, 405, 406).
+bool is_reachable_status(long status);
+
+/// Liveness of an HTTP server: a GET with the configured headers, classified by status (see is_reachable_status);
+/// 401/403 are healthy as `needs-auth`; 429/503 carry their code and Retry-After; failures to connect are transport
+/// failures.
+ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t timeout_ms, http::Client& client,
+                                util::Clock& clock);
 
 /// Liveness of a stdio server: healthy when the process is still running at the timeout; unhealthy when it exits
 /// first (reason: its stderr, else the exit status) or cannot be started. The process group is gone afterwards.

@@ -1,0 +1,43 @@
+#include <mcphealth/http/client.hpp>
+
+#include <cctype>
+#include <charconv>
+#include <ctime>
+
+namespace mcphealth::http {
+
+std::optional<std::string> Response::header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> parse_retry_after(std::string_view value, std::int64_t now_ms) {
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+  if (value.empty()) return std::nullopt;
+  std::int64_t seconds = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (ec == std::errc{} && ptr == value.data() + value.size()) {
+    return seconds < 0 ? std::nullopt : std::optional<std::int64_t>(seconds * 1000);
+  }
+  // An HTTP date, IMF-fixdate form: "Sun, 06 Nov 1994 08:49:37 GMT".
+  std::tm tm{};
+  const std::string text(value);
+  const char* end = ::strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  const std::int64_t at_ms = static_cast<std::int64_t>(::timegm(&tm)) * 1000;
+  return at_ms > now_ms ? at_ms - now_ms : 0;
+}
+
+std::string no_proxy_list(const std::optional<std::string>& user_no_proxy) {
+  std::string list = "localhost,127.0.0.0/8,::1";
+  if (user_no_proxy && !user_no_proxy->empty()) {
+    if (*user_no_proxy == "*") return "*";
+    list = *user_no_proxy + "," + list;
+  }
+  return list;
+}
+
+} // namespace mcphealth::http

@@ -1,0 +1,63 @@
+#pragma once
+// HTTP behind a seam. The real client is libcurl, loaded with dlopen the first time an HTTP request is made: a
+// linked libcurl (37 shared libraries) would cost every hook run ~20 ms of start-up, HTTP server or not.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcphealth::http {
+
+/// One request.
+struct Request {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::int64_t timeout_ms = 5000;
+  /// Receives body bytes as they arrive; returning false stops the transfer, which then counts as complete.
+  /// Without it the body is collected into `Response::body` (up to 1 MiB).
+  std::function<bool(std::string_view)> on_body;
+};
+
+/// What came back: a status (and headers, body), or why there is none.
+struct Response {
+  /// The HTTP status, 0 when the request failed before one arrived.
+  long status = 0;
+  /// Header names lower-cased, in arrival order.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  /// Why the request failed: `connect ECONNREFUSED 127.0.0.1:3001`, `request timed out`, `TLS: ...`.
+  std::string error;
+  bool timed_out = false;
+
+  /// True when a status arrived.
+  bool has_status() const { return status > 0; }
+  /// Returns the first header called `name` (lower-case), if any.
+  std::optional<std::string> header(std::string_view name) const;
+};
+
+/// Performs HTTP requests. An interface so probe logic is tested without sockets.
+class Client {
+public:
+  virtual ~Client() = default;
+  /// Performs `request`, blocking until it completes, fails, is stopped by `on_body` or times out.
+  virtual Response perform(const Request& request) = 0;
+};
+
+/// Returns the process-wide libcurl client, loading libcurl on first use; nullptr (and `error`) when it cannot be
+/// loaded.
+Client* curl_client(std::string& error);
+
+/// Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now_ms`; nothing when it is
+/// neither. A date in the past gives 0.
+std::optional<std::int64_t> parse_retry_after(std::string_view value, std::int64_t now_ms);
+
+/// The `no_proxy` list libcurl is given: the user's own (`no_proxy`/`NO_PROXY`) plus every loopback address, so a
+/// probe of a local server never goes through a proxy.
+std::string no_proxy_list(const std::optional<std::string>& user_no_proxy);
+
+} // namespace mcphealth::http

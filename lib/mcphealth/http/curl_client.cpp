@@ -1,0 +1,209 @@
+// The libcurl client, resolved symbol by symbol from a dlopen'd libcurl: the binary never links it.
+#include <mcphealth/http/client.hpp>
+
+#include <mcphealth/util/fs.hpp>
+
+#include <curl/curl.h>
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+
+namespace mcphealth::http {
+
+namespace {
+
+constexpr std::size_t k_max_collected_body = 1 << 20;
+
+/// The libcurl functions we use, looked up once.
+struct CurlApi {
+  CURLcode (*global_init)(long) = nullptr;
+  CURL* (*easy_init)() = nullptr;
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
+  CURLcode (*easy_perform)(CURL*) = nullptr;
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
+  void (*easy_cleanup)(CURL*) = nullptr;
+  curl_slist* (*slist_append)(curl_slist*, const char*) = nullptr;
+  void (*slist_free_all)(curl_slist*) = nullptr;
+  const char* (*easy_strerror)(CURLcode) = nullptr;
+};
+
+template <typename Fn>
+bool resolve(void* lib, const char* name, Fn& fn) {
+  fn = reinterpret_cast<Fn>(::dlsym(lib, name));
+  return fn != nullptr;
+}
+
+/// Per-transfer state the callbacks write into.
+struct Transfer {
+  const Request* request = nullptr;
+  Response* response = nullptr;
+  bool stopped = false;
+};
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string_view line(data, size * count);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.substr(0, 5) == "HTTP/") {
+    t->response->headers.clear(); // a new response (after 100 Continue, say)
+  } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    t->response->headers.emplace_back(std::move(name), std::string(value));
+  }
+  return size * count;
+}
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string_view chunk(data, size * count);
+  if (t->request->on_body) {
+    if (!t->request->on_body(chunk)) {
+      t->stopped = true;
+      return 0; // makes libcurl end the transfer with CURLE_WRITE_ERROR
+    }
+    return chunk.size();
+  }
+  const std::size_t room = k_max_collected_body - std::min(k_max_collected_body, t->response->body.size());
+  t->response->body.append(chunk.substr(0, room));
+  return chunk.size();
+}
+
+class CurlClient final : public Client {
+public:
+  explicit CurlClient(CurlApi api) : m_api(api) {}
+  Response perform(const Request& request) override;
+
+private:
+  std::string describe_failure(CURL* curl, CURLcode code, const Request& request);
+  CurlApi m_api;
+};
+
+std::string host_of(const std::string& url) {
+  std::size_t start = url.find("://");
+  start = start == std::string::npos ? 0 : start + 3;
+  std::size_t end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (auto at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  return authority;
+}
+
+std::string CurlClient::describe_failure(CURL* curl, CURLcode code, const Request& request) {
+  long os_errno = 0;
+  m_api.easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+  char* ip = nullptr;
+  long port = 0;
+  m_api.easy_getinfo(curl, CURLINFO_PRIMARY_IP, &ip);
+  m_api.easy_getinfo(curl, CURLINFO_PRIMARY_PORT, &port);
+  const std::string where = (ip != nullptr && *ip != '\0' && port > 0)
+                                ? std::string(ip) + ":" + std::to_string(port)
+                                : host_of(request.url);
+  switch (code) {
+  case CURLE_COULDNT_CONNECT:
+    return "connect " + (os_errno != 0 ? util::errno_name(static_cast<int>(os_errno)) : std::string("failed")) + " " +
+           where;
+  case CURLE_COULDNT_RESOLVE_HOST: return "getaddrinfo ENOTFOUND " + host_of(request.url);
+  case CURLE_COULDNT_RESOLVE_PROXY: return "proxy: getaddrinfo ENOTFOUND (check https_proxy/http_proxy)";
+  case CURLE_OPERATION_TIMEDOUT: return "request timed out";
+  case CURLE_PEER_FAILED_VERIFICATION: return "TLS: certificate verify failed";
+  case CURLE_SSL_CONNECT_ERROR: return "TLS: handshake failed";
+  case CURLE_GOT_NOTHING: return "socket hang up (empty reply from " + where + ")";
+  case CURLE_RECV_ERROR:
+  case CURLE_SEND_ERROR: return "socket hang up (connection reset by " + where + ")";
+  case CURLE_URL_MALFORMAT: return "invalid URL: " + request.url;
+  case CURLE_UNSUPPORTED_PROTOCOL: return "unsupported URL scheme: " + request.url;
+  default: return std::string("HTTP request failed: ") + m_api.easy_strerror(code);
+  }
+}
+
+Response CurlClient::perform(const Request& request) {
+  Response response;
+  CURL* curl = m_api.easy_init();
+  if (curl == nullptr) {
+    response.error = "HTTP request failed: curl_easy_init";
+    return response;
+  }
+  Transfer transfer{&request, &response, false};
+  curl_slist* headers = nullptr;
+  for (const auto& [name, value] : request.headers) headers = m_api.slist_append(headers, (name + ": " + value).c_str());
+  const char* user_no_proxy = std::getenv("no_proxy");
+  if (user_no_proxy == nullptr) user_no_proxy = std::getenv("NO_PROXY");
+  const std::string no_proxy =
+      no_proxy_list(user_no_proxy ? std::optional<std::string>(user_no_proxy) : std::nullopt);
+  const std::string user_agent = std::string("mcphealth/") + MCPHEALTH_VERSION;
+
+  m_api.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  m_api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  m_api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_ms));
+  m_api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.timeout_ms));
+  m_api.easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
+  m_api.easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
+  m_api.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  m_api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, &on_header);
+  m_api.easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
+  m_api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &on_body);
+  m_api.easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
+  if (request.method == "POST") {
+    m_api.easy_setopt(curl, CURLOPT_POST, 1L);
+    m_api.easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.c_str());
+    m_api.easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(request.body.size()));
+  } else if (request.method != "GET") {
+    m_api.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+
+  const CURLcode code = m_api.easy_perform(curl);
+  long status = 0;
+  m_api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && transfer.stopped)) {
+    response.status = status;
+  } else {
+    response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+    response.error = describe_failure(curl, code, request);
+    // A status that arrived before a stream timed out still tells us the server answered.
+    if (response.timed_out && status > 0 && request.on_body) response.status = status;
+  }
+  m_api.slist_free_all(headers);
+  m_api.easy_cleanup(curl);
+  return response;
+}
+
+} // namespace
+
+Client* curl_client(std::string& error) {
+  static std::once_flag once;
+  static CurlClient* client = nullptr;
+  static std::string load_error;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    for (const char* name : {"libcurl.so.4", "libcurl.4.dylib", "libcurl.dylib", "libcurl.so"}) {
+      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    }
+    if (lib == nullptr) {
+      const char* why = ::dlerror();
+      load_error = std::string("cannot load libcurl: ") + (why ? why : "not found");
+      return;
+    }
+    CurlApi api;
+    const bool ok = resolve(lib, "curl_global_init", api.global_init) && resolve(lib, "curl_easy_init", api.easy_init) &&
+                    resolve(lib, "curl_easy_setopt", api.easy_setopt) &&
+                    resolve(lib, "curl_easy_perform", api.easy_perform) &&
+                    resolve(lib, "curl_easy_getinfo", api.easy_getinfo) &&
+                    resolve(lib, "curl_easy_cleanup", api.easy_cleanup) &&
+                    resolve(lib, "curl_slist_append", api.slist_append) &&
+                    resolve(lib, "curl_slist_free_all", api.slist_free_all) &&
+                    resolve(lib, "curl_easy_strerror", api.easy_strerror);
+    if (!ok) {
+      load_error = "cannot load libcurl: a symbol is missing";
+      return;
+    }
+    api.global_init(CURL_GLOBAL_DEFAULT);
+    client = new CurlClient(api); // lives as long as the process, like the library
+  });
+  if (client == nullptr) error = load_error;
+  return client;
+}
+
+} // namespace mcphealth::http

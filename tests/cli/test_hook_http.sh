@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# PreToolUse on HTTP servers: status classes, Retry-After, headers, proxies, failures to connect.
+source "$(dirname "$0")/lib.sh"
+
+# http_config URL [HEADERS JSON]: one HTTP server called "remote".
+http_config() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":{\"type\":\"http\",\"url\":\"$1\"${2:+,\"headers\":$2}}}}"
+}
+entry() { json_get "$(STATE)" "d[\"servers\"][\"remote\"]$1"; }
+
+case_reachable_statuses_are_healthy() {
+  local status
+  for status in 200 204 302 400 405 406; do
+    start_http --status "$status"
+    http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+    rm -f "$(STATE)"
+    hook "$(pre_payload remote)"
+    assert_eq "$RC" 0
+    assert_eq "$OUT" "" "status $status allows"
+    assert_eq "$(entry '["status"]')" "healthy" "status $status"
+    assert_eq "$(entry '["probe"]["httpStatus"]')" "$status"
+  done
+}
+
+case_auth_challenge_is_healthy_needs_auth() {
+  start_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_eq "$OUT" ""
+  assert_eq "$(entry '["status"]')" "healthy"
+  assert_eq "$(entry '["probe"]["httpStatus"]')" "401"
+  assert_eq "$(entry '["probe"]["kind"]')" "needs-auth"
+}
+
+case_server_errors_are_unhealthy() {
+  start_http --status 500
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (HTTP 500)"
+  assert_eq "$(entry '["lastFailureCode"]')" "null"
+  start_http --status 404
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  rm -f "$(STATE)"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (HTTP 404)"
+}
+
+case_503_carries_its_code_and_reconnects_at_once() {
+  start_http --status 503
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected; exit 1"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (HTTP 503)"
+  assert_eq "$(entry '["lastFailureCode"]')" "503"
+  assert_file_exists "$T/reconnected"
+}
+
+case_retry_after_seconds_sets_next_retry() {
+  start_http --status 429 --retry-after 900
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["lastFailureCode"]')" "429"
+  assert_eq "$(entry '["nextRetryAt"] - d["servers"]["remote"]["checkedAt"]')" "900000"
+  assert_no_file "$T/reconnected"
+}
+
+case_retry_after_date_sets_next_retry() {
+  local date; date=$("$PY" -c 'import email.utils,time; print(email.utils.formatdate(time.time()+1200, usegmt=True))')
+  start_http --status 503 --retry-after "$date"
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  local delay; delay=$(entry '["nextRetryAt"] - d["servers"]["remote"]["checkedAt"]')
+  [ "$delay" -ge 1195000 ] && [ "$delay" -le 1201000 ] || fail "Retry-After date gave a delay of $delay ms"
+}
+
+case_retry_after_is_capped_at_an_hour() {
+  start_http --status 503 --retry-after 86400
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["nextRetryAt"] - d["servers"]["remote"]["checkedAt"]')" "3600000"
+}
+
+case_connection_refused_is_a_transport_failure() {
+  local port; port=$(free_port)
+  http_config "http://127.0.0.1:$port/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (connect ECONNREFUSED 127.0.0.1:$port)"
+  assert_eq "$(entry '["lastFailureCode"]')" "transport"
+}
+
+case_accept_then_hang_times_out() {
+  start_http --behaviour hang
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (request timed out)"
+}
+
+case_immediate_close_is_unhealthy() {
+  start_http --behaviour close
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (socket hang up"
+}
+
+case_unknown_host_is_enotfound() {
+  http_config "http://no-such-host.invalid/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (getaddrinfo ENOTFOUND no-such-host.invalid)"
+}
+
+case_configured_headers_are_sent_expanded() {
+  export MCP_TOKEN=s3cret
+  start_http --expect-header "Authorization: Bearer s3cret" --log-file "$T/requests"
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp" '{"Authorization":"Bearer ${MCP_TOKEN}","X-Team":"${TEAM:-core}"}'
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["status"]')" "healthy"
+  assert_eq "$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["headers"]["X-Team"])' "$T/requests")" "core"
+}
+
+case_streamable_and_sse_types_and_bare_url_are_probed() {
+  start_http --status 406
+  for def in "{\"type\":\"streamable-http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}" \
+             "{\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}" \
+             "{\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"; do
+    write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":$def}}"
+    rm -f "$(STATE)"
+    hook "$(pre_payload remote)"
+    assert_eq "$(entry '["status"]')" "healthy" "$def"
+  done
+}
+
+case_loopback_never_goes_through_a_proxy() {
+  start_http --log-file "$T/proxy-log"
+  local proxy_port=$HTTP_PORT
+  start_http --status 200
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  export http_proxy="http://127.0.0.1:$proxy_port" HTTP_PROXY="http://127.0.0.1:$proxy_port" https_proxy="http://127.0.0.1:$proxy_port"
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["status"]')" "healthy"
+  assert_no_file "$T/proxy-log"
+  http_config "http://localhost:$HTTP_PORT/mcp"
+  rm -f "$(STATE)"
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["status"]')" "healthy"
+  assert_no_file "$T/proxy-log"
+}
+
+case_dead_proxy_does_not_break_loopback_probes() {
+  start_http --status 200
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  export http_proxy="http://127.0.0.1:$(free_port)" no_proxy="example.com"
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["status"]')" "healthy"
+}
+
+case_other_hosts_do_go_through_the_proxy() {
+  start_http --status 200 --log-file "$T/proxy-log"
+  export http_proxy="http://127.0.0.1:$HTTP_PORT"
+  http_config "http://mcp.example.test/mcp"
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["status"]')" "healthy"
+  assert_contains "$(cat "$T/proxy-log")" '"target": "http://mcp.example.test/mcp"'
+}
+
+case_cache_hit_does_not_load_libcurl() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"remote\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 600000))}}}"
+  http_config "http://127.0.0.1:1/mcp"
+  set +e
+  pre_payload remote | LD_DEBUG=libs "$MCPHEALTH_BIN" hook >/dev/null 2>"$T/ld"
+  set -e
+  assert_contains "$(cat "$T/ld")" "libc.so" "LD_DEBUG output is there"
+  assert_not_contains "$(cat "$T/ld")" "libcurl" "cache hit must not load libcurl"
+  printf '{"hook_event_name":"PreToolUse","tool_name":"Read"}' | LD_DEBUG=libs "$MCPHEALTH_BIN" hook >/dev/null 2>"$T/ld2"
+  assert_not_contains "$(cat "$T/ld2")" "libcurl" "non-MCP call must not load libcurl"
+  # ...while an HTTP probe does, so the check above can fail.
+  rm -f "$(STATE)"
+  pre_payload remote | LD_DEBUG=libs "$MCPHEALTH_BIN" hook >/dev/null 2>"$T/ld3" || true
+  assert_contains "$(cat "$T/ld3")" "libcurl" "an HTTP probe loads libcurl"
+}
+
+main "$@"

@@ -1,0 +1,90 @@
+#include "fakes.hpp"
+
+#include <mcphealth/probe/probe.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+
+namespace {
+/// Answers every request with one canned response, and remembers the last request.
+class CannedHttp final : public http::Client {
+public:
+  http::Response response;
+  http::Request last;
+  http::Response perform(const http::Request& request) override {
+    last = request;
+    return response;
+  }
+};
+
+probe::ProbeResult probe_with(long status, std::vector<std::pair<std::string, std::string>> headers = {}) {
+  testing::FakeClock clock;
+  CannedHttp client;
+  client.response.status = status;
+  client.response.headers = std::move(headers);
+  return probe::probe_http_liveness({"http://h/mcp", "http", {{"A", "b"}}}, 1000, client, clock);
+}
+} // namespace
+
+TEST_CASE("reachable statuses are healthy and 401/403 need auth", "[probe]") {
+  for (long s : {200L, 201L, 202L, 204L, 301L, 302L, 303L, 304L, 307L, 308L, 400L, 405L, 406L}) {
+    auto r = probe_with(s);
+    CHECK(r.ok);
+    CHECK(r.kind == probe::Kind::reachable);
+    CHECK(r.http_status == static_cast<int>(s));
+  }
+  for (long s : {401L, 403L}) {
+    auto r = probe_with(s);
+    CHECK(r.ok);
+    CHECK(r.kind == probe::Kind::needs_auth);
+  }
+}
+
+TEST_CASE("other statuses are down; 429 and 503 carry their code and Retry-After", "[probe]") {
+  auto not_found = probe_with(404);
+  CHECK_FALSE(not_found.ok);
+  CHECK(not_found.reason == "HTTP 404");
+  CHECK_FALSE(not_found.code.present());
+  auto busy = probe_with(503, {{"retry-after", "60"}});
+  CHECK(busy.code == state::FailureCode::http(503));
+  CHECK(busy.retry_after_ms == 60'000);
+  auto limited = probe_with(429);
+  CHECK(limited.code == state::FailureCode::http(429));
+  CHECK_FALSE(limited.retry_after_ms);
+}
+
+TEST_CASE("a failure to connect is a transport failure with curl's reason", "[probe]") {
+  testing::FakeClock clock;
+  CannedHttp client;
+  client.response.error = "connect ECONNREFUSED 127.0.0.1:3001";
+  auto r = probe::probe_http_liveness({"http://h/mcp", "http", {}}, 1000, client, clock);
+  CHECK_FALSE(r.ok);
+  CHECK(r.kind == probe::Kind::transport);
+  CHECK(r.code == state::FailureCode::transport());
+  CHECK(r.reason == "connect ECONNREFUSED 127.0.0.1:3001");
+  client.response.timed_out = true;
+  client.response.error = "request timed out";
+  CHECK(probe::probe_http_liveness({"http://h/mcp", "http", {}}, 1000, client, clock).kind == probe::Kind::timeout);
+}
+
+TEST_CASE("the probe sends the configured headers and stops at the status", "[probe]") {
+  testing::FakeClock clock;
+  CannedHttp client;
+  client.response.status = 200;
+  probe::probe_http_liveness({"http://h/mcp", "http", {{"Authorization", "Bearer x"}}}, 750, client, clock);
+  CHECK(client.last.method == "GET");
+  CHECK(client.last.timeout_ms == 750);
+  CHECK(client.last.headers[0].second == "Bearer x");
+  REQUIRE(client.last.on_body);
+  CHECK_FALSE(client.last.on_body("data: {}\n"));
+}
+
+TEST_CASE("a stdio probe reports a missing command without spawning", "[probe]") {
+  testing::FakeClock clock;
+  config::StdioServer server;
+  server.command = "nope";
+  auto r = probe::probe_stdio_liveness(server, 100, clock);
+  CHECK(r.kind == probe::Kind::spawn_failed);
+  CHECK(r.reason == "spawn nope ENOENT");
+}
