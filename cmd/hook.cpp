@@ -90,10 +90,11 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     request.overrides = globals.overrides();
 
     util::SystemClock clock;
-    probe::LiveProber prober(clock);
+    std::string depth_warning;
+    probe::LiveProber prober(clock, probe::probe_options_from_env(env, depth_warning));
+    if (!depth_warning.empty()) warnings.push_back(depth_warning);
     hook::ShellRunner runner(clock);
-    hook::HookDeps deps{clock, env, prober, runner, log_line};
-    for (const auto& w : warnings) log_line(w);
+    hook::HookDeps deps{clock, env, prober, runner, log_line, warnings};
     const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
 
     const bool blocked = outcome.decision == hook::HookOutcome::Decision::block;

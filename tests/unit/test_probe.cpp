@@ -77,7 +77,7 @@ TEST_CASE("the probe sends the configured headers and stops at the status", "[pr
   CHECK(client.last.timeout_ms == 750);
   CHECK(client.last.headers[0].second == "Bearer x");
   REQUIRE(client.last.on_body);
-  CHECK_FALSE(client.last.on_body("data: {}\n"));
+  CHECK_FALSE(client.last.on_body("data: {}\n", http::Response{}));
 }
 
 TEST_CASE("a stdio probe reports a missing command without spawning", "[probe]") {

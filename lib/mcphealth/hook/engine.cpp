@@ -370,6 +370,9 @@ HookOutcome Invocation::run() {
   if (m_request.input.truncated) return truncated(event);
   const std::optional<CallTarget> target = find_target(m_request.input.payload);
   if (!target) return allow();
+  if (event != Event::other) {
+    for (const auto& w : m_deps.setup_warnings) log(w);
+  }
   switch (event) {
   case Event::pre_tool_use: return pre_tool_use(*target);
   case Event::post_tool_use_failure: return post_tool_use_failure(*target);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::hook {
 
@@ -31,6 +32,9 @@ struct HookDeps {
   CommandRunner& runner;
   /// Receives each stderr line without its prefix.
   std::function<void(std::string_view)> log;
+  /// Problems found while setting up (a malformed variable); said once the call is known to target an MCP server,
+  /// since a non-MCP call prints nothing.
+  std::vector<std::string> setup_warnings = {};
 };
 
 /// One invocation.

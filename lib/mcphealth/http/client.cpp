@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <ctime>
+#include <sys/socket.h>
 
 namespace mcphealth::http {
 
@@ -11,6 +12,28 @@ std::optional<std::string> Response::header(std::string_view name) const {
     if (k == name) return v;
   }
   return std::nullopt;
+}
+
+void Cancel::cancel() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_cancelled = true;
+  if (m_fd >= 0) ::shutdown(m_fd, SHUT_RDWR);
+}
+
+bool Cancel::cancelled() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_cancelled;
+}
+
+void Cancel::attach(int fd) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_fd = fd;
+  if (m_cancelled) ::shutdown(fd, SHUT_RDWR);
+}
+
+void Cancel::detach(int fd) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_fd == fd) m_fd = -1;
 }
 
 std::optional<std::int64_t> parse_retry_after(std::string_view value, std::int64_t now_ms) {

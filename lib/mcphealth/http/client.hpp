@@ -3,6 +3,8 @@
 // linked libcurl (37 shared libraries) would cost every hook run ~20 ms of start-up, HTTP server or not.
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +13,26 @@
 
 namespace mcphealth::http {
 
+struct Response;
+
+/// Lets another thread end a transfer at once: it shuts down the transfer's socket, which libcurl then sees as the
+/// end of the stream. Without it a quiet SSE stream would hold its thread until the timeout.
+class Cancel {
+public:
+  /// Ends the transfer now (and any later one using this token).
+  void cancel();
+  /// True once cancel() was called.
+  bool cancelled() const;
+  /// Called by the client when it opens and closes the transfer's socket.
+  void attach(int fd);
+  void detach(int fd);
+
+private:
+  mutable std::mutex m_mutex;
+  int m_fd = -1;
+  bool m_cancelled = false;
+};
+
 /// One request.
 struct Request {
   std::string method = "GET";
@@ -18,9 +40,11 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::int64_t timeout_ms = 5000;
-  /// Receives body bytes as they arrive; returning false stops the transfer, which then counts as complete.
-  /// Without it the body is collected into `Response::body` (up to 1 MiB).
-  std::function<bool(std::string_view)> on_body;
+  /// Receives body bytes as they arrive, with the status and headers so far; returning false stops the transfer,
+  /// which then counts as complete. Without it the body is collected into `Response::body` (up to 1 MiB).
+  std::function<bool(std::string_view chunk, const Response& so_far)> on_body;
+  /// Optional: lets another thread end the transfer.
+  std::shared_ptr<Cancel> cancel;
 };
 
 /// What came back: a status (and headers, body), or why there is none.
@@ -36,6 +60,9 @@ struct Response {
 
   /// True when a status arrived.
   bool has_status() const { return status > 0; }
+  /// The status line's code as it arrived (set before the body is delivered).
+  long status_so_far = 0;
+
   /// Returns the first header called `name` (lower-case), if any.
   std::optional<std::string> header(std::string_view name) const;
 };

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace mcphealth::http {
 
@@ -47,6 +49,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   if (line.substr(0, 5) == "HTTP/") {
     t->response->headers.clear(); // a new response (after 100 Continue, say)
+    if (auto sp = line.find(' '); sp != std::string_view::npos) t->response->status_so_far = std::atol(line.data() + sp + 1);
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
     std::string name(line.substr(0, colon));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -61,7 +64,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   auto* t = static_cast<Transfer*>(user);
   const std::string_view chunk(data, size * count);
   if (t->request->on_body) {
-    if (!t->request->on_body(chunk)) {
+    if (!t->request->on_body(chunk, *t->response)) {
       t->stopped = true;
       return 0; // makes libcurl end the transfer with CURLE_WRITE_ERROR
     }
@@ -70,6 +73,20 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   const std::size_t room = k_max_collected_body - std::min(k_max_collected_body, t->response->body.size());
   t->response->body.append(chunk.substr(0, room));
   return chunk.size();
+}
+
+// The socket callbacks hand the transfer's socket to its Cancel token, so another thread can shut it down.
+curl_socket_t open_socket(void* user, curlsocktype, curl_sockaddr* addr) {
+  auto* cancel = static_cast<Cancel*>(user);
+  if (cancel->cancelled()) return CURL_SOCKET_BAD;
+  int fd = ::socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+  if (fd >= 0) cancel->attach(fd);
+  return fd;
+}
+
+int close_socket(void* user, curl_socket_t fd) {
+  static_cast<Cancel*>(user)->detach(fd);
+  return ::close(fd);
 }
 
 class CurlClient final : public Client {
@@ -146,6 +163,12 @@ Response CurlClient::perform(const Request& request) {
   m_api.easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
   m_api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &on_body);
   m_api.easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
+  if (request.cancel) {
+    m_api.easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, &open_socket);
+    m_api.easy_setopt(curl, CURLOPT_OPENSOCKETDATA, request.cancel.get());
+    m_api.easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, &close_socket);
+    m_api.easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, request.cancel.get());
+  }
   if (request.method == "POST") {
     m_api.easy_setopt(curl, CURLOPT_POST, 1L);
     m_api.easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.c_str());

@@ -1,10 +1,5 @@
 #include <mcphealth/probe/probe.hpp>
 
-#include <mcphealth/proc/child.hpp>
-#include <mcphealth/util/fs.hpp>
-#include <mcphealth/util/json.hpp>
-
-#include <poll.h>
 
 namespace mcphealth::probe {
 
@@ -42,7 +37,7 @@ json::object ProbeResult::details() const {
 
 ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t timeout_ms) {
   if (const auto* stdio = std::get_if<config::StdioServer>(&server.transport)) {
-    return probe_stdio_liveness(*stdio, timeout_ms, m_clock);
+    return probe_stdio(*stdio, timeout_ms, m_options, m_clock);
   }
   if (const auto* remote = std::get_if<config::HttpServer>(&server.transport)) {
     std::string error;
@@ -53,7 +48,7 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t
       r.reason = "HTTP probes need libcurl (" + error + ")";
       return r;
     }
-    return probe_http_liveness(*remote, timeout_ms, *m_http, m_clock);
+    return probe_http(*remote, timeout_ms, m_options, *m_http, m_clock);
   }
   ProbeResult r;
   r.kind = Kind::unsupported;
@@ -61,97 +56,27 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t
   return r;
 }
 
-bool is_reachable_status(long status) {
-  switch (status) {
-  case 200: case 201: case 202: case 204:
-  case 301: case 302: case 303: case 304: case 307: case 308:
-  case 400: case 401: case 403: case 405: case 406:
-    return true;
-  default:
-    return false;
-  }
+std::optional<Depth> parse_depth(std::string_view text) {
+  if (text == "liveness") return Depth::liveness;
+  if (text == "handshake") return Depth::handshake;
+  if (text == "auto") return Depth::automatic;
+  return std::nullopt;
 }
 
-ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t timeout_ms, http::Client& client,
-                                util::Clock& clock) {
-  ProbeResult r;
-  const util::EpochMs started = clock.now_ms();
-  http::Request request;
-  request.url = server.url;
-  request.headers = server.headers;
-  request.timeout_ms = timeout_ms;
-  request.on_body = [](std::string_view) { return false; }; // the status is all we need; an SSE stream never ends
-  const http::Response response = client.perform(request);
-  r.latency_ms = clock.now_ms() - started;
-  if (!response.has_status()) {
-    r.kind = response.timed_out ? Kind::timeout : Kind::transport;
-    r.code = state::FailureCode::transport();
-    r.reason = response.error;
-    return r;
-  }
-  r.http_status = static_cast<int>(response.status);
-  if (is_reachable_status(response.status)) {
-    r.ok = true;
-    r.kind = (response.status == 401 || response.status == 403) ? Kind::needs_auth : Kind::reachable;
-    return r;
-  }
-  r.kind = Kind::http_status;
-  r.reason = "HTTP " + std::to_string(response.status);
-  if (response.status == 429 || response.status == 503) {
-    r.code = state::FailureCode::http(static_cast<int>(response.status));
-    if (auto value = response.header("retry-after")) r.retry_after_ms = http::parse_retry_after(*value, clock.now_ms());
-  }
-  return r;
+std::optional<mcp::Protocol> parse_protocol(std::string_view text) {
+  if (text == "modern") return mcp::Protocol::modern;
+  if (text == "legacy") return mcp::Protocol::legacy;
+  if (text == "auto") return mcp::Protocol::automatic;
+  return std::nullopt;
 }
 
-ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock) {
-  ProbeResult r;
-  const util::EpochMs started = clock.now_ms();
-  if (server.executable.empty()) {
-    r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + " ENOENT";
-    return r;
+ProbeOptions probe_options_from_env(const util::Environment& env, std::string& warning) {
+  ProbeOptions options;
+  if (auto v = env.get("MCPHEALTH_PROBE_DEPTH"); v && !v->empty()) {
+    if (auto depth = parse_depth(*v)) options.depth = *depth;
+    else warning = "ignoring MCPHEALTH_PROBE_DEPTH=" + *v + ": expected liveness, handshake or auto";
   }
-  proc::SpawnResult spawned = proc::spawn({server.executable, server.args, server.environment});
-  if (!spawned.child) {
-    r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + " " + util::errno_name(spawned.error);
-    return r;
-  }
-  proc::Child& child = *spawned.child;
-  std::string out_discard;
-  std::string err;
-  const util::EpochMs deadline = started + timeout_ms;
-  std::optional<proc::ExitStatus> exited;
-  for (;;) {
-    if ((exited = child.poll_exit())) break;
-    const std::int64_t left = deadline - clock.now_ms();
-    if (left <= 0) break;
-    pollfd fds[2];
-    nfds_t n = 0;
-    for (int fd : {child.stdout_fd(), child.stderr_fd()}) {
-      if (fd >= 0) fds[n++] = {fd, POLLIN, 0};
-    }
-    ::poll(fds, n, static_cast<int>(std::min<std::int64_t>(left, 20)));
-    for (nfds_t i = 0; i < n; ++i) {
-      if (fds[i].revents == 0) continue;
-      const bool is_err = fds[i].fd == child.stderr_fd();
-      std::string& sink = is_err ? err : out_discard;
-      if (!proc::drain_fd(fds[i].fd, sink, is_err ? k_max_stderr_chars : 0)) child.close_output(fds[i].fd);
-    }
-  }
-  if (exited) {
-    if (child.stderr_fd() >= 0) proc::drain_fd(child.stderr_fd(), err, k_max_stderr_chars);
-    r.kind = Kind::exited;
-    std::string text = util::trim(err);
-    r.reason = text.empty() ? "process exited before handshake (" + exited->describe() + ")" : text;
-  } else {
-    r.ok = true;
-    r.kind = Kind::alive_silent;
-  }
-  child.terminate_group(1000, clock);
-  r.latency_ms = clock.now_ms() - started;
-  return r;
+  return options;
 }
 
 } // namespace mcphealth::probe

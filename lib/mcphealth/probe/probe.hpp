@@ -3,6 +3,7 @@
 // so their logic is tested with a fake prober and real probes are tested against real processes.
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/http/client.hpp>
+#include <mcphealth/mcp/jsonrpc.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/clock.hpp>
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mcphealth::probe {
 
@@ -54,6 +56,26 @@ struct ProbeResult {
   boost::json::object details() const;
 };
 
+/// How deep a probe goes: `liveness` (a process stays up, an endpoint answers HTTP), `handshake` (only an MCP answer
+/// or needs-auth is healthy), `automatic` (a handshake that returns as soon as the server answers; a stdio process
+/// alive but silent at the timeout is healthy as alive-silent; HTTP without an MCP answer falls back to status
+/// classes).
+enum class Depth { liveness, handshake, automatic };
+
+/// Parses `liveness`, `handshake` or `auto`.
+std::optional<Depth> parse_depth(std::string_view text);
+/// Parses `modern`, `legacy` or `auto`.
+std::optional<mcp::Protocol> parse_protocol(std::string_view text);
+
+/// How to probe.
+struct ProbeOptions {
+  Depth depth = Depth::automatic;
+  mcp::Protocol protocol = mcp::Protocol::automatic;
+};
+
+/// Reads the probe depth from `MCPHEALTH_PROBE_DEPTH` (default auto); an invalid value is reported in `warning`.
+ProbeOptions probe_options_from_env(const util::Environment& env, std::string& warning);
+
 /// Probes a resolved server. An interface so the hook's decisions are tested without processes or sockets.
 class Prober {
 public:
@@ -66,13 +88,24 @@ public:
 class LiveProber final : public Prober {
 public:
   /// `http` is the HTTP client to use; nothing = libcurl, loaded the first time an HTTP server is probed.
-  explicit LiveProber(util::Clock& clock, http::Client* http = nullptr) : m_clock(clock), m_http(http) {}
+  explicit LiveProber(util::Clock& clock, ProbeOptions options = {}, http::Client* http = nullptr)
+      : m_clock(clock), m_options(options), m_http(http) {}
   ProbeResult probe(const config::ResolvedServer& server, std::int64_t timeout_ms) override;
 
 private:
   util::Clock& m_clock;
+  ProbeOptions m_options;
   http::Client* m_http;
 };
+
+/// Probes a stdio server at the given depth. The process group is gone afterwards.
+ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_ms, const ProbeOptions& options,
+                        util::Clock& clock);
+
+/// Probes an HTTP server at the given depth: Streamable HTTP, then legacy HTTP+SSE when the POST is refused with
+/// 400, 404 or 405.
+ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms, const ProbeOptions& options,
+                       http::Client& client, util::Clock& clock);
 
 /// The HTTP statuses that mean "the server is up": 2xx successes, redirects, and the refusals a live MCP endpoint
 /// gives a bare GET (400, 401, 403, 405, 406).

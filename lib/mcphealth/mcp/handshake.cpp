@@ -1,0 +1,109 @@
+#include <mcphealth/mcp/handshake.hpp>
+
+#include <mcphealth/util/json.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+void read_server_info(const json::object* info, HandshakeResult& out) {
+  if (info == nullptr) return;
+  out.server_name = util::get_string(*info, "name");
+  out.server_version = util::get_string(*info, "version");
+}
+
+void count_tools(Transport& transport, const json::object& params, util::EpochMs deadline, HandshakeResult& out) {
+  CallOutcome tools = transport.call("tools/list", params, deadline);
+  if (tools.status != CallOutcome::Status::result) return; // answered MCP already; the tool count stays unknown
+  if (auto it = tools.result.find("tools"); it != tools.result.end() && it->value().is_array()) {
+    out.tool_count = static_cast<std::int64_t>(it->value().get_array().size());
+  }
+}
+
+void note_http_failure(const CallOutcome& outcome, HandshakeResult& out) {
+  if (outcome.status == CallOutcome::Status::failed && !out.first_http_failure) out.first_http_failure = outcome;
+}
+
+/// True when the discover answer names the stateless revision among its supported versions.
+bool supports_modern(const json::object& result) {
+  auto it = result.find("supportedVersions");
+  if (it == result.end() || !it->value().is_array()) return false;
+  for (const auto& v : it->value().get_array()) {
+    if (v.is_string() && v.get_string() == k_modern_version) return true;
+  }
+  return false;
+}
+
+bool try_modern(Transport& transport, util::EpochMs deadline, HandshakeResult& out) {
+  CallOutcome discover = transport.call("server/discover", modern_params(), deadline);
+  note_http_failure(discover, out);
+  if (discover.status != CallOutcome::Status::result || !supports_modern(discover.result)) {
+    out.failure = discover;
+    if (discover.status == CallOutcome::Status::result) {
+      out.failure.status = CallOutcome::Status::rpc_error;
+      out.failure.error_message = "server/discover does not list " + std::string(k_modern_version);
+    }
+    return false;
+  }
+  out.answered = true;
+  out.protocol_version = std::string(k_modern_version);
+  if (const json::object* meta = util::get_object(discover.result, "_meta")) {
+    read_server_info(util::get_object(*meta, "io.modelcontextprotocol/serverInfo"), out);
+  }
+  if (!out.server_name) read_server_info(util::get_object(discover.result, "serverInfo"), out);
+  transport.set_protocol_version(out.protocol_version);
+  count_tools(transport, modern_params(), deadline, out);
+  return true;
+}
+
+bool try_initialize(Transport& transport, util::EpochMs deadline, HandshakeResult& out) {
+  CallOutcome init = transport.call("initialize", initialize_params(), deadline);
+  note_http_failure(init, out);
+  if (init.status != CallOutcome::Status::result) {
+    out.failure = init;
+    return false;
+  }
+  const std::string version = util::get_string(init.result, "protocolVersion").value_or("");
+  if (version.size() != 10 || version < k_oldest_version) {
+    out.failure = init;
+    out.failure.status = CallOutcome::Status::rpc_error;
+    out.failure.error_message = "initialize answered with protocolVersion '" + version + "', older than " +
+                                std::string(k_oldest_version) + " or not a version";
+    return false;
+  }
+  out.answered = true;
+  out.protocol_version = version;
+  read_server_info(util::get_object(init.result, "serverInfo"), out);
+  transport.set_protocol_version(version);
+  transport.notify("notifications/initialized", {}, deadline);
+  count_tools(transport, {}, deadline, out);
+  return true;
+}
+
+} // namespace
+
+HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs deadline, util::Clock& clock) {
+  HandshakeResult out;
+  if (protocol == Protocol::modern) {
+    try_modern(transport, deadline, out);
+    return out;
+  }
+  if (protocol == Protocol::automatic) {
+    const util::EpochMs now = clock.now_ms();
+    const util::EpochMs discover_deadline = now + std::max<std::int64_t>(1, (deadline - now) / 3);
+    if (try_modern(transport, discover_deadline, out)) return out;
+    // A process that died answers nothing more; an HTTP server that refused discover may still initialize.
+    if (out.failure.status == CallOutcome::Status::closed) return out;
+    if (out.failure.status == CallOutcome::Status::failed && out.failure.transport_failure && !out.failure.timed_out) {
+      return out; // refused or broken: initialize would meet the same
+    }
+  }
+  try_initialize(transport, deadline, out);
+  return out;
+}
+
+} // namespace mcphealth::mcp

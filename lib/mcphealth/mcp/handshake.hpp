@@ -1,0 +1,31 @@
+#pragma once
+// The probe's conversation: `server/discover` (2026-07-28) and/or `initialize` + `notifications/initialized`, then
+// the first page of `tools/list`. Every attempt shares one deadline.
+#include <mcphealth/mcp/jsonrpc.hpp>
+#include <mcphealth/mcp/transport.hpp>
+#include <mcphealth/util/clock.hpp>
+
+#include <optional>
+#include <string>
+
+namespace mcphealth::mcp {
+
+/// What the handshake learned.
+struct HandshakeResult {
+  /// True when the server answered MCP (discover or initialize succeeded).
+  bool answered = false;
+  std::string protocol_version;
+  std::optional<std::string> server_name;
+  std::optional<std::string> server_version;
+  std::optional<std::int64_t> tool_count;
+  /// When not answered: the outcome that ended the attempt (the last one tried).
+  CallOutcome failure;
+  /// The first HTTP-level failure seen (e.g. the initialize POST's status), for status classes under `auto`.
+  std::optional<CallOutcome> first_http_failure;
+};
+
+/// Runs the handshake over `transport` until `deadline`. Under `automatic`, `server/discover` gets a third of the
+/// time left, so a legacy server that ignores it still leaves time for `initialize`.
+HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs deadline, util::Clock& clock);
+
+} // namespace mcphealth::mcp

@@ -1,0 +1,43 @@
+#pragma once
+// MCP over a child's stdin/stdout: one JSON message per line. The child's stderr is kept for the reason.
+#include <mcphealth/mcp/transport.hpp>
+#include <mcphealth/proc/child.hpp>
+
+#include <memory>
+#include <string>
+
+namespace mcphealth::mcp {
+
+/// A started stdio server.
+class StdioTransport final : public Transport {
+public:
+  StdioTransport(std::unique_ptr<proc::Child> child, util::Clock& clock) : m_child(std::move(child)), m_clock(clock) {}
+  ~StdioTransport() override { close(); }
+
+  CallOutcome call(std::string_view method, const boost::json::object& params, util::EpochMs deadline) override;
+  void notify(std::string_view method, const boost::json::object& params, util::EpochMs deadline) override;
+  void close() override;
+
+  /// The child's stderr so far (at most 4,000 characters), trimmed.
+  std::string stderr_text() const;
+  /// True while the child runs.
+  bool running();
+  /// Why the child is gone: its stderr, else `process exited before handshake (<code or signal>)`.
+  std::string exit_reason();
+
+private:
+  /// Writes `line` and a newline; false when the child no longer reads.
+  bool send(const std::string& line, util::EpochMs deadline);
+  /// Reads what is available until `deadline` or until a whole line arrives; handles each line.
+  void pump(util::EpochMs deadline);
+
+  std::unique_ptr<proc::Child> m_child;
+  util::Clock& m_clock;
+  std::int64_t m_next_id = 1;
+  std::string m_out_buffer;
+  std::string m_err;
+  std::vector<boost::json::value> m_messages;
+  bool m_closed = false;
+};
+
+} // namespace mcphealth::mcp

@@ -1,0 +1,54 @@
+#pragma once
+// One MCP connection as the handshake sees it: send a request and wait for its answer until a deadline, send a
+// notification, close. Stdio and HTTP implement it; unit tests script it.
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::mcp {
+
+/// The outcome of one request.
+struct CallOutcome {
+  enum class Status {
+    result,    // the server answered with a result
+    rpc_error, // the server answered with a JSON-RPC error
+    timeout,   // no answer before the deadline
+    closed,    // the server went away (a stdio process exited)
+    failed,    // the request itself failed (HTTP status, connection refused, ...)
+  };
+  Status status = Status::failed;
+  boost::json::object result;
+  std::int64_t error_code = 0;
+  std::string error_message;
+  /// Why, for `closed` and `failed`: the process's stderr or exit status, `HTTP 503`, `connect ECONNREFUSED ...`.
+  std::string reason;
+  std::optional<int> http_status;
+  std::optional<std::int64_t> retry_after_ms;
+  /// A `WWW-Authenticate: Bearer` challenge came with the status.
+  bool bearer_challenge = false;
+  /// For `failed`: no connection was made or it broke (as opposed to an HTTP status).
+  bool transport_failure = false;
+  bool timed_out = false;
+};
+
+/// A connection to one MCP server.
+class Transport {
+public:
+  virtual ~Transport() = default;
+  /// Sends request `method` and waits until `deadline` for the response; requests from the server meanwhile are
+  /// answered (`ping` with `{}`, anything else with -32601) and notifications skipped.
+  virtual CallOutcome call(std::string_view method, const boost::json::object& params, util::EpochMs deadline) = 0;
+  /// Sends a notification.
+  virtual void notify(std::string_view method, const boost::json::object& params, util::EpochMs deadline) = 0;
+  /// Records the negotiated protocol version (HTTP sends it as `MCP-Protocol-Version` from then on).
+  virtual void set_protocol_version(const std::string& version) { (void)version; }
+  /// Ends the connection (stdio: close stdin, wait briefly, end the process group; HTTP: DELETE the session).
+  virtual void close() = 0;
+};
+
+} // namespace mcphealth::mcp

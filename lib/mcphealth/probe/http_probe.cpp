@@ -1,0 +1,136 @@
+#include <mcphealth/probe/probe.hpp>
+
+#include <mcphealth/mcp/handshake.hpp>
+#include <mcphealth/mcp/http_transport.hpp>
+
+namespace mcphealth::probe {
+
+bool is_reachable_status(long status) {
+  switch (status) {
+  case 200: case 201: case 202: case 204:
+  case 301: case 302: case 303: case 304: case 307: case 308:
+  case 400: case 401: case 403: case 405: case 406:
+    return true;
+  default:
+    return false;
+  }
+}
+
+ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t timeout_ms, http::Client& client,
+                                util::Clock& clock) {
+  ProbeResult r;
+  const util::EpochMs started = clock.now_ms();
+  http::Request request;
+  request.url = server.url;
+  request.headers = server.headers;
+  request.timeout_ms = timeout_ms;
+  request.on_body = [](std::string_view, const http::Response&) { return false; }; // the status is all we need; an SSE stream never ends
+  const http::Response response = client.perform(request);
+  r.latency_ms = clock.now_ms() - started;
+  if (!response.has_status()) {
+    r.kind = response.timed_out ? Kind::timeout : Kind::transport;
+    r.code = state::FailureCode::transport();
+    r.reason = response.error;
+    return r;
+  }
+  r.http_status = static_cast<int>(response.status);
+  if (is_reachable_status(response.status)) {
+    r.ok = true;
+    r.kind = (response.status == 401 || response.status == 403) ? Kind::needs_auth : Kind::reachable;
+    return r;
+  }
+  r.kind = Kind::http_status;
+  r.reason = "HTTP " + std::to_string(response.status);
+  if (response.status == 429 || response.status == 503) {
+    r.code = state::FailureCode::http(static_cast<int>(response.status));
+    if (auto value = response.header("retry-after")) r.retry_after_ms = http::parse_retry_after(*value, clock.now_ms());
+  }
+  return r;
+}
+
+namespace {
+
+void take_answer(const mcp::HandshakeResult& hs, ProbeResult& r) {
+  r.ok = true;
+  r.kind = Kind::answered;
+  r.protocol_version = hs.protocol_version;
+  r.server_name = hs.server_name;
+  r.server_version = hs.server_version;
+  r.tool_count = hs.tool_count;
+}
+
+bool refused_post(const std::optional<mcp::CallOutcome>& failure) {
+  return failure && failure->http_status &&
+         (*failure->http_status == 400 || *failure->http_status == 404 || *failure->http_status == 405);
+}
+
+/// No MCP answer: judge by what the first POST got.
+void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeResult& r) {
+  const mcp::CallOutcome& failure = hs.first_http_failure ? *hs.first_http_failure : hs.failure;
+  if (failure.status == mcp::CallOutcome::Status::rpc_error) {
+    r.kind = Kind::protocol_error;
+    r.reason = "initialize failed: " + failure.error_message +
+               (failure.error_code != 0 ? " (" + std::to_string(failure.error_code) + ")" : "");
+    return;
+  }
+  if (failure.transport_failure || !failure.http_status) {
+    r.kind = failure.timed_out ? Kind::timeout : Kind::transport;
+    r.code = state::FailureCode::transport();
+    r.reason = failure.timed_out && failure.reason.rfind("no answer", 0) == 0 ? "request timed out" : failure.reason;
+    return;
+  }
+  const int status = *failure.http_status;
+  r.http_status = status;
+  if (status == 401 || (status == 403 && failure.bearer_challenge)) {
+    r.ok = true;
+    r.kind = Kind::needs_auth;
+    return;
+  }
+  if (depth == Depth::automatic && is_reachable_status(status)) {
+    r.ok = true;
+    r.kind = Kind::reachable;
+    return;
+  }
+  r.kind = is_reachable_status(status) ? Kind::protocol_error : Kind::http_status;
+  r.reason = failure.reason;
+  if (status == 429 || status == 503) {
+    r.code = state::FailureCode::http(status);
+    r.retry_after_ms = failure.retry_after_ms;
+  }
+}
+
+} // namespace
+
+ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms, const ProbeOptions& options,
+                       http::Client& client, util::Clock& clock) {
+  if (options.depth == Depth::liveness) return probe_http_liveness(server, timeout_ms, client, clock);
+  ProbeResult r;
+  const util::EpochMs started = clock.now_ms();
+  const util::EpochMs deadline = started + timeout_ms;
+  mcp::HandshakeResult hs;
+  {
+    mcp::StreamableHttpTransport streamable(server, client, clock);
+    hs = mcp::handshake(streamable, options.protocol, deadline, clock);
+    r.latency_ms = clock.now_ms() - started;
+  }
+  if (hs.answered) {
+    take_answer(hs, r);
+    return r;
+  }
+  if (refused_post(hs.first_http_failure) && clock.now_ms() < deadline) {
+    mcp::LegacySseTransport sse(server, client, clock);
+    if (!sse.open(deadline)) {
+      mcp::HandshakeResult legacy = mcp::handshake(sse, mcp::Protocol::legacy, deadline, clock);
+      r.latency_ms = clock.now_ms() - started;
+      if (legacy.answered) {
+        take_answer(legacy, r);
+        return r;
+      }
+    }
+  }
+  r.latency_ms = clock.now_ms() - started;
+  classify_without_answer(hs, options.depth, r);
+  return r;
+}
+
+} // namespace mcphealth::probe
