@@ -2,6 +2,7 @@
 
 #include "common.hpp"
 #include "hook.hpp"
+#include "probe.hpp"
 
 #include <mcphealth/util/log.hpp>
 
@@ -15,8 +16,6 @@ namespace mcphealth::cli {
 
 namespace {
 
-/// Exit code for usage and configuration errors, shared by every subcommand but the hook (which never fails a call).
-constexpr int k_exit_usage = 2;
 /// Exit code for an unexpected internal error in a subcommand other than the hook.
 constexpr int k_exit_internal = 3;
 
@@ -27,6 +26,7 @@ struct Command {
 };
 constexpr Command k_commands[] = {
     {"hook", register_hook},
+    {"probe", register_probe},
 };
 
 /// The first word that is not an option (or a root option's value): the subcommand, when it is one.

@@ -1,6 +1,8 @@
 #pragma once
 // What every subcommand shares: the root options and the exit code the chosen subcommand decides.
+#include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/util/env.hpp>
 
 #include <optional>
 #include <string>
@@ -22,6 +24,19 @@ struct GlobalOptions {
     return o;
   }
 };
+
+/// Exit codes shared by the operator commands (each documents its own in the man page).
+inline constexpr int k_exit_ok = 0;
+inline constexpr int k_exit_unhealthy = 1;
+inline constexpr int k_exit_usage = 2;
+
+/// The discovery inputs for an operator command: explicit configs from flags or variables, and the project dir from
+/// `--cwd` when given, else as the hook finds it (`CLAUDE_PROJECT_DIR`, else the current dir).
+config::DiscoveryInputs discovery_for(const util::Environment& env, const config::Settings& settings,
+                                      const std::optional<std::string>& cwd);
+
+/// Prints each settings warning on stderr.
+void warn_all(const std::vector<std::string>& warnings);
 
 /// The parse's shared state: root options, and the exit code the subcommand's run function returns.
 struct Invocation {

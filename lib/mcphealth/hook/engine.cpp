@@ -3,6 +3,7 @@
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/hook/classify.hpp>
+#include <mcphealth/probe/record.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/fs.hpp>
@@ -54,6 +55,7 @@ private:
   bool remembered_unconfigured(const state::StateSnapshot& snap, const std::string& server);
   void remember_unconfigured(const std::string& server);
   std::int64_t probe_lock_wait_ms();
+  probe::MarkContext mark_context(std::optional<std::string> source, std::optional<std::string> restored_by);
 
   const HookRequest& m_request;
   HookDeps& m_deps;
@@ -101,6 +103,12 @@ void Invocation::write(const StateStore::Mutator& mutate) {
     log("state file " + m_store.path().string() + " was not valid; its bytes were moved to " + r.moved_aside->string());
   }
   if (!r.ok()) log(r.message);
+}
+
+probe::MarkContext Invocation::mark_context(std::optional<std::string> source, std::optional<std::string> restored_by) {
+  const auto& s = settings();
+  return {m_deps.clock.now_ms(), s.ttl_ms.value, s.backoff_ms.value, s.max_backoff_ms.value, std::move(source),
+          std::move(restored_by)};
 }
 
 std::int64_t Invocation::probe_lock_wait_ms() {
@@ -196,8 +204,7 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   if (result.ok) {
     const bool was_unhealthy = before && before->unhealthy();
     write([&](json::object& doc) {
-      state::mark_healthy(state::entry_of(doc, name),
-                          {m_deps.clock.now_ms(), s.ttl_ms.value, source, std::nullopt, result.details()});
+      probe::mark_from_probe(state::entry_of(doc, name), result, mark_context(source, std::nullopt));
       return true;
     });
     if (was_unhealthy) log(name + " connection restored");
@@ -216,8 +223,7 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
         probe::ProbeResult again = m_deps.prober.probe(server, s.timeout_ms.value);
         if (again.ok) {
           write([&](json::object& doc) {
-            state::mark_healthy(state::entry_of(doc, name), {m_deps.clock.now_ms(), s.ttl_ms.value, source,
-                                                             std::string("reconnect-command"), again.details()});
+            probe::mark_from_probe(state::entry_of(doc, name), again, mark_context(source, "reconnect-command"));
             return true;
           });
           log(name + " connection restored after reconnect");
@@ -230,10 +236,9 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
       }
     }
   }
+  result.reason = reason;
   write([&](json::object& doc) {
-    state::mark_unhealthy(state::entry_of(doc, name),
-                          {m_deps.clock.now_ms(), reason, result.code, source, s.backoff_ms.value,
-                           s.max_backoff_ms.value, result.retry_after_ms, result.details()});
+    probe::mark_from_probe(state::entry_of(doc, name), result, mark_context(source, std::nullopt));
     return true;
   });
   return block(name + " is unavailable (" + reason + "). Blocking " + target.tool +
@@ -289,8 +294,7 @@ HookOutcome Invocation::post_tool_use_failure(const CallTarget& target) {
           log(name + " reconnect command ran, but health probe still failed: " + again.reason);
         } else {
           write([&](json::object& doc) {
-            state::mark_healthy(state::entry_of(doc, name), {m_deps.clock.now_ms(), s.ttl_ms.value, source,
-                                                             std::string("post-failure-reconnect"), again.details()});
+            probe::mark_from_probe(state::entry_of(doc, name), again, mark_context(source, "post-failure-reconnect"));
             return true;
           });
           log(name + " connection restored");

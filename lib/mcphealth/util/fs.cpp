@@ -64,7 +64,7 @@ std::string make_private_dirs(const fs::path& dir) {
   return {};
 }
 
-std::string atomic_replace(const fs::path& path, std::string_view bytes) {
+std::string atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
     return path.string() + " is a symlink; refusing to write through it";
@@ -93,7 +93,7 @@ std::string atomic_replace(const fs::path& path, std::string_view bytes) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fchmod(fd, 0600) != 0) return fail("cannot chmod " + tmp.string());
+  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) return fail("cannot chmod " + tmp.string());
   if (::fsync(fd) != 0) return fail("cannot fsync " + tmp.string());
   if (::close(fd) != 0) {
     int err = errno;
@@ -130,7 +130,11 @@ std::string errno_name(int err) {
   case ETXTBSY: return "ETXTBSY";
   case ECONNREFUSED: return "ECONNREFUSED";
   case ETIMEDOUT: return "ETIMEDOUT";
-  default: return "E" + std::to_string(err);
+  default: {
+    std::string out = "E"; // (not "E" + to_string: GCC 12 warns falsely about that)
+    out += std::to_string(err);
+    return out;
+  }
   }
 }
 

@@ -25,9 +25,9 @@ FileRead read_file(const std::filesystem::path& path);
 /// Creates `dir` and its missing parents with mode 0700; returns an error message, or empty on success.
 std::string make_private_dirs(const std::filesystem::path& dir);
 
-/// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode 0600), fsync, rename. Refuses a
-/// `path` that is a symlink. Returns an error message, or empty on success.
-std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes);
+/// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode `mode`, 0600 unless said), fsync,
+/// rename. Refuses a `path` that is a symlink. Returns an error message, or empty on success.
+std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600);
 
 /// Returns the text of `errno` value `err` as its symbolic name (`ENOENT`), or `E<number>` when unknown.
 std::string errno_name(int err);

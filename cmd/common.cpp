@@ -1,0 +1,24 @@
+#include "common.hpp"
+
+#include <mcphealth/util/log.hpp>
+
+namespace mcphealth::cli {
+
+config::DiscoveryInputs discovery_for(const util::Environment& env, const config::Settings& settings,
+                                      const std::optional<std::string>& cwd) {
+  config::DiscoveryInputs in = config::discovery_inputs(env, settings.config_paths.value, "");
+  if (cwd) {
+    std::error_code ec;
+    in.project_dir = std::filesystem::absolute(*cwd, ec).lexically_normal();
+    if (in.project_dir.has_relative_path() && in.project_dir.filename().empty()) {
+      in.project_dir = in.project_dir.parent_path();
+    }
+  }
+  return in;
+}
+
+void warn_all(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) util::log::warn(w);
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,93 @@
+#include "output.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace mcphealth::cli {
+
+bool use_color(std::FILE* stream) {
+  if (const char* no = std::getenv("NO_COLOR"); no != nullptr && *no != '\0') return false;
+  if (const char* term = std::getenv("TERM"); term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(::fileno(stream)) != 0;
+}
+
+std::size_t terminal_width() {
+  if (const char* cols = std::getenv("COLUMNS"); cols != nullptr) {
+    const long n = std::atol(cols);
+    if (n >= 20) return static_cast<std::size_t>(n);
+  }
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  return 100;
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::string fit_width(std::string_view text, std::size_t width) {
+  if (display_width(text) <= width) return std::string(text);
+  if (width == 0) return {};
+  std::string out;
+  std::size_t cols = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) != 0x80) {
+      if (cols + 1 == width) break;
+      ++cols;
+    }
+    out += text[i];
+  }
+  return out + "…";
+}
+
+namespace {
+const char* ansi(Color c) {
+  switch (c) {
+  case Color::green: return "\033[32m";
+  case Color::yellow: return "\033[33m";
+  case Color::red: return "\033[31m";
+  case Color::dim: return "\033[2m";
+  case Color::none: break;
+  }
+  return "";
+}
+} // namespace
+
+std::string Table::render(bool color, std::size_t width) const {
+  std::vector<std::size_t> widths(m_headers.size());
+  for (std::size_t c = 0; c < m_headers.size(); ++c) widths[c] = display_width(m_headers[c]);
+  for (const auto& row : m_rows) {
+    for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+      widths[c] = std::max(widths[c], display_width(row[c].text));
+    }
+  }
+  // The last column gets what is left of the line.
+  std::size_t used = 0;
+  for (std::size_t c = 0; c + 1 < widths.size(); ++c) used += widths[c] + 2;
+  const std::size_t last_room = width > used + 10 ? width - used : 10;
+  auto line = [&](const std::vector<Cell>& cells) {
+    std::string out;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool last = c + 1 == cells.size();
+      std::string text = last ? fit_width(cells[c].text, last_room) : cells[c].text;
+      const std::size_t pad = last ? 0 : widths[c] - display_width(text) + 2;
+      if (color && cells[c].color != Color::none) out += std::string(ansi(cells[c].color)) + text + "\033[0m";
+      else out += text;
+      out.append(pad, ' ');
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::vector<Cell> header;
+  for (const auto& h : m_headers) header.push_back({h, Color::none});
+  std::string out = line(header);
+  for (const auto& row : m_rows) out += line(row);
+  return out;
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,35 @@
+#pragma once
+// `mcphealth probe`: real MCP probes of configured servers, concurrent and cron-ready.
+#include "common.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::cli {
+
+/// Options of `mcphealth probe`.
+struct ProbeCommandOptions {
+  std::vector<std::string> servers;
+  bool all = false;
+  std::string depth = "auto";
+  std::string protocol = "auto";
+  std::optional<std::int64_t> timeout_ms;
+  std::size_t parallel = 0;
+  bool json = false;
+  bool no_update = false;
+  bool reconnect = false;
+  bool quiet = false;
+  std::optional<std::string> prometheus;
+  std::optional<std::string> cwd;
+};
+
+/// Adds `probe` to `app`.
+void register_probe(CLI::App& app, Invocation& invocation);
+
+/// Probes, records, reports; returns 0 (nothing unhealthy), 1 (something unhealthy) or 2 (usage or config error).
+int run_probe(const ProbeCommandOptions& options, const GlobalOptions& globals);
+
+} // namespace mcphealth::cli

@@ -1,0 +1,32 @@
+#pragma once
+// Probing many servers at once: a fixed number of worker threads, so total time is about the slowest probe.
+#include <mcphealth/probe/probe.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mcphealth::probe {
+
+/// One server to probe.
+struct BatchItem {
+  std::string name;
+  config::ResolvedServer server;
+};
+
+/// One finished probe.
+struct BatchOutcome {
+  std::string name;
+  ProbeResult result;
+  util::EpochMs started_at = 0;
+};
+
+/// Makes a prober for one worker thread.
+using ProberFactory = std::function<std::unique_ptr<Prober>()>;
+
+/// Probes every item with at most `parallel` probes at a time (0 = all at once); results in the items' order.
+std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::int64_t timeout_ms, std::size_t parallel,
+                                      const ProberFactory& make_prober, util::Clock& clock);
+
+} // namespace mcphealth::probe
