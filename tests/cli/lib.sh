@@ -7,13 +7,18 @@ set -euo pipefail
 PY=/usr/bin/python3
 STDIO_SERVER="$MCPHEALTH_FIXTURES/stdio_server.py"
 HTTP_SERVER="$MCPHEALTH_FIXTURES/http_server.py"
+MCP_HTTP_SERVER="$MCPHEALTH_FIXTURES/mcp_http_server.py"
 FIXTURE_PIDS=()
 
-# start_http ARGS...: starts the HTTP fixture on a free loopback port; sets HTTP_PORT. Stopped when the case ends.
-start_http() {
-  local port_file
+# start_http ARGS...: starts the HTTP status fixture on a free loopback port; sets HTTP_PORT. Stopped when the case
+# ends. start_mcp_http does the same for the MCP-speaking HTTP fixture.
+start_http() { start_fixture "$HTTP_SERVER" "$@"; }
+start_mcp_http() { start_fixture "$MCP_HTTP_SERVER" "$@"; }
+start_fixture() {
+  local script=$1 port_file
+  shift
   port_file=$(mktemp -u "$T/port.XXXXXX")
-  "$PY" "$HTTP_SERVER" --port-file "$port_file" "$@" >/dev/null 2>&1 &
+  "$PY" "$script" --port-file "$port_file" "$@" >/dev/null 2>&1 &
   FIXTURE_PIDS+=($!)
   for _ in $(seq 1 200); do
     [ -s "$port_file" ] && break

@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# `mcphealth probe`: MCP handshakes against our fixture servers, exit codes, output, recording.
+source "$(dirname "$0")/lib.sh"
+
+# config NAME=DEF...: writes $PROJ/.mcp.json with the given servers.
+config() {
+  local body="" pair
+  for pair in "$@"; do body+="${body:+,}\"${pair%%=*}\":${pair#*=}"; done
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{$body}}"
+}
+probe_json() { mcph probe --json "$@"; }
+field() { json_eval "$OUT" "d[\"servers\"][${2:-0}]$1"; }
+
+case_stdio_handshake_reports_server_details() {
+  config "svc=$(stdio_def healthy '"--tools","7"')"
+  probe_json svc
+  assert_eq "$RC" 0
+  assert_eq "$(field '["status"]')" healthy
+  assert_eq "$(field '["kind"]')" answered
+  assert_eq "$(field '["tools"]')" 7
+  assert_eq "$(field '["protocolVersion"]')" 2025-11-25
+  assert_eq "$(field '["serverName"]')" fixture-stdio
+  assert_eq "$(field '["serverVersion"]')" 1.0.0
+  assert_eq "$(field '["transport"]')" stdio
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["probe"]["tools"]')" 7
+}
+
+case_slow_answer_within_timeout_is_answered() {
+  config "svc=$(stdio_def slow '"--delay-ms","150"')"
+  probe_json svc --timeout-ms 3000
+  assert_eq "$(field '["kind"]')" answered
+}
+
+case_silent_process_is_alive_silent_under_auto_only() {
+  config "svc=$(stdio_def hang)"
+  probe_json svc --timeout-ms 500
+  assert_eq "$RC" 0 "alive-silent is not unhealthy"
+  assert_eq "$(field '["status"]')" alive-silent
+  probe_json svc --timeout-ms 500 --depth handshake
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" timeout
+  assert_contains "$(field '["reason"]')" "no MCP answer within 500 ms"
+  probe_json svc --timeout-ms 300 --depth liveness
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" alive-silent
+}
+
+case_crash_in_handshake_is_down_with_stderr() {
+  config "svc=$(stdio_def crash '"--message","ANTHROPIC_API_KEY is not set"')"
+  probe_json svc
+  assert_eq "$RC" 1
+  assert_eq "$(field '["status"]')" unhealthy
+  assert_eq "$(field '["kind"]')" exited
+  assert_eq "$(field '["reason"]')" "ANTHROPIC_API_KEY is not set"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["status"]')" unhealthy
+}
+
+case_jsonrpc_error_is_a_protocol_error() {
+  config "svc=$(stdio_def rpc-error)"
+  probe_json svc
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" protocol-error
+  assert_eq "$(field '["reason"]')" "initialize failed: database unavailable (-32603)"
+}
+
+case_notifications_and_noise_are_skipped() {
+  config "svc=$(stdio_def chatty)"
+  probe_json svc
+  assert_eq "$(field '["kind"]')" answered
+  assert_eq "$(field '["tools"]')" 3
+}
+
+case_server_ping_is_answered_and_other_requests_refused() {
+  config "svc=$(stdio_def ping-first)"
+  probe_json svc --timeout-ms 3000
+  assert_eq "$(field '["kind"]')" answered "the fixture exits unless ping got {} and roots/list got -32601"
+}
+
+case_modern_server_is_discovered() {
+  config "svc=$(stdio_def modern '"--tools","2"')"
+  probe_json svc
+  assert_eq "$(field '["protocolVersion"]')" 2026-07-28
+  assert_eq "$(field '["serverName"]')" fixture-modern
+  assert_eq "$(field '["tools"]')" 2
+  probe_json svc --protocol modern
+  assert_eq "$(field '["protocolVersion"]')" 2026-07-28
+  probe_json svc --protocol legacy
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" protocol-error
+}
+
+case_legacy_server_with_modern_protocol_fails_and_auto_falls_back() {
+  config "svc=$(stdio_def healthy)"
+  probe_json svc --protocol modern
+  assert_eq "$RC" 1
+  probe_json svc --protocol auto
+  assert_eq "$RC" 0
+  assert_eq "$(field '["protocolVersion"]')" 2025-11-25
+}
+
+case_streamable_http_json_and_sse_replies() {
+  local replies
+  for replies in json sse; do
+    start_mcp_http --replies "$replies" --tools 5
+    config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+    probe_json web
+    assert_eq "$RC" 0 "$replies replies"
+    assert_eq "$(field '["kind"]')" answered "$replies replies"
+    assert_eq "$(field '["tools"]')" 5
+    assert_eq "$(field '["serverName"]')" fixture-http
+  done
+}
+
+case_streamable_http_session_and_version_headers() {
+  start_mcp_http --require-session --log-file "$T/log"
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\",\"headers\":{\"X-Api-Key\":\"k1\"}}"
+  probe_json web
+  assert_eq "$(field '["kind"]')" answered
+  "$PY" - "$T/log" <<'PYEOF' || fail "headers not as MCP requires"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+init = [r for r in reqs if r["rpc"] == "initialize"][0]
+assert init["headers"]["Accept"] == "application/json, text/event-stream", init
+assert init["headers"]["Content-Type"] == "application/json"
+assert "Mcp-Session-Id" not in init["headers"]
+later = [r for r in reqs if r["rpc"] in ("notifications/initialized", "tools/list")]
+assert len(later) == 2, reqs
+for r in later:
+    assert r["headers"].get("Mcp-Session-Id"), r
+    assert r["headers"].get("MCP-Protocol-Version") == "2025-11-25", r
+assert all(r["headers"].get("X-Api-Key") == "k1" for r in reqs), "configured headers on every request"
+assert [r for r in reqs if r["method"] == "DELETE"], "the session is ended with DELETE"
+PYEOF
+}
+
+case_legacy_sse_only_server_is_answered() {
+  start_mcp_http --transport legacy-sse --tools 6
+  config "old={\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}"
+  probe_json old
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" answered
+  assert_eq "$(field '["tools"]')" 6
+}
+
+case_modern_http_server() {
+  start_mcp_http --modern --log-file "$T/log"
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web
+  assert_eq "$(field '["protocolVersion"]')" 2026-07-28
+  assert_eq "$(field '["serverName"]')" fixture-http-modern
+  assert_contains "$(grep '"tools/list"' "$T/log")" '"MCP-Protocol-Version": "2026-07-28"'
+}
+
+case_http_401_with_bearer_challenge_needs_auth() {
+  start_mcp_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web --depth handshake
+  assert_eq "$RC" 0 "needs-auth is not unhealthy"
+  assert_eq "$(field '["status"]')" needs-auth
+  assert_eq "$(field '["httpStatus"]')" 401
+}
+
+case_http_503_with_retry_after_is_down() {
+  start_mcp_http --status 503 --retry-after 120
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web
+  assert_eq "$RC" 1
+  assert_eq "$(field '["reason"]')" "HTTP 503"
+  assert_eq "$(field '["retryAfterMs"]')" 120000
+  assert_eq "$(field '["failureCode"]')" 503
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["web"]["nextRetryAt"] - d["servers"]["web"]["checkedAt"]')" 120000
+}
+
+case_http_status_without_mcp_counts_only_under_auto() {
+  start_http --status 200
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web
+  assert_eq "$RC" 0
+  assert_eq "$(field '["status"]')" reachable
+  probe_json web --depth handshake
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" protocol-error
+}
+
+case_hanging_http_costs_one_timeout_kind() {
+  start_mcp_http --hang
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web --timeout-ms 600
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" timeout
+  assert_eq "$(field '["reason"]')" "request timed out"
+}
+
+case_many_servers_at_once_all_reported() {
+  local pairs=() i
+  for i in $(seq 1 24); do pairs+=("ok$i=$(stdio_def healthy)"); done
+  for i in $(seq 1 8); do pairs+=("hang$i=$(stdio_def hang)"); done
+  config "${pairs[@]}"
+  probe_json --all --depth handshake --timeout-ms 1500
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" 'len(d["servers"])')" 32
+  assert_eq "$(json_eval "$OUT" 'sum(1 for s in d["servers"] if s["kind"] == "answered")')" 24
+  assert_eq "$(json_eval "$OUT" 'sum(1 for s in d["servers"] if s["kind"] == "timeout")')" 8
+  assert_eq "$(json_get "$(STATE)" 'len(d["servers"])')" 32
+}
+
+case_parallel_limit_still_probes_everything() {
+  config "a=$(stdio_def healthy)" "b=$(stdio_def healthy)" "c=$(stdio_def crash)"
+  probe_json --all --parallel 1
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" '[s["status"] for s in d["servers"]]')" '["healthy", "healthy", "unhealthy"]'
+}
+
+case_usage_errors_exit_2() {
+  config "a=$(stdio_def healthy)" "b=$(stdio_def healthy)"
+  mcph probe nosuch
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "unknown server 'nosuch'; configured: a, b"
+  mcph probe
+  assert_eq "$RC" 2
+  mcph probe a --all
+  assert_eq "$RC" 2
+  mcph probe a --depth deep
+  assert_eq "$RC" 2
+  rm "$PROJ/.mcp.json"
+  mcph probe --all
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "no MCP servers found; looked in:"
+  assert_contains "$ERR" "$PROJ/.mcp.json"
+}
+
+case_no_update_writes_nothing() {
+  config "a=$(stdio_def healthy)"
+  mcph probe a --no-update
+  assert_eq "$RC" 0
+  assert_no_file "$(STATE)"
+}
+
+case_newer_check_by_a_hook_wins() {
+  config "a=$(stdio_def crash)"
+  local future=$(( $(now_ms) + 60000 ))
+  seed_state "{\"version\":1,\"servers\":{\"a\":{\"status\":\"healthy\",\"checkedAt\":$future,\"expiresAt\":$((future + 1000))}}}"
+  mcph probe a
+  assert_eq "$RC" 1
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["a"]["status"]')" healthy
+}
+
+case_probe_clears_a_server_in_backoff() {
+  config "a=$(stdio_def healthy)"
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"a\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 1000)),\"expiresAt\":$((now - 1000)),\"nextRetryAt\":$((now + 600000)),\"failureCount\":6}}}"
+  mcph probe a
+  assert_eq "$RC" 0
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["a"]["status"]')" healthy
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["a"]["failureCount"]')" 0
+}
+
+case_prometheus_textfile() {
+  config "good=$(stdio_def healthy '"--tools","9"')" "bad=$(stdio_def crash)"
+  mcph probe --all --prometheus "$T/mcp.prom"
+  assert_eq "$RC" 1
+  local prom; prom=$(cat "$T/mcp.prom")
+  assert_contains "$prom" '# TYPE mcphealth_up gauge'
+  assert_contains "$prom" 'mcphealth_up{server="good"} 1'
+  assert_contains "$prom" 'mcphealth_up{server="bad"} 0'
+  assert_contains "$prom" 'mcphealth_tools{server="good"} 9'
+  assert_contains "$prom" 'mcphealth_consecutive_failures{server="bad"} 1'
+  assert_contains "$prom" 'mcphealth_probe_duration_seconds{server="good"} 0.'
+  assert_contains "$prom" 'mcphealth_last_probe_timestamp_seconds{server="good"} 1'
+  assert_eq "$(stat -c %a "$T/mcp.prom")" 644
+  ls "$T" | grep -q 'mcp.prom.tmp' && fail "temp file left behind"
+  true
+}
+
+case_quiet_prints_nothing() {
+  config "bad=$(stdio_def crash)"
+  mcph probe --all -q
+  assert_eq "$RC" 1
+  assert_eq "$OUT" ""
+}
+
+case_table_has_no_colour_when_piped_or_no_color() {
+  config "good=$(stdio_def healthy)" "bad=$(stdio_def crash)"
+  mcph probe --all
+  assert_contains "$OUT" "✔ healthy"
+  assert_contains "$OUT" "✘ down"
+  assert_not_contains "$OUT" $'\033['
+  script -qec "$MCPHEALTH_BIN probe --all" /dev/null > "$T/tty.txt" || true
+  assert_contains "$(cat "$T/tty.txt")" $'\033[32m'
+  NO_COLOR=1 script -qec "$MCPHEALTH_BIN probe --all" /dev/null > "$T/tty2.txt" || true
+  assert_not_contains "$(cat "$T/tty2.txt")" $'\033[3'
+}
+
+case_cwd_chooses_the_project() {
+  mkdir -p "$T/other"
+  write_config "$T/other/.mcp.json" "{\"mcpServers\":{\"elsewhere\":$(stdio_def healthy)}}"
+  mcph probe --all --cwd "$T/other" --json
+  assert_eq "$(field '["name"]')" elsewhere
+}
+
+case_reconnect_flag_runs_the_command() {
+  config "svc=$(stdio_def flag "\"--flag-file\",\"$T/up\"")"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/up"
+  mcph probe svc
+  assert_eq "$RC" 1
+  assert_no_file "$T/up" "no reconnect without --reconnect"
+  probe_json svc --reconnect
+  assert_eq "$RC" 0
+  assert_eq "$(field '["reconnect"]')" ok
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["restoredBy"]')" reconnect-command
+}
+
+case_no_process_left_after_probing_forking_servers() {
+  config "a=$(stdio_def fork-child "\"--pid-file\",\"$T/a.pid\"")" "b=$(stdio_def hang "\"--count-file\",\"$T/b.pids\"")"
+  mcph probe --all --timeout-ms 500
+  local child hanging
+  child=$(cat "$T/a.pid")
+  hanging=$(cat "$T/b.pids")
+  if is_running "$child"; then fail "grandchild $child survived"; fi
+  if is_running "$hanging"; then fail "the hanging server $hanging survived"; fi
+  true
+}
+
+main "$@"
