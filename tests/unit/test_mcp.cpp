@@ -1,0 +1,150 @@
+#include "fakes.hpp"
+
+#include <mcphealth/mcp/handshake.hpp>
+#include <mcphealth/mcp/http_transport.hpp>
+#include <mcphealth/mcp/jsonrpc.hpp>
+#include <mcphealth/mcp/sse.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <deque>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+
+/// Answers calls from a script, in order, and records what was asked and with which deadline.
+class ScriptedTransport final : public mcp::Transport {
+public:
+  std::deque<mcp::CallOutcome> script;
+  std::vector<std::string> calls;
+  std::vector<util::EpochMs> deadlines;
+  std::vector<std::string> notifications;
+  std::string version;
+
+  mcp::CallOutcome call(std::string_view method, const json::object&, util::EpochMs deadline) override {
+    calls.emplace_back(method);
+    deadlines.push_back(deadline);
+    mcp::CallOutcome out = script.front();
+    script.pop_front();
+    return out;
+  }
+  void notify(std::string_view method, const json::object&, util::EpochMs) override { notifications.emplace_back(method); }
+  void set_protocol_version(const std::string& v) override { version = v; }
+  void close() override {}
+};
+
+mcp::CallOutcome result(const char* raw) {
+  mcp::CallOutcome o;
+  o.status = mcp::CallOutcome::Status::result;
+  o.result = json::parse(raw).as_object();
+  return o;
+}
+
+mcp::CallOutcome rpc_error(int code) {
+  mcp::CallOutcome o;
+  o.status = mcp::CallOutcome::Status::rpc_error;
+  o.error_code = code;
+  o.error_message = "Method not found";
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("SSE events are parsed across chunk boundaries", "[mcp]") {
+  mcp::SseParser p;
+  CHECK(p.feed(": hello\n\nevent: endpoint\nda").empty());
+  auto events = p.feed("ta: /messages?s=1\r\n\r\ndata: {\"a\":\ndata: 1}\n\nevent: empty\n\n");
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].event == "endpoint");
+  CHECK(events[0].data == "/messages?s=1");
+  CHECK(events[1].event == "message");
+  CHECK(events[1].data == "{\"a\":\n1}");
+}
+
+TEST_CASE("messages are told apart: response, server request, notification", "[mcp]") {
+  CHECK(mcp::classify(json::parse(R"({"jsonrpc":"2.0","id":1,"result":{}})")) == mcp::MessageKind::response);
+  CHECK(mcp::classify(json::parse(R"({"jsonrpc":"2.0","id":1,"error":{}})")) == mcp::MessageKind::response);
+  CHECK(mcp::classify(json::parse(R"({"jsonrpc":"2.0","id":"p","method":"ping"})")) == mcp::MessageKind::server_request);
+  CHECK(mcp::classify(json::parse(R"({"jsonrpc":"2.0","method":"notifications/x"})")) == mcp::MessageKind::notification);
+  CHECK(mcp::classify(json::parse(R"([1])")) == mcp::MessageKind::invalid);
+  CHECK(mcp::is_response_to(json::parse(R"({"id":"7","result":{}})"), 7));
+  CHECK_FALSE(mcp::is_response_to(json::parse(R"({"id":8,"result":{}})"), 7));
+}
+
+TEST_CASE("server requests get {} for ping and -32601 otherwise", "[mcp]") {
+  auto ping = json::parse(mcp::reply_to_server_request(json::parse(R"({"id":"a","method":"ping"})").as_object()));
+  CHECK(ping.at("id") == "a");
+  CHECK(ping.at("result").as_object().empty());
+  auto other = json::parse(mcp::reply_to_server_request(json::parse(R"({"id":3,"method":"roots/list"})").as_object()));
+  CHECK(other.at("error").at("code") == -32601);
+}
+
+TEST_CASE("requests are single lines with our client info", "[mcp]") {
+  const std::string line = mcp::request_line(1, "initialize", mcp::initialize_params());
+  CHECK(line.find('\n') == std::string::npos);
+  auto msg = json::parse(line);
+  CHECK(msg.at("params").at("protocolVersion") == "2025-11-25");
+  CHECK(msg.at("params").at("clientInfo").at("name") == "mcphealth");
+  CHECK(json::parse(mcp::notification_line("notifications/initialized", {})).as_object().contains("id") == false);
+}
+
+TEST_CASE("auto falls back from discover to initialize within one deadline", "[mcp]") {
+  testing::FakeClock clock(0);
+  ScriptedTransport t;
+  t.script = {rpc_error(-32601),
+              result(R"({"protocolVersion":"2025-06-18","serverInfo":{"name":"s","version":"1"}})"),
+              result(R"({"tools":[{},{}]})")};
+  auto hs = mcp::handshake(t, mcp::Protocol::automatic, 3000, clock);
+  CHECK(hs.answered);
+  CHECK(t.calls == std::vector<std::string>{"server/discover", "initialize", "tools/list"});
+  CHECK(t.deadlines[0] == 1000); // discover gets a third
+  CHECK(t.deadlines[1] == 3000); // the rest share the one deadline
+  CHECK(t.notifications == std::vector<std::string>{"notifications/initialized"});
+  CHECK(hs.protocol_version == "2025-06-18");
+  CHECK(t.version == "2025-06-18");
+  CHECK(hs.tool_count == 2);
+  CHECK(hs.server_name == std::optional<std::string>("s"));
+}
+
+TEST_CASE("a modern server is discovered and listed with _meta", "[mcp]") {
+  testing::FakeClock clock(0);
+  ScriptedTransport t;
+  t.script = {result(R"({"supportedVersions":["2026-07-28"],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}}})"),
+              result(R"({"tools":[{}]})")};
+  auto hs = mcp::handshake(t, mcp::Protocol::automatic, 3000, clock);
+  CHECK(hs.answered);
+  CHECK(hs.protocol_version == "2026-07-28");
+  CHECK(hs.server_name == std::optional<std::string>("m"));
+  CHECK(hs.tool_count == 1);
+  CHECK(t.calls == std::vector<std::string>{"server/discover", "tools/list"});
+}
+
+TEST_CASE("a process that died during discover is not asked again", "[mcp]") {
+  testing::FakeClock clock(0);
+  ScriptedTransport t;
+  mcp::CallOutcome closed;
+  closed.status = mcp::CallOutcome::Status::closed;
+  closed.reason = "boom";
+  t.script = {closed};
+  auto hs = mcp::handshake(t, mcp::Protocol::automatic, 3000, clock);
+  CHECK_FALSE(hs.answered);
+  CHECK(hs.failure.reason == "boom");
+  CHECK(t.calls.size() == 1);
+}
+
+TEST_CASE("an initialize answer older than 2024-11-05 is refused", "[mcp]") {
+  testing::FakeClock clock(0);
+  ScriptedTransport t;
+  t.script = {result(R"({"protocolVersion":"2023-01-01"})")};
+  auto hs = mcp::handshake(t, mcp::Protocol::legacy, 3000, clock);
+  CHECK_FALSE(hs.answered);
+  CHECK(hs.failure.status == mcp::CallOutcome::Status::rpc_error);
+}
+
+TEST_CASE("endpoint URIs resolve against the SSE URL", "[mcp]") {
+  CHECK(mcp::resolve_url("http://h:1/sse", "/messages?s=1") == "http://h:1/messages?s=1");
+  CHECK(mcp::resolve_url("http://h:1/a/sse?x=1", "messages") == "http://h:1/a/messages");
+  CHECK(mcp::resolve_url("http://h:1/sse", "http://other/m") == "http://other/m");
+}
