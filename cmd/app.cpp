@@ -1,8 +1,11 @@
 #include "app.hpp"
 
 #include "common.hpp"
+#include "explain_config.hpp"
 #include "hook.hpp"
 #include "probe.hpp"
+#include "reset.hpp"
+#include "status.hpp"
 
 #include <mcphealth/util/log.hpp>
 
@@ -27,6 +30,9 @@ struct Command {
 constexpr Command k_commands[] = {
     {"hook", register_hook},
     {"probe", register_probe},
+    {"status", register_status},
+    {"reset", register_reset},
+    {"explain-config", register_explain_config},
 };
 
 /// The first word that is not an option (or a root option's value): the subcommand, when it is one.

@@ -1,0 +1,162 @@
+#include "explain_config.hpp"
+
+#include "output.hpp"
+
+#include <mcphealth/ops/explain.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <cstdio>
+
+namespace mcphealth::cli {
+
+namespace json = boost::json;
+
+void register_explain_config(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<ExplainOptions>();
+  CLI::App* sub = app.add_subcommand("explain-config", "Explain which config files the hook reads, what wins, and what is wrong");
+  sub->add_option("servers", o->servers, "Only these servers");
+  sub->add_flag("--json", o->json, "Print the same content as JSON");
+  sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers mcphealth, and nothing else");
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)");
+  sub->footer("Exit: 0 clean or warnings only, 1 an error finding, 2 usage error. Never prints env or header values.");
+  sub->callback([o, &invocation] { invocation.exit_code = run_explain_config(*o, invocation.globals); });
+}
+
+namespace {
+
+std::string file_status(const config::FileReport& f) {
+  switch (f.status) {
+  case config::FileReport::Status::missing: return "missing";
+  case config::FileReport::Status::unreadable: return "unreadable: " + f.error;
+  case config::FileReport::Status::parse_error:
+    return "parse error at line " + std::to_string(f.line) + ", column " + std::to_string(f.column) + ": " + f.error;
+  case config::FileReport::Status::no_servers: return "exists, no servers";
+  case config::FileReport::Status::ok: break;
+  }
+  return "exists";
+}
+
+json::array strings(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.push_back(json::value(s));
+  return a;
+}
+
+json::object to_json(const ops::Explanation& e) {
+  json::array files;
+  for (const auto& f : e.files) {
+    json::array names;
+    for (const auto& d : f.servers) names.push_back(json::value(d.name));
+    json::object o{{"path", f.source.file.string()}, {"scope", f.source.scope}, {"status", file_status(f)}, {"servers", std::move(names)}};
+    if (f.project_key) o["projectKey"] = *f.project_key;
+    if (f.status == config::FileReport::Status::parse_error) {
+      o["line"] = f.line;
+      o["column"] = f.column;
+    }
+    files.push_back(std::move(o));
+  }
+  json::array servers;
+  for (const auto& s : e.servers) {
+    json::array shadowed;
+    for (const auto& d : s.shadowed) shadowed.push_back(json::object{{"path", d.source.string()}, {"scope", d.scope}});
+    json::object o{{"name", s.name}, {"source", s.winner.source.string()}, {"scope", s.winner.scope},
+                   {"shadowed", std::move(shadowed)}, {"kind", s.kind}, {"target", s.target}, {"args", strings(s.args)},
+                   {"envNames", strings(s.env_names)}, {"headerNames", strings(s.header_names)},
+                   {"unsetVariables", strings(s.unset_vars)}};
+    o["resolvedCommand"] = s.resolved_command ? json::value(*s.resolved_command) : json::value(nullptr);
+    o["reconnectCommand"] = s.reconnect ? json::value(s.reconnect->command) : json::value(nullptr);
+    o["reconnectVariable"] = s.reconnect ? json::value(s.reconnect->variable) : json::value(nullptr);
+    servers.push_back(std::move(o));
+  }
+  json::array settings;
+  for (const auto& s : e.settings) settings.push_back(json::object{{"name", s.name}, {"value", s.value}, {"origin", s.origin}});
+  json::array findings;
+  for (const auto& f : e.findings) {
+    findings.push_back(json::object{{"severity", ops::severity_name(f.severity)}, {"id", f.id}, {"message", f.message}, {"hint", f.hint}});
+  }
+  return {{"projectDir", e.project_dir},
+          {"files", std::move(files)},
+          {"servers", std::move(servers)},
+          {"settings", std::move(settings)},
+          {"hooks", json::object{{"settingsFiles", strings(e.hooks.files)}, {"preToolUse", e.hooks.pre_tool_use},
+                                 {"postToolUseFailure", e.hooks.post_tool_use_failure}, {"jsHook", strings(e.hooks.js_hook)}}},
+          {"findings", std::move(findings)}};
+}
+
+void print_text(const ops::Explanation& e, bool color) {
+  auto bold = [&](const std::string& s) { return color ? "\033[1m" + s + "\033[0m" : s; };
+  std::printf("%s\n", bold("Project dir: " + e.project_dir).c_str());
+  std::printf("\n%s\n", bold("Config files, in the order the hook reads them").c_str());
+  int i = 1;
+  for (const auto& f : e.files) {
+    std::string names;
+    for (const auto& d : f.servers) names += (names.empty() ? "" : ", ") + d.name;
+    std::printf("  %d. %s (%s%s): %s%s\n", i++, f.source.file.c_str(), f.source.scope.c_str(),
+                f.project_key ? (", projects[\"" + *f.project_key + "\"]").c_str() : "", file_status(f).c_str(),
+                names.empty() ? "" : ("; defines " + names).c_str());
+  }
+  std::printf("\n%s\n", bold("Servers").c_str());
+  if (e.servers.empty()) std::printf("  (none)\n");
+  for (const auto& s : e.servers) {
+    std::printf("  %s: %s, from %s (%s)\n", s.name.c_str(), s.kind.c_str(), s.winner.source.c_str(), s.winner.scope.c_str());
+    for (const auto& d : s.shadowed) std::printf("    shadowed: %s (%s)\n", d.source.c_str(), d.scope.c_str());
+    if (s.kind == "stdio") {
+      std::string args;
+      for (const auto& a : s.args) args += " " + a;
+      std::printf("    command: %s%s\n", s.target.c_str(), args.c_str());
+      std::printf("    on PATH: %s\n", s.resolved_command ? s.resolved_command->c_str() : "NO, not found");
+    } else if (s.kind != "unsupported") {
+      std::printf("    url: %s\n", s.target.c_str());
+    } else {
+      std::printf("    %s\n", s.unsupported_reason.c_str());
+    }
+    std::string env_names, header_names, unset;
+    for (const auto& n : s.env_names) env_names += (env_names.empty() ? "" : ", ") + n;
+    for (const auto& n : s.header_names) header_names += (header_names.empty() ? "" : ", ") + n;
+    for (const auto& n : s.unset_vars) unset += (unset.empty() ? "" : ", ") + ("${" + n + "}");
+    if (!env_names.empty()) std::printf("    env sets: %s\n", env_names.c_str());
+    if (!header_names.empty()) std::printf("    headers: %s\n", header_names.c_str());
+    if (!unset.empty()) std::printf("    unset here: %s\n", unset.c_str());
+    std::printf("    reconnect: %s\n",
+                s.reconnect ? (s.reconnect->command + " (from " + s.reconnect->variable + ")").c_str() : "none configured");
+  }
+  std::printf("\n%s\n", bold("Settings").c_str());
+  for (const auto& s : e.settings) std::printf("  %-18s %s  [%s]\n", (s.name + ":").c_str(), s.value.c_str(), s.origin.c_str());
+  std::printf("\n%s\n", bold("Hooks").c_str());
+  std::printf("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "registered" : "NOT registered",
+              e.hooks.post_tool_use_failure ? "registered" : "NOT registered",
+              e.hooks.files.empty() ? "no settings files" : std::to_string(e.hooks.files.size()).append(" settings file(s)").c_str());
+  std::printf("\n%s\n", bold("Findings").c_str());
+  if (e.findings.empty()) std::printf("  none: all clear\n");
+  for (const auto& f : e.findings) {
+    std::string sev = ops::severity_name(f.severity);
+    if (color) sev = (f.severity == ops::Finding::Severity::error ? "\033[31m" : "\033[33m") + sev + "\033[0m";
+    std::printf("  %s: %s\n    hint: %s\n", sev.c_str(), f.message.c_str(), f.hint.c_str());
+  }
+}
+
+} // namespace
+
+int run_explain_config(const ExplainOptions& o, const GlobalOptions& globals) {
+  if (o.hook_snippet) {
+    std::fputs(ops::hook_snippet().c_str(), stdout);
+    return k_exit_ok;
+  }
+  util::ProcessEnvironment env;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
+  const ops::Explanation e = ops::explain(env, settings, inputs, o.servers);
+  if (!e.unknown_servers.empty()) {
+    std::string known;
+    config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
+    for (const auto& d : reader.all_winners()) known += (known.empty() ? "" : ", ") + d.name;
+    util::log::error("unknown server '" + e.unknown_servers.front() + "'; configured: " + (known.empty() ? "none" : known));
+    return k_exit_usage;
+  }
+  if (o.json) std::fputs(util::pretty_json(to_json(e)).c_str(), stdout);
+  else print_text(e, use_color(stdout));
+  return e.has_errors() ? k_exit_unhealthy : k_exit_ok;
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,81 @@
+#include "reset.hpp"
+
+#include <mcphealth/ops/status.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <cstdio>
+
+namespace mcphealth::cli {
+
+namespace json = boost::json;
+
+void register_reset(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<ResetOptions>();
+  CLI::App* sub = app.add_subcommand("reset", "Forget servers' health (the next call probes them afresh)");
+  sub->add_option("servers", o->servers, "Servers to forget");
+  sub->add_flag("--all", o->all, "Forget every server");
+  sub->add_flag("--unhealthy", o->unhealthy, "Forget every server marked unhealthy");
+  sub->add_flag("--dry-run", o->dry_run, "Say what would be removed; write nothing");
+  sub->add_flag("--json", o->json, "Print {\"removed\":[...],\"dryRun\":...}");
+  sub->add_flag("--list", o->list, "Print the names in the cache, one per line, and change nothing");
+  sub->footer("Exit: 0 done (or nothing to remove), 2 usage error, unknown name, or the state file could not be written.");
+  sub->callback([o, &invocation] { invocation.exit_code = run_reset(*o, invocation.globals); });
+}
+
+int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  state::StateStore store(settings.state_path.value, clock);
+  const state::StateSnapshot snapshot = store.read();
+  std::vector<std::string> cached;
+  for (const auto& kv : snapshot.servers()) cached.emplace_back(kv.key());
+  if (o.list) {
+    for (const auto& name : cached) std::printf("%s\n", name.c_str());
+    return k_exit_ok;
+  }
+  const int modes = (o.servers.empty() ? 0 : 1) + (o.all ? 1 : 0) + (o.unhealthy ? 1 : 0);
+  if (modes != 1) {
+    util::log::error(modes == 0 ? "name the servers to reset, or use --all or --unhealthy"
+                                : "use server names, --all or --unhealthy, one of them");
+    return k_exit_usage;
+  }
+  for (const auto& name : o.servers) {
+    if (std::find(cached.begin(), cached.end(), name) == cached.end()) {
+      std::string known;
+      for (const auto& c : cached) known += (known.empty() ? "" : ", ") + c;
+      util::log::error("'" + name + "' is not in " + settings.state_path.value.string() +
+                       "; cached: " + (known.empty() ? "none" : known));
+      return k_exit_usage;
+    }
+  }
+  if (snapshot.status == state::LoadStatus::newer_version && !o.dry_run) {
+    util::log::error(settings.state_path.value.string() + " has a newer version than this mcphealth writes; not changing it");
+    return k_exit_usage;
+  }
+  auto select = [&](const std::string&, const json::object& entry) {
+    return o.all || state::ServerEntry::from_json(entry).unhealthy();
+  };
+  const ops::ResetResult result =
+      ops::remove_entries(store, o.servers, select, o.dry_run ? ops::DryRun::yes : ops::DryRun::no);
+  if (!o.dry_run && !result.update.ok()) {
+    util::log::error(result.update.message);
+    return k_exit_usage;
+  }
+  if (o.json) {
+    json::array removed;
+    for (const auto& n : result.removed) removed.push_back(json::value(n));
+    std::fputs(util::pretty_json(json::object{{"removed", std::move(removed)}, {"dryRun", o.dry_run}}).c_str(), stdout);
+    return k_exit_ok;
+  }
+  if (result.removed.empty()) {
+    std::printf("nothing to reset in %s\n", settings.state_path.value.c_str());
+  }
+  for (const auto& name : result.removed) {
+    std::printf("%s %s\n", o.dry_run ? "would reset" : "reset", name.c_str());
+  }
+  return k_exit_ok;
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,29 @@
+#pragma once
+// `mcphealth reset`: the one-line fix for a server stuck in backoff.
+#include "common.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mcphealth::cli {
+
+/// Options of `mcphealth reset`.
+struct ResetOptions {
+  std::vector<std::string> servers;
+  bool all = false;
+  bool unhealthy = false;
+  bool dry_run = false;
+  bool json = false;
+  bool list = false;
+};
+
+/// Adds `reset` to `app`.
+void register_reset(CLI::App& app, Invocation& invocation);
+
+/// Removes entries under the hook's lock; returns 0 (done, or nothing to do) or 2 (usage error, unknown name, or the
+/// state file could not be written).
+int run_reset(const ResetOptions& options, const GlobalOptions& globals);
+
+} // namespace mcphealth::cli

@@ -1,0 +1,159 @@
+#include "status.hpp"
+
+#include "output.hpp"
+
+#include <mcphealth/ops/status.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mcphealth::cli {
+
+namespace json = boost::json;
+
+void register_status(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<StatusOptions>();
+  CLI::App* sub = app.add_subcommand("status", "Show the health cache: what is up, down, in backoff, and why");
+  sub->add_option("servers", o->servers, "Only these servers");
+  sub->add_flag("--json", o->json, "Print the cache entries with derived fields (ages, times to retry) and warnings");
+  sub->add_flag("--statusline", o->statusline,
+                "One short line for a shell prompt or Claude Code's status line, e.g. `mcp 5✔ 1✘ agentmemory` "
+                "(reads only the state file)");
+  sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
+  sub->add_flag("--names", o->names, "Print the server names (configured and cached), one per line");
+  sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)");
+  sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
+  sub->callback([o, &invocation] { invocation.exit_code = run_status(*o, invocation.globals); });
+}
+
+namespace {
+
+Cell status_cell(const ops::StatusRow& row) {
+  if (row.label == "healthy") return {"✔ healthy", Color::green};
+  if (row.label == "needs-auth") return {"! needs auth", Color::yellow};
+  if (row.label == "unhealthy") return {"✘ unhealthy", Color::red};
+  if (row.label == "unknown") return {"? never checked", Color::dim};
+  return {row.label, Color::none};
+}
+
+std::string timing(const ops::StatusRow& row) {
+  if (row.fresh_ms) {
+    return *row.fresh_ms > 0 ? "fresh " + util::format_duration_short(*row.fresh_ms) : std::string("expired");
+  }
+  if (row.retry_in_ms) {
+    return *row.retry_in_ms > 0 ? "retry in " + util::format_duration_short(*row.retry_in_ms) : std::string("retry due");
+  }
+  return "-";
+}
+
+json::value opt(const std::optional<std::int64_t>& v) { return v ? json::value(*v) : json::value(nullptr); }
+
+json::object row_json(const ops::StatusRow& row) {
+  json::object o;
+  o["name"] = row.name;
+  o["status"] = row.label;
+  o["entry"] = row.cached ? json::value(row.raw) : json::value(nullptr);
+  o["configured"] = row.configured ? json::value(*row.configured) : json::value(nullptr);
+  o["configSource"] = row.config_source ? json::value(*row.config_source) : json::value(nullptr);
+  o["ageMs"] = opt(row.age_ms);
+  o["freshForMs"] = opt(row.fresh_ms);
+  o["retryInMs"] = opt(row.retry_in_ms);
+  o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
+  o["pinnedAtBackoffCap"] = row.pinned_at_cap;
+  return o;
+}
+
+} // namespace
+
+int run_status(const StatusOptions& o, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  const state::StateSnapshot snapshot = state::load_state(settings.state_path.value);
+
+  // The status line runs on every prompt: the state file alone, no config read.
+  std::optional<std::vector<ops::ConfiguredServer>> configured;
+  if (!o.statusline) {
+    const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
+    config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
+    configured.emplace();
+    for (const auto& def : reader.all_winners()) configured->push_back({def.name, def.source.string()});
+  }
+  ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
+  if (!o.servers.empty()) {
+    std::vector<ops::StatusRow> chosen;
+    for (const auto& name : o.servers) {
+      auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.name == name; });
+      if (it == report.rows.end()) {
+        std::string known;
+        for (const auto& r : report.rows) known += (known.empty() ? "" : ", ") + r.name;
+        util::log::error("unknown server '" + name + "'; known: " + (known.empty() ? "none" : known));
+        return k_exit_usage;
+      }
+      chosen.push_back(*it);
+    }
+    report.rows = chosen;
+  }
+  std::vector<std::string> warnings = ops::state_warnings(settings.state_path.value, snapshot, settings);
+  if (!o.servers.empty()) {
+    // Per-server warnings only for the servers asked about.
+    for (const auto& w : report.warnings) {
+      for (const auto& row : report.rows) {
+        if (w.rfind(row.name + " ", 0) == 0) warnings.push_back(w);
+      }
+    }
+  } else {
+    warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
+  }
+  const bool any_unhealthy =
+      std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.label == "unhealthy"; });
+  const int code = any_unhealthy ? k_exit_unhealthy : k_exit_ok;
+  if (o.quiet) return code;
+  if (o.names) {
+    for (const auto& row : report.rows) std::printf("%s\n", row.name.c_str());
+    return code;
+  }
+  if (o.statusline) {
+    std::printf("%s\n", ops::status_line(report).c_str());
+    return code;
+  }
+  if (o.json) {
+    json::array servers;
+    for (const auto& row : report.rows) servers.push_back(row_json(row));
+    json::array warning_list;
+    for (const auto& w : warnings) warning_list.push_back(json::value(w));
+    json::object out{{"stateFile", settings.state_path.value.string()},
+                     {"stateFileStatus", snapshot.status == state::LoadStatus::ok        ? "ok"
+                                         : snapshot.status == state::LoadStatus::missing ? "missing"
+                                         : snapshot.status == state::LoadStatus::corrupt ? "corrupt"
+                                         : snapshot.status == state::LoadStatus::newer_version ? "newer-version"
+                                                                                                : "unreadable"},
+                     {"now", clock.now_ms()},
+                     {"servers", std::move(servers)},
+                     {"warnings", std::move(warning_list)}};
+    std::fputs(util::pretty_json(out).c_str(), stdout);
+    return code;
+  }
+  for (const auto& w : warnings) util::log::warn(w);
+  if (report.rows.empty()) {
+    std::printf("no servers in %s and none configured\n", settings.state_path.value.c_str());
+    return code;
+  }
+  Table table({"SERVER", "STATUS", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"});
+  for (const auto& row : report.rows) {
+    const std::string code_text = row.entry.last_failure_code.text();
+    table.add({{row.name},
+               status_cell(row),
+               {row.cached ? std::to_string(row.entry.failure_count) : "-"},
+               {code_text.empty() ? "-" : code_text},
+               {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
+               {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
+               {row.entry.last_error.value_or("")}});
+  }
+  std::fputs(table.render(use_color(stdout), terminal_width()).c_str(), stdout);
+  return code;
+}
+
+} // namespace mcphealth::cli

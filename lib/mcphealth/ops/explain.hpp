@@ -1,0 +1,88 @@
+#pragma once
+// Why a server is (not) found or (not) checked: every file the hook would read, each server's winning definition
+// and what it shadows, the settings in force and where they come from, and findings with a severity and a hint.
+#include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/hook/reconnect.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// One finding.
+struct Finding {
+  enum class Severity { error, warning };
+  Severity severity = Severity::warning;
+  /// A stable identifier, for scripts: `config-path-missing`, `parse-error`, `fail-open`, ...
+  std::string id;
+  std::string message;
+  std::string hint;
+};
+
+/// The name of a severity: `error` or `warning`.
+std::string severity_name(Finding::Severity severity);
+
+/// One server explained.
+struct ServerExplanation {
+  std::string name;
+  config::ServerDefinition winner;
+  std::vector<config::ServerDefinition> shadowed;
+  /// `stdio`, `http`, `sse` or `unsupported`.
+  std::string kind;
+  /// The command or URL after expansion.
+  std::string target;
+  std::vector<std::string> args;
+  /// For stdio: where the command resolves, or nothing when it is not on PATH.
+  std::optional<std::string> resolved_command;
+  std::vector<std::string> env_names;
+  std::vector<std::string> header_names;
+  std::vector<std::string> unset_vars;
+  std::optional<hook::ReconnectCommand> reconnect;
+  std::string unsupported_reason;
+};
+
+/// A setting as in force, with its origin.
+struct EffectiveSetting {
+  std::string name;
+  std::string value;
+  std::string origin;
+};
+
+/// Whether Claude Code's settings register a hook for MCP tools, and what runs there.
+struct HookRegistration {
+  /// Settings files read, in order.
+  std::vector<std::string> files;
+  bool pre_tool_use = false;
+  bool post_tool_use_failure = false;
+  /// Where the JS hook (`mcp-health-check.js`, or an enabled everything-claude-code plugin) was found.
+  std::vector<std::string> js_hook;
+};
+
+/// The whole explanation.
+struct Explanation {
+  std::string project_dir;
+  std::vector<config::FileReport> files;
+  std::vector<ServerExplanation> servers;
+  std::vector<std::string> unknown_servers;
+  std::vector<EffectiveSetting> settings;
+  HookRegistration hooks;
+  std::vector<Finding> findings;
+  /// True when any finding is an error.
+  bool has_errors() const;
+};
+
+/// Explains the configuration seen from `inputs` (only `only` servers when given).
+Explanation explain(const util::Environment& env, const config::Settings& settings, const config::DiscoveryInputs& inputs,
+                    const std::vector<std::string>& only);
+
+/// Reads Claude Code's settings files (user, project, project-local, managed) for hook registrations.
+HookRegistration find_hook_registration(const util::Environment& env, const std::filesystem::path& project_dir);
+
+/// The settings.json fragment that registers mcphealth for PreToolUse, PostToolUseFailure and PostToolUse.
+std::string hook_snippet();
+
+} // namespace mcphealth::ops

@@ -1,0 +1,208 @@
+#include <mcphealth/ops/status.hpp>
+
+#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mcphealth::ops {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string label_of(const state::ServerEntry& e, const json::object& raw) {
+  if (e.healthy()) {
+    if (const json::object* p = util::get_object(raw, "probe")) {
+      const auto kind = util::get_string(*p, "kind");
+      const auto status = util::get_int(*p, "httpStatus");
+      if (kind == std::optional<std::string>("needs-auth") || status == 401 || status == 403) return "needs-auth";
+    }
+    return "healthy";
+  }
+  if (e.unhealthy()) return "unhealthy";
+  return e.status.empty() ? "unknown" : e.status;
+}
+
+} // namespace
+
+std::string unwritable_reason(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (::access(path.c_str(), W_OK) != 0) return path.string() + " is not writable (" + std::strerror(errno) + ")";
+  }
+  // The writer creates a temp file next to the state file: the folder must be writable, or creatable.
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  for (;;) {
+    if (::stat(dir.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return dir.string() + " is not a folder, so " + path.string() + " cannot be written";
+      if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        return "folder " + dir.string() + " is not writable (" + std::strerror(errno) + ")";
+      }
+      return {};
+    }
+    if (errno == ENOTDIR) {
+      // Some ancestor is a file; find it for a useful message.
+      fs::path up = dir;
+      while (up.has_parent_path() && up.parent_path() != up) {
+        up = up.parent_path();
+        if (::stat(up.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+          return up.string() + " is not a folder, so " + path.string() + " cannot be written";
+        }
+      }
+      return path.string() + " cannot be written (a path component is not a folder)";
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return {};
+    dir = dir.parent_path();
+  }
+}
+
+std::vector<std::string> state_warnings(const fs::path& state_path, const state::StateSnapshot& snapshot,
+                                        const config::Settings& settings) {
+  std::vector<std::string> out = settings.warnings;
+  if (settings.fail_open.value) {
+    out.push_back("fail-open is on (" + settings.fail_open.origin.substr(settings.fail_open.origin.find(' ') + 1) +
+                  "): servers known to be down are NOT blocked");
+  }
+  if (std::string why = unwritable_reason(state_path); !why.empty()) {
+    out.push_back("the state file cannot be written: " + why + "; hooks keep deciding but cache nothing");
+  }
+  switch (snapshot.status) {
+  case state::LoadStatus::corrupt:
+    out.push_back(state_path.string() + " is not a valid state file (" + snapshot.error +
+                  "); the next write moves it aside");
+    break;
+  case state::LoadStatus::newer_version:
+    out.push_back(state_path.string() + " has version " + std::to_string(snapshot.version) +
+                  ", newer than this mcphealth writes (" + std::to_string(state::k_state_version) +
+                  "); it is read but never overwritten");
+    break;
+  case state::LoadStatus::unreadable:
+    out.push_back("cannot read " + state_path.string() + ": " + snapshot.error);
+    break;
+  default: break;
+  }
+  std::error_code ec;
+  const fs::path dir = state_path.has_parent_path() ? state_path.parent_path() : fs::path(".");
+  const std::string prefix = state_path.filename().string() + ".corrupt-";
+  for (const auto& item : fs::directory_iterator(dir, ec)) {
+    if (item.path().filename().string().rfind(prefix, 0) == 0) {
+      out.push_back("a corrupt state file was moved aside to " + item.path().string() +
+                    " (look at it, then delete it)");
+    }
+  }
+  return out;
+}
+
+StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
+                          const config::Settings& settings, util::EpochMs now) {
+  StatusReport report;
+  for (const auto& kv : snapshot.servers()) {
+    if (!kv.value().is_object()) continue;
+    StatusRow row;
+    row.name = std::string(kv.key());
+    row.cached = true;
+    row.raw = kv.value().get_object();
+    row.entry = state::ServerEntry::from_json(row.raw);
+    row.label = label_of(row.entry, row.raw);
+    if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
+    if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
+    if (row.entry.unhealthy() && row.entry.next_retry_at) {
+      row.retry_in_ms = *row.entry.next_retry_at - now;
+      row.pinned_at_cap = row.entry.failure_count > 1 &&
+                          state::backoff_delay_ms(row.entry.failure_count, settings.backoff_ms.value,
+                                                  settings.max_backoff_ms.value) >= settings.max_backoff_ms.value;
+    }
+    report.rows.push_back(std::move(row));
+  }
+  if (configured) {
+    for (auto& row : report.rows) {
+      row.configured = false;
+      for (const auto& c : *configured) {
+        if (c.name == row.name) {
+          row.configured = true;
+          row.config_source = c.source;
+        }
+      }
+    }
+    for (const auto& c : *configured) {
+      const bool cached = std::any_of(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) { return r.name == c.name; });
+      if (cached) continue;
+      StatusRow row;
+      row.name = c.name;
+      row.label = "unknown";
+      row.configured = true;
+      row.config_source = c.source;
+      report.rows.push_back(std::move(row));
+    }
+  }
+  for (const auto& row : report.rows) {
+    if (row.pinned_at_cap) {
+      report.warnings.push_back(row.name + " is pinned at the backoff cap (" +
+                                util::format_duration_short(settings.max_backoff_ms.value) + ", " +
+                                std::to_string(row.entry.failure_count) +
+                                " failures): if it has recovered, `mcphealth reset " + row.name +
+                                "` or `mcphealth probe " + row.name + "` clears it now");
+    }
+    if (row.cached && row.configured == false) {
+      report.warnings.push_back(row.name + " is in the cache but no longer defined in any config file (`mcphealth reset " +
+                                row.name + "` removes it)");
+    }
+  }
+  return report;
+}
+
+std::string status_line(const StatusReport& report) {
+  int up = 0, auth = 0, down = 0;
+  std::string names;
+  for (const auto& row : report.rows) {
+    if (row.label == "healthy") ++up;
+    else if (row.label == "needs-auth") ++auth;
+    else if (row.label == "unhealthy") {
+      ++down;
+      names += " " + row.name;
+    }
+  }
+  std::string line = "mcp " + std::to_string(up) + "✔";
+  if (auth > 0) line += " " + std::to_string(auth) + "!";
+  if (down > 0) line += " " + std::to_string(down) + "✘" + names;
+  return line;
+}
+
+ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
+                           const std::function<bool(const std::string&, const json::object&)>& select, DryRun dry_run) {
+  ResetResult out;
+  auto choose = [&](json::object& doc) {
+    out.removed.clear();
+    json::object& servers = state::servers_of(doc);
+    for (const auto& kv : servers) {
+      const std::string name(kv.key());
+      const bool named = std::find(names.begin(), names.end(), name) != names.end();
+      const bool picked = names.empty() && kv.value().is_object() && select(name, kv.value().get_object());
+      if (named || picked) out.removed.push_back(name);
+    }
+  };
+  if (dry_run == DryRun::yes) {
+    state::StateSnapshot snap = store.read();
+    choose(snap.doc);
+    return out;
+  }
+  out.update = store.update([&](json::object& doc) {
+    choose(doc);
+    json::object& servers = state::servers_of(doc);
+    for (const auto& name : out.removed) servers.erase(name);
+    if (json::value* misses = doc.if_contains(hook::k_unconfigured_key); misses && misses->is_object()) {
+      for (const auto& name : out.removed) misses->as_object().erase(name);
+    }
+    return !out.removed.empty();
+  });
+  return out;
+}
+
+} // namespace mcphealth::ops

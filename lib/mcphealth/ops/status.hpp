@@ -1,0 +1,77 @@
+#pragma once
+// The operator's view of the state file: one row per server (cached, configured or both) with derived ages and
+// times, and the warnings that explain silent failures (fail-open left on, an unwritable cache, a pinned backoff).
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <boost/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// A configured server: its name and the file that defines it.
+struct ConfiguredServer {
+  std::string name;
+  std::string source;
+};
+
+/// One server as `status` shows it.
+struct StatusRow {
+  std::string name;
+  /// `healthy`, `needs-auth`, `unhealthy`, `unknown` (configured, never checked), or another writer's status.
+  std::string label;
+  bool cached = false;
+  /// Whether it is configured; nothing when configs were not read (the status line).
+  std::optional<bool> configured;
+  std::optional<std::string> config_source;
+  state::ServerEntry entry;
+  /// The cache entry as stored, every field.
+  boost::json::object raw;
+  std::optional<std::int64_t> age_ms;
+  /// Until a healthy mark expires (negative once expired).
+  std::optional<std::int64_t> fresh_ms;
+  /// Until an unhealthy server's next retry (negative once due).
+  std::optional<std::int64_t> retry_in_ms;
+  /// Its retry delay has reached the cap: it will only be retried every `max backoff`.
+  bool pinned_at_cap = false;
+};
+
+/// Everything `status` reports.
+struct StatusReport {
+  std::vector<StatusRow> rows;
+  std::vector<std::string> warnings;
+};
+
+/// Builds the report from a state snapshot. `configured` = nothing skips every config-based row and warning.
+StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
+                          const config::Settings& settings, util::EpochMs now);
+
+/// The warnings about the state file and settings alone: fail-open on (and by which variable), the file or its folder
+/// not writable, a corrupt file moved aside, a newer version, an unreadable file.
+std::vector<std::string> state_warnings(const std::filesystem::path& state_path, const state::StateSnapshot& snapshot,
+                                        const config::Settings& settings);
+
+/// Why `path` could not be written by the state writer (file, folder, or the nearest existing ancestor); empty when
+/// it can.
+std::string unwritable_reason(const std::filesystem::path& path);
+
+/// The one-line summary for a prompt: `mcp 5✔ 1✘ agentmemory`.
+std::string status_line(const StatusReport& report);
+
+/// Removes the entries `names` (or, with an empty list, the ones `select` picks) under the state lock; returns the
+/// update's outcome and what was (or with `dry_run`, would be) removed.
+struct ResetResult {
+  state::UpdateResult update;
+  std::vector<std::string> removed;
+};
+enum class DryRun { no, yes };
+ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
+                           const std::function<bool(const std::string&, const boost::json::object&)>& select,
+                           DryRun dry_run);
+
+} // namespace mcphealth::ops
