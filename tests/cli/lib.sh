@@ -132,8 +132,12 @@ run_case() {
   PROJ="$T/proj"
   mkdir -p "$HOME" "$PROJ"
   cd "$PROJ"
+  # No mcphealth or JS-hook variable from the caller leaks in; the harness's own stay.
   for v in $(env | grep -oE '^(ECC_[A-Z0-9_]*|MCPHEALTH_[A-Z0-9_]*|CLAUDE_[A-Z0-9_]*)' || true); do
-    [ "$v" == "MCPHEALTH_BIN" ] || [ "$v" == "MCPHEALTH_FIXTURES" ] || unset "$v"
+    case $v in
+      MCPHEALTH_BIN | MCPHEALTH_FIXTURES | MCPHEALTH_SOURCE_DIR | MCPHEALTH_EVERYTHING) ;;
+      *) unset "$v" ;;
+    esac
   done
   unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
   # Fast probes: the default liveness timeout is 5 s.

@@ -1,0 +1,97 @@
+# bash completion for mcphealth: subcommands, options, and server names (asked of mcphealth itself:
+# `status --names` for configured and cached servers, `reset --list` for cached ones).
+
+_mcphealth_names() { # _mcphealth_names BIN ROOT_ARGS... -- SUBCOMMAND ARGS...
+  "$@" 2>/dev/null
+}
+
+_mcphealth() {
+  local cur prev bin cmd i
+  COMPREPLY=()
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=""
+  [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}
+  bin=${COMP_WORDS[0]}
+  local root=() # the root options typed so far, so names come from the same state file and configs
+  cmd=""
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case ${COMP_WORDS[i]} in
+      --state | --config)
+        root+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
+        ((i++))
+        ;;
+      -*) ;;
+      *)
+        cmd=${COMP_WORDS[i]}
+        break
+        ;;
+    esac
+  done
+
+  case $prev in
+    --state | --config | --prometheus)
+      COMPREPLY=($(compgen -f -- "$cur"))
+      return
+      ;;
+    --cwd)
+      COMPREPLY=($(compgen -d -- "$cur"))
+      return
+      ;;
+    --output)
+      COMPREPLY=($(compgen -W "json exit-code passthrough" -- "$cur"))
+      return
+      ;;
+    --event)
+      COMPREPLY=($(compgen -W "PreToolUse PostToolUseFailure PostToolUse" -- "$cur"))
+      return
+      ;;
+    --depth)
+      COMPREPLY=($(compgen -W "liveness handshake auto" -- "$cur"))
+      return
+      ;;
+    --protocol)
+      COMPREPLY=($(compgen -W "modern legacy auto" -- "$cur"))
+      return
+      ;;
+    --timeout-ms | --parallel)
+      return
+      ;;
+  esac
+
+  if [ -z "$cmd" ]; then
+    if [[ $cur == -* ]]; then
+      COMPREPLY=($(compgen -W "--state --config -v --verbose --version --help" -- "$cur"))
+    else
+      COMPREPLY=($(compgen -W "hook probe status reset explain-config" -- "$cur"))
+    fi
+    return
+  fi
+
+  local opts="" names=""
+  case $cmd in
+    hook) opts="--output --event --help" ;;
+    probe)
+      opts="--all --depth --protocol --timeout-ms --parallel --json --no-update --reconnect --prometheus --cwd -q --quiet --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
+      ;;
+    status)
+      opts="--json --statusline -q --quiet --names --cwd --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
+      ;;
+    reset)
+      opts="--all --unhealthy --dry-run --json --list --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" reset --list)
+      ;;
+    explain-config)
+      opts="--json --hook-snippet --cwd --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
+      ;;
+  esac
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "$names" -- "$cur"))
+  fi
+}
+
+complete -F _mcphealth mcphealth

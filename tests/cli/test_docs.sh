@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The man page and the shell completions: they render, they are installed, they cover what --help lists, and the
+# completions offer what they should.
+source "$(dirname "$0")/lib.sh"
+
+: "${MCPHEALTH_SOURCE_DIR:?}"
+MAN="$MCPHEALTH_SOURCE_DIR/man/mcphealth.1"
+COMMANDS="hook probe status reset explain-config"
+
+case_man_page_renders_without_warnings() {
+  local err
+  err=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1 >/dev/null)
+  assert_eq "$err" "" "groff exits 0 on warnings, so any stderr fails"
+}
+
+case_man_page_documents_every_option_help_lists() {
+  local text opt cmd missing=""
+  text=$(groff -man -Tascii "$MAN" 2>/dev/null | col -b)
+  for cmd in "" $COMMANDS; do
+    for opt in $("$MCPHEALTH_BIN" $cmd --help | grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z-]*' | tr -d ' ,' | sort -u); do
+      grep -qE -- "(^|[^a-zA-Z-])$opt([^a-zA-Z-]|\$)" <<<"$text" || missing+=" ${cmd:-mcphealth}:$opt"
+    done
+  done
+  assert_eq "$missing" "" "options in --help but not in the man page"
+  for cmd in $COMMANDS; do assert_contains "$text" "mcphealth $cmd"; done
+}
+
+case_man_page_documents_every_variable_in_both_spellings() {
+  local text var
+  text=$(groff -man -Tascii "$MAN" 2>/dev/null | col -b)
+  for var in ECC_MCP_HEALTH_STATE_PATH ECC_MCP_CONFIG_PATH ECC_MCP_HEALTH_TTL_MS ECC_MCP_HEALTH_TIMEOUT_MS \
+             ECC_MCP_HEALTH_BACKOFF_MS ECC_MCP_HEALTH_MAX_BACKOFF_MS ECC_MCP_HEALTH_FAIL_OPEN ECC_MCP_RECONNECT_COMMAND \
+             ECC_MCP_RECONNECT_TIMEOUT_MS ECC_HOOK_INPUT_MAX_BYTES ECC_HOOK_INPUT_TRUNCATED; do
+    assert_contains "$text" "$var"
+    local ours=${var/ECC_MCP_HEALTH_/MCPHEALTH_}
+    ours=${ours/ECC_MCP_/MCPHEALTH_}
+    ours=${ours/ECC_HOOK_/MCPHEALTH_}
+    assert_contains "$text" "$ours"
+  done
+  assert_contains "$text" "EXIT STATUS"
+  assert_contains "$text" "*/5 * * * * mcphealth probe"
+}
+
+case_install_puts_man_page_and_completions_in_place() {
+  local build; build=$(dirname "$(dirname "$MCPHEALTH_BIN")")
+  cmake --install "$build" --prefix "$T/prefix" >/dev/null
+  assert_file_exists "$T/prefix/bin/mcphealth"
+  assert_file_exists "$T/prefix/share/man/man1/mcphealth.1"
+  assert_file_exists "$T/prefix/share/bash-completion/completions/mcphealth"
+  assert_file_exists "$T/prefix/share/zsh/site-functions/_mcphealth"
+  assert_file_exists "$T/prefix/share/fish/vendor_completions.d/mcphealth.fish"
+}
+
+# complete_bash WORDS...: runs the bash completion for the words (the last is the one being completed).
+complete_bash() {
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _mcphealth; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$MCPHEALTH_SOURCE_DIR/completions/mcphealth.bash" "$@"
+}
+
+case_bash_completes_commands_options_and_cached_names() {
+  seed_state '{"version":1,"servers":{"agentmemory":{"status":"unhealthy"},"github":{"status":"healthy"}}}'
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" re)" "reset"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" reset "" | sort | tr '\n' ' ')" "agentmemory github "
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" reset ag)" "agentmemory"
+  assert_contains "$(complete_bash "$MCPHEALTH_BIN" probe --de)" "--depth"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" probe --depth h)" "handshake"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" hook --output p)" "passthrough"
+  # A --state typed before the command is used for the names too.
+  mkdir -p "$T/other"
+  echo '{"version":1,"servers":{"elsewhere":{"status":"healthy"}}}' > "$T/other/s.json"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" --state "$T/other/s.json" reset "")" "elsewhere"
+}
+
+case_bash_completes_configured_names_for_probe() {
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"notes":{"command":"true"},"search":{"command":"true"}}}'
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" probe "" | sort | tr '\n' ' ')" "notes search "
+}
+
+case_zsh_and_fish_completions_parse() {
+  zsh -n "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" || fail "zsh completion does not parse"
+  fish -n "$MCPHEALTH_SOURCE_DIR/completions/mcphealth.fish" || fail "fish completion does not parse"
+}
+
+case_fish_completes_cached_names() {
+  seed_state '{"version":1,"servers":{"agentmemory":{"status":"unhealthy"}}}'
+  mkdir -p "$T/bin"
+  ln -s "$MCPHEALTH_BIN" "$T/bin/mcphealth"
+  local out
+  out=$(PATH="$T/bin:$PATH" fish -c "source $MCPHEALTH_SOURCE_DIR/completions/mcphealth.fish; complete -C 'mcphealth reset '")
+  assert_contains "$out" "agentmemory"
+  out=$(PATH="$T/bin:$PATH" fish -c "source $MCPHEALTH_SOURCE_DIR/completions/mcphealth.fish; complete -C 'mcphealth re'")
+  assert_contains "$out" "reset"
+}
+
+main "$@"
