@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# `mcphealth status`: rows, derived times, warnings, exit codes, --json, --statusline; never writes.
+source "$(dirname "$0")/lib.sh"
+
+seed_mixed() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{
+    \"good\":{\"status\":\"healthy\",\"checkedAt\":$((now - 180000)),\"expiresAt\":$((now + 100000)),\"failureCount\":0,\"lastError\":null,\"lastFailureCode\":null},
+    \"authy\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 100000)),\"probe\":{\"kind\":\"needs-auth\",\"httpStatus\":401}},
+    \"down\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 10000)),\"expiresAt\":$((now - 10000)),\"nextRetryAt\":$((now + 492000)),\"failureCount\":2,\"lastError\":\"HTTP 503\",\"lastFailureCode\":503},
+    \"due\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 90000)),\"expiresAt\":$((now - 90000)),\"nextRetryAt\":$((now - 1000)),\"failureCount\":1,\"lastError\":\"spawn x ENOENT\",\"lastFailureCode\":null}}}"
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"good":{"command":"true"},"authy":{"url":"http://127.0.0.1:1/mcp"},"down":{"command":"true"},"due":{"command":"true"},"fresh":{"command":"true"}}}'
+}
+
+case_table_shows_every_server_and_timing() {
+  seed_mixed
+  local before; before=$(cat "$(STATE)")
+  mcph status
+  assert_eq "$RC" 1 "a server is unhealthy"
+  assert_contains "$OUT" "✔ healthy"
+  assert_contains "$OUT" "! needs auth"
+  assert_contains "$OUT" "✘ unhealthy"
+  assert_contains "$OUT" "? never checked"
+  assert_contains "$OUT" "3m0s ago"
+  assert_contains "$OUT" "fresh 1m"
+  assert_contains "$OUT" "retry in 8m1"
+  assert_contains "$OUT" "retry due"
+  assert_contains "$OUT" "HTTP 503"
+  assert_not_contains "$OUT" $'\033['
+  assert_eq "$(cat "$(STATE)")" "$before" "status never writes"
+}
+
+case_exit_0_when_nothing_is_unhealthy() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"good\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 1000))}}}"
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"good":{"command":"true"}}}'
+  mcph status -q
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+}
+
+case_json_has_entries_and_derived_fields() {
+  seed_mixed
+  mcph status --json
+  assert_eq "$RC" 1
+  local q='{s["name"]: s for s in d["servers"]}'
+  assert_eq "$(json_eval "$OUT" "($q)['down']['status']")" unhealthy
+  assert_eq "$(json_eval "$OUT" "($q)['down']['entry']['lastFailureCode']")" 503
+  assert_eq "$(json_eval "$OUT" "($q)['down']['retryDue']")" false
+  assert_eq "$(json_eval "$OUT" "490000 < ($q)['down']['retryInMs'] <= 492000")" true
+  assert_eq "$(json_eval "$OUT" "($q)['due']['retryDue']")" true
+  assert_eq "$(json_eval "$OUT" "($q)['good']['ageMs'] >= 180000")" true
+  assert_eq "$(json_eval "$OUT" "($q)['good']['configured']")" true
+  assert_eq "$(json_eval "$OUT" "($q)['authy']['status']")" needs-auth
+  assert_eq "$(json_eval "$OUT" "($q)['fresh']['status']")" unknown
+  assert_eq "$(json_eval "$OUT" "($q)['fresh']['entry']")" null
+  assert_eq "$(json_eval "$OUT" 'd["stateFile"]')" "$(STATE)"
+  assert_eq "$(json_eval "$OUT" 'd["warnings"]')" "[]"
+}
+
+case_statusline_is_one_short_line() {
+  seed_mixed
+  rm "$PROJ/.mcp.json"
+  mcph status --statusline
+  assert_eq "$OUT" "mcp 1✔ 1! 2✘ down due"
+  assert_eq "$RC" 1
+}
+
+case_named_servers_only_and_unknown_is_an_error() {
+  seed_mixed
+  mcph status good --json
+  assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["good"]'
+  assert_eq "$RC" 0
+  mcph status nosuch
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "unknown server 'nosuch'"
+}
+
+case_warns_when_fail_open_is_on() {
+  seed_mixed
+  export MCPHEALTH_FAIL_OPEN=1
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "fail-open is on (MCPHEALTH_FAIL_OPEN)"
+  mcph status
+  assert_contains "$ERR" "fail-open is on"
+}
+
+case_warns_when_the_state_folder_is_a_file() {
+  echo x > "$T/blocker"
+  export ECC_MCP_HEALTH_STATE_PATH="$T/blocker/state.json"
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "cannot be written"
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "$T/blocker is not a folder"
+}
+
+case_warns_when_the_state_file_is_not_writable_by_the_user() {
+  command -v setpriv >/dev/null || fail "setpriv is needed (util-linux)"
+  mkdir -p "$T/shared"
+  chmod 755 "$T" "$T/shared"
+  echo '{"version":1,"servers":{}}' > "$T/shared/state.json"
+  chmod 644 "$T/shared/state.json"
+  local out
+  out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T" "$MCPHEALTH_BIN" --state "$T/shared/state.json" status --json)
+  assert_contains "$out" "is not writable"
+}
+
+case_warns_about_a_server_pinned_at_the_cap() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"stuck\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"expiresAt\":$now,\"nextRetryAt\":$((now + 600000)),\"failureCount\":7}}}"
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"stuck":{"command":"true"}}}'
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "stuck is pinned at the backoff cap"
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["pinnedAtBackoffCap"]')" true
+}
+
+case_warns_about_entries_no_longer_defined() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"gone\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 1000))}}}"
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"kept":{"command":"true"}}}'
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "gone is in the cache but no longer defined"
+  assert_eq "$(json_eval "$OUT" '{s["name"]: s["configured"] for s in d["servers"]}')" '{"gone": false, "kept": true}'
+}
+
+case_warns_about_a_corrupt_file_moved_aside() {
+  seed_state '{"version":1,"servers":{}}'
+  echo 'garbage' > "$(STATE).corrupt-1700000000000"
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "moved aside to $(STATE).corrupt-1700000000000"
+}
+
+case_warns_about_a_corrupt_state_file() {
+  seed_state 'not json'
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" 'd["stateFileStatus"]')" corrupt
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "is not a valid state file"
+}
+
+case_warns_about_a_newer_state_version() {
+  seed_state '{"version":3,"servers":{}}'
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "has version 3, newer than this mcphealth writes"
+}
+
+case_colour_only_on_a_terminal_without_no_color() {
+  seed_mixed
+  script -qec "$MCPHEALTH_BIN status" /dev/null > "$T/tty.txt" || true
+  assert_contains "$(cat "$T/tty.txt")" $'\033[31m'
+  NO_COLOR=1 script -qec "$MCPHEALTH_BIN status" /dev/null > "$T/tty2.txt" || true
+  assert_not_contains "$(cat "$T/tty2.txt")" $'\033[3'
+}
+
+case_empty_cache_says_so() {
+  mcph status
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "no servers in"
+}
+
+main "$@"
