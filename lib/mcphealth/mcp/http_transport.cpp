@@ -27,18 +27,6 @@ bool is_event_stream(const http::Response& r) {
   return type && starts_with_ci(*type, "text/event-stream");
 }
 
-/// Fills `out` from a response message (result or error).
-void take_response(const json::object& msg, CallOutcome& out) {
-  if (const json::object* err = util::get_object(msg, "error")) {
-    out.status = CallOutcome::Status::rpc_error;
-    out.error_code = util::get_int(*err, "code").value_or(0);
-    out.error_message = util::get_string(*err, "message").value_or("");
-  } else {
-    out.status = CallOutcome::Status::result;
-    if (const json::object* result = util::get_object(msg, "result")) out.result = *result;
-  }
-}
-
 std::int64_t time_left(util::EpochMs deadline, util::Clock& clock) {
   return std::max<std::int64_t>(1, deadline - clock.now_ms());
 }
@@ -105,7 +93,7 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
       util::JsonParse parsed = util::parse_json(event.data);
       if (!parsed.value) continue;
       if (is_response_to(*parsed.value, id)) {
-        take_response(parsed.value->get_object(), out);
+        out = outcome_of_response(parsed.value->get_object());
         answered = true;
         return false;
       }
@@ -149,10 +137,7 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
       messages.push_back(&*parsed.value);
     }
     for (const json::value* m : messages) {
-      if (is_response_to(*m, id)) {
-        take_response(m->get_object(), out);
-        return out;
-      }
+      if (is_response_to(*m, id)) return outcome_of_response(m->get_object());
     }
   }
   out.status = CallOutcome::Status::failed;
@@ -275,11 +260,7 @@ CallOutcome LegacySseTransport::call(std::string_view method, const json::object
     if (!event) break;
     util::JsonParse parsed = util::parse_json(event->data);
     if (!parsed.value) continue;
-    if (is_response_to(*parsed.value, id)) {
-      CallOutcome out;
-      take_response(parsed.value->get_object(), out);
-      return out;
-    }
+    if (is_response_to(*parsed.value, id)) return outcome_of_response(parsed.value->get_object());
     if (classify(*parsed.value) == MessageKind::server_request) {
       post(reply_to_server_request(parsed.value->get_object()), deadline);
     }

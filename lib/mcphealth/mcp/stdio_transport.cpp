@@ -99,15 +99,7 @@ CallOutcome StdioTransport::call(std::string_view method, const json::object& pa
   for (;;) {
     for (auto it = m_messages.begin(); it != m_messages.end(); ++it) {
       if (!is_response_to(*it, id)) continue;
-      const json::object& msg = it->get_object();
-      if (const json::object* err = util::get_object(msg, "error")) {
-        out.status = CallOutcome::Status::rpc_error;
-        out.error_code = util::get_int(*err, "code").value_or(0);
-        out.error_message = util::get_string(*err, "message").value_or("");
-      } else {
-        out.status = CallOutcome::Status::result;
-        if (const json::object* result = util::get_object(msg, "result")) out.result = *result;
-      }
+      out = outcome_of_response(it->get_object());
       m_messages.erase(it);
       return out;
     }

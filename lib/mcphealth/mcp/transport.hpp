@@ -36,6 +36,9 @@ struct CallOutcome {
   bool timed_out = false;
 };
 
+/// The outcome a response message (with `result` or `error`) carries.
+CallOutcome outcome_of_response(const boost::json::object& response);
+
 /// A connection to one MCP server.
 class Transport {
 public:

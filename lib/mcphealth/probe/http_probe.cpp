@@ -50,15 +50,6 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
 
 namespace {
 
-void take_answer(const mcp::HandshakeResult& hs, ProbeResult& r) {
-  r.ok = true;
-  r.kind = Kind::answered;
-  r.protocol_version = hs.protocol_version;
-  r.server_name = hs.server_name;
-  r.server_version = hs.server_version;
-  r.tool_count = hs.tool_count;
-}
-
 bool refused_post(const std::optional<mcp::CallOutcome>& failure) {
   return failure && failure->http_status &&
          (*failure->http_status == 400 || *failure->http_status == 404 || *failure->http_status == 405);
@@ -69,8 +60,7 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   const mcp::CallOutcome& failure = hs.first_http_failure ? *hs.first_http_failure : hs.failure;
   if (failure.status == mcp::CallOutcome::Status::rpc_error) {
     r.kind = Kind::protocol_error;
-    r.reason = "initialize failed: " + failure.error_message +
-               (failure.error_code != 0 ? " (" + std::to_string(failure.error_code) + ")" : "");
+    r.reason = protocol_error_reason(failure);
     return;
   }
   if (failure.transport_failure || !failure.http_status) {

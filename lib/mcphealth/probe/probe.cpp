@@ -35,6 +35,21 @@ json::object ProbeResult::details() const {
   return o;
 }
 
+void take_answer(const mcp::HandshakeResult& hs, ProbeResult& r) {
+  r.ok = true;
+  r.kind = Kind::answered;
+  r.protocol_version = hs.protocol_version;
+  r.server_name = hs.server_name;
+  r.server_version = hs.server_version;
+  r.tool_count = hs.tool_count;
+}
+
+std::string protocol_error_reason(const mcp::CallOutcome& failure) {
+  std::string reason = "initialize failed: " + failure.error_message;
+  if (failure.error_code != 0) reason += " (" + std::to_string(failure.error_code) + ")";
+  return reason;
+}
+
 ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t timeout_ms) {
   if (const auto* stdio = std::get_if<config::StdioServer>(&server.transport)) {
     return probe_stdio(*stdio, timeout_ms, m_options, m_clock);

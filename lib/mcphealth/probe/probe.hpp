@@ -3,6 +3,7 @@
 // so their logic is tested with a fake prober and real probes are tested against real processes.
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/http/client.hpp>
+#include <mcphealth/mcp/handshake.hpp>
 #include <mcphealth/mcp/jsonrpc.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -120,6 +121,12 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
 /// Liveness of a stdio server: healthy when the process is still running at the timeout; unhealthy when it exits
 /// first (reason: its stderr, else the exit status) or cannot be started. The process group is gone afterwards.
 ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock);
+
+/// Fills `r` as a healthy `answered` result from a handshake that got an answer.
+void take_answer(const mcp::HandshakeResult& handshake, ProbeResult& r);
+
+/// The reason for a JSON-RPC error answer: `initialize failed: <message> (<code>)`.
+std::string protocol_error_reason(const mcp::CallOutcome& failure);
 
 /// The most of a server's stderr kept for a reason.
 inline constexpr std::size_t k_max_stderr_chars = 4000;

@@ -6,25 +6,32 @@
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 
+#include <cerrno>
 #include <poll.h>
 
 namespace mcphealth::probe {
 
+namespace {
+/// Starts the server in its own process group; on failure fills `r` (`spawn <command> ENOENT`) and returns nothing.
+std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, ProbeResult& r) {
+  int error = ENOENT;
+  if (!server.executable.empty()) {
+    proc::SpawnResult spawned = proc::spawn({server.executable, server.args, server.environment});
+    if (spawned.child) return std::move(spawned.child);
+    error = spawned.error;
+  }
+  r.kind = Kind::spawn_failed;
+  r.reason = "spawn " + server.command + " " + util::errno_name(error);
+  return nullptr;
+}
+} // namespace
+
 ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock) {
   ProbeResult r;
   const util::EpochMs started = clock.now_ms();
-  if (server.executable.empty()) {
-    r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + " ENOENT";
-    return r;
-  }
-  proc::SpawnResult spawned = proc::spawn({server.executable, server.args, server.environment});
-  if (!spawned.child) {
-    r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + " " + util::errno_name(spawned.error);
-    return r;
-  }
-  proc::Child& child = *spawned.child;
+  std::unique_ptr<proc::Child> started_child = start_server(server, r);
+  if (!started_child) return r;
+  proc::Child& child = *started_child;
   std::string out_discard;
   std::string err;
   const util::EpochMs deadline = started + timeout_ms;
@@ -65,33 +72,18 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
   if (options.depth == Depth::liveness) return probe_stdio_liveness(server, timeout_ms, clock);
   ProbeResult r;
   const util::EpochMs started = clock.now_ms();
-  if (server.executable.empty()) {
-    r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + " ENOENT";
-    return r;
-  }
-  proc::SpawnResult spawned = proc::spawn({server.executable, server.args, server.environment});
-  if (!spawned.child) {
-    r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + " " + util::errno_name(spawned.error);
-    return r;
-  }
-  mcp::StdioTransport transport(std::move(spawned.child), clock);
+  std::unique_ptr<proc::Child> started_child = start_server(server, r);
+  if (!started_child) return r;
+  mcp::StdioTransport transport(std::move(started_child), clock);
   const mcp::HandshakeResult hs = mcp::handshake(transport, options.protocol, started + timeout_ms, clock);
   r.latency_ms = clock.now_ms() - started; // the answer's time, not the shutdown's
   if (hs.answered) {
-    r.ok = true;
-    r.kind = Kind::answered;
-    r.protocol_version = hs.protocol_version;
-    r.server_name = hs.server_name;
-    r.server_version = hs.server_version;
-    r.tool_count = hs.tool_count;
+    take_answer(hs, r);
   } else {
     switch (hs.failure.status) {
     case mcp::CallOutcome::Status::rpc_error:
       r.kind = Kind::protocol_error;
-      r.reason = "initialize failed: " + hs.failure.error_message +
-                 (hs.failure.error_code != 0 ? " (" + std::to_string(hs.failure.error_code) + ")" : "");
+      r.reason = protocol_error_reason(hs.failure);
       break;
     case mcp::CallOutcome::Status::timeout:
       if (options.depth == Depth::automatic && transport.running()) {
