@@ -109,6 +109,16 @@ case_unknown_host_is_enotfound() {
   assert_contains "$ERR" "remote is unavailable (getaddrinfo ENOTFOUND no-such-host.invalid)"
 }
 
+case_untrusted_certificate_is_a_tls_failure() {
+  openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
+    -keyout "$T/key.pem" -out "$T/cert.pem" >/dev/null 2>&1 || fail "openssl could not make a test certificate"
+  start_http --tls-cert "$T/cert.pem" --tls-key "$T/key.pem"
+  http_config "https://localhost:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (TLS: certificate verify failed)"
+  assert_eq "$(entry '["lastFailureCode"]')" "transport"
+}
+
 case_configured_headers_are_sent_expanded() {
   export MCP_TOKEN=s3cret
   start_http --expect-header "Authorization: Bearer s3cret" --log-file "$T/requests"
