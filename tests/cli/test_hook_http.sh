@@ -22,6 +22,22 @@ case_reachable_statuses_are_healthy() {
   done
 }
 
+case_liveness_depth_probes_with_a_plain_get() {
+  export MCPHEALTH_PROBE_DEPTH=liveness
+  start_http --status 406 --log-file "$T/requests" --expect-header "X-Key: k"
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp" '{"X-Key":"k"}'
+  hook "$(pre_payload remote)"
+  assert_eq "$(entry '["status"]')" "healthy"
+  assert_eq "$(entry '["probe"]["kind"]')" "reachable"
+  assert_eq "$("$PY" -c 'import json,sys; print([json.loads(l)["method"] for l in open(sys.argv[1])])' "$T/requests")" "['GET']"
+  start_http --status 503 --retry-after 300
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  rm -f "$(STATE)"
+  hook "$(pre_payload remote)"
+  assert_contains "$ERR" "remote is unavailable (HTTP 503)"
+  assert_eq "$(entry '["nextRetryAt"] - d["servers"]["remote"]["checkedAt"]')" "300000"
+}
+
 case_auth_challenge_is_healthy_needs_auth() {
   start_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
   http_config "http://127.0.0.1:$HTTP_PORT/mcp"
