@@ -39,6 +39,9 @@ public:
 
 private:
   HookOutcome pre_tool_use(const CallTarget& target);
+  /// Steps 4-6 of PreToolUse: probe, mark, and on failure reconnect and probe again.
+  HookOutcome probe_and_decide(const CallTarget& target, const config::ResolvedServer& server,
+                               const std::string& source, const std::optional<state::ServerEntry>& before);
   HookOutcome post_tool_use_failure(const CallTarget& target);
   HookOutcome post_tool_use(const CallTarget& target);
   HookOutcome truncated(Event event);
@@ -193,9 +196,13 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   const json::object* entry_obj = snap.server(name);
   const std::optional<ServerEntry> before =
       entry_obj ? std::optional<ServerEntry>(ServerEntry::from_json(*entry_obj)) : std::nullopt;
-  const auto& s = settings();
-  const std::string source = def->source.string();
+  return probe_and_decide(target, server, def->source.string(), before);
+}
 
+HookOutcome Invocation::probe_and_decide(const CallTarget& target, const config::ResolvedServer& server,
+                                         const std::string& source, const std::optional<ServerEntry>& before) {
+  const std::string& name = target.server;
+  const auto& s = settings();
   probe::ProbeResult result = m_deps.prober.probe(server, s.timeout_ms.value);
   if (result.kind == probe::Kind::not_probed) {
     log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
