@@ -1,0 +1,97 @@
+// libFuzzer target for everything mcphealth parses from outside: hook payloads (whole or cut off), state files,
+// config definitions, SSE streams and JSON-RPC messages. The hook must never crash into a session; this hunts for
+// inputs that would make it. Build and run with scripts/fuzz.
+#include <mcphealth/config/expand.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/hook/classify.hpp>
+#include <mcphealth/hook/payload.hpp>
+#include <mcphealth/mcp/jsonrpc.hpp>
+#include <mcphealth/mcp/sse.hpp>
+#include <mcphealth/mcp/transport.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+
+void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+void as_payload(std::string_view text) {
+  hook::HookInput in;
+  in.raw = std::string(text);
+  hook::parse_payload(in);
+  (void)hook::find_target(in.payload);
+  (void)hook::find_target_in_raw(text);
+  (void)hook::find_raw_string_field(text, "hook_event_name");
+  (void)hook::classify_failure(hook::failure_text(in.payload));
+}
+
+void as_state(const json::value& value) {
+  if (!value.is_object()) return;
+  const json::object* servers = util::get_object(value.get_object(), "servers");
+  if (servers == nullptr) return;
+  for (const auto& kv : *servers) {
+    if (!kv.value().is_object()) continue;
+    json::object entry = kv.value().get_object();
+    (void)state::ServerEntry::from_json(entry);
+    state::mark_unhealthy(entry, {1000, "x", state::FailureCode::http(503), std::nullopt, 30'000, 600'000, 5'000, {}});
+    check(state::ServerEntry::from_json(entry).unhealthy());
+    state::mark_healthy(entry, {2000, 120'000, std::string("/c"), std::nullopt, std::nullopt});
+    check(state::ServerEntry::from_json(entry).healthy());
+  }
+  // What the writer writes must read back.
+  check(util::parse_json(util::pretty_json(value)).value.has_value());
+}
+
+void as_config(const json::value& value) {
+  if (!value.is_object()) return;
+  const json::object* servers = util::get_object(value.get_object(), "mcpServers");
+  if (servers == nullptr) return;
+  util::MapEnvironment env{{"HOME", "/h"}, {"PATH", "/usr/bin:/bin"}, {"A", "1"}};
+  for (const auto& kv : *servers) {
+    if (!kv.value().is_object()) continue;
+    (void)config::resolve_server({std::string(kv.key()), "/c", "explicit", kv.value().get_object()}, env);
+  }
+}
+
+void as_protocol(std::string_view text, const std::optional<json::value>& value) {
+  mcp::SseParser sse;
+  const std::size_t half = text.size() / 2;
+  for (const auto& e : sse.feed(text.substr(0, half))) (void)util::parse_json(e.data);
+  for (const auto& e : sse.feed(text.substr(half))) (void)util::parse_json(e.data);
+  if (!value) return;
+  const mcp::MessageKind kind = mcp::classify(*value);
+  if (kind == mcp::MessageKind::server_request) {
+    check(util::parse_json(mcp::reply_to_server_request(value->get_object())).value.has_value());
+  }
+  if (kind == mcp::MessageKind::response) (void)mcp::outcome_of_response(value->get_object());
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  as_payload(text);
+  const util::JsonParse parsed = util::parse_json(text);
+  if (parsed.value) {
+    as_state(*parsed.value);
+    as_config(*parsed.value);
+  }
+  as_protocol(text, parsed.value);
+
+  util::MapEnvironment env{{"SET", "v"}};
+  std::vector<std::string> unset;
+  (void)config::expand_vars(text, env, unset);
+  const std::string capped = util::cap_utf8(text, size / 2);
+  check(capped.size() <= size / 2 && text.substr(0, capped.size()) == capped);
+  return 0;
+}
