@@ -106,9 +106,9 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     write_all(STDOUT_FILENO, answer_json(outcome));
     return 0;
   } catch (const std::exception& e) {
-    log_line(std::string("internal error: ") + e.what() + "; allowing the call");
+    log_line(std::string("Unexpected error: ") + e.what() + "; allowing the call");
   } catch (...) {
-    log_line("internal error of an unknown kind; allowing the call");
+    log_line("Unexpected error of an unknown kind; allowing the call");
   }
   if (passthrough) write_all(STDOUT_FILENO, request.input.raw);
   return 0;

@@ -62,8 +62,7 @@ case_truncated_pre_tool_use_blocks() {
   local payload='{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__big_tool","tool_input":{"blob":"'"$(head -c 500 /dev/zero | tr '\0' x)"'"}}'
   hook "$payload" --output exit-code
   assert_eq "$RC" 2
-  assert_contains "$ERR" "Hook input exceeded 64 bytes"
-  assert_contains "$ERR" "blocking big_tool"
+  assert_contains "$ERR" "[MCPHealthCheck] Hook input exceeded 64 bytes while checking svc; blocking big_tool to avoid bypassing MCP health checks"
   hook "$payload" --output passthrough
   assert_eq "$RC" 2
   assert_eq "$OUT" "${payload:0:64}" "passthrough echoes the bytes that were read"
@@ -75,8 +74,7 @@ case_truncated_with_fail_open_allows() {
   local payload='{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__big_tool","tool_input":{"blob":"'"$(head -c 500 /dev/zero | tr '\0' x)"'"}}'
   hook "$payload" --output exit-code
   assert_eq "$RC" 0
-  assert_contains "$ERR" "Hook input exceeded 64 bytes"
-  assert_contains "$ERR" "fail-open mode is enabled"
+  assert_contains "$ERR" "[MCPHealthCheck] Hook input exceeded 64 bytes while checking svc; allowing big_tool because fail-open mode is enabled"
 }
 
 case_truncated_post_failure_never_blocks() {

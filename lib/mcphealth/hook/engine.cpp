@@ -360,13 +360,14 @@ HookOutcome Invocation::truncated(Event event) {
       log("Hook input exceeded " + limit + " bytes and no tool name was found in it; allowing the call");
       return allow();
     }
+    // The JS hook's wording, which people grep for.
     if (fail_open()) {
-      log("Hook input exceeded " + limit + " bytes; fail-open mode is enabled, so allowing " + tool +
-          " on " + target->server + " unchecked");
+      log("Hook input exceeded " + limit + " bytes while checking " + target->server + "; allowing " + tool +
+          " because fail-open mode is enabled");
       return allow();
     }
-    return block("Hook input exceeded " + limit + " bytes; blocking " + tool + " on " + target->server +
-                 " because the call could not be checked");
+    return block("Hook input exceeded " + limit + " bytes while checking " + target->server + "; blocking " + tool +
+                 " to avoid bypassing MCP health checks");
   }
   if (event == Event::post_tool_use_failure && target) {
     log("Hook input exceeded " + limit + " bytes; not recording the failure of " + target->tool + " on " +
