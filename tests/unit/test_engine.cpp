@@ -157,6 +157,17 @@ TEST_CASE("a name without definition is remembered for the TTL", "[engine]") {
   CHECK(h.prober.calls == 0);
 }
 
+TEST_CASE("expired misses are dropped when a new one is remembered", "[engine]") {
+  Harness h;
+  h.run("PreToolUse", "old-plugin");
+  h.clock.advance(121'000);
+  h.run("PreToolUse", "new-plugin");
+  auto snap = state::load_state(h.state_path());
+  const auto& misses = snap.doc.at("unconfigured").as_object();
+  CHECK_FALSE(misses.contains("old-plugin"));
+  CHECK(misses.contains("new-plugin"));
+}
+
 TEST_CASE("other events and non-MCP tools pass silently", "[engine]") {
   Harness h;
   CHECK(h.run("Notification").decision == hook::HookOutcome::Decision::allow);

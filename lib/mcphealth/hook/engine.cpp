@@ -134,9 +134,18 @@ void Invocation::remember_unconfigured(const std::string& server) {
   if (!m_fingerprint) m_fingerprint = config::config_fingerprint(reader().sources());
   const util::EpochMs now = m_deps.clock.now_ms();
   const std::string fingerprint = *m_fingerprint;
+  const std::int64_t ttl = settings().ttl_ms.value;
   write([&](json::object& doc) {
     json::value& all = doc[k_unconfigured_key];
     if (!all.is_object()) all = json::object();
+    // Drop misses that have expired, so names seen once do not pile up in the file.
+    std::vector<std::string> stale;
+    for (const auto& kv : all.as_object()) {
+      const json::object* m = kv.value().is_object() ? &kv.value().get_object() : nullptr;
+      const auto at = m ? util::get_int(*m, "checkedAt") : std::nullopt;
+      if (!at || *at + ttl <= now) stale.emplace_back(kv.key());
+    }
+    for (const auto& name : stale) all.as_object().erase(name);
     json::object miss;
     miss["checkedAt"] = now;
     miss["configFingerprint"] = fingerprint;
