@@ -56,9 +56,12 @@ int mcphealth_main(int argc, char** argv) {
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
   app.set_version_flag("--version", std::string("mcphealth ") + MCPHEALTH_VERSION);
   app.add_option("--state", invocation.globals.state,
-                 "State file (default: $ECC_MCP_HEALTH_STATE_PATH, else ~/.claude/mcp-health-cache.json)");
+                 "State file (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, else "
+                 "~/.claude/mcp-health-cache.json)")
+      ->type_name("PATH");
   app.add_option("--config", invocation.globals.configs,
-                 "MCP config file to read instead of searching Claude Code's places (repeatable)");
+                 "MCP config file to read instead of searching Claude Code's places (repeatable)")
+      ->type_name("PATH");
   app.add_flag("-v,--verbose", invocation.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
   app.require_subcommand(1);
   app.parse_complete_callback([&invocation] { util::log::configure(invocation.globals.verbosity); });

@@ -56,10 +56,12 @@ void register_hook(CLI::App& app, Invocation& invocation) {
   sub->add_option("--output", options->output,
                   "How to answer: json (Claude Code's hook JSON; default), exit-code (block = exit 2, reason on "
                   "stderr), passthrough (echo the input; block = exit 2)")
+      ->type_name("MODE")
       ->check(CLI::IsMember({"json", "exit-code", "passthrough"}));
   sub->add_option("--event", options->event,
                   "Event to handle (PreToolUse, PostToolUseFailure, PostToolUse); default: the payload's "
-                  "hook_event_name");
+                  "hook_event_name")
+      ->type_name("EVENT");
   sub->footer("Never blocks by accident: bad options and internal errors allow the call with a message on stderr.");
   sub->callback([options, &invocation] { invocation.exit_code = run_hook(*options, invocation.globals); });
 }

@@ -21,7 +21,7 @@ namespace json = boost::json;
 void register_probe(CLI::App& app, Invocation& invocation) {
   auto o = std::make_shared<ProbeCommandOptions>();
   CLI::App* sub = app.add_subcommand("probe", "Probe MCP servers for real (MCP handshake), record the results");
-  sub->add_option("servers", o->servers, "Servers to probe (names from the config files)");
+  sub->add_option("servers", o->servers, "Servers to probe (names from the config files)")->type_name("SERVER");
   sub->add_flag("--all", o->all, "Probe every configured server");
   sub->add_option("--depth", o->depth,
                   "liveness (process up / HTTP status), handshake (MCP answer or needs-auth only), auto (default: "
@@ -30,14 +30,18 @@ void register_probe(CLI::App& app, Invocation& invocation) {
   sub->add_option("--protocol", o->protocol,
                   "modern (2026-07-28 server/discover), legacy (initialize), auto (default: modern, then legacy)")
       ->check(CLI::IsMember({"modern", "legacy", "auto"}));
-  sub->add_option("--timeout-ms", o->timeout_ms, "Per-server timeout (default: $ECC_MCP_HEALTH_TIMEOUT_MS, else 5000)")
+  sub->add_option("--timeout-ms", o->timeout_ms,
+                  "Per-server timeout in ms (default: $MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else 5000)")
+      ->type_name("MS")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{3'600'000}));
-  sub->add_option("--parallel", o->parallel, "At most N probes at a time (default 0: all at once)");
+  sub->add_option("--parallel", o->parallel, "At most N probes at a time (default 0: all at once)")->type_name("N");
   sub->add_flag("--json", o->json, "Print {\"servers\":[...]} with every result field");
   sub->add_flag("--no-update", o->no_update, "Do not write the state file");
   sub->add_flag("--reconnect", o->reconnect, "Run the reconnect command for servers found down, then probe them again");
-  sub->add_option("--prometheus", o->prometheus, "Also write node_exporter textfile metrics to FILE (atomically)");
-  sub->add_option("--cwd", o->cwd, "Project dir used to find configs (default: $CLAUDE_PROJECT_DIR, else the current dir)");
+  sub->add_option("--prometheus", o->prometheus, "Also write node_exporter textfile metrics to FILE (atomically)")
+      ->type_name("FILE");
+  sub->add_option("--cwd", o->cwd, "Project dir used to find configs (default: $CLAUDE_PROJECT_DIR, else the current dir)")
+      ->type_name("DIR");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
   sub->footer("Exit: 0 nothing unhealthy (needs-auth and alive-silent count as up), 1 something unhealthy, "
               "2 usage or config error.");

@@ -13,7 +13,7 @@ namespace json = boost::json;
 void register_reset(CLI::App& app, Invocation& invocation) {
   auto o = std::make_shared<ResetOptions>();
   CLI::App* sub = app.add_subcommand("reset", "Forget servers' health (the next call probes them afresh)");
-  sub->add_option("servers", o->servers, "Servers to forget");
+  sub->add_option("servers", o->servers, "Servers to forget")->type_name("SERVER");
   sub->add_flag("--all", o->all, "Forget every server");
   sub->add_flag("--unhealthy", o->unhealthy, "Forget every server marked unhealthy");
   sub->add_flag("--dry-run", o->dry_run, "Say what would be removed; write nothing");

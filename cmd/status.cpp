@@ -16,14 +16,15 @@ namespace json = boost::json;
 void register_status(CLI::App& app, Invocation& invocation) {
   auto o = std::make_shared<StatusOptions>();
   CLI::App* sub = app.add_subcommand("status", "Show the health cache: what is up, down, in backoff, and why");
-  sub->add_option("servers", o->servers, "Only these servers");
+  sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
   sub->add_flag("--json", o->json, "Print the cache entries with derived fields (ages, times to retry) and warnings");
   sub->add_flag("--statusline", o->statusline,
                 "One short line for a shell prompt or Claude Code's status line, e.g. `mcp 5✔ 1✘ agentmemory` "
                 "(reads only the state file)");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
   sub->add_flag("--names", o->names, "Print the server names (configured and cached), one per line");
-  sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)");
+  sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
+      ->type_name("DIR");
   sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
   sub->callback([o, &invocation] { invocation.exit_code = run_status(*o, invocation.globals); });
 }
