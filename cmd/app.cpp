@@ -53,6 +53,10 @@ std::string_view chosen_command(int argc, char** argv) {
 
 int mcphealth_main(int argc, char** argv) {
   Invocation invocation;
+  // Claude Code runs the hook as exactly `mcphealth hook`, before every MCP tool call. With nothing to parse there is
+  // no CLI to build (CLI11's option setup is most of what start-up costs over a no-op; scripts/bench).
+  if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, invocation.globals);
+
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
   app.set_version_flag("--version", std::string("mcphealth ") + MCPHEALTH_VERSION);
   app.add_option("--state", invocation.globals.state,
