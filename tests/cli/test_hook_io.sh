@@ -92,6 +92,18 @@ case_truncated_flag_variable_blocks_pre() {
   assert_contains "$ERR" "blocking tool_a"
 }
 
+case_malformed_variables_are_reported_but_not_on_a_cache_hit() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 600000))}}}"
+  export MCPHEALTH_PROBE_DEPTH=deep ECC_MCP_HEALTH_TTL_MS=2m
+  hook "$(pre_payload svc)"
+  assert_eq "$ERR" "" "a cache hit prints nothing"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"other\":$(stdio_def hang)}}"
+  hook "$(pre_payload other)"
+  assert_contains "$ERR" "[MCPHealthCheck] ignoring MCPHEALTH_PROBE_DEPTH=deep"
+  assert_contains "$ERR" "[MCPHealthCheck] ignoring ECC_MCP_HEALTH_TTL_MS=2m"
+}
+
 case_unparseable_input_allows_silently() {
   hook 'this is {not json' --output exit-code
   assert_eq "$RC" 0

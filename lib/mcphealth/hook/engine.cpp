@@ -71,7 +71,9 @@ private:
 
 const config::Settings& Invocation::settings() {
   if (!m_settings) {
+    // Resolved only off the hot path, so warnings about the setup never disturb a cache hit.
     m_settings = config::resolve_settings(m_deps.env, m_request.overrides);
+    for (const auto& w : m_deps.setup_warnings) log(w);
     for (const auto& w : m_settings->warnings) log(w);
   }
   return *m_settings;
@@ -391,9 +393,6 @@ HookOutcome Invocation::run() {
   if (m_request.input.truncated) return truncated(event);
   const std::optional<CallTarget> target = find_target(m_request.input.payload);
   if (!target) return allow();
-  if (event != Event::other) {
-    for (const auto& w : m_deps.setup_warnings) log(w);
-  }
   switch (event) {
   case Event::pre_tool_use: return pre_tool_use(*target);
   case Event::post_tool_use_failure: return post_tool_use_failure(*target);

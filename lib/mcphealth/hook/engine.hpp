@@ -32,8 +32,8 @@ struct HookDeps {
   CommandRunner& runner;
   /// Receives each stderr line without its prefix.
   std::function<void(std::string_view)> log;
-  /// Problems found while setting up (a malformed variable); said once the call is known to target an MCP server,
-  /// since a non-MCP call prints nothing.
+  /// Problems found while setting up (a malformed variable); said when the hook goes past the cache (a cache hit
+  /// and a non-MCP call print nothing).
   std::vector<std::string> setup_warnings = {};
 };
 
