@@ -12,6 +12,7 @@
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mcphealth::cli {
@@ -122,21 +123,16 @@ std::string where_it_looked(const std::vector<config::ConfigSource>& sources) {
 
 } // namespace
 
-int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
-  util::ProcessEnvironment env;
-  util::SystemClock clock;
-  const config::Settings settings = config::resolve_settings(env, globals.overrides());
-  warn_all(settings.warnings);
-  if (o.all && !o.servers.empty()) {
-    util::log::error("name servers or use --all, not both");
-    return k_exit_usage;
+namespace {
+
+/// The definitions to probe, or nothing after saying why (exit 2).
+std::optional<std::vector<config::ServerDefinition>> choose_servers(const ProbeCommandOptions& o,
+                                                                    config::ConfigReader& reader) {
+  if (o.all == !o.servers.empty()) {
+    util::log::error(o.all ? "name servers or use --all, not both"
+                           : "name the servers to probe, or use --all (see mcphealth probe --help)");
+    return std::nullopt;
   }
-  if (!o.all && o.servers.empty()) {
-    util::log::error("name the servers to probe, or use --all (see mcphealth probe --help)");
-    return k_exit_usage;
-  }
-  const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
-  config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
   for (const auto& report : reader.reports()) {
     if (report.status == config::FileReport::Status::parse_error || report.status == config::FileReport::Status::unreadable) {
       util::log::warn(report.source.file.string() + ": " + report.error +
@@ -146,120 +142,145 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   const std::vector<config::ServerDefinition> defined = reader.all_winners();
   if (defined.empty()) {
     util::log::error("no MCP servers found; looked in:" + where_it_looked(reader.sources()));
-    return k_exit_usage;
+    return std::nullopt;
   }
+  if (o.all) return defined;
   std::vector<config::ServerDefinition> chosen;
-  if (o.all) {
-    chosen = defined;
-  } else {
-    for (const auto& name : o.servers) {
-      auto def = reader.find(name);
-      if (!def) {
-        util::log::error("unknown server '" + name + "'; configured: " + known_names(defined));
-        return k_exit_usage;
-      }
-      chosen.push_back(*def);
+  for (const auto& name : o.servers) {
+    auto def = reader.find(name);
+    if (!def) {
+      util::log::error("unknown server '" + name + "'; configured: " + known_names(defined));
+      return std::nullopt;
     }
+    chosen.push_back(*def);
   }
+  return chosen;
+}
+
+/// With --reconnect: runs the reconnect command for each server found down (never after a 429) and probes it again.
+/// Returns, per row, the `restoredBy` to record.
+std::vector<std::optional<std::string>> reconnect_down(std::vector<Row>& rows, const std::vector<probe::BatchItem>& items,
+                                                       const state::StateSnapshot& before, const probe::ProbeOptions& options,
+                                                       std::int64_t timeout, const config::Settings& settings,
+                                                       const util::Environment& env, util::Clock& clock) {
+  std::vector<std::optional<std::string>> restored_by(rows.size());
+  hook::ShellRunner runner(clock);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    probe::ProbeResult& r = rows[i].outcome.result;
+    const json::object* prev = before.server(rows[i].outcome.name);
+    const state::FailureCode last_code =
+        r.code.present() ? r.code : (prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{});
+    if (r.ok || r.kind == probe::Kind::not_probed || last_code.is_rate_limit()) continue;
+    auto command = hook::find_reconnect_command(rows[i].outcome.name, env);
+    if (!command) {
+      rows[i].reconnect = "skipped: no reconnect command configured";
+      continue;
+    }
+    hook::ReconnectOutcome rc =
+        hook::run_reconnect(*command, rows[i].outcome.name, /*defined=*/true, settings.reconnect_timeout_ms.value, runner);
+    rows[i].reconnect = rc.status == hook::ReconnectOutcome::Status::ok ? "ok" : "failed: " + rc.reason;
+    if (rc.status != hook::ReconnectOutcome::Status::ok) continue;
+    probe::LiveProber prober(clock, options);
+    probe::ProbeResult again = prober.probe(items[i].server, timeout);
+    if (again.ok) restored_by[i] = "reconnect-command";
+    else again.reason = r.reason + "; reconnect reprobe failed: " + again.reason;
+    r = again;
+  }
+  return restored_by;
+}
+
+/// Writes the node_exporter textfile (atomically, 0644: node_exporter usually runs as another user).
+std::string write_prometheus(const std::string& path, const std::vector<Row>& rows, const state::StateSnapshot& before) {
+  std::vector<probe::MetricRow> metrics;
+  for (const Row& row : rows) {
+    const json::object* prev = before.server(row.outcome.name);
+    const std::int64_t failures = prev ? state::ServerEntry::from_json(*prev).failure_count : 0;
+    const probe::ProbeResult& r = row.outcome.result;
+    metrics.push_back({row.outcome.name, r.ok, r.latency_ms, r.tool_count, r.ok ? 0 : failures + 1, row.outcome.started_at});
+  }
+  return util::atomic_replace(path, probe::render_prometheus(metrics), 0644);
+}
+
+void print_table(const std::vector<Row>& rows) {
+  Table table({"SERVER", "RESULT", "LATENCY", "TOOLS", "PROTOCOL", "REASON"});
+  for (const Row& row : rows) {
+    const probe::ProbeResult& r = row.outcome.result;
+    std::string reason = r.reason;
+    if (r.http_status && r.ok) reason = "HTTP " + std::to_string(*r.http_status);
+    if (row.reconnect) reason += (reason.empty() ? "" : "; ") + std::string("reconnect ") + *row.reconnect;
+    table.add({{row.outcome.name},
+               verdict_cell(r),
+               {std::to_string(r.latency_ms) + " ms"},
+               {r.tool_count ? std::to_string(*r.tool_count) : "-"},
+               {r.protocol_version.value_or("-")},
+               {reason}});
+  }
+  std::fputs(table.render(use_color(stdout), terminal_width()).c_str(), stdout);
+}
+
+} // namespace
+
+int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  warn_all(settings.warnings);
+  const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
+  config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
+  const std::optional<std::vector<config::ServerDefinition>> chosen = choose_servers(o, reader);
+  if (!chosen) return k_exit_usage;
 
   probe::ProbeOptions options;
   options.depth = *probe::parse_depth(o.depth);
   options.protocol = *probe::parse_protocol(o.protocol);
   const std::int64_t timeout = o.timeout_ms.value_or(settings.timeout_ms.value);
-
   std::vector<probe::BatchItem> items;
-  for (const auto& def : chosen) {
+  for (const auto& def : *chosen) {
     config::ResolvedServer server = config::resolve_server(def, env);
     for (const auto& var : server.unset_vars) util::log::warn(def.name + ": ${" + var + "} is not set");
     items.push_back({def.name, std::move(server)});
   }
-  std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
+  const std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
       items, timeout, o.parallel, [&] { return std::make_unique<probe::LiveProber>(clock, options); }, clock);
 
   state::StateStore store(settings.state_path.value, clock);
   const state::StateSnapshot before = store.read();
   std::vector<Row> rows;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    rows.push_back({outcomes[i], transport_name(items[i].server.transport), chosen[i].source.string(), std::nullopt});
+    rows.push_back({outcomes[i], transport_name(items[i].server.transport), (*chosen)[i].source.string(), std::nullopt});
   }
-
-  std::vector<probe::ProbedServer> to_record;
-  hook::ShellRunner runner(clock);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    probe::ProbeResult& r = rows[i].outcome.result;
-    std::optional<std::string> restored_by;
-    const json::object* prev = before.server(rows[i].outcome.name);
-    const state::ServerEntry prev_entry = prev ? state::ServerEntry::from_json(*prev) : state::ServerEntry{};
-    const state::FailureCode last_code = r.code.present() ? r.code : prev_entry.last_failure_code;
-    if (o.reconnect && !r.ok && r.kind != probe::Kind::not_probed && !last_code.is_rate_limit()) {
-      if (auto command = hook::find_reconnect_command(rows[i].outcome.name, env)) {
-        hook::ReconnectOutcome rc = hook::run_reconnect(*command, rows[i].outcome.name, /*defined=*/true,
-                                                        settings.reconnect_timeout_ms.value, runner);
-        rows[i].reconnect = rc.status == hook::ReconnectOutcome::Status::ok ? "ok" : "failed: " + rc.reason;
-        if (rc.status == hook::ReconnectOutcome::Status::ok) {
-          probe::LiveProber prober(clock, options);
-          probe::ProbeResult again = prober.probe(items[i].server, timeout);
-          if (again.ok) restored_by = "reconnect-command";
-          else again.reason = r.reason + "; reconnect reprobe failed: " + again.reason;
-          r = again;
-        }
-      } else {
-        rows[i].reconnect = "skipped: no reconnect command configured";
-      }
-    }
-    to_record.push_back({rows[i].outcome.name, r, rows[i].outcome.started_at,
-                         {clock.now_ms(), settings.ttl_ms.value, settings.backoff_ms.value,
-                          settings.max_backoff_ms.value, rows[i].source, restored_by}});
-  }
+  std::vector<std::optional<std::string>> restored_by(rows.size());
+  if (o.reconnect) restored_by = reconnect_down(rows, items, before, options, timeout, settings, env, clock);
 
   if (!o.no_update) {
+    std::vector<probe::ProbedServer> to_record;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      to_record.push_back({rows[i].outcome.name, rows[i].outcome.result, rows[i].outcome.started_at,
+                           {clock.now_ms(), settings.ttl_ms.value, settings.backoff_ms.value,
+                            settings.max_backoff_ms.value, rows[i].source, restored_by[i]}});
+    }
     std::vector<std::string> skipped;
-    state::UpdateResult written = probe::record_probes(store, to_record, skipped);
+    const state::UpdateResult written = probe::record_probes(store, to_record, skipped);
     if (!written.ok()) util::log::warn(written.message);
     if (written.moved_aside) util::log::warn("the state file was not valid; moved to " + written.moved_aside->string());
     for (const auto& name : skipped) util::log::info(name + ": a newer check was recorded meanwhile; kept it");
   }
-
   if (o.prometheus) {
-    std::vector<probe::MetricRow> metrics;
-    for (const Row& row : rows) {
-      const json::object* prev = before.server(row.outcome.name);
-      const std::int64_t failures = prev ? state::ServerEntry::from_json(*prev).failure_count : 0;
-      const probe::ProbeResult& r = row.outcome.result;
-      metrics.push_back({row.outcome.name, r.ok, r.latency_ms, r.tool_count, r.ok ? 0 : failures + 1,
-                         row.outcome.started_at});
-    }
-    // 0644: node_exporter usually runs as another user.
-    if (std::string err = util::atomic_replace(*o.prometheus, probe::render_prometheus(metrics), 0644); !err.empty()) {
+    if (std::string err = write_prometheus(*o.prometheus, rows, before); !err.empty()) {
       util::log::error("cannot write " + *o.prometheus + ": " + err);
       return k_exit_usage;
     }
   }
 
-  bool any_down = false;
-  for (const Row& row : rows) {
-    any_down = any_down || (!row.outcome.result.ok && row.outcome.result.kind != probe::Kind::not_probed);
-  }
-  if (o.quiet) return any_down ? k_exit_unhealthy : k_exit_ok;
+  const bool any_down = std::any_of(rows.begin(), rows.end(), [](const Row& row) {
+    return !row.outcome.result.ok && row.outcome.result.kind != probe::Kind::not_probed;
+  });
   if (o.json) {
     json::array servers;
     for (const Row& row : rows) servers.push_back(row_json(row));
-    std::fputs(util::pretty_json(json::object{{"servers", std::move(servers)}}).c_str(), stdout);
-  } else {
-    Table table({"SERVER", "RESULT", "LATENCY", "TOOLS", "PROTOCOL", "REASON"});
-    for (const Row& row : rows) {
-      const probe::ProbeResult& r = row.outcome.result;
-      std::string reason = r.reason;
-      if (r.http_status && r.ok) reason = "HTTP " + std::to_string(*r.http_status);
-      if (row.reconnect) reason += (reason.empty() ? "" : "; ") + std::string("reconnect ") + *row.reconnect;
-      table.add({{row.outcome.name},
-                 verdict_cell(r),
-                 {std::to_string(r.latency_ms) + " ms"},
-                 {r.tool_count ? std::to_string(*r.tool_count) : "-"},
-                 {r.protocol_version.value_or("-")},
-                 {reason}});
-    }
-    std::fputs(table.render(use_color(stdout), terminal_width()).c_str(), stdout);
+    if (!o.quiet) std::fputs(util::pretty_json(json::object{{"servers", std::move(servers)}}).c_str(), stdout);
+  } else if (!o.quiet) {
+    print_table(rows);
   }
   return any_down ? k_exit_unhealthy : k_exit_ok;
 }
