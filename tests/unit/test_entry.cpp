@@ -61,6 +61,11 @@ TEST_CASE("a healthy mark resets failures and stamps a restore only after troubl
   state::mark_healthy(e, {9000, 120'000, std::string("/c.json"), std::nullopt, std::nullopt});
   CHECK(e["lastRestoredAt"] == 7000);
   CHECK(e["restoredBy"] == "reconnect-command");
+  // Down again, then back by a plain probe: the old cause does not stay.
+  state::mark_unhealthy(e, {10'000, "x", {}, std::nullopt, 30'000, 600'000, {}, {}});
+  state::mark_healthy(e, {50'000, 120'000, std::nullopt, std::nullopt, std::nullopt});
+  CHECK(e["lastRestoredAt"] == 50'000);
+  CHECK(e["restoredBy"].is_null());
 }
 
 TEST_CASE("failure codes read numbers, strings and nothing", "[entry]") {

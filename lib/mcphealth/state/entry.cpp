@@ -83,11 +83,13 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
   entry["lastFailureCode"] = nullptr;
   if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
   if (!was_healthy) {
+    // A restore: say how it came about (null for a plain probe), never keep an older restore's cause.
     entry["lastRestoredAt"] = mark.now;
-  } else if (!entry.contains("lastRestoredAt")) {
-    entry["lastRestoredAt"] = nullptr;
+    entry["restoredBy"] = optional_string(mark.restored_by);
+  } else {
+    if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;
+    if (mark.restored_by) entry["restoredBy"] = *mark.restored_by;
   }
-  if (mark.restored_by) entry["restoredBy"] = *mark.restored_by;
   if (mark.probe) {
     entry["probe"] = *mark.probe;
   } else {
