@@ -25,7 +25,7 @@ fs::path expand_home(const std::string& path, const util::Environment& env, bool
 
 namespace {
 
-void read_ms(Setting<std::int64_t>& setting, const util::Environment& env, std::string_view ecc_name,
+void read_whole_number(Setting<std::int64_t>& setting, const util::Environment& env, std::string_view ecc_name,
              std::vector<std::string>& warnings) {
   auto found = util::lookup_setting(env, ecc_name);
   if (!found) return;
@@ -55,18 +55,18 @@ Setting<fs::path> resolve_state_path(const util::Environment& env, const Setting
 
 Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std::vector<std::string>& warnings) {
   Setting<std::int64_t> limit{k_default_input_max_bytes};
-  read_ms(limit, env, "ECC_HOOK_INPUT_MAX_BYTES", warnings);
+  read_whole_number(limit, env, "ECC_HOOK_INPUT_MAX_BYTES", warnings);
   return limit;
 }
 
 Settings resolve_settings(const util::Environment& env, const SettingsOverrides& flags) {
   Settings s;
   s.state_path = resolve_state_path(env, flags);
-  read_ms(s.ttl_ms, env, "ECC_MCP_HEALTH_TTL_MS", s.warnings);
-  read_ms(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings);
-  read_ms(s.backoff_ms, env, "ECC_MCP_HEALTH_BACKOFF_MS", s.warnings);
-  read_ms(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
-  read_ms(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings);
+  read_whole_number(s.ttl_ms, env, "ECC_MCP_HEALTH_TTL_MS", s.warnings);
+  read_whole_number(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings);
+  read_whole_number(s.backoff_ms, env, "ECC_MCP_HEALTH_BACKOFF_MS", s.warnings);
+  read_whole_number(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
+  read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings);
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
     s.fail_open = {util::is_truthy(found->value), "variable " + found->name};
   }

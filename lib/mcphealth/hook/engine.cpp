@@ -48,7 +48,8 @@ private:
 
   HookOutcome allow() { return m_outcome; }
   HookOutcome block(std::string message);
-  HookOutcome decide_from_cache(const CallTarget& target, const json::object* entry, bool& decided);
+  /// Steps 1-2 of PreToolUse: a decision when the cache holds one (fresh healthy, or unhealthy in backoff).
+  std::optional<HookOutcome> decide_from_cache(const CallTarget& target, const json::object* entry);
 
   void log(const std::string& line) { m_deps.log(line); }
   const config::Settings& settings();
@@ -156,29 +157,22 @@ void Invocation::remember_unconfigured(const std::string& server) {
   });
 }
 
-HookOutcome Invocation::decide_from_cache(const CallTarget& target, const json::object* entry, bool& decided) {
-  decided = false;
-  if (entry == nullptr) return m_outcome;
+std::optional<HookOutcome> Invocation::decide_from_cache(const CallTarget& target, const json::object* entry) {
+  if (entry == nullptr) return std::nullopt;
   const ServerEntry e = ServerEntry::from_json(*entry);
   const util::EpochMs now = m_deps.clock.now_ms();
-  if (e.healthy() && e.expires_at && *e.expires_at > now) {
-    decided = true;
-    return allow();
-  }
+  if (e.healthy() && e.expires_at && *e.expires_at > now) return allow();
   if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > now) {
-    decided = true;
     return block(target.server + " is marked unhealthy until " + util::format_iso8601_ms(*e.next_retry_at) +
                  "; skipping " + target.tool);
   }
-  return m_outcome;
+  return std::nullopt;
 }
 
 HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   // The hot path: one read of the state file, no config read, no process.
   state::StateSnapshot snap = m_store.read();
-  bool decided = false;
-  HookOutcome cached = decide_from_cache(target, snap.server(target.server), decided);
-  if (decided) return cached;
+  if (auto cached = decide_from_cache(target, snap.server(target.server))) return *cached;
 
   const std::string& name = target.server;
   if (remembered_unconfigured(snap, name)) {
@@ -201,8 +195,7 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
                                                     m_deps.clock, lock_outcome);
   if (lock_outcome == util::RecordLock::Outcome::taken_after_wait) {
     snap = m_store.read();
-    HookOutcome after_wait = decide_from_cache(target, snap.server(name), decided);
-    if (decided) return after_wait;
+    if (auto after_wait = decide_from_cache(target, snap.server(name))) return *after_wait;
   }
   const json::object* entry_obj = snap.server(name);
   const std::optional<ServerEntry> before =

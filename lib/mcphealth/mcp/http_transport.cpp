@@ -111,22 +111,10 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
     m_client.perform(r);
   }
   if (answered) return out;
-  if (!response.has_status() || response.status < 200 || response.status >= 300) {
-    // A stream that timed out after a 200 is silence, not an HTTP failure.
-    if (response.has_status() && response.status < 300 && response.timed_out) {
-      out.status = CallOutcome::Status::timeout;
-      out.timed_out = true;
-      out.reason = "no answer to " + std::string(method) + " in time";
-      return out;
-    }
-    return http_failure(response, m_clock.now_ms());
-  }
-  if (response.timed_out) {
-    out.status = CallOutcome::Status::timeout;
-    out.timed_out = true;
-    out.reason = "no answer to " + std::string(method) + " in time";
-    return out;
-  }
+  const bool success_status = response.status >= 200 && response.status < 300;
+  // Out of time before any status, or while a 2xx stream stayed silent: no answer, not an HTTP failure.
+  if (response.timed_out && (!response.has_status() || success_status)) return no_answer_in_time(method);
+  if (!success_status) return http_failure(response, m_clock.now_ms());
   util::JsonParse parsed = util::parse_json(json_body);
   if (parsed.value) {
     // One message, or a batch of them.
@@ -217,9 +205,7 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
     }
     return http_failure(r, m_clock.now_ms());
   }
-  CallOutcome out;
-  out.status = CallOutcome::Status::timeout;
-  out.timed_out = true;
+  CallOutcome out = no_answer_in_time("the endpoint event");
   out.reason = "no endpoint event on the SSE stream in time";
   return out;
 }
@@ -265,17 +251,16 @@ CallOutcome LegacySseTransport::call(std::string_view method, const json::object
       post(reply_to_server_request(parsed.value->get_object()), deadline);
     }
   }
-  CallOutcome out;
   bool ended = false;
   {
     std::lock_guard<std::mutex> lock(m_stream->mutex);
     ended = m_stream->ended;
   }
-  out.status = ended ? CallOutcome::Status::failed : CallOutcome::Status::timeout;
-  out.timed_out = !ended;
-  out.transport_failure = ended;
-  out.reason = ended ? "SSE stream closed before the answer to " + std::string(method)
-                     : "no answer to " + std::string(method) + " in time";
+  if (!ended) return no_answer_in_time(method);
+  CallOutcome out;
+  out.status = CallOutcome::Status::failed;
+  out.transport_failure = true;
+  out.reason = "SSE stream closed before the answer to " + std::string(method);
   return out;
 }
 

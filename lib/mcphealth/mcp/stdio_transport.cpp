@@ -115,12 +115,7 @@ CallOutcome StdioTransport::call(std::string_view method, const json::object& pa
       out.reason = exit_reason();
       return out;
     }
-    if (m_clock.now_ms() >= deadline) {
-      out.status = CallOutcome::Status::timeout;
-      out.timed_out = true;
-      out.reason = "no answer to " + std::string(method) + " in time";
-      return out;
-    }
+    if (m_clock.now_ms() >= deadline) return no_answer_in_time(method);
     pump(deadline);
   }
 }

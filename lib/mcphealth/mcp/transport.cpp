@@ -4,6 +4,14 @@
 
 namespace mcphealth::mcp {
 
+CallOutcome no_answer_in_time(std::string_view method) {
+  CallOutcome out;
+  out.status = CallOutcome::Status::timeout;
+  out.timed_out = true;
+  out.reason = "no answer to " + std::string(method) + " in time";
+  return out;
+}
+
 CallOutcome outcome_of_response(const boost::json::object& response) {
   CallOutcome out;
   if (const boost::json::object* err = util::get_object(response, "error")) {

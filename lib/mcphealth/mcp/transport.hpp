@@ -36,6 +36,9 @@ struct CallOutcome {
   bool timed_out = false;
 };
 
+/// The outcome of a request that got no answer before its deadline.
+CallOutcome no_answer_in_time(std::string_view method);
+
 /// The outcome a response message (with `result` or `error`) carries.
 CallOutcome outcome_of_response(const boost::json::object& response);
 

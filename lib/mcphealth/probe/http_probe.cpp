@@ -66,7 +66,7 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   if (failure.transport_failure || !failure.http_status) {
     r.kind = failure.timed_out ? Kind::timeout : Kind::transport;
     r.code = state::FailureCode::transport();
-    r.reason = failure.timed_out && failure.reason.rfind("no answer", 0) == 0 ? "request timed out" : failure.reason;
+    r.reason = failure.timed_out ? "request timed out" : failure.reason;
     return;
   }
   const int status = *failure.http_status;

@@ -16,16 +16,10 @@ JsonParse parse_json(std::string_view text) {
   opts.allow_comments = false;
   json::stream_parser parser({}, opts);
   boost::system::error_code ec;
-  parser.write(text.data(), text.size(), ec);
+  // On an error, write() returns how much it consumed: that is where the error is.
+  std::size_t consumed = parser.write(text.data(), text.size(), ec);
   if (!ec) parser.finish(ec);
   if (ec) {
-    // Boost.JSON reports no position; count lines up to the bytes it consumed (write stops at the error).
-    std::size_t consumed = 0;
-    {
-      json::stream_parser probe({}, opts);
-      boost::system::error_code ec2;
-      consumed = probe.write_some(text.data(), text.size(), ec2);
-    }
     out.line = 1;
     out.column = 1;
     for (std::size_t i = 0; i < consumed && i < text.size(); ++i) {
