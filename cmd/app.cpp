@@ -79,10 +79,10 @@ int mcphealth_main(int argc, char** argv) {
   }
 
   if (!chosen.empty() && !only_one) {
-    std::string known;
-    for (const Command& c : k_commands) known += std::string(known.empty() ? "" : ", ") + c.name;
+    std::vector<std::string> names;
+    for (const Command& c : k_commands) names.emplace_back(c.name);
     std::fprintf(stderr, "mcphealth: unknown command '%.*s' (commands: %s; see mcphealth --help)\n",
-                 static_cast<int>(chosen.size()), chosen.data(), known.c_str());
+                 static_cast<int>(chosen.size()), chosen.data(), join_names(names).c_str());
     return k_exit_usage;
   }
 

@@ -17,6 +17,12 @@ config::DiscoveryInputs discovery_for(const util::Environment& env, const config
   return in;
 }
 
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
 void warn_all(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) util::log::warn(w);
 }

@@ -35,6 +35,9 @@ inline constexpr int k_exit_usage = 2;
 config::DiscoveryInputs discovery_for(const util::Environment& env, const config::Settings& settings,
                                       const std::optional<std::string>& cwd);
 
+/// Joins names for a message: `a, b, c`, or `none`.
+std::string join_names(const std::vector<std::string>& names);
+
 /// Prints each settings warning on stderr.
 void warn_all(const std::vector<std::string>& warnings);
 

@@ -148,10 +148,7 @@ int run_explain_config(const ExplainOptions& o, const GlobalOptions& globals) {
   const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
   const ops::Explanation e = ops::explain(env, settings, inputs, o.servers);
   if (!e.unknown_servers.empty()) {
-    std::string known;
-    config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
-    for (const auto& d : reader.all_winners()) known += (known.empty() ? "" : ", ") + d.name;
-    util::log::error("unknown server '" + e.unknown_servers.front() + "'; configured: " + (known.empty() ? "none" : known));
+    util::log::error("unknown server '" + e.unknown_servers.front() + "'; configured: " + join_names(e.configured));
     return k_exit_usage;
   }
   if (o.json) std::fputs(util::pretty_json(to_json(e)).c_str(), stdout);

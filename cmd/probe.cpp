@@ -109,9 +109,9 @@ json::object row_json(const Row& row) {
   return o;
 }
 
-std::string known_names(const std::vector<config::ServerDefinition>& defs) {
-  std::string out;
-  for (const auto& d : defs) out += (out.empty() ? "" : ", ") + d.name;
+std::vector<std::string> names_of(const std::vector<config::ServerDefinition>& defs) {
+  std::vector<std::string> out;
+  for (const auto& d : defs) out.push_back(d.name);
   return out;
 }
 
@@ -149,7 +149,7 @@ std::optional<std::vector<config::ServerDefinition>> choose_servers(const ProbeC
   for (const auto& name : o.servers) {
     auto def = reader.find(name);
     if (!def) {
-      util::log::error("unknown server '" + name + "'; configured: " + known_names(defined));
+      util::log::error("unknown server '" + name + "'; configured: " + join_names(names_of(defined)));
       return std::nullopt;
     }
     chosen.push_back(*def);

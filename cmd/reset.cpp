@@ -1,6 +1,7 @@
 #include "reset.hpp"
 
-#include <mcphealth/ops/status.hpp>
+#include <mcphealth/ops/reset.hpp>
+#include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 
@@ -43,10 +44,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
   }
   for (const auto& name : o.servers) {
     if (std::find(cached.begin(), cached.end(), name) == cached.end()) {
-      std::string known;
-      for (const auto& c : cached) known += (known.empty() ? "" : ", ") + c;
-      util::log::error("'" + name + "' is not in " + settings.state_path.value.string() +
-                       "; cached: " + (known.empty() ? "none" : known));
+      util::log::error("'" + name + "' is not in " + settings.state_path.value.string() + "; cached: " + join_names(cached));
       return k_exit_usage;
     }
   }

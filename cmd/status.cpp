@@ -88,9 +88,9 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     for (const auto& name : o.servers) {
       auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.name == name; });
       if (it == report.rows.end()) {
-        std::string known;
-        for (const auto& r : report.rows) known += (known.empty() ? "" : ", ") + r.name;
-        util::log::error("unknown server '" + name + "'; known: " + (known.empty() ? "none" : known));
+        std::vector<std::string> known;
+        for (const auto& r : report.rows) known.push_back(r.name);
+        util::log::error("unknown server '" + name + "'; known: " + join_names(known));
         return k_exit_usage;
       }
       chosen.push_back(*it);

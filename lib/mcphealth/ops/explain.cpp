@@ -143,6 +143,7 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
 
   // Servers.
   std::vector<config::ServerDefinition> winners = reader.all_winners();
+  for (const auto& d : winners) e.configured.push_back(d.name);
   if (!only.empty()) {
     std::vector<config::ServerDefinition> chosen;
     for (const auto& name : only) {

@@ -68,6 +68,8 @@ struct Explanation {
   std::vector<config::FileReport> files;
   std::vector<ServerExplanation> servers;
   std::vector<std::string> unknown_servers;
+  /// Every configured server name, winners in search order (for messages about unknown names).
+  std::vector<std::string> configured;
   std::vector<EffectiveSetting> settings;
   HookRegistration hooks;
   std::vector<Finding> findings;

@@ -1,6 +1,5 @@
 #include <mcphealth/ops/status.hpp>
 
-#include <mcphealth/hook/engine.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -173,36 +172,6 @@ std::string status_line(const StatusReport& report) {
   if (auth > 0) line += " " + std::to_string(auth) + "!";
   if (down > 0) line += " " + std::to_string(down) + "✘" + names;
   return line;
-}
-
-ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
-                           const std::function<bool(const std::string&, const json::object&)>& select, DryRun dry_run) {
-  ResetResult out;
-  auto choose = [&](json::object& doc) {
-    out.removed.clear();
-    json::object& servers = state::servers_of(doc);
-    for (const auto& kv : servers) {
-      const std::string name(kv.key());
-      const bool named = std::find(names.begin(), names.end(), name) != names.end();
-      const bool picked = names.empty() && kv.value().is_object() && select(name, kv.value().get_object());
-      if (named || picked) out.removed.push_back(name);
-    }
-  };
-  if (dry_run == DryRun::yes) {
-    state::StateSnapshot snap = store.read();
-    choose(snap.doc);
-    return out;
-  }
-  out.update = store.update([&](json::object& doc) {
-    choose(doc);
-    json::object& servers = state::servers_of(doc);
-    for (const auto& name : out.removed) servers.erase(name);
-    if (json::value* misses = doc.if_contains(hook::k_unconfigured_key); misses && misses->is_object()) {
-      for (const auto& name : out.removed) misses->as_object().erase(name);
-    }
-    return !out.removed.empty();
-  });
-  return out;
 }
 
 } // namespace mcphealth::ops

@@ -63,15 +63,4 @@ std::string unwritable_reason(const std::filesystem::path& path);
 /// The one-line summary for a prompt: `mcp 5✔ 1✘ agentmemory`.
 std::string status_line(const StatusReport& report);
 
-/// Removes the entries `names` (or, with an empty list, the ones `select` picks) under the state lock; returns the
-/// update's outcome and what was (or with `dry_run`, would be) removed.
-struct ResetResult {
-  state::UpdateResult update;
-  std::vector<std::string> removed;
-};
-enum class DryRun { no, yes };
-ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
-                           const std::function<bool(const std::string&, const boost::json::object&)>& select,
-                           DryRun dry_run);
-
 } // namespace mcphealth::ops

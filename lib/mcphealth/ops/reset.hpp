@@ -1,0 +1,28 @@
+#pragma once
+// Forgetting servers: the one-line fix for a server stuck in backoff, done under the hook's own lock.
+#include <mcphealth/state/store.hpp>
+
+#include <boost/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// What a reset did: the update's outcome (untouched for a dry run) and the names removed, or that would be.
+struct ResetResult {
+  state::UpdateResult update;
+  std::vector<std::string> removed;
+};
+
+/// Whether a reset only says what it would remove.
+enum class DryRun { no, yes };
+
+/// Removes the entries `names` (or, with an empty list, the ones `select` picks) and their remembered misses,
+/// atomically under the state lock.
+ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
+                           const std::function<bool(const std::string&, const boost::json::object&)>& select,
+                           DryRun dry_run);
+
+} // namespace mcphealth::ops

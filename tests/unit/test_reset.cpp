@@ -1,0 +1,48 @@
+#include "fakes.hpp"
+
+#include <mcphealth/ops/reset.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock) {
+  state::StateStore store(dir.path() / "state.json", clock);
+  store.update([](json::object& doc) {
+    state::entry_of(doc, "a") = json::object{{"status", "unhealthy"}};
+    state::entry_of(doc, "b") = json::object{{"status", "healthy"}};
+    doc["unconfigured"] = json::object{{"a", json::object{{"checkedAt", 1}}}};
+    return true;
+  });
+  return store;
+}
+bool none(const std::string&, const json::object&) { return false; }
+} // namespace
+
+TEST_CASE("reset removes named entries and their remembered misses", "[reset]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  auto store = seeded(dir, clock);
+  auto r = ops::remove_entries(store, {"a"}, none, ops::DryRun::no);
+  CHECK(r.removed == std::vector<std::string>{"a"});
+  CHECK(r.update.outcome == state::UpdateResult::Outcome::written);
+  auto snap = store.read();
+  CHECK_FALSE(snap.server("a"));
+  CHECK(snap.server("b"));
+  CHECK(snap.doc.at("unconfigured").as_object().empty());
+}
+
+TEST_CASE("reset picks by predicate when no names are given, and a dry run writes nothing", "[reset]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  auto store = seeded(dir, clock);
+  auto unhealthy = [](const std::string&, const json::object& e) { return e.at("status") == "unhealthy"; };
+  auto dry = ops::remove_entries(store, {}, unhealthy, ops::DryRun::yes);
+  CHECK(dry.removed == std::vector<std::string>{"a"});
+  CHECK(store.read().server("a"));
+  auto nothing = ops::remove_entries(store, {}, none, ops::DryRun::no);
+  CHECK(nothing.removed.empty());
+  CHECK(nothing.update.outcome == state::UpdateResult::Outcome::unchanged);
+}
