@@ -45,28 +45,22 @@ case_stdio_answers_with_its_own_tool_count() {
   true
 }
 
-case_streamable_http_answers() {
+# http_answers MODE TYPE PATH: starts server-everything over HTTP and probes it; it must answer with its tool count.
+http_answers() {
   need_everything
   local expected; expected=$("$PY" "$MCPHEALTH_FIXTURES/count_tools.py" "$EVERYTHING" stdio)
-  start_everything streamableHttp
-  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"everything\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$EVERYTHING_PORT/mcp\"}}}"
+  start_everything "$1"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"everything\":{\"type\":\"$2\",\"url\":\"http://127.0.0.1:$EVERYTHING_PORT$3\"}}}"
   mcph probe everything --json --timeout-ms "$E2E_TIMEOUT"
   assert_eq "$RC" 0
   assert_eq "$(field '["kind"]')" answered
   assert_eq "$(field '["tools"]')" "$expected"
-  assert_eq "$(field '["transport"]')" http
+  assert_eq "$(field '["transport"]')" "$2"
 }
 
-case_legacy_sse_answers() {
-  need_everything
-  local expected; expected=$("$PY" "$MCPHEALTH_FIXTURES/count_tools.py" "$EVERYTHING" stdio)
-  start_everything sse
-  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"everything\":{\"type\":\"sse\",\"url\":\"http://127.0.0.1:$EVERYTHING_PORT/sse\"}}}"
-  mcph probe everything --json --timeout-ms "$E2E_TIMEOUT"
-  assert_eq "$RC" 0
-  assert_eq "$(field '["kind"]')" answered
-  assert_eq "$(field '["tools"]')" "$expected"
-}
+case_streamable_http_answers() { http_answers streamableHttp http /mcp; }
+
+case_legacy_sse_answers() { http_answers sse sse /sse; }
 
 case_unknown_session_post_is_a_real_hang() {
   need_everything

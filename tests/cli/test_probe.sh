@@ -182,7 +182,7 @@ case_http_status_without_mcp_counts_only_under_auto() {
   assert_eq "$(field '["kind"]')" protocol-error
 }
 
-case_hanging_http_costs_one_timeout_kind() {
+case_hanging_http_is_a_timeout() {
   start_mcp_http --hang
   config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
   probe_json web --timeout-ms 600

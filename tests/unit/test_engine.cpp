@@ -148,7 +148,7 @@ TEST_CASE("a successful call restores an unhealthy server", "[engine]") {
   CHECK(h.entry().restored_by == std::optional<std::string>("tool-success"));
 }
 
-TEST_CASE("a name without definition is remembered for the TTL", "[engine]") {
+TEST_CASE("a name without definition is allowed, not probed, and remembered in the state file", "[engine]") {
   Harness h;
   h.run("PreToolUse", "ghost");
   CHECK(h.logged("No MCP config found for ghost; skipping preflight probe"));
