@@ -32,8 +32,7 @@ using state::StateStore;
 class Invocation {
 public:
   Invocation(const HookRequest& request, HookDeps& deps)
-      : m_request(request), m_deps(deps),
-        m_store(config::resolve_state_path(deps.env, request.overrides).value, deps.clock) {}
+      : m_request(request), m_deps(deps) {}
 
   HookOutcome run();
 
@@ -63,12 +62,19 @@ private:
 
   const HookRequest& m_request;
   HookDeps& m_deps;
-  StateStore m_store;
+  /// The state file, resolved on first use: a non-MCP call never needs it.
+  StateStore& store();
+  std::optional<StateStore> m_store;
   HookOutcome m_outcome;
   std::optional<config::Settings> m_settings;
   std::optional<config::ConfigReader> m_reader;
   std::optional<std::string> m_fingerprint;
 };
+
+StateStore& Invocation::store() {
+  if (!m_store) m_store.emplace(config::resolve_state_path(m_deps.env, m_request.overrides).value, m_deps.clock);
+  return *m_store;
+}
 
 const config::Settings& Invocation::settings() {
   if (!m_settings) {
@@ -104,9 +110,9 @@ HookOutcome Invocation::block(std::string message) {
 }
 
 void Invocation::write(const StateStore::Mutator& mutate) {
-  state::UpdateResult r = m_store.update(mutate);
+  state::UpdateResult r = store().update(mutate);
   if (r.moved_aside) {
-    log("state file " + m_store.path().string() + " was not valid; its bytes were moved to " + r.moved_aside->string());
+    log("state file " + store().path().string() + " was not valid; its bytes were moved to " + r.moved_aside->string());
   }
   if (!r.ok()) log(r.message);
 }
@@ -171,7 +177,7 @@ std::optional<HookOutcome> Invocation::decide_from_cache(const CallTarget& targe
 
 HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   // The hot path: one read of the state file, no config read, no process.
-  state::StateSnapshot snap = m_store.read();
+  state::StateSnapshot snap = store().read();
   if (auto cached = decide_from_cache(target, snap.server(target.server))) return *cached;
 
   const std::string& name = target.server;
@@ -191,10 +197,10 @@ HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
   }
   // One probe at a time per server: a hook that finds one in flight waits for its result.
   util::RecordLock::Outcome lock_outcome{};
-  util::RecordLock lock = util::RecordLock::acquire(m_store.probe_lock_path(), name, probe_lock_wait_ms(),
+  util::RecordLock lock = util::RecordLock::acquire(store().probe_lock_path(), name, probe_lock_wait_ms(),
                                                     m_deps.clock, lock_outcome);
   if (lock_outcome == util::RecordLock::Outcome::taken_after_wait) {
-    snap = m_store.read();
+    snap = store().read();
     if (auto after_wait = decide_from_cache(target, snap.server(name))) return *after_wait;
   }
   const json::object* entry_obj = snap.server(name);
@@ -287,7 +293,7 @@ HookOutcome Invocation::post_tool_use_failure(const CallTarget& target) {
   } else {
     util::RecordLock::Outcome lock_outcome{};
     util::RecordLock lock =
-        util::RecordLock::acquire(m_store.probe_lock_path(), name, 0, m_deps.clock, lock_outcome);
+        util::RecordLock::acquire(store().probe_lock_path(), name, 0, m_deps.clock, lock_outcome);
     if (lock_outcome == util::RecordLock::Outcome::timed_out) {
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
     } else {
@@ -324,7 +330,7 @@ HookOutcome Invocation::post_tool_use_failure(const CallTarget& target) {
 }
 
 HookOutcome Invocation::post_tool_use(const CallTarget& target) {
-  state::StateSnapshot snap = m_store.read();
+  state::StateSnapshot snap = store().read();
   const json::object* entry = snap.server(target.server);
   if (entry == nullptr) return allow();
   const ServerEntry e = ServerEntry::from_json(*entry);
