@@ -60,14 +60,24 @@ json::object to_json(const ops::Explanation& e) {
   for (const auto& s : e.servers) {
     json::array shadowed;
     for (const auto& d : s.shadowed) shadowed.push_back(json::object{{"path", d.source.string()}, {"scope", d.scope}});
-    json::object o{{"name", s.name}, {"source", s.winner.source.string()}, {"scope", s.winner.scope},
-                   {"shadowed", std::move(shadowed)}, {"kind", s.kind}, {"target", s.target}, {"args", strings(s.args)},
-                   {"envNames", strings(s.env_names)}, {"headerNames", strings(s.header_names)},
+    json::object o{{"name", s.name}, {"toolName", s.tool_name}, {"source", s.winner.source.string()},
+                   {"scope", config::scope_name(s.scope)}, {"standing", config::standing_name(s.standing)},
+                   {"definition", s.fingerprint}, {"shadowed", std::move(shadowed)}, {"kind", s.kind}, {"target", s.target},
+                   {"args", strings(s.args)}, {"envNames", strings(s.env_names)}, {"headerNames", strings(s.header_names)},
                    {"unsetVariables", strings(s.unset_vars)}};
+    o["project"] = s.project ? json::value(*s.project) : json::value(nullptr);
+    o["plugin"] = s.plugin ? json::value(*s.plugin) : json::value(nullptr);
+    o["commandLine"] = s.kind == "stdio" ? json::value(s.command_line) : json::value(nullptr);
     o["resolvedCommand"] = s.resolved_command ? json::value(*s.resolved_command) : json::value(nullptr);
     o["reconnectCommand"] = s.reconnect ? json::value(s.reconnect->command) : json::value(nullptr);
     o["reconnectVariable"] = s.reconnect ? json::value(s.reconnect->variable) : json::value(nullptr);
     servers.push_back(std::move(o));
+  }
+  json::array skipped;
+  for (const auto& k : e.skipped) {
+    skipped.push_back(json::object{{"name", k.definition.name}, {"toolName", k.tool_name},
+                                   {"source", k.definition.source.string()}, {"scope", config::scope_name(k.scope)},
+                                   {"standing", config::standing_name(k.standing)}, {"reason", k.reason}, {"target", k.target}});
   }
   json::array settings;
   for (const auto& s : e.settings) settings.push_back(json::object{{"name", s.name}, {"value", s.value}, {"origin", s.origin}});
@@ -78,6 +88,9 @@ json::object to_json(const ops::Explanation& e) {
   return {{"projectDir", e.project_dir},
           {"files", std::move(files)},
           {"servers", std::move(servers)},
+          {"notChecked", std::move(skipped)},
+          {"trusted", e.trusted},
+          {"managedConfig", e.managed_config ? json::value(*e.managed_config) : json::value(nullptr)},
           {"settings", std::move(settings)},
           {"hooks", json::object{{"settingsFiles", strings(e.hooks.files)}, {"preToolUse", e.hooks.pre_tool_use},
                                  {"postToolUseFailure", e.hooks.post_tool_use_failure}, {"jsHook", strings(e.hooks.js_hook)}}},
@@ -87,7 +100,9 @@ json::object to_json(const ops::Explanation& e) {
 void print_text(const ops::Explanation& e, bool color) {
   auto bold = [&](const std::string& s) { return color ? "\033[1m" + s + "\033[0m" : s; };
   std::printf("%s\n", bold("Project dir: " + e.project_dir).c_str());
-  std::printf("\n%s\n", bold("Config files, in the order the hook reads them").c_str());
+  std::printf("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
+  if (e.managed_config) std::printf("  managed config in force: %s\n", e.managed_config->c_str());
+  std::printf("\n%s\n", bold("Config files, in precedence order").c_str());
   int i = 1;
   for (const auto& f : e.files) {
     std::string names;
@@ -99,12 +114,12 @@ void print_text(const ops::Explanation& e, bool color) {
   std::printf("\n%s\n", bold("Servers").c_str());
   if (e.servers.empty()) std::printf("  (none)\n");
   for (const auto& s : e.servers) {
-    std::printf("  %s: %s, from %s (%s)\n", s.name.c_str(), s.kind.c_str(), s.winner.source.c_str(), s.winner.scope.c_str());
+    std::printf("  %s: %s, %s scope, from %s%s\n", s.name.c_str(), s.kind.c_str(), std::string(config::scope_name(s.scope)).c_str(),
+                s.winner.source.c_str(), s.standing == config::Standing::misconfigured ? " (MISCONFIGURED)" : "");
+    if (s.tool_name != s.name) std::printf("    in tool names: mcp__%s__...\n", s.tool_name.c_str());
     for (const auto& d : s.shadowed) std::printf("    shadowed: %s (%s)\n", d.source.c_str(), d.scope.c_str());
     if (s.kind == "stdio") {
-      std::string args;
-      for (const auto& a : s.args) args += " " + a;
-      std::printf("    command: %s%s\n", s.target.c_str(), args.c_str());
+      std::printf("    command: %s\n", s.command_line.c_str());
       std::printf("    on PATH: %s\n", s.resolved_command ? s.resolved_command->c_str() : "NO, not found");
     } else if (s.kind != "unsupported") {
       std::printf("    url: %s\n", s.target.c_str());
@@ -120,6 +135,14 @@ void print_text(const ops::Explanation& e, bool color) {
     if (!unset.empty()) std::printf("    unset here: %s\n", unset.c_str());
     std::printf("    reconnect: %s\n",
                 s.reconnect ? (s.reconnect->command + " (from " + s.reconnect->variable + ")").c_str() : "none configured");
+  }
+  std::printf("\n%s\n", bold("Not checked (Claude Code does not start these here)").c_str());
+  if (e.skipped.empty()) std::printf("  (none)\n");
+  for (const auto& k : e.skipped) {
+    std::printf("  %s: %s, from %s (%s)\n    would run: %s\n", k.definition.name.c_str(),
+                std::string(config::standing_name(k.standing)).c_str(), k.definition.source.c_str(),
+                std::string(config::scope_name(k.scope)).c_str(), k.target.c_str());
+    std::printf("    why: %s\n", k.reason.c_str());
   }
   std::printf("\n%s\n", bold("Settings").c_str());
   for (const auto& s : e.settings) std::printf("  %-18s %s  [%s]\n", (s.name + ":").c_str(), s.value.c_str(), s.origin.c_str());

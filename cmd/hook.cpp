@@ -1,6 +1,7 @@
 #include "hook.hpp"
 
 #include <mcphealth/hook/engine.hpp>
+#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/json.hpp>
@@ -95,7 +96,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     std::string depth_warning;
     probe::LiveProber prober(clock, probe::probe_options_from_env(env, depth_warning));
     if (!depth_warning.empty()) warnings.push_back(depth_warning);
-    hook::ShellRunner runner(clock);
+    recover::ShellRunner runner(clock, env);
     hook::HookDeps deps{clock, env, prober, runner, log_line, warnings};
     const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
 

@@ -24,6 +24,7 @@ struct ProbeCommandOptions {
   bool quiet = false;
   std::optional<std::string> prometheus;
   std::optional<std::string> cwd;
+  std::optional<std::string> project;
 };
 
 /// Adds `probe` to `app`.

@@ -2,6 +2,7 @@
 
 #include "output.hpp"
 
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -55,6 +56,9 @@ json::object row_json(const ops::StatusRow& row) {
   json::object o;
   o["name"] = row.name;
   o["status"] = row.label;
+  o["definition"] = row.definition ? json::value(*row.definition) : json::value(nullptr);
+  o["scope"] = row.scope ? json::value(*row.scope) : json::value(nullptr);
+  o["project"] = row.project ? json::value(*row.project) : json::value(nullptr);
   o["entry"] = row.cached ? json::value(row.raw) : json::value(nullptr);
   o["configured"] = row.configured ? json::value(*row.configured) : json::value(nullptr);
   o["configSource"] = row.config_source ? json::value(*row.config_source) : json::value(nullptr);
@@ -77,10 +81,18 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   // The status line runs on every prompt: the state file alone, no config read.
   std::optional<std::vector<ops::ConfiguredServer>> configured;
   if (!o.statusline) {
-    const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
-    config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
+    // Every folder Claude Code knows: a definition some project still uses is never "gone".
     configured.emplace();
-    for (const auto& def : reader.all_winners()) configured->push_back({def.name, def.source.string()});
+    for (const auto& folder : config::resolve_everywhere(discovery_for(env, settings, o.cwd), env)) {
+      for (const auto* c : folder.resolution.winners()) {
+        const bool seen = std::any_of(configured->begin(), configured->end(),
+                                      [&](const ops::ConfiguredServer& s) { return s.fingerprint == c->fingerprint; });
+        if (!seen) {
+          configured->push_back({c->tool_name, c->definition.source.string(), c->fingerprint,
+                                 std::string(config::scope_name(c->scope)), c->project});
+        }
+      }
+    }
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
   if (!o.servers.empty()) {
@@ -142,10 +154,12 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     std::printf("no servers in %s and none configured\n", settings.state_path.value.c_str());
     return code;
   }
-  Table table({"SERVER", "STATUS", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"});
+  Table table({"SERVER", "STATUS", "SCOPE", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"});
   for (const auto& row : report.rows) {
     const std::string code_text = row.entry.last_failure_code.text();
+    const std::string scope = row.scope ? *row.scope + (row.project ? " " + *row.project : std::string()) : "-";
     table.add({{row.name},
+               {scope},
                status_cell(row),
                {row.cached ? std::to_string(row.entry.failure_count) : "-"},
                {code_text.empty() ? "-" : code_text},

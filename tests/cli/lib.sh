@@ -142,6 +142,10 @@ run_case() {
   unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
   # Fast probes: the default liveness timeout is 5 s.
   export ECC_MCP_HEALTH_TIMEOUT_MS=400
+  # The user has approved the project's .mcp.json servers, as Claude Code records it; the trust tests undo this.
+  write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
+  # No managed settings of the machine's leak in.
+  export MCPHEALTH_MANAGED_DIR="$T/managed"
   "case_$name"
   echo "ok: $name"
 }

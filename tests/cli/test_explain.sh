@@ -2,9 +2,12 @@
 # `mcphealth explain-config`: files, servers, settings, findings with severities, exit codes, and no secret values.
 source "$(dirname "$0")/lib.sh"
 
-# register_hooks: a ~/.claude/settings.json that runs mcphealth on both events, so that finding is out of the way.
+# register_hooks: a ~/.claude/settings.json that runs mcphealth on both events, so that finding is out of the way;
+# the project's servers stay approved.
 register_hooks() {
-  write_config "$HOME/.claude/settings.json" "$("$MCPHEALTH_BIN" explain-config --hook-snippet)"
+  "$MCPHEALTH_BIN" explain-config --hook-snippet |
+    "$PY" -c 'import json,sys; d=json.load(sys.stdin); d["enableAllProjectMcpServers"]=True; print(json.dumps(d))' \
+      >"$HOME/.claude/settings.json"
 }
 finding() { json_eval "$OUT" "[f['severity'] for f in d['findings'] if f['id'] == '$1']"; }
 
@@ -25,13 +28,12 @@ case_files_are_listed_in_search_order_with_status() {
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"mcpServers\":{\"b\":{\"command\":\"true\"}}}}}"
   mcph explain-config --json
   assert_eq "$RC" 1 "a parse error is an error finding"
-  assert_eq "$(json_eval "$OUT" '[f["scope"] for f in d["files"]]')" \
-    '["project .claude.json", "project .claude/settings.json", "local scope", "project scope", "user scope", "user settings.json"]'
-  assert_eq "$(json_eval "$OUT" 'd["files"][0]["status"]')" missing
-  assert_eq "$(json_eval "$OUT" 'd["files"][2]["servers"]')" '["b"]'
-  assert_eq "$(json_eval "$OUT" 'd["files"][2]["projectKey"]')" "$PROJ"
-  assert_contains "$(json_eval "$OUT" 'd["files"][3]["status"]')" "parse error at line 3"
-  assert_eq "$(json_eval "$OUT" 'd["files"][3]["line"]')" 3
+  assert_eq "$(json_eval "$OUT" '[f["scope"] for f in d["files"]]')" '["local", "project", "user"]'
+  assert_eq "$(json_eval "$OUT" 'd["files"][0]["servers"]')" '["b"]'
+  assert_eq "$(json_eval "$OUT" 'd["files"][0]["projectKey"]')" "$PROJ"
+  assert_contains "$(json_eval "$OUT" 'd["files"][1]["status"]')" "parse error at line 3"
+  assert_eq "$(json_eval "$OUT" 'd["files"][1]["line"]')" 3
+  assert_eq "$(json_eval "$OUT" 'd["files"][2]["servers"]')" '[]' "user scope: the same file, nothing at the top level"
   assert_eq "$(finding parse-error)" '["error"]'
 }
 
@@ -51,8 +53,8 @@ case_server_details_never_show_values() {
   assert_eq "$(json_eval "$OUT" "($q)['local']['reconnectVariable']")" ECC_MCP_RECONNECT_LOCAL
   assert_eq "$(json_eval "$OUT" "($q)['remote']['kind']")" http
   assert_eq "$(json_eval "$OUT" "($q)['remote']['headerNames']")" '["Authorization"]'
-  assert_eq "$(finding unset-variable)" '["warning"]'
-  assert_eq "$RC" 0 "warnings only"
+  assert_eq "$(finding misconfigured)" '["error"]' "an unset variable: Claude Code refuses the server"
+  assert_eq "$RC" 1
   mcph explain-config
   for secret in sk-secret-456 tok-secret-789 visible-value-123; do
     assert_not_contains "$OUT" "$secret" "a value was printed"
@@ -68,11 +70,11 @@ case_shadowed_definition_is_a_warning() {
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"dup":{"command":"true"}}}'
   write_config "$HOME/.claude.json" '{"mcpServers":{"dup":{"command":"false"}}}'
   mcph explain-config dup --json
-  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["scope"]')" "project scope"
-  assert_eq "$(json_eval "$OUT" '[s["scope"] for s in d["servers"][0]["shadowed"]]')" '["user scope"]'
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["scope"]')" "project"
+  assert_eq "$(json_eval "$OUT" '[s["scope"] for s in d["servers"][0]["shadowed"]]')" '["user"]'
   assert_eq "$(finding shadowed)" '["warning"]'
   mcph explain-config dup
-  assert_contains "$OUT" "shadowed: $HOME/.claude.json (user scope)"
+  assert_contains "$OUT" "shadowed: $HOME/.claude.json (user)"
 }
 
 case_command_not_on_path_is_a_warning() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Where the hook finds server definitions: Claude Code's scopes, the JS hook's files, and explicit paths.
+# Where the hook finds server definitions: Claude Code's scopes (not the JS hook's files), and explicit paths.
 source "$(dirname "$0")/lib.sh"
 
-# probe_says SERVER: runs PreToolUse on SERVER with no payload cwd; sets ERR.
+# crash_def LABEL: a definition that fails with "(from LABEL)", so a test sees which one was probed.
 crash_def() { stdio_def crash "\"--message\",\"from $1\""; }
 
 case_project_dir_from_claude_project_dir() {
@@ -51,22 +51,23 @@ case_claude_config_dir_moves_claude_json() {
   assert_contains "$ERR" "(from cfgdir)"
 }
 
-case_js_hook_files_come_first() {
-  write_config "$PROJ/.claude/settings.json" "{\"mcpServers\":{\"svc\":$(crash_def settings)}}"
-  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def project)}}"
-  hook "$(pre_payload svc)"
-  assert_contains "$ERR" "(from settings)"
-  write_config "$PROJ/.claude.json" "{\"mcpServers\":{\"svc\":$(crash_def dotclaude)}}"
-  hook "$(pre_payload svc2)"
-  rm -f "$(STATE)"
-  hook "$(pre_payload svc)"
-  assert_contains "$ERR" "(from dotclaude)"
-}
-
-case_user_settings_json_is_last() {
-  write_config "$HOME/.claude/settings.json" "{\"mcpServers\":{\"svc\":$(crash_def usersettings)}}"
-  hook "$(pre_payload svc)"
-  assert_contains "$ERR" "(from usersettings)"
+# Claude Code reads no servers from <project>/.claude.json, <project>/.claude/settings.json or ~/.claude/settings.json
+# (the JS hook did): a repository's file there must never get its command run.
+case_js_hook_files_are_never_started() {
+  write_config "$PROJ/.claude/settings.json" "{\"mcpServers\":{\"a\":$(crash_def settings)}}"
+  write_config "$PROJ/.claude.json" "{\"mcpServers\":{\"b\":$(crash_def dotclaude)}}"
+  write_config "$HOME/.claude/settings.json" "{\"enableAllProjectMcpServers\":true,\"mcpServers\":{\"c\":$(crash_def usersettings)}}"
+  local s
+  for s in a b c; do
+    hook "$(pre_payload $s)"
+    assert_eq "$OUT" "" "$s allowed"
+    assert_contains "$ERR" "$s is not checked: Claude Code does not start servers defined in"
+    assert_not_contains "$ERR" "(from "
+  done
+  # A real definition of the same name wins, whatever the JS hook's files say.
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"a\":$(crash_def project)}}"
+  hook "$(pre_payload a)"
+  assert_contains "$ERR" "(from project)"
 }
 
 case_mcp_servers_alias_is_read() {

@@ -96,6 +96,7 @@ case_malformed_variables_are_reported_but_not_on_a_cache_hit() {
   local now; now=$(now_ms)
   seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 600000))}}}"
   export MCPHEALTH_PROBE_DEPTH=deep ECC_MCP_HEALTH_TTL_MS=2m
+  hook "$(pre_payload svc)" # the folder's first call reads the configs (and may warn), binding its names
   hook "$(pre_payload svc)"
   assert_eq "$ERR" "" "a cache hit prints nothing"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"other\":$(stdio_def hang)}}"

@@ -6,10 +6,15 @@ case_cached_healthy_allows_without_probe() {
   local now; now=$(now_ms)
   seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 600000)),\"failureCount\":0}}}"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--count-file\",\"$T/count\"")}}"
-  local before; before=$(cat "$(STATE)")
   hook "$(pre_payload svc)"
   assert_eq "$RC" 0 "exit code"
   assert_eq "$OUT" "" "stdout"
+  assert_eq "$ERR" "" "stderr"
+  assert_eq "$(line_count "$T/count")" 0 "probes run"
+  # The first call in a folder binds its names (once); from then on a cache hit writes nothing.
+  assert_eq "$(json_get "$(STATE)" 'd["definitions"][d["servers"]["svc"]["definition"]]["status"]')" healthy "adopted verdict"
+  local before; before=$(cat "$(STATE)")
+  hook "$(pre_payload svc)"
   assert_eq "$ERR" "" "stderr"
   assert_eq "$(line_count "$T/count")" 0 "probes run"
   assert_eq "$(cat "$(STATE)")" "$before" "state file untouched"
@@ -39,7 +44,7 @@ case_missing_definition_is_remembered_until_config_changes() {
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"other":{"command":"true"}}}'
   hook "$(pre_payload late)"
   assert_contains "$ERR" "No MCP config found for late"
-  assert_eq "$(json_get "$(STATE)" '"late" in d["unconfigured"]')" "true"
+  assert_eq "$(json_get "$(STATE)" '[b["names"]["late"]["standing"] for b in d["bindings"].values()]')" '["none"]'
   # Same size and mtime: the remembered miss stands, proving the config is not read again.
   cp -p "$PROJ/.mcp.json" "$T/saved"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"late\":{\"command\":\"true\"}}}"

@@ -75,11 +75,14 @@ case_no_reconnect_when_last_code_is_429() {
   assert_no_file "$T/reconnected"
 }
 
-case_no_reconnect_on_first_failure_without_code() {
+# One recovery policy for the hook and `probe --reconnect`: any server a probe finds down is reconnected (never
+# after a 429), the first failure included.
+case_reconnect_on_first_failure_found_by_a_probe() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
   hook "$(pre_payload svc)"
-  assert_no_file "$T/reconnected"
+  assert_file_exists "$T/reconnected"
+  assert_contains "$ERR" "Reconnect attempt: ok."
 }
 
 main "$@"

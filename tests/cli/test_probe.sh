@@ -215,7 +215,7 @@ case_usage_errors_exit_2() {
   config "a=$(stdio_def healthy)" "b=$(stdio_def healthy)"
   mcph probe nosuch
   assert_eq "$RC" 2
-  assert_contains "$ERR" "unknown server 'nosuch'; configured: a, b"
+  assert_contains "$ERR" "unknown server 'nosuch'; Claude Code would start: a, b"
   mcph probe
   assert_eq "$RC" 2
   mcph probe a --all
@@ -225,7 +225,7 @@ case_usage_errors_exit_2() {
   rm "$PROJ/.mcp.json"
   mcph probe --all
   assert_eq "$RC" 2
-  assert_contains "$ERR" "no MCP servers found; looked in:"
+  assert_contains "$ERR" "no MCP servers that Claude Code would start were found; looked in:"
   assert_contains "$ERR" "$PROJ/.mcp.json"
 }
 
@@ -261,12 +261,16 @@ case_prometheus_textfile() {
   assert_eq "$RC" 1
   local prom; prom=$(cat "$T/mcp.prom")
   assert_contains "$prom" '# TYPE mcphealth_up gauge'
-  assert_contains "$prom" 'mcphealth_up{server="good"} 1'
-  assert_contains "$prom" 'mcphealth_up{server="bad"} 0'
-  assert_contains "$prom" 'mcphealth_tools{server="good"} 9'
-  assert_contains "$prom" 'mcphealth_consecutive_failures{server="bad"} 1'
-  assert_contains "$prom" 'mcphealth_probe_duration_seconds{server="good"} 0.'
-  assert_contains "$prom" 'mcphealth_last_probe_timestamp_seconds{server="good"} 1'
+  # Each series is labelled with its definition: two projects may define one name differently.
+  local good bad
+  good=$(json_get "$(STATE)" 'd["servers"]["good"]["definition"]')
+  bad=$(json_get "$(STATE)" 'd["servers"]["bad"]["definition"]')
+  assert_contains "$prom" "mcphealth_up{server=\"good\",definition=\"$good\"} 1"
+  assert_contains "$prom" "mcphealth_up{server=\"bad\",definition=\"$bad\"} 0"
+  assert_contains "$prom" "mcphealth_tools{server=\"good\",definition=\"$good\"} 9"
+  assert_contains "$prom" "mcphealth_consecutive_failures{server=\"bad\",definition=\"$bad\"} 1"
+  assert_contains "$prom" "mcphealth_probe_duration_seconds{server=\"good\",definition=\"$good\"} 0."
+  assert_contains "$prom" "mcphealth_last_probe_timestamp_seconds{server=\"good\",definition=\"$good\"} 1"
   assert_eq "$(stat -c %a "$T/mcp.prom")" 644
   ls "$T" | grep -q 'mcp.prom.tmp' && fail "temp file left behind"
   true

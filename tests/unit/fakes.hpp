@@ -1,7 +1,7 @@
 #pragma once
 // Fakes for the core's seams: a clock that moves only when told, a scripted prober and command runner, and a
 // temporary folder per test.
-#include <mcphealth/hook/reconnect.hpp>
+#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/util/clock.hpp>
 
@@ -24,13 +24,19 @@ private:
   util::EpochMs m_now;
 };
 
-/// Returns the queued results in order (the last one repeats) and counts calls.
+/// Returns the queued results in order (the last one repeats) and counts calls; with nothing queued, `not_probed`.
 class FakeProber final : public probe::Prober {
 public:
   std::deque<probe::ProbeResult> results;
   int calls = 0;
   probe::ProbeResult probe(const config::ResolvedServer&, std::int64_t) override {
     ++calls;
+    if (results.empty()) {
+      probe::ProbeResult none;
+      none.kind = probe::Kind::not_probed;
+      none.reason = "no result queued in the test";
+      return none;
+    }
     probe::ProbeResult r = results.front();
     if (results.size() > 1) results.pop_front();
     return r;
@@ -50,13 +56,15 @@ public:
   }
 };
 
-/// Records the commands it is asked to run and answers with `result`.
-class FakeRunner final : public hook::CommandRunner {
+/// Records the commands it is asked to run (and for which server) and answers with `result`.
+class FakeRunner final : public recover::CommandRunner {
 public:
   std::vector<std::string> commands;
+  std::vector<std::string> servers;
   proc::CommandResult result = ok();
-  proc::CommandResult run_shell(const std::string& command, std::int64_t) override {
+  proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t) override {
     commands.push_back(command);
+    servers.emplace_back(server);
     return result;
   }
   static proc::CommandResult ok() {

@@ -90,18 +90,16 @@ TEST_CASE("a failed probe blocks, then the backoff gates without probing", "[eng
   CHECK(*h.entry().next_retry_at - *h.entry().checked_at == 60'000);
 }
 
-TEST_CASE("a reconnect runs for a server already down, and a good re-probe restores it", "[engine]") {
+TEST_CASE("a server found down is reconnected, and a good re-probe restores it", "[engine]") {
   Harness h;
   h.env.set("ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}");
-  h.prober.results = {FakeProber::down("boom")};
-  h.run("PreToolUse");
-  CHECK(h.runner.commands.empty()); // first failure, no failure code: no reconnect
-  h.clock.advance(31'000);
-  h.prober.results = {FakeProber::down("still"), FakeProber::healthy()};
+  h.prober.results = {FakeProber::down("boom"), FakeProber::healthy()};
   auto out = h.run("PreToolUse");
   CHECK(out.decision == hook::HookOutcome::Decision::allow);
-  CHECK(h.runner.commands == std::vector<std::string>{"pm2 restart 'svc'"});
-  CHECK(h.entry().restored_by == std::optional<std::string>("reconnect-command"));
+  // The name reaches the command only through MCPHEALTH_SERVER, never in its text.
+  CHECK(h.runner.commands == std::vector<std::string>{"pm2 restart \"${MCPHEALTH_SERVER}\""});
+  CHECK(h.runner.servers == std::vector<std::string>{"svc"});
+  CHECK(h.entry().restored_by == state::RestoredBy::reconnect_command);
   CHECK(h.logged("svc connection restored after reconnect"));
 }
 
@@ -145,27 +143,60 @@ TEST_CASE("a successful call restores an unhealthy server", "[engine]") {
   REQUIRE(h.entry().unhealthy());
   h.run("PostToolUse");
   CHECK(h.entry().healthy());
-  CHECK(h.entry().restored_by == std::optional<std::string>("tool-success"));
+  CHECK(h.entry().restored_by == state::RestoredBy::tool_success);
 }
 
-TEST_CASE("a name without definition is allowed, not probed, and remembered in the state file", "[engine]") {
+/// The names bound in the (only) folder the harness runs in.
+const json::object& bound_names(const state::StateSnapshot& snap) {
+  const auto& folders = snap.doc.at("bindings").as_object();
+  REQUIRE(folders.size() == 1);
+  return folders.begin()->value().at("names").as_object();
+}
+
+TEST_CASE("a name without definition is allowed, not probed, and bound as such for the folder", "[engine]") {
   Harness h;
   h.run("PreToolUse", "ghost");
   CHECK(h.logged("No MCP config found for ghost; skipping preflight probe"));
   auto snap = state::load_state(h.state_path());
-  CHECK(snap.doc.at("unconfigured").as_object().contains("ghost"));
+  CHECK(bound_names(snap).at("ghost").at("standing") == "none");
+  CHECK(bound_names(snap).at("svc").as_object().contains("definition"));
   CHECK(h.prober.calls == 0);
 }
 
-TEST_CASE("expired misses are dropped when a new one is remembered", "[engine]") {
+TEST_CASE("a changed config file undoes the folder's bindings", "[engine]") {
   Harness h;
-  h.run("PreToolUse", "old-plugin");
-  h.clock.advance(121'000);
-  h.run("PreToolUse", "new-plugin");
+  h.run("PreToolUse", "ghost");
+  CHECK(h.prober.calls == 0);
+  // Same size, later mtime would do; a new definition makes the change visible in the result too.
+  std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"},"ghost":{"command":"/bin/true"}}})";
+  h.run("PreToolUse", "ghost");
+  CHECK(h.prober.calls == 1);
   auto snap = state::load_state(h.state_path());
-  const auto& misses = snap.doc.at("unconfigured").as_object();
-  CHECK_FALSE(misses.contains("old-plugin"));
-  CHECK(misses.contains("new-plugin"));
+  CHECK(bound_names(snap).at("ghost").as_object().contains("definition"));
+}
+
+TEST_CASE("a cache hit needs no config file: a bound name is decided from the state file alone", "[engine]") {
+  Harness h;
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 1);
+  const auto stamp = [&] {
+    auto snap = state::load_state(h.state_path());
+    return snap.doc.at("bindings").as_object().begin()->value().at("stamp").as_string();
+  };
+  const auto before = stamp();
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 1);
+  CHECK(stamp() == before);
+}
+
+TEST_CASE("an unset variable makes a definition misconfigured: blocked without starting anything", "[engine]") {
+  Harness h;
+  std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+  auto out = h.run("PreToolUse");
+  CHECK(out.decision == hook::HookOutcome::Decision::block);
+  CHECK(out.reason.find("misconfigured: ${NO_SUCH_KEY} is not set") != std::string::npos);
+  CHECK(h.prober.calls == 0);
+  CHECK(h.entry().unhealthy());
 }
 
 TEST_CASE("other events and non-MCP tools pass silently", "[engine]") {

@@ -49,7 +49,7 @@ TEST_CASE("Retry-After pushes the retry out, up to an hour", "[entry]") {
 
 TEST_CASE("a healthy mark resets failures and stamps a restore only after trouble", "[entry]") {
   json::object e{{"status", "unhealthy"}, {"failureCount", 4}, {"lastError", "x"}, {"lastFailureCode", 401}};
-  state::mark_healthy(e, {7000, 120'000, std::string("/c.json"), std::string("reconnect-command"), std::nullopt});
+  state::mark_healthy(e, {7000, 120'000, std::string("/c.json"), state::RestoredBy::reconnect_command, std::nullopt});
   CHECK(e["status"] == "healthy");
   CHECK(e["expiresAt"] == 127'000);
   CHECK(e["failureCount"] == 0);

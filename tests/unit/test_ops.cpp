@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace mcphealth;
@@ -26,19 +27,44 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
     "auth":{"status":"healthy","checkedAt":1000,"expiresAt":5000,"probe":{"kind":"needs-auth"}},
     "down":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":2500,"failureCount":1},
     "stuck":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":601000,"failureCount":6}}})");
-  auto report = ops::build_status(snap, std::vector<ops::ConfiguredServer>{{"up", "/c"}, {"new", "/c"}}, defaults(), 3000);
+  auto report = ops::build_status(snap, std::vector<ops::ConfiguredServer>{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}}},
+                                  defaults(), 3000);
   REQUIRE(report.rows.size() == 5);
-  CHECK(report.rows[0].label == "healthy");
-  CHECK(report.rows[0].age_ms == 2000);
-  CHECK(report.rows[0].fresh_ms == 2000);
-  CHECK(report.rows[1].label == "needs-auth");
-  CHECK(report.rows[2].retry_in_ms == -500);
-  CHECK_FALSE(report.rows[2].pinned_at_cap);
-  CHECK(report.rows[3].pinned_at_cap);
-  CHECK(report.rows[4].name == "new");
-  CHECK(report.rows[4].label == "unknown");
-  CHECK(report.rows[1].configured == false);
+  const auto row = [&](const std::string& name) {
+    auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const ops::StatusRow& r) { return r.name == name; });
+    REQUIRE(it != report.rows.end());
+    return *it;
+  };
+  std::vector<std::string> order;
+  for (const auto& r : report.rows) order.push_back(r.name);
+  CHECK(order == std::vector<std::string>{"auth", "down", "new", "stuck", "up"}); // stable: by name
+  CHECK(row("up").label == "healthy");
+  CHECK(row("up").age_ms == 2000);
+  CHECK(row("up").fresh_ms == 2000);
+  CHECK(row("auth").label == "needs-auth");
+  CHECK(row("down").retry_in_ms == -500);
+  CHECK_FALSE(row("down").pinned_at_cap);
+  CHECK(row("stuck").pinned_at_cap);
+  CHECK(row("new").label == "unknown");
+  CHECK(row("new").definition == std::optional<std::string>("fp-new"));
+  CHECK(row("auth").configured == false);
   CHECK(ops::status_line(report) == "mcp 1✔ 1! 2✘ down stuck");
+}
+
+TEST_CASE("status shows one row per definition, with its scope and project, and none for the mirrors", "[ops]") {
+  auto snap = snapshot(R"({"servers":{"dup":{"status":"healthy","definition":"fpB"}},
+    "definitions":{
+      "fpA":{"status":"healthy","checkedAt":1000,"expiresAt":9000,"toolName":"dup","scope":"project","project":"/a"},
+      "fpB":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":9000,"toolName":"dup","scope":"project","project":"/b"}}})");
+  auto report = ops::build_status(snap, std::vector<ops::ConfiguredServer>{{"dup", "/a/.mcp.json", "fpA", "project", "/a"}},
+                                  defaults(), 3000);
+  REQUIRE(report.rows.size() == 2);
+  CHECK(report.rows[0].project == std::optional<std::string>("/a"));
+  CHECK(report.rows[0].configured == true);
+  CHECK(report.rows[1].project == std::optional<std::string>("/b"));
+  CHECK(report.rows[1].configured == false);
+  REQUIRE(report.warnings.size() == 1);
+  CHECK(report.warnings[0].find("dup (project /b) is in the cache for a definition that no folder") == 0);
 }
 
 TEST_CASE("an unwritable state path says why", "[ops]") {

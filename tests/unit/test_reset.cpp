@@ -1,6 +1,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/ops/reset.hpp>
+#include <mcphealth/state/verdicts.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +14,9 @@ state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock)
   store.update([](json::object& doc) {
     state::entry_of(doc, "a") = json::object{{"status", "unhealthy"}};
     state::entry_of(doc, "b") = json::object{{"status", "healthy"}};
-    doc["unconfigured"] = json::object{{"a", json::object{{"checkedAt", 1}}}};
+    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, 1,
+                          [](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = 1; });
+    state::bind_folder(doc, "/p", "s", {}, {}, {{"a", {std::string("fpA"), "active", {}}}}, 1);
     return true;
   });
   return store;
@@ -21,7 +24,7 @@ state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock)
 bool none(const std::string&, const json::object&) { return false; }
 } // namespace
 
-TEST_CASE("reset removes named entries and their remembered misses", "[reset]") {
+TEST_CASE("reset removes named entries with their verdicts and bindings", "[reset]") {
   testing::TempDir dir;
   testing::FakeClock clock;
   auto store = seeded(dir, clock);
@@ -31,7 +34,8 @@ TEST_CASE("reset removes named entries and their remembered misses", "[reset]") 
   auto snap = store.read();
   CHECK_FALSE(snap.server("a"));
   CHECK(snap.server("b"));
-  CHECK(snap.doc.at("unconfigured").as_object().empty());
+  CHECK(state::verdicts(snap.doc).empty());
+  CHECK_FALSE(state::folder_bindings(snap.doc, "/p")->find("a"));
 }
 
 TEST_CASE("reset picks by predicate when no names are given, and a dry run writes nothing", "[reset]") {

@@ -18,6 +18,8 @@ bool is_file(const fs::path& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+} // namespace
+
 fs::path absolute_normal(const fs::path& p) {
   std::error_code ec;
   fs::path abs = fs::absolute(p, ec);
@@ -28,14 +30,23 @@ fs::path absolute_normal(const fs::path& p) {
   return abs;
 }
 
-} // namespace
-
 DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<fs::path> explicit_paths,
                                  const std::string& payload_cwd) {
   DiscoveryInputs in;
   in.explicit_paths = std::move(explicit_paths);
   in.home = util::home_dir(env);
   in.claude_json = util::claude_json_path(env);
+  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) in.config_dir = *dir;
+  else in.config_dir = in.home / ".claude";
+  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) {
+    in.managed_dir = *dir;
+  } else {
+#ifdef __APPLE__
+    in.managed_dir = "/Library/Application Support/ClaudeCode";
+#else
+    in.managed_dir = "/etc/claude-code";
+#endif
+  }
   if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) {
     in.project_dir = absolute_normal(*dir);
   } else if (!payload_cwd.empty()) {
@@ -96,8 +107,6 @@ std::string config_fingerprint(const std::vector<ConfigSource>& sources) {
   return out;
 }
 
-namespace {
-
 void collect_servers(const json::object& holder, FileReport& report) {
   for (std::string_view key : {"mcpServers", "mcp_servers"}) {
     const json::object* servers = util::get_object(holder, key);
@@ -111,8 +120,6 @@ void collect_servers(const json::object& holder, FileReport& report) {
     }
   }
 }
-
-} // namespace
 
 FileReport read_source(const ConfigSource& source, const fs::path& project_dir) {
   FileReport report;

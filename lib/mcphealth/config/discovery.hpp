@@ -35,7 +35,15 @@ struct DiscoveryInputs {
   std::filesystem::path claude_json;
   /// The home directory.
   std::filesystem::path home;
+  /// Claude Code's folder for settings and plugins: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+  std::filesystem::path config_dir;
+  /// Where managed (administrator) settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code` (Linux) or
+  /// `/Library/Application Support/ClaudeCode` (macOS).
+  std::filesystem::path managed_dir;
 };
+
+/// Returns `p` absolute and lexically normal, without a trailing separator: the form `projects` keys have.
+std::filesystem::path absolute_normal(const std::filesystem::path& p);
 
 /// Builds the inputs from the environment: `CLAUDE_PROJECT_DIR` over `payload_cwd` over the process cwd.
 DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<std::filesystem::path> explicit_paths,
@@ -69,6 +77,9 @@ struct FileReport {
   /// The definitions, in file order.
   std::vector<ServerDefinition> servers;
 };
+
+/// Adds the definitions in `holder`'s `mcpServers` (or `mcp_servers`) to `report.servers`, first of a name wins.
+void collect_servers(const boost::json::object& holder, FileReport& report);
 
 /// Reads sources lazily, each at most once, in search order.
 class ConfigReader {

@@ -1,11 +1,14 @@
 #include <mcphealth/hook/engine.hpp>
 
 #include <mcphealth/config/discovery.hpp>
-#include <mcphealth/config/server.hpp>
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
 #include <mcphealth/probe/record.hpp>
+#include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -28,381 +31,416 @@ namespace {
 using state::ServerEntry;
 using state::StateStore;
 
-/// One invocation's working state; the free function above is its only door.
-class Invocation {
-public:
-  Invocation(const HookRequest& request, HookDeps& deps)
-      : m_request(request), m_deps(deps) {}
+/// What a server name means in this folder: the definition Claude Code uses, or why there is none.
+struct Target {
+  CallTarget call;
+  state::Binding binding;
+  /// The resolver's winner, once the configs were read (the slow path); nothing on the hot path.
+  const config::Candidate* candidate = nullptr;
+};
 
-  HookOutcome run();
+/// One hook run: the payload, the seams, and what was worked out so far; run_hook_engine is its only door.
+class HookRun {
+public:
+  HookRun(const HookRequest& request, HookDeps& deps) : m_request(request), m_deps(deps) {}
+
+  /// Decides: the event from the payload, the target from the tool name, then that event's steps.
+  HookOutcome run() {
+    const std::string event_name = resolve_event_name(m_request, m_deps.env);
+    const Event event = event_from_name(event_name);
+    if (m_request.input.truncated) return answer_truncated(event_name, event);
+    const std::optional<CallTarget> call = find_target(m_request.input.payload);
+    if (!call) return allow(event_name);
+    switch (event) {
+    case Event::pre_tool_use: return pre_tool_use(event_name, *call);
+    case Event::post_tool_use_failure: return post_tool_use_failure(event_name, *call);
+    case Event::post_tool_use: return post_tool_use(event_name, *call);
+    case Event::other: break;
+    }
+    return allow(event_name);
+  }
 
 private:
-  HookOutcome pre_tool_use(const CallTarget& target);
-  /// Steps 4-6 of PreToolUse: probe, mark, and on failure reconnect and probe again.
-  HookOutcome probe_and_decide(const CallTarget& target, const config::ResolvedServer& server,
-                               const std::string& source, const std::optional<state::ServerEntry>& before);
-  HookOutcome post_tool_use_failure(const CallTarget& target);
-  HookOutcome post_tool_use(const CallTarget& target);
-  HookOutcome truncated(Event event);
+  /// PreToolUse: the cache decides when it can (the hot path: the state file and a few stats); otherwise the
+  /// configs are read, and the definition Claude Code uses is probed (and recovered) under its probe lock.
+  HookOutcome pre_tool_use(const std::string& event, const CallTarget& call) {
+    state::StateSnapshot snap = store().read();
+    if (std::optional<state::Binding> bound = bound_here(snap, call.server)) {
+      if (auto cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, bound->definition))) {
+        return *cached;
+      }
+      if (!bound->definition) return allow_unbound(event, call.server, *bound);
+    }
+    const Target target = resolve_target(call);
+    if (auto cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
+      return *cached;
+    }
+    if (target.candidate == nullptr) return allow_unbound(event, call.server, target.binding);
 
-  HookOutcome allow() { return m_outcome; }
-  HookOutcome block(std::string message);
-  /// Steps 1-2 of PreToolUse: a decision when the cache holds one (fresh healthy, or unhealthy in backoff).
-  std::optional<HookOutcome> decide_from_cache(const CallTarget& target, const json::object* entry);
+    // One probe at a time per definition: a hook that finds one in flight waits for its result.
+    util::RecordLock::Outcome lock_outcome{};
+    util::RecordLock lock = util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint,
+                                                      probe_lock_wait_ms(), m_deps.clock, lock_outcome);
+    if (lock_outcome == util::RecordLock::Outcome::taken_after_wait) {
+      snap = store().read();
+      if (auto after_wait = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
+        return *after_wait;
+      }
+    }
+    const json::object* entry = state::decision_entry(snap.doc, call.server, target.binding.definition);
+    const std::optional<ServerEntry> before = entry ? std::optional(ServerEntry::from_json(*entry)) : std::nullopt;
+    return probe_and_decide(event, target, before);
+  }
+
+  /// Probes the definition through the one recovery policy, records the verdict, and allows or blocks.
+  HookOutcome probe_and_decide(const std::string& event, const Target& target, const std::optional<ServerEntry>& before) {
+    const config::Candidate& c = *target.candidate;
+    const std::string& name = target.call.server;
+    const auto& s = settings();
+    recover::RecoveryRequest request{c.definition.name, recover::NameOrigin::config, &*c.resolved, s.timeout_ms.value,
+                                     s.reconnect_timeout_ms.value,
+                                     before ? before->last_failure_code : state::FailureCode::none(),
+                                     recover::Reconnect::when_down};
+    const recover::Recovery recovery = recover::check_and_recover(request, m_deps.prober, m_deps.runner, m_deps.env);
+    const probe::ProbeResult& result = recovery.result;
+    if (result.kind == probe::Kind::not_probed) {
+      log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
+      return allow(event);
+    }
+    record(c, result, recovery.restored_by);
+    if (result.ok) {
+      if (recovery.restored_by) log(name + " connection restored after reconnect");
+      else if (before && before->unhealthy()) log(name + " connection restored");
+      return allow(event);
+    }
+    std::string attempt_note;
+    if (recovery.reconnect.attempt == recover::Attempt::ok || recovery.reconnect.attempt == recover::Attempt::failed ||
+        recovery.reconnect.attempt == recover::Attempt::refused) {
+      attempt_note = " Reconnect attempt: " + recover::describe(recovery.reconnect) + ".";
+    }
+    if (result.kind == probe::Kind::misconfigured) {
+      return block(event, name + " is " + result.reason + ", so Claude Code cannot start it. Blocking " +
+                              target.call.tool + " so Claude can fall back to non-MCP tools.");
+    }
+    return block(event, name + " is unavailable (" + result.reason + "). Blocking " + target.call.tool +
+                            " so Claude can fall back to non-MCP tools." + attempt_note);
+  }
+
+  /// PostToolUseFailure: a failure whose text shows a server in trouble marks it down, then the reconnect command
+  /// runs (never after a 429) and a re-probe may restore it at once.
+  HookOutcome post_tool_use_failure(const std::string& event, const CallTarget& call) {
+    const json::object& payload = m_request.input.payload;
+    if (util::get_bool(payload, "is_interrupt") == true) return allow(event); // the user pressed Esc
+    const std::string text = failure_text(payload);
+    const std::optional<state::FailureCode> code = classify_failure(text);
+    if (!code) return allow(event);
+
+    const std::string& name = call.server;
+    const auto& s = settings();
+    const Target target = resolve_target(call);
+    const config::Candidate* c = target.candidate;
+    util::EpochMs retry_at = 0;
+    const state::UnhealthyMark mark{m_deps.clock.now_ms(), util::cap_utf8(text, k_max_model_text), *code,
+                                    c ? std::optional(c->definition.source.string()) : std::nullopt,
+                                    s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt};
+    const bool written = update_state([&](json::object& doc) {
+      auto mark_down = [&](json::object& entry) {
+        state::mark_unhealthy(entry, mark);
+        retry_at = util::get_int(entry, "nextRetryAt").value_or(0);
+      };
+      if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, mark_down);
+      else state::record_unbound(doc, name, mark_down);
+      return true;
+    });
+    if (!written || retry_at == 0) retry_at = m_deps.clock.now_ms() + s.backoff_ms.value; // when it would be
+    log(name + " reported " + code->text() + "; marking server unhealthy and attempting reconnect");
+
+    const bool restored = reconnect_after_failure(call, c, *code);
+    if (!restored) {
+      m_outcome_context = util::cap_utf8("MCP server " + name + " reported " + code->text() + " and is marked unhealthy until " +
+                                             util::format_iso8601_ms(retry_at) +
+                                             ". Do not retry its tools before then; use other tools instead.",
+                                         k_max_model_text);
+    }
+    return allow(event);
+  }
+
+  /// The reconnect half of PostToolUseFailure; true when the server is back.
+  bool reconnect_after_failure(const CallTarget& call, const config::Candidate* c, state::FailureCode code) {
+    const std::string& name = call.server;
+    const auto& s = settings();
+    const std::string lock_key = c ? c->fingerprint : name;
+    util::RecordLock::Outcome lock_outcome{};
+    util::RecordLock lock = util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock, lock_outcome);
+    if (lock_outcome == util::RecordLock::Outcome::timed_out) {
+      log(name + " reconnect skipped: another hook is already probing or reconnecting it");
+      return false;
+    }
+    const recover::RecoveryRequest request{c ? c->definition.name : name,
+                                           c ? recover::NameOrigin::config : recover::NameOrigin::payload,
+                                           c ? &*c->resolved : nullptr, s.timeout_ms.value, s.reconnect_timeout_ms.value,
+                                           code, recover::Reconnect::when_down};
+    const recover::ReconnectReport report =
+        recover::reconnect_and_reprobe(request, code, m_deps.prober, m_deps.runner, m_deps.env);
+    switch (report.attempt) {
+    case recover::Attempt::none: return false;
+    case recover::Attempt::no_command:
+    case recover::Attempt::rate_limited:
+    case recover::Attempt::refused: log(name + " reconnect " + recover::describe(report)); return false;
+    case recover::Attempt::failed: log(name + " reconnect failed: " + report.reason); return false;
+    case recover::Attempt::ok: break;
+    }
+    if (!report.reprobe) {
+      log(name + " reconnect completed but no config was available for a follow-up probe");
+      return false;
+    }
+    if (!report.reprobe->ok) {
+      log(name + " reconnect command ran, but health probe still failed: " + report.reprobe->reason);
+      return false;
+    }
+    record(*c, *report.reprobe, state::RestoredBy::post_failure_reconnect);
+    log(name + " connection restored");
+    return true;
+  }
+
+  /// PostToolUse: a successful call proves the server is up. Writes only when that changes something: an unhealthy
+  /// mark cleared, or a healthy one past half its TTL extended.
+  HookOutcome post_tool_use(const std::string& event, const CallTarget& call) {
+    state::StateSnapshot snap = store().read();
+    std::optional<std::string> fingerprint;
+    if (auto bound = bound_here(snap, call.server)) fingerprint = bound->definition;
+    else fingerprint = resolve_target(call, Bind::no).binding.definition;
+    const json::object* entry = state::decision_entry(snap.doc, call.server, fingerprint);
+    if (entry == nullptr) return allow(event);
+    const util::EpochMs now = m_deps.clock.now_ms();
+    const std::int64_t ttl = settings().ttl_ms.value;
+    const auto needs_refresh = [&](const ServerEntry& cur) {
+      return cur.unhealthy() || (cur.healthy() && cur.expires_at.value_or(0) - now < ttl / 2);
+    };
+    if (!needs_refresh(ServerEntry::from_json(*entry))) return allow(event); // runs on every success: write nothing
+    bool restored = false;
+    update_state([&](json::object& doc) {
+      bool changed = false;
+      auto refresh = [&](json::object& cur) {
+        const ServerEntry fresh = ServerEntry::from_json(cur);
+        if (!needs_refresh(fresh)) return;
+        changed = true;
+        if (fresh.unhealthy()) {
+          state::mark_healthy(cur, {now, ttl, fresh.source, state::RestoredBy::tool_success, std::nullopt});
+          restored = true;
+        } else {
+          state::refresh_healthy(cur, now, ttl);
+        }
+      };
+      if (fingerprint && state::decision_entry(doc, call.server, fingerprint) != nullptr) {
+        state::record_verdict(doc, {*fingerprint, {}, config::tool_server_name(call.server), {}, std::nullopt, std::nullopt},
+                              now, refresh);
+      } else {
+        state::record_unbound(doc, call.server, refresh);
+      }
+      return changed;
+    });
+    if (restored) log(call.server + " connection restored (a tool call succeeded)");
+    return allow(event);
+  }
+
+  /// A payload over the limit cannot be checked safely: PreToolUse blocks it (the JS hook's wording, which people
+  /// grep for), unless fail-open; the other events record nothing.
+  HookOutcome answer_truncated(const std::string& event_name, Event event) {
+    const std::optional<CallTarget> call = find_target_in_raw(m_request.input.raw);
+    const std::string limit = std::to_string(m_request.input.limit);
+    if (event == Event::pre_tool_use) {
+      if (!call) {
+        if (find_raw_string_field(m_request.input.raw, "tool_name")) return allow(event_name); // not an MCP call
+        log("Hook input exceeded " + limit + " bytes and no tool name was found in it; allowing the call");
+        return allow(event_name);
+      }
+      if (settings().fail_open.value) {
+        log("Hook input exceeded " + limit + " bytes while checking " + call->server + "; allowing " + call->tool +
+            " because fail-open mode is enabled");
+        return allow(event_name);
+      }
+      return block(event_name, "Hook input exceeded " + limit + " bytes while checking " + call->server + "; blocking " +
+                                   call->tool + " to avoid bypassing MCP health checks");
+    }
+    if (event == Event::post_tool_use_failure && call) {
+      log("Hook input exceeded " + limit + " bytes; not recording the failure of " + call->tool + " on " + call->server);
+    }
+    return allow(event_name);
+  }
+
+  // --- Where the servers are: bindings on the hot path, the resolver on the slow one.
+
+  /// The discovery inputs of this run: the folder from CLAUDE_PROJECT_DIR, else the payload's cwd.
+  const config::DiscoveryInputs& inputs() {
+    if (!m_inputs) {
+      const std::string cwd = util::get_string(m_request.input.payload, "cwd").value_or("");
+      m_inputs = config::discovery_inputs(m_deps.env, settings().config_paths.value, cwd);
+    }
+    return *m_inputs;
+  }
+
+  std::string folder_key() { return inputs().project_dir.string(); }
+
+  /// The binding of `server` in this folder when the stored one still holds (no watched file or variable changed):
+  /// stats, no config read.
+  std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const std::string& server) {
+    const std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
+    if (!folder) return std::nullopt;
+    std::vector<std::filesystem::path> files = config::watched_files(inputs());
+    for (const auto& f : folder->extra_files) files.emplace_back(f);
+    if (config::resolution_stamp(files, folder->variables, m_deps.env) != folder->stamp) return std::nullopt;
+    return folder->find(config::tool_server_name(server));
+  }
+
+  /// Whether resolving records the folder's bindings (PreToolUse and failures do; a success only reads them).
+  enum class Bind { yes, no };
+
+  /// Reads the configs (once per run), records what every name means in this folder, and returns the target.
+  Target resolve_target(const CallTarget& call, Bind bind = Bind::yes) {
+    if (!m_resolution) {
+      say_setup_warnings();
+      m_resolution = config::resolve(inputs(), m_deps.env);
+    }
+    Target target{call, binding_for(*m_resolution, call.server), m_resolution->winner(call.server)};
+    if (bind == Bind::no) return target;
+    std::vector<std::pair<std::string, state::Binding>> names;
+    for (const auto& c : m_resolution->candidates) {
+      if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_name; })) {
+        names.emplace_back(c.tool_name, binding_for(*m_resolution, c.tool_name));
+      }
+    }
+    const std::string wanted = config::tool_server_name(call.server);
+    if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == wanted; })) {
+      names.emplace_back(wanted, target.binding);
+    }
+    std::vector<std::string> extra;
+    for (const auto& f : m_resolution->extra_files) extra.push_back(f.string());
+    const std::string stamp = config::resolution_stamp(inputs(), *m_resolution, m_deps.env);
+    const util::EpochMs now = m_deps.clock.now_ms();
+    update_state([&](json::object& doc) {
+      state::bind_folder(doc, folder_key(), stamp, extra, m_resolution->variables, names, now);
+      // An entry from before definitions were told apart (or the JS hook's) becomes this definition's verdict.
+      if (target.candidate && !state::verdicts(doc).contains(target.candidate->fingerprint) &&
+          state::decision_entry(doc, call.server, std::nullopt) != nullptr) {
+        state::record_verdict(doc, info_of(*target.candidate), now, [](json::object&) {});
+      }
+      return true;
+    });
+    return target;
+  }
+
+  static state::Binding binding_for(const config::Resolution& res, const std::string& server) {
+    if (const config::Candidate* c = res.winner(server)) return {c->fingerprint, "active", {}};
+    const std::vector<const config::Candidate*> all = res.candidates_for(server);
+    if (all.empty()) return {std::nullopt, "none", {}};
+    return {std::nullopt, std::string(config::standing_name(all.front()->standing)), all.front()->reason};
+  }
+
+  static state::DefinitionInfo info_of(const config::Candidate& c) {
+    return {c.fingerprint, c.definition.name,  c.tool_name, std::string(config::scope_name(c.scope)),
+            c.project,     c.definition.source.string()};
+  }
+
+  /// Allows a call to a name Claude Code starts no server for here, saying why.
+  HookOutcome allow_unbound(const std::string& event, const std::string& name, const state::Binding& binding) {
+    if (binding.standing == "none") log("No MCP config found for " + name + "; skipping preflight probe");
+    else log(name + " is not checked: " + binding.reason + "; skipping preflight probe");
+    return allow(event);
+  }
+
+  // --- Decisions and records.
+
+  /// A decision when the cache holds one: fresh healthy allows, unhealthy in backoff blocks.
+  std::optional<HookOutcome> decide_from_cache(const std::string& event, const CallTarget& call, const json::object* entry) {
+    if (entry == nullptr) return std::nullopt;
+    const ServerEntry e = ServerEntry::from_json(*entry);
+    const util::EpochMs now = m_deps.clock.now_ms();
+    if (e.healthy() && e.expires_at && *e.expires_at > now) return allow(event);
+    if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > now) {
+      return block(event, call.server + " is marked unhealthy until " + util::format_iso8601_ms(*e.next_retry_at) +
+                              "; skipping " + call.tool);
+    }
+    return std::nullopt;
+  }
+
+  void record(const config::Candidate& c, const probe::ProbeResult& result, std::optional<state::RestoredBy> by) {
+    const auto& s = settings();
+    const probe::MarkContext context{m_deps.clock.now_ms(), s.ttl_ms.value, s.backoff_ms.value, s.max_backoff_ms.value,
+                                     c.definition.source.string(), by};
+    update_state([&](json::object& doc) {
+      state::record_verdict(doc, info_of(c), context.now,
+                            [&](json::object& entry) { probe::mark_from_probe(entry, result, context); });
+      return true;
+    });
+  }
+
+  HookOutcome allow(const std::string& event) {
+    HookOutcome out;
+    out.event_name = event;
+    out.additional_context = m_outcome_context;
+    return out;
+  }
+
+  /// Blocks with `message` (shown to the model), unless fail-open turns it into an allow with the same message.
+  HookOutcome block(const std::string& event, std::string message) {
+    message = util::cap_utf8(message, k_max_model_text);
+    log(message);
+    if (settings().fail_open.value) return allow(event);
+    HookOutcome out = allow(event);
+    out.decision = HookOutcome::Decision::block;
+    out.reason = std::move(message);
+    return out;
+  }
+
+  /// Writes through the state file's one writer; says on stderr what went wrong. Returns true when written.
+  bool update_state(const StateStore::Mutator& mutate) {
+    state::UpdateResult r = store().update(mutate);
+    if (r.moved_aside) {
+      log("state file " + store().path().string() + " was not valid; its bytes were moved to " + r.moved_aside->string());
+    }
+    if (!r.ok()) log(r.message);
+    return r.ok();
+  }
+
+  // --- Setup, resolved on first use: a non-MCP call never needs any of it.
+
+  StateStore& store() {
+    if (!m_store) m_store.emplace(config::resolve_state_path(m_deps.env, m_request.overrides).value, m_deps.clock);
+    return *m_store;
+  }
+
+  const config::Settings& settings() {
+    if (!m_settings) m_settings = config::resolve_settings(m_deps.env, m_request.overrides);
+    return *m_settings;
+  }
+
+  /// Said once, and only off the hot path, so a cache hit never prints a warning about the setup.
+  void say_setup_warnings() {
+    for (const auto& w : m_deps.setup_warnings) log(w);
+    for (const auto& w : settings().warnings) log(w);
+  }
+
+  std::int64_t probe_lock_wait_ms() {
+    const auto& s = settings();
+    // Long enough for another hook's probe, reconnect and re-probe.
+    return 2 * s.timeout_ms.value + s.reconnect_timeout_ms.value + 2000;
+  }
 
   void log(const std::string& line) { m_deps.log(line); }
-  const config::Settings& settings();
-  config::ConfigReader& reader();
-  bool fail_open();
-  void write(const StateStore::Mutator& mutate);
-  bool remembered_unconfigured(const state::StateSnapshot& snap, const std::string& server);
-  void remember_unconfigured(const std::string& server);
-  std::int64_t probe_lock_wait_ms();
-  probe::MarkContext mark_context(std::optional<std::string> source, std::optional<std::string> restored_by);
 
   const HookRequest& m_request;
   HookDeps& m_deps;
-  /// The state file, resolved on first use: a non-MCP call never needs it.
-  StateStore& store();
   std::optional<StateStore> m_store;
-  HookOutcome m_outcome;
   std::optional<config::Settings> m_settings;
-  std::optional<config::ConfigReader> m_reader;
-  std::optional<std::string> m_fingerprint;
+  std::optional<config::DiscoveryInputs> m_inputs;
+  std::optional<config::Resolution> m_resolution;
+  /// For PostToolUseFailure that leaves a server down: what the model is told.
+  std::optional<std::string> m_outcome_context;
 };
-
-StateStore& Invocation::store() {
-  if (!m_store) m_store.emplace(config::resolve_state_path(m_deps.env, m_request.overrides).value, m_deps.clock);
-  return *m_store;
-}
-
-const config::Settings& Invocation::settings() {
-  if (!m_settings) {
-    // Resolved only off the hot path, so warnings about the setup never disturb a cache hit.
-    m_settings = config::resolve_settings(m_deps.env, m_request.overrides);
-    for (const auto& w : m_deps.setup_warnings) log(w);
-    for (const auto& w : m_settings->warnings) log(w);
-  }
-  return *m_settings;
-}
-
-config::ConfigReader& Invocation::reader() {
-  if (!m_reader) {
-    const std::string cwd = util::get_string(m_request.input.payload, "cwd").value_or("");
-    config::DiscoveryInputs in = config::discovery_inputs(m_deps.env, settings().config_paths.value, cwd);
-    m_reader.emplace(config::search_order(in), in.project_dir);
-  }
-  return *m_reader;
-}
-
-bool Invocation::fail_open() {
-  auto found = util::lookup_setting(m_deps.env, "ECC_MCP_HEALTH_FAIL_OPEN");
-  return found && util::is_truthy(found->value);
-}
-
-HookOutcome Invocation::block(std::string message) {
-  message = util::cap_utf8(message, k_max_model_text);
-  log(message);
-  if (fail_open()) return m_outcome; // same message, but the call goes through
-  m_outcome.decision = HookOutcome::Decision::block;
-  m_outcome.reason = std::move(message);
-  return m_outcome;
-}
-
-void Invocation::write(const StateStore::Mutator& mutate) {
-  state::UpdateResult r = store().update(mutate);
-  if (r.moved_aside) {
-    log("state file " + store().path().string() + " was not valid; its bytes were moved to " + r.moved_aside->string());
-  }
-  if (!r.ok()) log(r.message);
-}
-
-probe::MarkContext Invocation::mark_context(std::optional<std::string> source, std::optional<std::string> restored_by) {
-  const auto& s = settings();
-  return {m_deps.clock.now_ms(), s.ttl_ms.value, s.backoff_ms.value, s.max_backoff_ms.value, std::move(source),
-          std::move(restored_by)};
-}
-
-std::int64_t Invocation::probe_lock_wait_ms() {
-  const auto& s = settings();
-  // Long enough for another hook's probe, reconnect and re-probe.
-  return 2 * s.timeout_ms.value + s.reconnect_timeout_ms.value + 2000;
-}
-
-bool Invocation::remembered_unconfigured(const state::StateSnapshot& snap, const std::string& server) {
-  const json::object* all = util::get_object(snap.doc, k_unconfigured_key);
-  const json::object* miss = all ? util::get_object(*all, server) : nullptr;
-  if (miss == nullptr) return false;
-  const auto at = util::get_int(*miss, "checkedAt");
-  if (!at || *at + settings().ttl_ms.value <= m_deps.clock.now_ms() || *at > m_deps.clock.now_ms()) return false;
-  if (!m_fingerprint) m_fingerprint = config::config_fingerprint(reader().sources());
-  return util::get_string(*miss, "configFingerprint") == m_fingerprint;
-}
-
-void Invocation::remember_unconfigured(const std::string& server) {
-  if (!m_fingerprint) m_fingerprint = config::config_fingerprint(reader().sources());
-  const util::EpochMs now = m_deps.clock.now_ms();
-  const std::string fingerprint = *m_fingerprint;
-  const std::int64_t ttl = settings().ttl_ms.value;
-  write([&](json::object& doc) {
-    json::value& all = doc[k_unconfigured_key];
-    if (!all.is_object()) all = json::object();
-    // Drop misses that have expired, so names seen once do not pile up in the file.
-    std::vector<std::string> stale;
-    for (const auto& kv : all.as_object()) {
-      const json::object* m = kv.value().is_object() ? &kv.value().get_object() : nullptr;
-      const auto at = m ? util::get_int(*m, "checkedAt") : std::nullopt;
-      if (!at || *at + ttl <= now) stale.emplace_back(kv.key());
-    }
-    for (const auto& name : stale) all.as_object().erase(name);
-    json::object miss;
-    miss["checkedAt"] = now;
-    miss["configFingerprint"] = fingerprint;
-    all.as_object()[server] = std::move(miss);
-    return true;
-  });
-}
-
-std::optional<HookOutcome> Invocation::decide_from_cache(const CallTarget& target, const json::object* entry) {
-  if (entry == nullptr) return std::nullopt;
-  const ServerEntry e = ServerEntry::from_json(*entry);
-  const util::EpochMs now = m_deps.clock.now_ms();
-  if (e.healthy() && e.expires_at && *e.expires_at > now) return allow();
-  if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > now) {
-    return block(target.server + " is marked unhealthy until " + util::format_iso8601_ms(*e.next_retry_at) +
-                 "; skipping " + target.tool);
-  }
-  return std::nullopt;
-}
-
-HookOutcome Invocation::pre_tool_use(const CallTarget& target) {
-  // The hot path: one read of the state file, no config read, no process.
-  state::StateSnapshot snap = store().read();
-  if (auto cached = decide_from_cache(target, snap.server(target.server))) return *cached;
-
-  const std::string& name = target.server;
-  if (remembered_unconfigured(snap, name)) {
-    log("No MCP config found for " + name + "; skipping preflight probe");
-    return allow();
-  }
-  std::optional<config::ServerDefinition> def = reader().find(name);
-  if (!def) {
-    log("No MCP config found for " + name + "; skipping preflight probe");
-    remember_unconfigured(name);
-    return allow();
-  }
-  config::ResolvedServer server = config::resolve_server(*def, m_deps.env);
-  for (const auto& var : server.unset_vars) {
-    log(name + " config references ${" + var + "}, which is not set; it is passed on literally");
-  }
-  // One probe at a time per server: a hook that finds one in flight waits for its result.
-  util::RecordLock::Outcome lock_outcome{};
-  util::RecordLock lock = util::RecordLock::acquire(store().probe_lock_path(), name, probe_lock_wait_ms(),
-                                                    m_deps.clock, lock_outcome);
-  if (lock_outcome == util::RecordLock::Outcome::taken_after_wait) {
-    snap = store().read();
-    if (auto after_wait = decide_from_cache(target, snap.server(name))) return *after_wait;
-  }
-  const json::object* entry_obj = snap.server(name);
-  const std::optional<ServerEntry> before =
-      entry_obj ? std::optional<ServerEntry>(ServerEntry::from_json(*entry_obj)) : std::nullopt;
-  return probe_and_decide(target, server, def->source.string(), before);
-}
-
-HookOutcome Invocation::probe_and_decide(const CallTarget& target, const config::ResolvedServer& server,
-                                         const std::string& source, const std::optional<ServerEntry>& before) {
-  const std::string& name = target.server;
-  const auto& s = settings();
-  probe::ProbeResult result = m_deps.prober.probe(server, s.timeout_ms.value);
-  if (result.kind == probe::Kind::not_probed) {
-    log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
-    return allow();
-  }
-  if (result.ok) {
-    const bool was_unhealthy = before && before->unhealthy();
-    write([&](json::object& doc) {
-      probe::mark_from_probe(state::entry_of(doc, name), result, mark_context(source, std::nullopt));
-      return true;
-    });
-    if (was_unhealthy) log(name + " connection restored");
-    return allow();
-  }
-
-  std::string reason = result.reason;
-  std::string attempt_note;
-  const state::FailureCode last_code =
-      result.code.present() ? result.code : (before ? before->last_failure_code : state::FailureCode::none());
-  const bool wants_reconnect = (result.code.present() || (before && before->unhealthy())) && !last_code.is_rate_limit();
-  if (wants_reconnect) {
-    if (auto command = find_reconnect_command(name, m_deps.env)) {
-      ReconnectOutcome rc = run_reconnect(*command, name, /*defined=*/true, s.reconnect_timeout_ms.value, m_deps.runner);
-      if (rc.status == ReconnectOutcome::Status::ok) {
-        probe::ProbeResult again = m_deps.prober.probe(server, s.timeout_ms.value);
-        if (again.ok) {
-          write([&](json::object& doc) {
-            probe::mark_from_probe(state::entry_of(doc, name), again, mark_context(source, "reconnect-command"));
-            return true;
-          });
-          log(name + " connection restored after reconnect");
-          return allow();
-        }
-        reason += "; reconnect reprobe failed: " + again.reason;
-        attempt_note = " Reconnect attempt: ok.";
-      } else {
-        attempt_note = " Reconnect attempt: " + rc.reason + ".";
-      }
-    }
-  }
-  result.reason = reason;
-  write([&](json::object& doc) {
-    probe::mark_from_probe(state::entry_of(doc, name), result, mark_context(source, std::nullopt));
-    return true;
-  });
-  return block(name + " is unavailable (" + reason + "). Blocking " + target.tool +
-               " so Claude can fall back to non-MCP tools." + attempt_note);
-}
-
-HookOutcome Invocation::post_tool_use_failure(const CallTarget& target) {
-  const json::object& payload = m_request.input.payload;
-  if (util::get_bool(payload, "is_interrupt") == true) return allow(); // the user pressed Esc
-  const std::string text = failure_text(payload);
-  const std::optional<state::FailureCode> code = classify_failure(text);
-  if (!code) return allow();
-
-  const std::string& name = target.server;
-  const auto& s = settings();
-  std::optional<config::ServerDefinition> def = reader().find(name);
-  const std::optional<std::string> source = def ? std::optional<std::string>(def->source.string()) : std::nullopt;
-  util::EpochMs retry_at = 0;
-  write([&](json::object& doc) {
-    json::object& entry = state::entry_of(doc, name);
-    state::mark_unhealthy(entry, {m_deps.clock.now_ms(), util::cap_utf8(text, k_max_model_text), *code, source,
-                                  s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt});
-    retry_at = util::get_int(entry, "nextRetryAt").value_or(0);
-    return true;
-  });
-  if (retry_at == 0) retry_at = m_deps.clock.now_ms() + s.backoff_ms.value; // not written; say when it would be
-  log(name + " reported " + code->text() + "; marking server unhealthy and attempting reconnect");
-
-  bool restored = false;
-  std::optional<ReconnectCommand> command = find_reconnect_command(name, m_deps.env);
-  if (!command) {
-    log(name + " reconnect skipped: no reconnect command configured");
-  } else if (code->is_rate_limit()) {
-    log(name + " reconnect skipped: the server is rate limiting (429), and a restart would burn the rate limit");
-  } else {
-    util::RecordLock::Outcome lock_outcome{};
-    util::RecordLock lock =
-        util::RecordLock::acquire(store().probe_lock_path(), name, 0, m_deps.clock, lock_outcome);
-    if (lock_outcome == util::RecordLock::Outcome::timed_out) {
-      log(name + " reconnect skipped: another hook is already probing or reconnecting it");
-    } else {
-      ReconnectOutcome rc = run_reconnect(*command, name, def.has_value(), s.reconnect_timeout_ms.value, m_deps.runner);
-      if (rc.status == ReconnectOutcome::Status::refused) {
-        log(name + " reconnect skipped: " + rc.reason);
-      } else if (rc.status == ReconnectOutcome::Status::failed) {
-        log(name + " reconnect failed: " + rc.reason);
-      } else if (!def) {
-        log(name + " reconnect completed but no config was available for a follow-up probe");
-      } else {
-        config::ResolvedServer server = config::resolve_server(*def, m_deps.env);
-        probe::ProbeResult again = m_deps.prober.probe(server, s.timeout_ms.value);
-        if (!again.ok) {
-          log(name + " reconnect command ran, but health probe still failed: " + again.reason);
-        } else {
-          write([&](json::object& doc) {
-            probe::mark_from_probe(state::entry_of(doc, name), again, mark_context(source, "post-failure-reconnect"));
-            return true;
-          });
-          log(name + " connection restored");
-          restored = true;
-        }
-      }
-    }
-  }
-  if (!restored) {
-    m_outcome.additional_context = util::cap_utf8(
-        "MCP server " + name + " reported " + code->text() + " and is marked unhealthy until " +
-            util::format_iso8601_ms(retry_at) + ". Do not retry its tools before then; use other tools instead.",
-        k_max_model_text);
-  }
-  return allow();
-}
-
-HookOutcome Invocation::post_tool_use(const CallTarget& target) {
-  state::StateSnapshot snap = store().read();
-  const json::object* entry = snap.server(target.server);
-  if (entry == nullptr) return allow();
-  const ServerEntry e = ServerEntry::from_json(*entry);
-  const util::EpochMs now = m_deps.clock.now_ms();
-  const auto& s = settings();
-  const auto needs_refresh = [&](const ServerEntry& cur) {
-    if (cur.unhealthy()) return true;
-    return cur.healthy() && cur.expires_at.value_or(0) - now < s.ttl_ms.value / 2;
-  };
-  if (!needs_refresh(e)) return allow(); // this runs on every success: write nothing when nothing changes
-  bool restored = false;
-  write([&](json::object& doc) {
-    json::object& cur = state::entry_of(doc, target.server);
-    const ServerEntry fresh = ServerEntry::from_json(cur);
-    if (!needs_refresh(fresh)) return false;
-    if (fresh.unhealthy()) {
-      state::mark_healthy(cur, {now, s.ttl_ms.value, fresh.source, std::string("tool-success"), std::nullopt});
-      restored = true;
-    } else {
-      cur["checkedAt"] = now;
-      cur["expiresAt"] = now + s.ttl_ms.value;
-    }
-    return true;
-  });
-  if (restored) log(target.server + " connection restored (a tool call succeeded)");
-  return allow();
-}
-
-HookOutcome Invocation::truncated(Event event) {
-  const std::optional<CallTarget> target = find_target_in_raw(m_request.input.raw);
-  const std::string limit = std::to_string(m_request.input.limit);
-  if (event == Event::pre_tool_use) {
-    const std::string tool = target ? target->tool : std::string("the call");
-    if (!target) {
-      const auto tool_name = find_raw_string_field(m_request.input.raw, "tool_name");
-      if (tool_name) return allow(); // a non-MCP call: nothing to say
-      log("Hook input exceeded " + limit + " bytes and no tool name was found in it; allowing the call");
-      return allow();
-    }
-    // The JS hook's wording, which people grep for.
-    if (fail_open()) {
-      log("Hook input exceeded " + limit + " bytes while checking " + target->server + "; allowing " + tool +
-          " because fail-open mode is enabled");
-      return allow();
-    }
-    return block("Hook input exceeded " + limit + " bytes while checking " + target->server + "; blocking " + tool +
-                 " to avoid bypassing MCP health checks");
-  }
-  if (event == Event::post_tool_use_failure && target) {
-    log("Hook input exceeded " + limit + " bytes; not recording the failure of " + target->tool + " on " +
-        target->server);
-  }
-  return allow();
-}
-
-HookOutcome Invocation::run() {
-  m_outcome.event_name = resolve_event_name(m_request, m_deps.env);
-  const Event event = event_from_name(m_outcome.event_name);
-  if (m_request.input.truncated) return truncated(event);
-  const std::optional<CallTarget> target = find_target(m_request.input.payload);
-  if (!target) return allow();
-  switch (event) {
-  case Event::pre_tool_use: return pre_tool_use(*target);
-  case Event::post_tool_use_failure: return post_tool_use_failure(*target);
-  case Event::post_tool_use: return post_tool_use(*target);
-  case Event::other: break;
-  }
-  return allow();
-}
 
 } // namespace
 
-HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps) { return Invocation(request, deps).run(); }
+HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps) { return HookRun(request, deps).run(); }
 
 } // namespace mcphealth::hook

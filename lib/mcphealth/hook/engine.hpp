@@ -4,8 +4,8 @@
 // in through seams; the front end only reads stdin and renders the outcome.
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/hook/payload.hpp>
-#include <mcphealth/hook/reconnect.hpp>
 #include <mcphealth/probe/probe.hpp>
+#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
 
@@ -21,15 +21,13 @@ namespace mcphealth::hook {
 inline constexpr std::size_t k_max_model_text = 500;
 /// The prefix of every line the hook writes to stderr; people grep for it.
 inline constexpr std::string_view k_log_prefix = "[MCPHealthCheck] ";
-/// The top-level state key under which names without a definition are remembered.
-inline constexpr std::string_view k_unconfigured_key = "unconfigured";
 
 /// The outside world as the engine sees it.
 struct HookDeps {
   util::Clock& clock;
   const util::Environment& env;
   probe::Prober& prober;
-  CommandRunner& runner;
+  recover::CommandRunner& runner;
   /// Receives each stderr line without its prefix.
   std::function<void(std::string_view)> log;
   /// Problems found while setting up (a malformed variable); said when the hook goes past the cache (a cache hit

@@ -1,5 +1,6 @@
 #include <mcphealth/ops/explain.hpp>
 
+#include <mcphealth/config/names.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <regex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace mcphealth::ops {
 
@@ -89,6 +91,200 @@ void add(Explanation& e, Finding::Severity s, std::string id, std::string messag
   e.findings.push_back({s, std::move(id), std::move(message), std::move(hint)});
 }
 
+/// A definition's command line as written (before expansion), each word shell-quoted; or its URL.
+std::string written_target(const config::ServerDefinition& def) {
+  if (auto url = util::get_string(def.raw, "url"); url && !def.raw.contains("command")) return *url;
+  std::string out = recover::shell_quote(util::get_string(def.raw, "command").value_or(""));
+  if (auto it = def.raw.find("args"); it != def.raw.end() && it->value().is_array()) {
+    for (const auto& a : it->value().get_array()) {
+      out += " " + recover::shell_quote(a.is_string() ? std::string(a.get_string()) : json::serialize(a));
+    }
+  }
+  return out;
+}
+
+std::string where(const config::Candidate& c) {
+  return c.definition.source.string() + " (" + std::string(config::scope_name(c.scope)) + ")";
+}
+
+/// Step 1: the files read, and what is wrong with them.
+void explain_files(Explanation& e, const config::Resolution& res, const config::Settings& settings) {
+  e.files = res.files;
+  std::vector<std::string> said; // ~/.claude.json is two reports (local and user scope): one finding
+  for (const auto& f : e.files) {
+    if (std::find(said.begin(), said.end(), f.source.file.string()) != said.end()) continue;
+    said.push_back(f.source.file.string());
+    if (f.status == config::FileReport::Status::parse_error) {
+      add(e, Finding::Severity::error, "parse-error",
+          f.source.file.string() + " does not parse: " + f.error + (f.line ? " at line " + std::to_string(f.line) + ", column " +
+              std::to_string(f.column) : std::string()),
+          "fix the JSON; until then no server in it is found");
+    } else if (f.status == config::FileReport::Status::unreadable) {
+      add(e, Finding::Severity::error, "unreadable", f.source.file.string() + " cannot be read: " + f.error,
+          "check its permissions");
+    } else if (res.explicit_files && f.status == config::FileReport::Status::missing) {
+      add(e, Finding::Severity::error, "config-path-missing",
+          settings.config_paths.origin.substr(settings.config_paths.origin.find(' ') + 1) + " names " +
+              f.source.file.string() + ", which does not exist",
+          "it replaces the whole search, so servers defined elsewhere are not found; fix the path or unset it");
+    }
+  }
+  for (const auto& [path, error] : res.settings_files) {
+    add(e, Finding::Severity::error, "settings-unreadable", path.string() + " cannot be used: " + error,
+        "fix it: approvals and plugins in it are not seen until then");
+  }
+  for (const auto& w : settings.warnings) {
+    if (w.find("launchd") != std::string::npos) {
+      add(e, Finding::Severity::warning, "config-path-home", w, "write the absolute path instead");
+    }
+  }
+  e.trusted = res.trusted;
+  if (res.managed_config) e.managed_config = res.managed_config->string();
+}
+
+/// Step 2: per name, the definition Claude Code uses, what it shadows, and every definition it does not use.
+void explain_servers(Explanation& e, const config::Resolution& res, const util::Environment& env,
+                     const std::vector<std::string>& only) {
+  const auto chosen = [&](const config::Candidate& c) {
+    return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {
+             return n == c.definition.name || config::tool_server_name(n) == c.tool_name;
+           });
+  };
+  for (const auto* w : res.winners()) e.configured.push_back(w->tool_name);
+  for (const auto& name : only) {
+    const bool known = std::any_of(res.candidates.begin(), res.candidates.end(), [&](const config::Candidate& c) {
+      return name == c.definition.name || config::tool_server_name(name) == c.tool_name;
+    });
+    if (!known) e.unknown_servers.push_back(name);
+  }
+  for (const auto& c : res.candidates) {
+    if (!chosen(c)) continue;
+    if (c.standing == config::Standing::shadowed) continue; // listed under its winner
+    if (!c.wins()) {
+      e.skipped.push_back({c.definition, c.tool_name, c.scope, c.standing, c.reason, written_target(c.definition)});
+      add(e, Finding::Severity::warning, std::string(config::standing_name(c.standing)),
+          c.definition.name + " in " + where(c) + " is not checked: " + c.reason,
+          c.standing == config::Standing::not_approved ? "approve it in Claude Code (it asks when the project opens), or list it in "
+                                                         "enabledMcpjsonServers; mcphealth runs nothing Claude Code would not"
+          : c.standing == config::Standing::not_read   ? "move it to where Claude Code reads it (`claude mcp add`), or delete it"
+                                                       : "nothing to do if that is what you meant");
+      continue;
+    }
+    ServerExplanation s;
+    s.name = c.definition.name;
+    s.tool_name = c.tool_name;
+    s.winner = c.definition;
+    s.scope = c.scope;
+    s.standing = c.standing;
+    s.project = c.project;
+    s.plugin = c.plugin;
+    s.fingerprint = c.fingerprint;
+    for (const auto* other : res.candidates_for(c.tool_name)) {
+      if (other->standing == config::Standing::shadowed) s.shadowed.push_back(other->definition);
+    }
+    const config::ResolvedServer& resolved = *c.resolved;
+    s.kind = kind_of(resolved.transport);
+    s.unset_vars = resolved.unset_vars;
+    if (const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport)) {
+      s.target = stdio->command;
+      s.args = stdio->args;
+      s.command_line = recover::shell_quote(stdio->command);
+      for (const auto& a : stdio->args) s.command_line += " " + recover::shell_quote(a);
+      s.env_names = stdio->env_names;
+      if (!stdio->executable.empty() && ::access(stdio->executable.c_str(), X_OK) == 0) {
+        s.resolved_command = stdio->executable.string();
+      }
+    } else if (const auto* http = std::get_if<config::HttpServer>(&resolved.transport)) {
+      s.target = http->url;
+      for (const auto& [name, value] : http->headers) s.header_names.push_back(name);
+    } else {
+      s.unsupported_reason = std::get<config::UnsupportedServer>(resolved.transport).reason;
+    }
+    s.reconnect = recover::find_reconnect_command(c.definition.name, env);
+
+    if (!s.shadowed.empty()) {
+      std::string list;
+      for (const auto& d : s.shadowed) list += (list.empty() ? "" : ", ") + d.source.string() + " (" + d.scope + ")";
+      add(e, Finding::Severity::warning, "shadowed",
+          s.name + " is defined in " + std::to_string(s.shadowed.size() + 1) + " places; " + where(c) + " wins, shadowing " + list,
+          "remove the definitions you do not mean, so the one you edit is the one used");
+    }
+    if (c.standing == config::Standing::misconfigured) {
+      std::string vars;
+      for (const auto& v : s.unset_vars) vars += (vars.empty() ? "" : ", ") + ("${" + v + "}");
+      add(e, Finding::Severity::error, "misconfigured",
+          s.name + " is misconfigured: " + vars + " not set here, so Claude Code refuses it (the hook blocks its tools)",
+          "set it where the agent runs (launchd and cron do not read your shell profile), or write ${VAR:-default}");
+    }
+    if (s.kind == "stdio" && !s.resolved_command) {
+      add(e, Finding::Severity::warning, "command-not-found",
+          s.name + ": command '" + s.target + "' is not on PATH (or not executable)",
+          "use an absolute path, or set PATH in the server's env");
+    }
+    if (s.kind == "unsupported") {
+      add(e, Finding::Severity::warning, "unsupported", s.name + ": " + s.unsupported_reason,
+          "give it a command (stdio) or a type http/sse with a url");
+    }
+    e.servers.push_back(std::move(s));
+  }
+  if (res.winners().empty() && only.empty()) {
+    add(e, Finding::Severity::warning, "no-servers", "Claude Code would start no MCP server in this folder",
+        "add one with `claude mcp add`, or point ECC_MCP_CONFIG_PATH at your config");
+  }
+}
+
+/// Step 3: the settings in force, with their origin.
+void explain_settings(Explanation& e, const util::Environment& env, const config::Settings& settings) {
+  std::string depth_warning;
+  probe::ProbeOptions probe_options = probe::probe_options_from_env(env, depth_warning);
+  std::string depth = probe_options.depth == probe::Depth::liveness    ? "liveness"
+                      : probe_options.depth == probe::Depth::handshake ? "handshake"
+                                                                       : "auto";
+  std::vector<std::string> ignored;
+  const auto input_limit = config::resolve_input_max_bytes(env, ignored);
+  e.settings = {
+      {"state file", settings.state_path.value.string(), settings.state_path.origin},
+      {"TTL", std::to_string(settings.ttl_ms.value) + " ms", settings.ttl_ms.origin},
+      {"probe timeout", std::to_string(settings.timeout_ms.value) + " ms", settings.timeout_ms.origin},
+      {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin},
+      {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin},
+      {"reconnect timeout", std::to_string(settings.reconnect_timeout_ms.value) + " ms", settings.reconnect_timeout_ms.origin},
+      {"probe depth", depth, env.get("MCPHEALTH_PROBE_DEPTH") && depth_warning.empty() ? "variable MCPHEALTH_PROBE_DEPTH" : "default"},
+      {"input limit", std::to_string(input_limit.value) + " bytes", input_limit.origin},
+      {"output mode", "json", "default (the hook's --output flag)"},
+      {"fail-open", settings.fail_open.value ? "on" : "off", settings.fail_open.origin},
+      {"config files", settings.config_paths.value.empty() ? "searched" : "explicit", settings.config_paths.origin},
+  };
+  if (!depth_warning.empty()) add(e, Finding::Severity::warning, "bad-variable", depth_warning, "use liveness, handshake or auto");
+  for (const auto& w : settings.warnings) {
+    if (w.rfind("ignoring", 0) == 0) add(e, Finding::Severity::warning, "bad-variable", w, "use a whole number of milliseconds");
+  }
+  if (settings.fail_open.value) {
+    add(e, Finding::Severity::error, "fail-open",
+        "fail-open is on (" + settings.fail_open.origin.substr(settings.fail_open.origin.find(' ') + 1) +
+            "): calls to servers known to be down are allowed",
+        "unset it unless you are debugging");
+  }
+}
+
+/// Step 4: whether Claude Code runs the hook, and whether the JS hook still does.
+void explain_hooks(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs) {
+  e.hooks = find_hook_registration(env, inputs.project_dir);
+  if (!e.hooks.pre_tool_use || !e.hooks.post_tool_use_failure) {
+    std::string missing = !e.hooks.pre_tool_use && !e.hooks.post_tool_use_failure ? "PreToolUse and PostToolUseFailure"
+                          : !e.hooks.pre_tool_use                                  ? "PreToolUse"
+                                                                                   : "PostToolUseFailure";
+    add(e, Finding::Severity::error, "hook-not-registered",
+        "Claude Code's settings do not run `mcphealth hook` on " + missing + " for MCP tools",
+        "add the fragment `mcphealth explain-config --hook-snippet` prints to ~/.claude/settings.json");
+  }
+  for (const auto& w : e.hooks.js_hook) {
+    add(e, Finding::Severity::error, "js-hook",
+        "the JS hook still runs on the same cache file, without a lock (" + w + ")",
+        "remove it (or disable the plugin): two writers without a lock lose each other's updates");
+  }
+}
+
 } // namespace
 
 HookRegistration find_hook_registration(const util::Environment& env, const fs::path& project_dir) {
@@ -109,150 +305,11 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
                     const std::vector<std::string>& only) {
   Explanation e;
   e.project_dir = inputs.project_dir.string();
-  config::ConfigReader reader(config::search_order(inputs), inputs.project_dir);
-  e.files = reader.reports();
-
-  // Files.
-  const bool explicit_paths = !settings.config_paths.value.empty();
-  for (const auto& f : e.files) {
-    if (f.status == config::FileReport::Status::parse_error) {
-      add(e, Finding::Severity::error, "parse-error",
-          f.source.file.string() + " does not parse: " + f.error + " at line " + std::to_string(f.line) + ", column " +
-              std::to_string(f.column),
-          "fix the JSON; until then no server in it is found");
-    } else if (f.status == config::FileReport::Status::unreadable) {
-      add(e, Finding::Severity::error, "unreadable", f.source.file.string() + " cannot be read: " + f.error,
-          "check its permissions");
-    } else if (explicit_paths && f.status == config::FileReport::Status::missing) {
-      add(e, Finding::Severity::error, "config-path-missing",
-          settings.config_paths.origin.substr(settings.config_paths.origin.find(' ') + 1) + " names " +
-              f.source.file.string() + ", which does not exist",
-          "it replaces the whole search, so servers defined elsewhere are not found; fix the path or unset it");
-    }
-  }
-  for (const auto& w : settings.warnings) {
-    if (w.find("launchd") != std::string::npos) {
-      add(e, Finding::Severity::warning, "config-path-home", w, "write the absolute path instead");
-    }
-  }
-  if (struct stat st {}; ::stat("/etc/claude-code/managed-mcp.json", &st) == 0) {
-    add(e, Finding::Severity::warning, "managed-mcp",
-        "/etc/claude-code/managed-mcp.json exists: Claude Code uses only the servers it defines",
-        "point ECC_MCP_CONFIG_PATH at it so mcphealth checks the same servers");
-  }
-
-  // Servers.
-  std::vector<config::ServerDefinition> winners = reader.all_winners();
-  for (const auto& d : winners) e.configured.push_back(d.name);
-  if (!only.empty()) {
-    std::vector<config::ServerDefinition> chosen;
-    for (const auto& name : only) {
-      auto it = std::find_if(winners.begin(), winners.end(), [&](const auto& d) { return d.name == name; });
-      if (it == winners.end()) e.unknown_servers.push_back(name);
-      else chosen.push_back(*it);
-    }
-    winners = chosen;
-  }
-  for (const auto& def : winners) {
-    ServerExplanation s;
-    s.name = def.name;
-    s.winner = def;
-    auto all = reader.definitions_of(def.name);
-    s.shadowed.assign(all.begin() + 1, all.end());
-    config::ResolvedServer resolved = config::resolve_server(def, env);
-    s.kind = kind_of(resolved.transport);
-    s.unset_vars = resolved.unset_vars;
-    if (const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport)) {
-      s.target = stdio->command;
-      s.args = stdio->args;
-      s.env_names = stdio->env_names;
-      if (!stdio->executable.empty() && ::access(stdio->executable.c_str(), X_OK) == 0) {
-        s.resolved_command = stdio->executable.string();
-      }
-    } else if (const auto* http = std::get_if<config::HttpServer>(&resolved.transport)) {
-      s.target = http->url;
-      for (const auto& [name, value] : http->headers) s.header_names.push_back(name);
-    } else {
-      s.unsupported_reason = std::get<config::UnsupportedServer>(resolved.transport).reason;
-    }
-    s.reconnect = hook::find_reconnect_command(def.name, env);
-
-    if (!s.shadowed.empty()) {
-      std::string where;
-      for (const auto& d : s.shadowed) where += (where.empty() ? "" : ", ") + d.source.string() + " (" + d.scope + ")";
-      add(e, Finding::Severity::warning, "shadowed",
-          def.name + " is defined in " + std::to_string(all.size()) + " places; " + def.source.string() + " (" +
-              def.scope + ") wins, shadowing " + where,
-          "remove the definitions you do not mean, so the one you edit is the one used");
-    }
-    for (const auto& var : s.unset_vars) {
-      add(e, Finding::Severity::warning, "unset-variable",
-          def.name + " uses ${" + var + "}, which is not set here",
-          "works by hand, fails under launchd or cron: set it where the agent runs, or use ${" + var + ":-default}");
-    }
-    if (s.kind == "stdio" && !s.resolved_command) {
-      add(e, Finding::Severity::warning, "command-not-found",
-          def.name + ": command '" + s.target + "' is not on PATH (or not executable)",
-          "use an absolute path, or set PATH in the server's env");
-    }
-    if (s.kind == "unsupported") {
-      add(e, Finding::Severity::warning, "unsupported", def.name + ": " + s.unsupported_reason,
-          "give it a command (stdio) or a type http/sse with a url");
-    }
-    e.servers.push_back(std::move(s));
-  }
-  if (winners.empty() && only.empty()) {
-    add(e, Finding::Severity::warning, "no-servers", "no MCP servers are defined in any file the hook reads",
-        "add one with `claude mcp add`, or point ECC_MCP_CONFIG_PATH at your config");
-  }
-
-  // Settings.
-  std::string depth_warning;
-  probe::ProbeOptions probe_options = probe::probe_options_from_env(env, depth_warning);
-  std::string depth = probe_options.depth == probe::Depth::liveness    ? "liveness"
-                      : probe_options.depth == probe::Depth::handshake ? "handshake"
-                                                                       : "auto";
-  std::vector<std::string> ignored;
-  const auto input_limit = config::resolve_input_max_bytes(env, ignored);
-  e.settings = {
-      {"state file", settings.state_path.value.string(), settings.state_path.origin},
-      {"TTL", std::to_string(settings.ttl_ms.value) + " ms", settings.ttl_ms.origin},
-      {"probe timeout", std::to_string(settings.timeout_ms.value) + " ms", settings.timeout_ms.origin},
-      {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin},
-      {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin},
-      {"reconnect timeout", std::to_string(settings.reconnect_timeout_ms.value) + " ms", settings.reconnect_timeout_ms.origin},
-      {"probe depth", depth, env.get("MCPHEALTH_PROBE_DEPTH") && depth_warning.empty() ? "variable MCPHEALTH_PROBE_DEPTH" : "default"},
-      {"input limit", std::to_string(input_limit.value) + " bytes", input_limit.origin},
-      {"output mode", "json", "default (the hook's --output flag)"},
-      {"fail-open", settings.fail_open.value ? "on" : "off", settings.fail_open.origin},
-      {"config files", explicit_paths ? "explicit" : "searched", settings.config_paths.origin},
-  };
-  if (!depth_warning.empty()) add(e, Finding::Severity::warning, "bad-variable", depth_warning, "use liveness, handshake or auto");
-  for (const auto& w : settings.warnings) {
-    if (w.rfind("ignoring", 0) == 0) add(e, Finding::Severity::warning, "bad-variable", w, "use a whole number of milliseconds");
-  }
-  if (settings.fail_open.value) {
-    add(e, Finding::Severity::error, "fail-open",
-        "fail-open is on (" + settings.fail_open.origin.substr(settings.fail_open.origin.find(' ') + 1) +
-            "): calls to servers known to be down are allowed",
-        "unset it unless you are debugging");
-  }
-
-  // Hooks.
-  e.hooks = find_hook_registration(env, inputs.project_dir);
-  if (!e.hooks.pre_tool_use || !e.hooks.post_tool_use_failure) {
-    std::string missing = !e.hooks.pre_tool_use && !e.hooks.post_tool_use_failure ? "PreToolUse and PostToolUseFailure"
-                          : !e.hooks.pre_tool_use                                  ? "PreToolUse"
-                                                                                   : "PostToolUseFailure";
-    add(e, Finding::Severity::error, "hook-not-registered",
-        "Claude Code's settings do not run `mcphealth hook` on " + missing + " for MCP tools",
-        "add the fragment `mcphealth explain-config --hook-snippet` prints to ~/.claude/settings.json");
-  }
-  for (const auto& where : e.hooks.js_hook) {
-    add(e, Finding::Severity::error, "js-hook",
-        "the JS hook still runs on the same cache file, without a lock (" + where + ")",
-        "remove it (or disable the plugin): two writers without a lock lose each other's updates");
-  }
+  const config::Resolution res = config::resolve(inputs, env);
+  explain_files(e, res, settings);
+  explain_servers(e, res, env, only);
+  explain_settings(e, env, settings);
+  explain_hooks(e, env, inputs);
   return e;
 }
 

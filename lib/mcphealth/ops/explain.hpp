@@ -2,9 +2,10 @@
 // Why a server is (not) found or (not) checked: every file the hook would read, each server's winning definition
 // and what it shadows, the settings in force and where they come from, and findings with a severity and a hint.
 #include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/config/settings.hpp>
-#include <mcphealth/hook/reconnect.hpp>
+#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/env.hpp>
 
 #include <optional>
@@ -26,22 +27,44 @@ struct Finding {
 /// The name of a severity: `error` or `warning`.
 std::string severity_name(Finding::Severity severity);
 
-/// One server explained.
+/// A definition Claude Code does not use, and why.
+struct SkippedDefinition {
+  config::ServerDefinition definition;
+  /// The name as tool names spell it.
+  std::string tool_name;
+  config::Scope scope = config::Scope::user;
+  config::Standing standing = config::Standing::not_approved;
+  std::string reason;
+  /// Its command line shell-quoted (stdio), or its URL: what mcphealth does NOT run.
+  std::string target;
+};
+
+/// One server explained: the definition Claude Code uses for a name.
 struct ServerExplanation {
   std::string name;
+  /// The name as tool names spell it (`mcp__<tool_name>__...`).
+  std::string tool_name;
   config::ServerDefinition winner;
+  config::Scope scope = config::Scope::user;
+  /// `active` or `misconfigured`.
+  config::Standing standing = config::Standing::active;
+  std::optional<std::string> project;
+  std::optional<std::string> plugin;
+  std::string fingerprint;
   std::vector<config::ServerDefinition> shadowed;
   /// `stdio`, `http`, `sse` or `unsupported`.
   std::string kind;
   /// The command or URL after expansion.
   std::string target;
   std::vector<std::string> args;
+  /// For stdio: the command and its arguments, each shell-quoted: what a probe runs.
+  std::string command_line;
   /// For stdio: where the command resolves, or nothing when it is not on PATH.
   std::optional<std::string> resolved_command;
   std::vector<std::string> env_names;
   std::vector<std::string> header_names;
   std::vector<std::string> unset_vars;
-  std::optional<hook::ReconnectCommand> reconnect;
+  std::optional<recover::ReconnectCommand> reconnect;
   std::string unsupported_reason;
 };
 
@@ -67,6 +90,12 @@ struct Explanation {
   std::string project_dir;
   std::vector<config::FileReport> files;
   std::vector<ServerExplanation> servers;
+  /// Definitions found but not used (not approved, disabled, denied, ...), shadowed ones excepted.
+  std::vector<SkippedDefinition> skipped;
+  /// Whether the folder is trusted (project settings files count only then).
+  bool trusted = false;
+  /// Set when managed-mcp.json is in force.
+  std::optional<std::string> managed_config;
   std::vector<std::string> unknown_servers;
   /// Every configured server name, winners in search order (for messages about unknown names).
   std::vector<std::string> configured;
@@ -77,7 +106,7 @@ struct Explanation {
   bool has_errors() const;
 };
 
-/// Explains the configuration seen from `inputs` (only `only` servers when given).
+/// Explains the configuration seen from `inputs` (only `only` servers when given, as tool names or config names).
 Explanation explain(const util::Environment& env, const config::Settings& settings, const config::DiscoveryInputs& inputs,
                     const std::vector<std::string>& only);
 

@@ -1,6 +1,6 @@
 #include <mcphealth/ops/reset.hpp>
 
-#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/state/verdicts.hpp>
 
 #include <algorithm>
 
@@ -28,12 +28,9 @@ ResetResult remove_entries(state::StateStore& store, const std::vector<std::stri
   }
   out.update = store.update([&](json::object& doc) {
     choose(doc);
-    json::object& servers = state::servers_of(doc);
-    for (const auto& name : out.removed) servers.erase(name);
-    if (json::value* misses = doc.if_contains(hook::k_unconfigured_key); misses && misses->is_object()) {
-      for (const auto& name : out.removed) misses->as_object().erase(name);
-    }
-    return !out.removed.empty();
+    bool changed = false;
+    for (const auto& name : out.removed) changed = state::forget_server(doc, name) || changed;
+    return changed;
   });
   return out;
 }

@@ -1,9 +1,11 @@
 #include <mcphealth/ops/status.hpp>
 
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
+#include <tuple>
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
@@ -99,48 +101,84 @@ std::vector<std::string> state_warnings(const fs::path& state_path, const state:
   return out;
 }
 
+namespace {
+
+StatusRow cached_row(std::string name, const json::object& raw, const config::Settings& settings, util::EpochMs now) {
+  StatusRow row;
+  row.name = std::move(name);
+  row.cached = true;
+  row.raw = raw;
+  row.entry = state::ServerEntry::from_json(raw);
+  row.label = label_of(row.entry, raw);
+  row.definition = state::definition_of(raw);
+  row.scope = util::get_string(raw, "scope");
+  row.project = util::get_string(raw, "project");
+  if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
+  if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
+  if (row.entry.unhealthy() && row.entry.next_retry_at) {
+    row.retry_in_ms = *row.entry.next_retry_at - now;
+    row.pinned_at_cap = row.entry.failure_count > 1 &&
+                        state::backoff_delay_ms(row.entry.failure_count, settings.backoff_ms.value,
+                                                settings.max_backoff_ms.value) >= settings.max_backoff_ms.value;
+  }
+  return row;
+}
+
+std::string where(const StatusRow& row) {
+  if (!row.scope) return row.name;
+  return row.name + " (" + *row.scope + (row.project ? " " + *row.project : std::string()) + ")";
+}
+
+} // namespace
+
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
                           const config::Settings& settings, util::EpochMs now) {
   StatusReport report;
-  for (const auto& kv : snapshot.servers()) {
+  for (const auto& kv : state::verdicts(snapshot.doc)) {
     if (!kv.value().is_object()) continue;
-    StatusRow row;
-    row.name = std::string(kv.key());
-    row.cached = true;
-    row.raw = kv.value().get_object();
-    row.entry = state::ServerEntry::from_json(row.raw);
-    row.label = label_of(row.entry, row.raw);
-    if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
-    if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
-    if (row.entry.unhealthy() && row.entry.next_retry_at) {
-      row.retry_in_ms = *row.entry.next_retry_at - now;
-      row.pinned_at_cap = row.entry.failure_count > 1 &&
-                          state::backoff_delay_ms(row.entry.failure_count, settings.backoff_ms.value,
-                                                  settings.max_backoff_ms.value) >= settings.max_backoff_ms.value;
-    }
+    const json::object& raw = kv.value().get_object();
+    StatusRow row = cached_row(util::get_string(raw, "toolName").value_or(std::string(kv.key())), raw, settings, now);
+    row.definition = std::string(kv.key());
     report.rows.push_back(std::move(row));
   }
+  for (const auto& kv : snapshot.servers()) {
+    // An entry that names a definition mirrors that definition's verdict (for the JS hook): already a row.
+    if (!kv.value().is_object() || state::definition_of(kv.value().get_object())) continue;
+    report.rows.push_back(cached_row(std::string(kv.key()), kv.value().get_object(), settings, now));
+  }
   if (configured) {
+    const auto same = [](const StatusRow& row, const ConfiguredServer& c) {
+      return row.definition ? *row.definition == c.fingerprint : row.name == c.name;
+    };
     for (auto& row : report.rows) {
       row.configured = false;
       for (const auto& c : *configured) {
-        if (c.name == row.name) {
-          row.configured = true;
-          row.config_source = c.source;
-        }
+        if (!same(row, c)) continue;
+        row.configured = true;
+        row.config_source = c.source;
+        if (!row.scope) row.scope = c.scope;
+        if (!row.project) row.project = c.project;
       }
     }
     for (const auto& c : *configured) {
-      const bool cached = std::any_of(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) { return r.name == c.name; });
+      const bool cached = std::any_of(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) {
+        return r.cached && (r.definition == c.fingerprint || (!r.definition && r.name == c.name));
+      });
       if (cached) continue;
       StatusRow row;
       row.name = c.name;
       row.label = "unknown";
       row.configured = true;
       row.config_source = c.source;
+      row.definition = c.fingerprint;
+      row.scope = c.scope;
+      row.project = c.project;
       report.rows.push_back(std::move(row));
     }
   }
+  std::stable_sort(report.rows.begin(), report.rows.end(), [](const StatusRow& a, const StatusRow& b) {
+    return std::tie(a.name, a.project) < std::tie(b.name, b.project);
+  });
   for (const auto& row : report.rows) {
     if (row.pinned_at_cap) {
       report.warnings.push_back(row.name + " is pinned at the backoff cap (" +
@@ -150,8 +188,10 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
                                 "` or `mcphealth probe " + row.name + "` clears it now");
     }
     if (row.cached && row.configured == false) {
-      report.warnings.push_back(row.name + " is in the cache but no longer defined in any config file (`mcphealth reset " +
-                                row.name + "` removes it)");
+      report.warnings.push_back(row.definition ? where(row) + " is in the cache for a definition that no folder Claude Code knows uses any more "
+                                                              "(`mcphealth reset " + row.name + "` removes it)"
+                                               : row.name + " is in the cache but no longer defined in any config file (`mcphealth reset " +
+                                                     row.name + "` removes it)");
     }
   }
   return report;

@@ -14,15 +14,24 @@
 
 namespace mcphealth::ops {
 
-/// A configured server: its name and the file that defines it.
+/// A server Claude Code would start in some folder: its name in tool names, the file that defines it, and its
+/// definition's fingerprint.
 struct ConfiguredServer {
   std::string name;
   std::string source;
+  std::string fingerprint;
+  std::string scope;
+  std::optional<std::string> project;
 };
 
 /// One server as `status` shows it.
 struct StatusRow {
   std::string name;
+  /// The definition this verdict is about; nothing for an entry written without one (the JS hook's).
+  std::optional<std::string> definition;
+  /// Where the definition comes from (`user`, `project`, ...) and, for local and project scope, its folder.
+  std::optional<std::string> scope;
+  std::optional<std::string> project;
   /// `healthy`, `needs-auth`, `unhealthy`, `unknown` (configured, never checked), or another writer's status.
   std::string label;
   bool cached = false;
@@ -47,7 +56,8 @@ struct StatusReport {
   std::vector<std::string> warnings;
 };
 
-/// Builds the report from a state snapshot. `configured` = nothing skips every config-based row and warning.
+/// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
+/// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
                           const config::Settings& settings, util::EpochMs now);
 

@@ -18,9 +18,22 @@ std::string kind_name(Kind kind) {
   case Kind::transport: return "transport";
   case Kind::protocol_error: return "protocol-error";
   case Kind::unsupported: return "unsupported";
+  case Kind::misconfigured: return "misconfigured";
   case Kind::not_probed: return "not-probed";
   }
   return "unknown";
+}
+
+std::string verdict_name(const ProbeResult& r) {
+  if (r.kind == Kind::not_probed) return "not-probed";
+  if (r.kind == Kind::misconfigured) return "misconfigured";
+  if (!r.ok) return "unhealthy";
+  switch (r.kind) {
+  case Kind::needs_auth: return "needs-auth";
+  case Kind::alive_silent: return "alive-silent";
+  case Kind::reachable: return "reachable";
+  default: return "healthy";
+  }
 }
 
 json::object ProbeResult::details() const {

@@ -30,11 +30,18 @@ enum class Kind {
   transport,      // connection refused, DNS or TLS failure
   protocol_error, // answered, but not with MCP (or with a JSON-RPC error)
   unsupported,    // the definition is neither stdio nor HTTP
+  misconfigured,  // Claude Code refuses the definition (an unset ${VAR} without a default): not started, not probed
   not_probed,     // this machine cannot run such a probe (no libcurl): no verdict either way
 };
 
 /// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
 std::string kind_name(Kind kind);
+
+struct ProbeResult;
+
+/// The one word for a result, in every command and in `--json`: `healthy` (answered), `reachable`, `needs-auth`,
+/// `alive-silent` (all up), `unhealthy`, `misconfigured` (down), or `not-probed` (no verdict).
+std::string verdict_name(const ProbeResult& result);
 
 /// The outcome of one probe.
 struct ProbeResult {

@@ -30,7 +30,10 @@ std::string render_prometheus(const std::vector<MetricRow>& rows) {
     out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
     for (const MetricRow& r : rows) {
       std::optional<std::string> value = value_of(r);
-      if (value) out += std::string(name) + "{server=\"" + escape_label(r.server) + "\"} " + *value + "\n";
+      if (!value) continue;
+      out += std::string(name) + "{server=\"" + escape_label(r.server) + "\"";
+      if (!r.definition.empty()) out += ",definition=\"" + escape_label(r.definition) + "\"";
+      out += "} " + *value + "\n";
     }
   };
   family("mcphealth_up", "1 when the MCP server passed its last probe, else 0.",

@@ -10,6 +10,8 @@ namespace mcphealth::probe {
 /// One server's figures.
 struct MetricRow {
   std::string server;
+  /// The definition's fingerprint: two projects may define one name differently, and each is its own series.
+  std::string definition;
   bool up = false;
   std::int64_t latency_ms = 0;
   std::optional<std::int64_t> tools;
@@ -18,7 +20,8 @@ struct MetricRow {
 };
 
 /// Renders the rows: `mcphealth_up`, `mcphealth_probe_duration_seconds`, `mcphealth_tools`,
-/// `mcphealth_consecutive_failures`, `mcphealth_last_probe_timestamp_seconds`, each with HELP and TYPE.
+/// `mcphealth_consecutive_failures`, `mcphealth_last_probe_timestamp_seconds`, each with HELP and TYPE, labelled
+/// `server` and (when known) `definition`.
 std::string render_prometheus(const std::vector<MetricRow>& rows);
 
 /// Escapes a label value (backslash, double quote, newline).

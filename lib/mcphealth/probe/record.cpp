@@ -15,23 +15,20 @@ void mark_from_probe(json::object& entry, const ProbeResult& result, const MarkC
   }
 }
 
-state::UpdateResult record_probes(state::StateStore& store, const std::vector<ProbedServer>& probed,
-                                  std::vector<std::string>& skipped) {
-  return store.update([&](json::object& doc) {
-    bool changed = false;
-    for (const ProbedServer& p : probed) {
-      if (p.result.kind == Kind::not_probed) continue;
-      json::object& entry = state::entry_of(doc, p.name);
-      const auto checked = util::get_int(entry, "checkedAt");
-      if (checked && *checked > p.started_at) {
-        skipped.push_back(p.name);
-        continue;
-      }
-      mark_from_probe(entry, p.result, p.context);
-      changed = true;
+bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, std::vector<std::string>& skipped) {
+  bool changed = false;
+  for (const ProbedServer& p : probed) {
+    if (p.result.kind == Kind::not_probed) continue;
+    const json::object* current = state::decision_entry(doc, p.who.tool_name, p.who.fingerprint);
+    const auto checked = current ? util::get_int(*current, "checkedAt") : std::nullopt;
+    if (checked && *checked > p.started_at) {
+      skipped.push_back(p.who.tool_name);
+      continue;
     }
-    return changed;
-  });
+    state::record_verdict(doc, p.who, p.context.now, [&](json::object& entry) { mark_from_probe(entry, p.result, p.context); });
+    changed = true;
+  }
+  return changed;
 }
 
 } // namespace mcphealth::probe

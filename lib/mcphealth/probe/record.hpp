@@ -2,6 +2,7 @@
 // Turning probe results into state marks: one rule for the hook and for `mcphealth probe`.
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
 
 #include <optional>
 #include <string>
@@ -16,8 +17,8 @@ struct MarkContext {
   std::int64_t backoff_ms = 0;
   std::int64_t max_backoff_ms = 0;
   std::optional<std::string> source;
-  /// For a healthy mark that restores a server: `reconnect-command`, ...
-  std::optional<std::string> restored_by;
+  /// For a healthy mark that restores a server: how.
+  std::optional<state::RestoredBy> restored_by;
 };
 
 /// Marks `entry` healthy or unhealthy from `result` (reason, code, Retry-After and probe details included).
@@ -25,16 +26,16 @@ void mark_from_probe(boost::json::object& entry, const ProbeResult& result, cons
 
 /// One server's probe, as `record_probes` needs it.
 struct ProbedServer {
-  std::string name;
+  /// Who the verdict is about.
+  state::DefinitionInfo who;
   ProbeResult result;
   /// When its probe started: an entry checked after that (by a hook, meanwhile) is newer and wins.
   util::EpochMs started_at = 0;
   MarkContext context;
 };
 
-/// Records every result in one locked update, keeping entries that were checked after the probe started.
-/// Returns the update's outcome; `skipped` receives the names left alone because a newer check won.
-state::UpdateResult record_probes(state::StateStore& store, const std::vector<ProbedServer>& probed,
-                                  std::vector<std::string>& skipped);
+/// Records every result in `doc`, keeping verdicts that were checked after the probe started; `skipped` receives
+/// the names left alone because a newer check won. Returns true when anything changed.
+bool record_probes(boost::json::object& doc, const std::vector<ProbedServer>& probed, std::vector<std::string>& skipped);
 
 } // namespace mcphealth::probe

@@ -55,8 +55,24 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.last_error = util::get_string(obj, "lastError");
   e.last_failure_code = FailureCode::from_json(obj.if_contains("lastFailureCode"));
   e.source = util::get_string(obj, "source");
-  e.restored_by = util::get_string(obj, "restoredBy");
+  if (auto by = util::get_string(obj, "restoredBy")) e.restored_by = restored_by_from_name(*by);
   return e;
+}
+
+std::string_view restored_by_name(RestoredBy by) {
+  switch (by) {
+  case RestoredBy::reconnect_command: return "reconnect-command";
+  case RestoredBy::post_failure_reconnect: return "post-failure-reconnect";
+  case RestoredBy::tool_success: return "tool-success";
+  }
+  return {};
+}
+
+std::optional<RestoredBy> restored_by_from_name(std::string_view name) {
+  for (RestoredBy by : {RestoredBy::reconnect_command, RestoredBy::post_failure_reconnect, RestoredBy::tool_success}) {
+    if (restored_by_name(by) == name) return by;
+  }
+  return std::nullopt;
 }
 
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms) {
@@ -85,16 +101,21 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
   if (!was_healthy) {
     // A restore: say how it came about (null for a plain probe), never keep an older restore's cause.
     entry["lastRestoredAt"] = mark.now;
-    entry["restoredBy"] = optional_string(mark.restored_by);
+    entry["restoredBy"] = mark.restored_by ? json::value(restored_by_name(*mark.restored_by)) : json::value(nullptr);
   } else {
     if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;
-    if (mark.restored_by) entry["restoredBy"] = *mark.restored_by;
+    if (mark.restored_by) entry["restoredBy"] = restored_by_name(*mark.restored_by);
   }
   if (mark.probe) {
     entry["probe"] = *mark.probe;
   } else {
     entry.erase("probe");
   }
+}
+
+void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
+  entry["checkedAt"] = now;
+  entry["expiresAt"] = now + ttl_ms;
 }
 
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {

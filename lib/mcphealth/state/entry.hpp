@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mcphealth::state {
 
@@ -33,6 +34,15 @@ struct FailureCode {
   bool operator==(const FailureCode&) const = default;
 };
 
+/// How an unhealthy server came back, as `restoredBy` records it.
+enum class RestoredBy { reconnect_command, post_failure_reconnect, tool_success };
+
+/// The JSON spelling of `by`: `reconnect-command`, `post-failure-reconnect`, `tool-success`.
+std::string_view restored_by_name(RestoredBy by);
+
+/// Reads the JSON spelling; anything else is nothing.
+std::optional<RestoredBy> restored_by_from_name(std::string_view name);
+
 /// A typed, lenient view of an entry; missing or mistyped fields read as absent.
 struct ServerEntry {
   std::string status; // "healthy", "unhealthy", or whatever another writer left
@@ -44,7 +54,7 @@ struct ServerEntry {
   std::optional<std::string> last_error;
   FailureCode last_failure_code;
   std::optional<std::string> source;
-  std::optional<std::string> restored_by;
+  std::optional<RestoredBy> restored_by;
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
@@ -57,8 +67,8 @@ struct HealthyMark {
   util::EpochMs now = 0;
   std::int64_t ttl_ms = 0;
   std::optional<std::string> source;
-  /// Set when this mark restores a server: `reconnect-command`, `post-failure-reconnect`, `tool-success`.
-  std::optional<std::string> restored_by;
+  /// Set when this mark restores a server.
+  std::optional<RestoredBy> restored_by;
   /// Probe details (HTTP status, kind, ...), stored as the entry's `probe` object when present.
   std::optional<boost::json::object> probe;
 };
@@ -87,6 +97,9 @@ std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, 
 /// Marks `entry` healthy: status, checkedAt, expiresAt = now + TTL, nextRetryAt null, failureCount 0, lastError and
 /// lastFailureCode null, source; `lastRestoredAt` = now when it was not healthy before.
 void mark_healthy(boost::json::object& entry, const HealthyMark& mark);
+
+/// Extends a healthy entry's mark: checkedAt = now, expiresAt = now + TTL; nothing else changes.
+void refresh_healthy(boost::json::object& entry, util::EpochMs now, std::int64_t ttl_ms);
 
 /// Marks `entry` unhealthy: checkedAt = expiresAt = now, failureCount + 1, lastError, lastFailureCode, the next retry
 /// after the backoff (or Retry-After), source; keeps lastRestoredAt.

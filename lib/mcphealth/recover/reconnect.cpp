@@ -1,16 +1,16 @@
-#include <mcphealth/hook/reconnect.hpp>
+#include <mcphealth/recover/reconnect.hpp>
 
 #include <mcphealth/util/json.hpp>
 
 #include <cctype>
 
-namespace mcphealth::hook {
+namespace mcphealth::recover {
 
 std::string reconnect_env_suffix(std::string_view server) {
   std::string out;
   for (char c : server) {
-    out += std::isalnum(static_cast<unsigned char>(c)) != 0 ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
-                                                            : '_';
+    const auto u = static_cast<unsigned char>(c);
+    out += std::isalnum(u) != 0 ? static_cast<char>(std::toupper(u)) : '_';
   }
   return out;
 }
@@ -42,35 +42,59 @@ std::string shell_quote(std::string_view text) {
   return out;
 }
 
-std::string expand_reconnect_command(std::string_view command, std::string_view server) {
+std::string expand_reconnect_command(std::string_view command) {
   constexpr std::string_view placeholder = "{server}";
-  const std::string quoted = shell_quote(server);
+  const std::string reference = "${" + std::string(k_server_variable) + "}";
+  enum class Quote { none, single, double_ };
+  Quote quote = Quote::none;
   std::string out;
-  std::size_t pos = 0;
-  for (;;) {
-    std::size_t hit = command.find(placeholder, pos);
-    out.append(command.substr(pos, hit == std::string_view::npos ? std::string_view::npos : hit - pos));
-    if (hit == std::string_view::npos) break;
-    out += quoted;
-    pos = hit + placeholder.size();
+  for (std::size_t i = 0; i < command.size();) {
+    if (command.compare(i, placeholder.size(), placeholder) == 0) {
+      switch (quote) {
+      case Quote::none: out += "\"" + reference + "\""; break;
+      case Quote::double_: out += reference; break;
+      // Inside single quotes nothing expands: close them, expand in double quotes, reopen.
+      case Quote::single: out += "'\"" + reference + "\"'"; break;
+      }
+      i += placeholder.size();
+      continue;
+    }
+    const char c = command[i];
+    out += c;
+    ++i;
+    if (quote == Quote::single) {
+      if (c == '\'') quote = Quote::none;
+    } else if (c == '\\' && i < command.size()) {
+      out += command[i++]; // an escaped character never opens or closes a quote
+    } else if (c == '\'' && quote == Quote::none) {
+      quote = Quote::single;
+    } else if (c == '"') {
+      quote = quote == Quote::double_ ? Quote::none : Quote::double_;
+    }
   }
   return out;
 }
 
-proc::CommandResult ShellRunner::run_shell(const std::string& command, std::int64_t timeout_ms) {
-  return proc::run_to_completion({"/bin/sh", {"-c", command}, std::nullopt}, timeout_ms, m_clock);
+proc::CommandResult ShellRunner::run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) {
+  const std::string variable(k_server_variable);
+  std::vector<std::string> environment;
+  for (auto& entry : m_env.entries()) {
+    if (entry.compare(0, variable.size() + 1, variable + "=") != 0) environment.push_back(entry);
+  }
+  environment.push_back(variable + "=" + std::string(server));
+  return proc::run_to_completion({"/bin/sh", {"-c", command}, std::move(environment)}, timeout_ms, m_clock);
 }
 
-ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view server, bool defined,
+ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view server, NameOrigin origin,
                                std::int64_t timeout_ms, CommandRunner& runner) {
   ReconnectOutcome out;
-  if (!defined && !is_plain_server_name(server)) {
+  if (origin == NameOrigin::payload && !is_plain_server_name(server)) {
     out.status = ReconnectOutcome::Status::refused;
     out.reason = "refusing to run the reconnect command for server name " + shell_quote(server) +
                  ": it is not defined in any config file and is not made of [A-Za-z0-9._-]";
     return out;
   }
-  proc::CommandResult result = runner.run_shell(expand_reconnect_command(command.command, server), timeout_ms);
+  proc::CommandResult result = runner.run_shell(expand_reconnect_command(command.command), server, timeout_ms);
   switch (result.status) {
   case proc::CommandResult::Status::spawn_failed: out.reason = result.error; break;
   case proc::CommandResult::Status::timed_out:
@@ -90,4 +114,4 @@ ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view
   return out;
 }
 
-} // namespace mcphealth::hook
+} // namespace mcphealth::recover

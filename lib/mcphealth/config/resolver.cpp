@@ -1,0 +1,624 @@
+#include <mcphealth/config/resolver.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <algorithm>
+#include <sys/stat.h>
+
+namespace mcphealth::config {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+std::string_view scope_name(Scope scope) {
+  switch (scope) {
+  case Scope::explicit_file: return "explicit";
+  case Scope::managed: return "managed";
+  case Scope::local: return "local";
+  case Scope::project: return "project";
+  case Scope::user: return "user";
+  case Scope::plugin: return "plugin";
+  case Scope::js_hook_file: return "js-hook-file";
+  }
+  return {};
+}
+
+std::string_view standing_name(Standing standing) {
+  switch (standing) {
+  case Standing::active: return "active";
+  case Standing::misconfigured: return "misconfigured";
+  case Standing::shadowed: return "shadowed";
+  case Standing::not_approved: return "not-approved";
+  case Standing::disabled: return "disabled";
+  case Standing::denied: return "denied";
+  case Standing::managed_only: return "managed-only";
+  case Standing::plugin_disabled: return "plugin-disabled";
+  case Standing::not_read: return "not-read";
+  }
+  return {};
+}
+
+const Candidate* Resolution::winner(std::string_view tool_server) const {
+  const std::string wanted = tool_server_name(tool_server);
+  for (const auto& c : candidates) {
+    if (c.wins() && c.tool_name == wanted) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<const Candidate*> Resolution::candidates_for(std::string_view tool_server) const {
+  const std::string wanted = tool_server_name(tool_server);
+  std::vector<const Candidate*> out;
+  for (const auto& c : candidates) {
+    if (c.tool_name == wanted) out.push_back(&c);
+  }
+  return out;
+}
+
+std::vector<const Candidate*> Resolution::winners() const {
+  std::vector<const Candidate*> out;
+  for (const auto& c : candidates) {
+    if (c.wins()) out.push_back(&c);
+  }
+  return out;
+}
+
+namespace {
+
+/// A JSON file read whole: its root object, or why there is none.
+struct JsonFile {
+  fs::path path;
+  bool exists = false;
+  std::optional<json::object> root;
+  std::string error;
+  std::size_t line = 0;
+  std::size_t column = 0;
+};
+
+JsonFile load_json(const fs::path& path) {
+  JsonFile out;
+  out.path = path;
+  util::FileRead read = util::read_file(path);
+  if (read.status == util::FileRead::Status::missing) return out;
+  out.exists = true;
+  if (read.status == util::FileRead::Status::error) {
+    out.error = read.error;
+    return out;
+  }
+  util::JsonParse parsed = util::parse_json(read.bytes);
+  if (!parsed.value) {
+    out.error = parsed.error;
+    out.line = parsed.line;
+    out.column = parsed.column;
+  } else if (!parsed.value->is_object()) {
+    out.error = "not a JSON object";
+  } else {
+    out.root = std::move(parsed.value->get_object());
+  }
+  return out;
+}
+
+/// A settings source that may approve project servers or enable plugins.
+struct Layer {
+  fs::path file;
+  const json::object* root = nullptr;
+  /// False for a project's own settings files in a folder the user has not trusted.
+  bool counted = true;
+};
+
+bool is_true(const json::object& o, std::string_view key) { return util::get_bool(o, key) == true; }
+
+bool lists(const json::object& o, std::string_view key, std::string_view name) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->value().is_array()) return false;
+  for (const auto& v : it->value().get_array()) {
+    if (v.is_string() && v.get_string() == name) return true;
+  }
+  return false;
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+bool glob_match(std::string_view pattern, std::string_view text) {
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (p < pattern.size() && pattern[p] == text[t]) {
+      ++p;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+/// Whether an `allowedMcpServers`/`deniedMcpServers` entry matches a definition.
+bool policy_entry_matches(const json::value& entry, const ServerDefinition& def) {
+  if (!entry.is_object()) return false;
+  const json::object& e = entry.get_object();
+  if (auto name = util::get_string(e, "serverName")) return *name == def.name;
+  if (auto url = util::get_string(e, "serverUrl")) {
+    auto actual = util::get_string(def.raw, "url");
+    return actual && glob_match(*url, *actual);
+  }
+  if (auto it = e.find("serverCommand"); it != e.end() && it->value().is_array()) {
+    json::array argv;
+    if (auto command = util::get_string(def.raw, "command")) argv.emplace_back(*command);
+    if (auto a = def.raw.find("args"); a != def.raw.end() && a->value().is_array()) {
+      for (const auto& v : a->value().get_array()) argv.push_back(v);
+    }
+    return !argv.empty() && it->value().get_array() == argv;
+  }
+  return false;
+}
+
+/// Replaces `from` with `to` in every string of `v`.
+void substitute(json::value& v, std::string_view from, const std::string& to) {
+  if (v.is_string()) {
+    std::string s(v.get_string());
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    v = s;
+  } else if (v.is_array()) {
+    for (auto& item : v.get_array()) substitute(item, from, to);
+  } else if (v.is_object()) {
+    for (auto& kv : v.get_object()) substitute(kv.value(), from, to);
+  }
+}
+
+/// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v`.
+void referenced_variables(const json::value& v, std::vector<std::string>& out) {
+  if (v.is_string()) {
+    std::string_view s = v.get_string();
+    for (std::size_t at = s.find("${"); at != std::string_view::npos; at = s.find("${", at + 2)) {
+      std::size_t end = at + 2;
+      while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) != 0 || s[end] == '_')) ++end;
+      if (end > at + 2) {
+        std::string name(s.substr(at + 2, end - at - 2));
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+      }
+    }
+  } else if (v.is_array()) {
+    for (const auto& item : v.get_array()) referenced_variables(item, out);
+  } else if (v.is_object()) {
+    for (const auto& kv : v.get_object()) referenced_variables(kv.value(), out);
+  }
+}
+
+/// The nearest `projects` key at or above `dir`, with its entry.
+std::pair<std::string, const json::object*> project_entry(const json::object* projects, const fs::path& dir) {
+  if (projects == nullptr) return {{}, nullptr};
+  for (fs::path d = absolute_normal(dir);; d = d.parent_path()) {
+    if (const json::object* entry = util::get_object(*projects, d.string())) return {d.string(), entry};
+    if (!d.has_relative_path()) break;
+  }
+  return {{}, nullptr};
+}
+
+bool folder_trusted(const json::object* projects, const fs::path& dir) {
+  if (projects == nullptr) return false;
+  for (fs::path d = absolute_normal(dir);; d = d.parent_path()) {
+    if (const json::object* entry = util::get_object(*projects, d.string()); entry && is_true(*entry, "hasTrustDialogAccepted")) {
+      return true;
+    }
+    if (!d.has_relative_path()) break;
+  }
+  return false;
+}
+
+fs::path nearest_mcp_json(const fs::path& dir) {
+  for (fs::path d = dir;; d = d.parent_path()) {
+    struct stat st {};
+    if (::stat((d / ".mcp.json").c_str(), &st) == 0 && S_ISREG(st.st_mode)) return d / ".mcp.json";
+    if (!d.has_relative_path()) break;
+  }
+  return dir / ".mcp.json";
+}
+
+FileReport report_of(const JsonFile& file, std::string scope, const json::object* holder) {
+  FileReport r;
+  r.source = {file.path, ConfigSource::Kind::servers, std::move(scope)};
+  if (!file.exists) return r;
+  if (!file.root) {
+    r.status = file.error == "not a JSON object" ? FileReport::Status::no_servers : FileReport::Status::parse_error;
+    r.error = file.error;
+    r.line = file.line;
+    r.column = file.column;
+    return r;
+  }
+  r.status = FileReport::Status::no_servers;
+  if (holder != nullptr) collect_servers(*holder, r);
+  if (!r.servers.empty()) r.status = FileReport::Status::ok;
+  return r;
+}
+
+void add_candidates(Resolution& res, const FileReport& report, Scope scope, std::optional<std::string> project,
+                    Standing standing = Standing::active, std::string reason = {}) {
+  for (const auto& def : report.servers) {
+    Candidate c;
+    c.definition = def;
+    c.tool_name = tool_server_name(def.name);
+    c.scope = scope;
+    c.project = project;
+    c.standing = standing;
+    c.reason = reason;
+    res.candidates.push_back(std::move(c));
+  }
+}
+
+/// The servers of the enabled plugins (and the disabled ones, for explain-config).
+void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<Layer>& layers) {
+  const fs::path list = in.config_dir / "plugins" / "installed_plugins.json";
+  JsonFile installed = load_json(list);
+  if (installed.exists && !installed.root) res.settings_files.emplace_back(list, installed.error);
+  if (!installed.root) return;
+  const json::object* plugins = util::get_object(*installed.root, "plugins");
+  if (plugins == nullptr) return;
+  for (const auto& kv : *plugins) {
+    const std::string id(kv.key());
+    const std::string plugin_name = id.substr(0, id.find('@'));
+    // The first install that applies here: user-wide, or for this folder or one above it.
+    std::optional<fs::path> root;
+    const json::array* installs = kv.value().is_array() ? &kv.value().get_array() : nullptr;
+    json::array single;
+    if (installs == nullptr && kv.value().is_object()) {
+      single.push_back(kv.value());
+      installs = &single;
+    }
+    if (installs == nullptr) continue;
+    for (const auto& inst : *installs) {
+      if (!inst.is_object()) continue;
+      auto path = util::get_string(inst.get_object(), "installPath");
+      if (!path || path->empty()) continue;
+      if (auto for_dir = util::get_string(inst.get_object(), "projectPath")) {
+        const std::string here = res.project_dir.string();
+        const std::string there = absolute_normal(*for_dir).string();
+        if (here != there && here.rfind(there + "/", 0) != 0) continue;
+      }
+      root = *path;
+      break;
+    }
+    if (!root) continue;
+    // Precedence: managed, local, project, user; the first layer that says anything decides.
+    std::optional<bool> enabled;
+    for (const Layer& layer : layers) {
+      if (!layer.counted || layer.root == nullptr || enabled) continue;
+      if (const json::object* ep = util::get_object(*layer.root, "enabledPlugins")) {
+        if (auto it = ep->find(id); it != ep->end() && it->value().is_bool()) enabled = it->value().get_bool();
+      }
+    }
+    // Its servers: plugin.json's mcpServers (an object, or a file holding one), else the plugin's .mcp.json.
+    const fs::path manifest = *root / ".claude-plugin" / "plugin.json";
+    res.extra_files.push_back(manifest);
+    JsonFile man = load_json(manifest);
+    JsonFile servers_file;
+    const json::object* holder = nullptr;
+    json::object wrapped;
+    if (man.root && man.root->contains("mcpServers")) {
+      const json::value& v = man.root->at("mcpServers");
+      if (v.is_object()) {
+        holder = &*man.root;
+        servers_file = man;
+      } else if (v.is_string()) {
+        servers_file = load_json(*root / std::string(v.get_string()));
+        res.extra_files.push_back(servers_file.path);
+      }
+    } else {
+      servers_file = load_json(*root / ".mcp.json");
+      res.extra_files.push_back(servers_file.path);
+    }
+    if (holder == nullptr && servers_file.root) {
+      if (servers_file.root->contains("mcpServers")) {
+        holder = &*servers_file.root;
+      } else {
+        wrapped["mcpServers"] = *servers_file.root; // a bare map of servers
+        holder = &wrapped;
+      }
+    }
+    if (servers_file.exists && !servers_file.root) res.settings_files.emplace_back(servers_file.path, servers_file.error);
+    if (holder == nullptr) continue;
+    FileReport r = report_of(servers_file, "plugin " + id, holder);
+    const std::string root_text = root->string();
+    for (auto& def : r.servers) {
+      json::value raw = def.raw;
+      substitute(raw, "${CLAUDE_PLUGIN_ROOT}", root_text);
+      def.raw = raw.get_object();
+      Candidate c;
+      c.definition = def;
+      c.tool_name = plugin_tool_server_name(plugin_name, def.name);
+      c.scope = Scope::plugin;
+      c.plugin = id;
+      if (enabled != true) {
+        c.standing = Standing::plugin_disabled;
+        c.reason = "plugin " + id + " is installed but not enabled (enabledPlugins)";
+      }
+      res.candidates.push_back(std::move(c));
+    }
+    res.files.push_back(std::move(r));
+  }
+}
+
+/// Project servers start only once approved; a project's own settings count only in a trusted folder.
+void apply_approvals(Candidate& c, const std::vector<Layer>& layers) {
+  for (const Layer& layer : layers) {
+    if (layer.counted && layer.root && lists(*layer.root, "disabledMcpjsonServers", c.definition.name)) {
+      c.standing = Standing::not_approved;
+      c.reason = "rejected: disabledMcpjsonServers in " + layer.file.string() + " lists it";
+      return;
+    }
+  }
+  for (const Layer& layer : layers) {
+    if (!layer.counted || layer.root == nullptr) continue;
+    if (is_true(*layer.root, "enableAllProjectMcpServers") || lists(*layer.root, "enabledMcpjsonServers", c.definition.name)) {
+      return;
+    }
+  }
+  c.standing = Standing::not_approved;
+  c.reason = "not approved: Claude Code starts a .mcp.json server only once you approve it (enableAllProjectMcpServers, "
+             "or its name in enabledMcpjsonServers)";
+  for (const Layer& layer : layers) {
+    if (!layer.counted && layer.root &&
+        (is_true(*layer.root, "enableAllProjectMcpServers") || lists(*layer.root, "enabledMcpjsonServers", c.definition.name))) {
+      c.reason += "; " + layer.file.string() + " approves it, but it belongs to the project and the folder is not trusted";
+      break;
+    }
+  }
+}
+
+void apply_policies(Candidate& c, const json::object* managed_settings) {
+  if (managed_settings == nullptr || !c.wins()) return;
+  if (auto it = managed_settings->find("deniedMcpServers"); it != managed_settings->end() && it->value().is_array()) {
+    for (const auto& entry : it->value().get_array()) {
+      if (policy_entry_matches(entry, c.definition)) {
+        c.standing = Standing::denied;
+        c.reason = "denied by deniedMcpServers in the managed settings";
+        return;
+      }
+    }
+  }
+  if (auto it = managed_settings->find("allowedMcpServers"); it != managed_settings->end() && it->value().is_array()) {
+    const auto& allowed = it->value().get_array();
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const json::value& e) { return policy_entry_matches(e, c.definition); })) {
+      c.standing = Standing::denied;
+      c.reason = "not in allowedMcpServers of the managed settings";
+    }
+  }
+}
+
+/// Picks one winner per tool name among the active candidates, then resolves the winners.
+void pick_winners(Resolution& res, const util::Environment& env) {
+  for (std::size_t i = 0; i < res.candidates.size(); ++i) {
+    Candidate& c = res.candidates[i];
+    referenced_variables(json::value(c.definition.raw), res.variables);
+    if (c.standing != Standing::active) continue;
+    const Candidate* earlier = nullptr;
+    for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
+      if (res.candidates[j].wins() && res.candidates[j].tool_name == c.tool_name) earlier = &res.candidates[j];
+    }
+    if (earlier != nullptr) {
+      c.standing = Standing::shadowed;
+      c.reason = "shadowed by " + earlier->definition.source.string() + " (" + std::string(scope_name(earlier->scope)) + ")";
+      continue;
+    }
+    c.resolved = resolve_server(c.definition, env);
+    c.fingerprint = definition_fingerprint(*c.resolved);
+    if (!c.resolved->unset_vars.empty()) {
+      c.standing = Standing::misconfigured;
+      c.reason = "misconfigured: ${" + c.resolved->unset_vars.front() + "} is not set";
+    }
+  }
+}
+
+} // namespace
+
+std::string definition_fingerprint(const ResolvedServer& server) {
+  std::string text;
+  auto field = [&](std::string_view s) {
+    text += std::to_string(s.size());
+    text += ':';
+    text += s;
+  };
+  // The name too: its reconnect command and its entry for the JS hook are per name.
+  field(tool_server_name(server.definition.name));
+  if (const auto* stdio = std::get_if<StdioServer>(&server.transport)) {
+    field("stdio");
+    field(stdio->command);
+    for (const auto& a : stdio->args) field(a);
+    field("env");
+    std::string values;
+    if (const json::object* env = util::get_object(server.definition.raw, "env")) {
+      std::vector<std::string> names = stdio->env_names;
+      std::sort(names.begin(), names.end());
+      for (const auto& n : names) {
+        field(n);
+        for (const auto& e : stdio->environment) {
+          if (e.compare(0, n.size() + 1, n + "=") == 0) values += e;
+        }
+      }
+      (void)env;
+    }
+    field(hash_hex(values));
+  } else if (const auto* http = std::get_if<HttpServer>(&server.transport)) {
+    field(http->type);
+    field(http->url);
+    std::vector<std::string> names;
+    for (const auto& [k, v] : http->headers) names.push_back(k);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) field(n);
+  } else {
+    field("unsupported");
+    field(json::serialize(server.definition.raw));
+  }
+  return hash_hex(text);
+}
+
+std::vector<fs::path> watched_files(const DiscoveryInputs& in) {
+  if (!in.explicit_paths.empty()) {
+    std::vector<fs::path> out;
+    for (const auto& p : in.explicit_paths) out.push_back(absolute_normal(p));
+    return out;
+  }
+  const fs::path& dir = in.project_dir;
+  return {in.claude_json,
+          nearest_mcp_json(dir),
+          dir / ".claude.json",
+          dir / ".claude" / "settings.json",
+          dir / ".claude" / "settings.local.json",
+          in.config_dir / "settings.json",
+          in.config_dir / "plugins" / "installed_plugins.json",
+          in.managed_dir / "managed-mcp.json",
+          in.managed_dir / "managed-settings.json"};
+}
+
+std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,
+                             const util::Environment& env) {
+  std::vector<ConfigSource> sources;
+  for (const auto& f : files) sources.push_back({f, ConfigSource::Kind::servers, {}});
+  std::string text = config_fingerprint(sources);
+  for (const auto& v : variables) {
+    auto value = env.get(v);
+    text += v + (value ? "=" + *value : std::string("-")) + ";";
+  }
+  return hash_hex(text);
+}
+
+std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env) {
+  std::vector<fs::path> files = watched_files(inputs);
+  files.insert(files.end(), resolution.extra_files.begin(), resolution.extra_files.end());
+  return resolution_stamp(files, resolution.variables, env);
+}
+
+std::vector<fs::path> known_projects(const DiscoveryInputs& inputs) {
+  std::vector<fs::path> out;
+  JsonFile claude = load_json(inputs.claude_json);
+  if (!claude.root) return out;
+  if (const json::object* projects = util::get_object(*claude.root, "projects")) {
+    for (const auto& kv : *projects) out.emplace_back(std::string(kv.key()));
+  }
+  return out;
+}
+
+std::vector<FolderResolution> resolve_everywhere(const DiscoveryInputs& base, const util::Environment& env) {
+  std::vector<fs::path> dirs{base.project_dir};
+  if (base.explicit_paths.empty()) {
+    for (auto& d : known_projects(base)) {
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(std::move(d));
+    }
+  }
+  std::vector<FolderResolution> out;
+  for (const auto& dir : dirs) {
+    DiscoveryInputs in = base;
+    in.project_dir = dir;
+    Resolution res = resolve(in, env);
+    out.push_back({std::move(in), std::move(res)});
+  }
+  return out;
+}
+
+Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
+  Resolution res;
+  res.project_dir = in.project_dir;
+  if (!in.explicit_paths.empty()) {
+    res.explicit_files = true;
+    for (const auto& path : watched_files(in)) {
+      FileReport r = read_source({path, ConfigSource::Kind::servers, "explicit"}, in.project_dir);
+      add_candidates(res, r, Scope::explicit_file, std::nullopt);
+      res.files.push_back(std::move(r));
+    }
+    pick_winners(res, env);
+    return res;
+  }
+
+  const fs::path& dir = in.project_dir;
+  JsonFile claude = load_json(in.claude_json);
+  const json::object* projects = claude.root ? util::get_object(*claude.root, "projects") : nullptr;
+  const auto [project_key, entry] = project_entry(projects, dir);
+  res.trusted = folder_trusted(projects, dir);
+
+  JsonFile managed_settings = load_json(in.managed_dir / "managed-settings.json");
+  JsonFile local_settings = load_json(dir / ".claude" / "settings.local.json");
+  JsonFile project_settings = load_json(dir / ".claude" / "settings.json");
+  JsonFile user_settings = load_json(in.config_dir / "settings.json");
+  // Approval sources in precedence order. ~/.claude.json's entry for the folder is the user's own record.
+  std::vector<Layer> layers = {
+      {managed_settings.path, managed_settings.root ? &*managed_settings.root : nullptr, true},
+      {in.claude_json, entry, true},
+      {local_settings.path, local_settings.root ? &*local_settings.root : nullptr, res.trusted},
+      {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, res.trusted},
+      {user_settings.path, user_settings.root ? &*user_settings.root : nullptr, true},
+  };
+  // (~/.claude.json's own errors are in `files`, as its local and user scope reports.)
+  for (const JsonFile* f : {&managed_settings, &local_settings, &project_settings, &user_settings}) {
+    if (f->exists && !f->root) {
+      res.settings_files.emplace_back(f->path, f->error + (f->line ? " at line " + std::to_string(f->line) + ", column " +
+                                                                         std::to_string(f->column) : std::string()));
+    }
+  }
+
+  // Managed config: when present, the only servers Claude Code starts.
+  JsonFile managed = load_json(in.managed_dir / "managed-mcp.json");
+  if (managed.exists) {
+    FileReport r = report_of(managed, "managed", managed.root ? &*managed.root : nullptr);
+    add_candidates(res, r, Scope::managed, std::nullopt);
+    res.files.push_back(std::move(r));
+    if (managed.root) res.managed_config = managed.path;
+  }
+
+  const std::size_t first_own = res.candidates.size();
+  {
+    FileReport r = report_of(claude, "local", entry);
+    r.project_key = project_key.empty() ? std::nullopt : std::optional<std::string>(project_key);
+    add_candidates(res, r, Scope::local, project_key.empty() ? std::nullopt : std::optional<std::string>(project_key));
+    res.files.push_back(std::move(r));
+  }
+  {
+    const fs::path mcp_json = nearest_mcp_json(dir);
+    JsonFile project = load_json(mcp_json);
+    FileReport r = report_of(project, "project", project.root ? &*project.root : nullptr);
+    const std::size_t from = res.candidates.size();
+    add_candidates(res, r, Scope::project, mcp_json.parent_path().string());
+    for (std::size_t i = from; i < res.candidates.size(); ++i) apply_approvals(res.candidates[i], layers);
+    res.files.push_back(std::move(r));
+  }
+  {
+    FileReport r = report_of(claude, "user", claude.root ? &*claude.root : nullptr);
+    add_candidates(res, r, Scope::user, std::nullopt);
+    res.files.push_back(std::move(r));
+  }
+  add_plugins(res, in, layers);
+  // The JS hook's own places: Claude Code reads no servers there, so neither do we (but explain-config shows them).
+  std::vector<fs::path> js_files = {dir / ".claude" / "settings.json", in.config_dir / "settings.json"};
+  if (absolute_normal(dir / ".claude.json") != absolute_normal(in.claude_json)) js_files.insert(js_files.begin(), dir / ".claude.json");
+  for (const auto& path : js_files) {
+    JsonFile f = load_json(path);
+    FileReport r = report_of(f, "js-hook-file", f.root ? &*f.root : nullptr);
+    if (r.servers.empty()) continue;
+    add_candidates(res, r, Scope::js_hook_file, std::nullopt, Standing::not_read,
+                   "Claude Code does not start servers defined in " + path.string() + " (only the JS hook read it)");
+    res.files.push_back(std::move(r));
+  }
+
+  for (std::size_t i = first_own; i < res.candidates.size(); ++i) {
+    Candidate& c = res.candidates[i];
+    if (c.standing != Standing::active) continue;
+    if (res.managed_config) {
+      c.standing = Standing::managed_only;
+      c.reason = res.managed_config->string() + " is in force: Claude Code starts only the servers it defines";
+    } else if (entry && lists(*entry, "disabledMcpServers", c.definition.name)) {
+      c.standing = Standing::disabled;
+      c.reason = "disabled with /mcp (disabledMcpServers of " + project_key + " in " + in.claude_json.string() + ")";
+    }
+  }
+  for (auto& c : res.candidates) apply_policies(c, managed_settings.root ? &*managed_settings.root : nullptr);
+  pick_winners(res, env);
+  return res;
+}
+
+} // namespace mcphealth::config

@@ -1,0 +1,130 @@
+#pragma once
+// Which servers Claude Code starts for a folder, with the definition it uses, and why every other definition found
+// is not used: shadowed, not approved, disabled, denied, left out by a managed config, or unusable. Every command
+// asks this one resolver; none keeps a search of its own.
+#include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcphealth::config {
+
+/// Where a definition comes from.
+enum class Scope {
+  explicit_file, // a file named by --config or ECC_MCP_CONFIG_PATH: trusted as the user's choice
+  managed,       // managed-mcp.json: when present, the only servers Claude Code starts
+  local,         // ~/.claude.json -> projects["<dir>"].mcpServers
+  project,       // .mcp.json: the repository's file, started only once approved
+  user,          // ~/.claude.json -> mcpServers
+  plugin,        // an enabled plugin's plugin.json or .mcp.json
+  js_hook_file,  // a file the JS hook read but Claude Code does not: <project>/.claude.json, settings.json
+};
+
+/// The name of a scope, as output shows it: `explicit`, `managed`, `local`, `project`, `user`, `plugin`,
+/// `js-hook-file`.
+std::string_view scope_name(Scope scope);
+
+/// Whether Claude Code uses a definition, and if not, why.
+enum class Standing {
+  active,          // Claude Code starts it: the one to probe
+  misconfigured,   // it wins, but Claude Code refuses it (an unset ${VAR} without a default)
+  shadowed,        // a definition of the same name in a scope of higher precedence wins
+  not_approved,    // a project server the user has not approved (or has rejected)
+  disabled,        // turned off with /mcp (disabledMcpServers)
+  denied,          // deniedMcpServers matches it, or allowedMcpServers does not
+  managed_only,    // managed-mcp.json is in force: only its servers start
+  plugin_disabled, // its plugin is installed but not enabled
+  not_read,        // in a file Claude Code does not read servers from
+};
+
+/// The name of a standing: `active`, `misconfigured`, `shadowed`, `not-approved`, `disabled`, `denied`,
+/// `managed-only`, `plugin-disabled`, `not-read`.
+std::string_view standing_name(Standing standing);
+
+/// One definition found, and what Claude Code makes of it.
+struct Candidate {
+  ServerDefinition definition;
+  /// The name as tool names spell it: `mcp__<tool_name>__...`.
+  std::string tool_name;
+  Scope scope = Scope::user;
+  /// For local and project scope: the folder it belongs to.
+  std::optional<std::string> project;
+  /// For plugin scope: `<plugin>@<marketplace>`.
+  std::optional<std::string> plugin;
+  Standing standing = Standing::active;
+  /// Why it is not active (empty when it is).
+  std::string reason;
+  /// For active and misconfigured definitions: the definition resolved against the environment.
+  std::optional<ResolvedServer> resolved;
+  /// For active and misconfigured definitions: the name and what decides a probe (transport, command, args, env
+  /// names and a hash of the values, url, header names): one verdict per fingerprint.
+  std::string fingerprint;
+
+  /// True when this is the definition Claude Code uses for its name (active or misconfigured).
+  bool wins() const { return standing == Standing::active || standing == Standing::misconfigured; }
+};
+
+/// What the resolver saw and decided for one folder.
+struct Resolution {
+  std::filesystem::path project_dir;
+  /// True when explicit config files replaced the search.
+  bool explicit_files = false;
+  /// Every server file read, in precedence order (for explain-config and error messages).
+  std::vector<FileReport> files;
+  /// Settings and plugin files that decided approvals, with what went wrong reading them (empty when nothing).
+  std::vector<std::pair<std::filesystem::path, std::string>> settings_files;
+  /// Every candidate, in precedence order.
+  std::vector<Candidate> candidates;
+  /// Files the result depends on beyond `watched_files()` (plugin definitions): part of the stamp.
+  std::vector<std::filesystem::path> extra_files;
+  /// The `${VAR}` names any definition references: their values are part of the stamp.
+  std::vector<std::string> variables;
+  /// Whether the folder is trusted (`hasTrustDialogAccepted`): project settings files count only then.
+  bool trusted = false;
+  /// Set when managed-mcp.json is in force.
+  std::optional<std::filesystem::path> managed_config;
+
+  /// The winning candidate for a name from a tool name (normalized), if any.
+  const Candidate* winner(std::string_view tool_server) const;
+  /// Every candidate for that name, in precedence order.
+  std::vector<const Candidate*> candidates_for(std::string_view tool_server) const;
+  /// Every winning candidate, in precedence order.
+  std::vector<const Candidate*> winners() const;
+};
+
+/// Resolves what Claude Code starts in `inputs.project_dir`, expanding against `env`.
+Resolution resolve(const DiscoveryInputs& inputs, const util::Environment& env);
+
+/// The files whose change can change a resolution, known without reading any of them: the server files, settings
+/// files, managed files and the plugin list. Stats at most the ancestors' `.mcp.json`.
+std::vector<std::filesystem::path> watched_files(const DiscoveryInputs& inputs);
+
+/// A short stamp of the files (path, size, modification time) and of the variables' values: equal stamps mean the
+/// resolution would come out the same.
+std::string resolution_stamp(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& variables,
+                             const util::Environment& env);
+
+/// The stamp of a resolution made from `inputs`.
+std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env);
+
+/// Returns the fingerprint of a resolved server (see Candidate::fingerprint).
+std::string definition_fingerprint(const ResolvedServer& server);
+
+/// The folders Claude Code knows (`projects` in `~/.claude.json`), for commands that cover them all.
+std::vector<std::filesystem::path> known_projects(const DiscoveryInputs& inputs);
+
+/// One folder's resolution and the inputs it was made from.
+struct FolderResolution {
+  DiscoveryInputs inputs;
+  Resolution resolution;
+};
+
+/// Resolves `base`'s folder and then (searching, not with explicit files) every folder Claude Code knows.
+std::vector<FolderResolution> resolve_everywhere(const DiscoveryInputs& base, const util::Environment& env);
+
+} // namespace mcphealth::config

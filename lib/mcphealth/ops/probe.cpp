@@ -1,0 +1,185 @@
+#include <mcphealth/ops/probe.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/resolver.hpp>
+#include <mcphealth/probe/prometheus.hpp>
+#include <mcphealth/probe/record.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/fs.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::ops {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+bool ProbeReport::any_down() const {
+  return std::any_of(rows.begin(), rows.end(), [](const ProbeRow& r) {
+    return !r.result.ok && r.result.kind != probe::Kind::not_probed;
+  });
+}
+
+namespace {
+
+using Folder = config::FolderResolution;
+
+std::string transport_name(const config::Transport& t) {
+  if (const auto* h = std::get_if<config::HttpServer>(&t)) return h->type;
+  if (std::holds_alternative<config::StdioServer>(t)) return "stdio";
+  return "unsupported";
+}
+
+std::string where_it_looked(const config::Resolution& res) {
+  std::string out;
+  for (const auto& f : res.files) out += "\n  " + f.source.file.string() + " (" + f.source.scope + ")";
+  return out;
+}
+
+/// The folders to cover: `--project`, else this one and (searching) every folder Claude Code knows.
+std::vector<Folder> folders_for(const ProbeRequest& request, const config::DiscoveryInputs& base, const util::Environment& env) {
+  if (!request.project) return config::resolve_everywhere(base, env);
+  config::DiscoveryInputs in = base;
+  in.project_dir = config::absolute_normal(*request.project);
+  config::Resolution res = config::resolve(in, env);
+  return {{std::move(in), std::move(res)}};
+}
+
+/// Every distinct winning definition to probe (the first folder that uses it names it), or why there is none.
+std::vector<const config::Candidate*> choose(const ProbeRequest& request, const std::vector<Folder>& folders,
+                                              std::optional<std::string>& error) {
+  std::vector<const config::Candidate*> out;
+  auto add = [&](const config::Candidate* c) {
+    if (std::none_of(out.begin(), out.end(), [&](const auto* o) { return o->fingerprint == c->fingerprint; })) out.push_back(c);
+  };
+  std::vector<std::string> known;
+  for (const auto& f : folders) {
+    for (const auto* c : f.resolution.winners()) {
+      if (std::find(known.begin(), known.end(), c->tool_name) == known.end()) known.push_back(c->tool_name);
+    }
+  }
+  if (request.all) {
+    for (const auto& f : folders) {
+      for (const auto* c : f.resolution.winners()) add(c);
+    }
+    if (out.empty()) error = "no MCP servers that Claude Code would start were found; looked in:" + where_it_looked(folders.front().resolution);
+    return out;
+  }
+  for (const auto& name : request.servers) {
+    const std::size_t before = out.size();
+    for (const auto& f : folders) {
+      for (const auto* c : f.resolution.winners()) {
+        if (c->tool_name == config::tool_server_name(name)) add(c);
+      }
+    }
+    if (out.size() == before) {
+      std::string names;
+      for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+      error = "unknown server '" + name + "'; Claude Code would start: " + (names.empty() ? std::string("none") : names);
+      return {};
+    }
+  }
+  return out;
+}
+
+/// Writes the node_exporter textfile (atomically, 0644: node_exporter usually runs as another user).
+std::string write_prometheus(const fs::path& path, const std::vector<ProbeRow>& rows, const state::StateSnapshot& before) {
+  std::vector<probe::MetricRow> metrics;
+  for (const ProbeRow& row : rows) {
+    const json::object* prev = state::decision_entry(before.doc, row.name, row.fingerprint);
+    const std::int64_t failures = prev ? state::ServerEntry::from_json(*prev).failure_count : 0;
+    const probe::ProbeResult& r = row.result;
+    metrics.push_back({row.name, row.fingerprint, r.ok, r.latency_ms, r.tool_count, r.ok ? 0 : failures + 1, row.probed_at});
+  }
+  return util::atomic_replace(path, probe::render_prometheus(metrics), 0644);
+}
+
+} // namespace
+
+ProbeReport run_probes(const ProbeRequest& request, const config::Settings& settings, const config::DiscoveryInputs& base,
+                       const util::Environment& env, util::Clock& clock) {
+  ProbeReport report;
+  const std::vector<Folder> folders = folders_for(request, base, env);
+  for (const auto& f : folders) {
+    for (const auto& file : f.resolution.files) {
+      if (file.status == config::FileReport::Status::parse_error || file.status == config::FileReport::Status::unreadable) {
+        report.warnings.push_back(file.source.file.string() + ": " + file.error +
+                                  (file.line ? " at line " + std::to_string(file.line) + ", column " + std::to_string(file.column) : ""));
+      }
+    }
+  }
+  const std::vector<const config::Candidate*> chosen = choose(request, folders, report.error);
+  if (report.error) return report;
+
+  // A misconfigured definition is never started: the recovery policy says so without a probe.
+  std::vector<probe::BatchItem> items;
+  std::vector<std::optional<std::size_t>> item_of(chosen.size());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (chosen[i]->standing == config::Standing::misconfigured) continue;
+    item_of[i] = items.size();
+    items.push_back({chosen[i]->tool_name, *chosen[i]->resolved});
+  }
+  const std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
+      items, request.timeout_ms, request.parallel,
+      [&] { return std::make_unique<probe::LiveProber>(clock, request.options); }, clock);
+
+  state::StateStore store(settings.state_path.value, clock);
+  const state::StateSnapshot before = store.read();
+  recover::ShellRunner runner(clock, env);
+  probe::LiveProber prober(clock, request.options);
+  std::vector<probe::ProbedServer> to_record;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const config::Candidate& c = *chosen[i];
+    const json::object* prev = state::decision_entry(before.doc, c.tool_name, c.fingerprint);
+    const recover::RecoveryRequest rr{c.definition.name, recover::NameOrigin::config, &*c.resolved, request.timeout_ms,
+                                      settings.reconnect_timeout_ms.value,
+                                      prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
+                                      request.reconnect, item_of[i] ? &outcomes[*item_of[i]].result : nullptr};
+    const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
+    const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
+    ProbeRow row{c.tool_name, c.definition.name, recovery.result, probed_at,
+                 transport_name(c.resolved->transport), c.definition.source.string(),
+                 std::string(config::scope_name(c.scope)), c.project, c.fingerprint, std::nullopt};
+    if (recovery.reconnect.attempt != recover::Attempt::none) row.reconnect = recover::describe(recovery.reconnect);
+    const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_name, row.scope, c.project, row.source};
+    to_record.push_back({who, row.result, row.probed_at,
+                         {clock.now_ms(), settings.ttl_ms.value, settings.backoff_ms.value, settings.max_backoff_ms.value,
+                          row.source, recovery.restored_by}});
+    report.rows.push_back(std::move(row));
+  }
+
+  if (request.record == Record::yes) {
+    std::vector<std::string> skipped;
+    const util::EpochMs now = clock.now_ms();
+    const state::UpdateResult written = store.update([&](json::object& doc) {
+      // Each folder's bindings too, so the hook's next call there is a cache hit.
+      for (const auto& f : folders) {
+        std::vector<std::pair<std::string, state::Binding>> names;
+        for (const auto& c : f.resolution.candidates) {
+          if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_name; })) continue;
+          const config::Candidate* w = f.resolution.winner(c.tool_name);
+          names.emplace_back(c.tool_name, w ? state::Binding{w->fingerprint, "active", {}}
+                                            : state::Binding{std::nullopt, std::string(config::standing_name(c.standing)), c.reason});
+        }
+        std::vector<std::string> extra;
+        for (const auto& e : f.resolution.extra_files) extra.push_back(e.string());
+        state::bind_folder(doc, f.inputs.project_dir.string(), config::resolution_stamp(f.inputs, f.resolution, env), extra,
+                           f.resolution.variables, names, now);
+      }
+      probe::record_probes(doc, to_record, skipped);
+      return true;
+    });
+    if (!written.ok()) report.warnings.push_back(written.message);
+    if (written.moved_aside) report.warnings.push_back("the state file was not valid; moved to " + written.moved_aside->string());
+    for (const auto& name : skipped) report.warnings.push_back(name + ": a newer check was recorded meanwhile; kept it");
+  }
+  if (request.prometheus) {
+    if (std::string err = write_prometheus(*request.prometheus, report.rows, before); !err.empty()) {
+      report.error = "cannot write " + request.prometheus->string() + ": " + err;
+    }
+  }
+  return report;
+}
+
+} // namespace mcphealth::ops

@@ -1,0 +1,73 @@
+#pragma once
+// `mcphealth probe`'s work: choose the definitions Claude Code uses (in one folder, or in every folder it knows),
+// probe each distinct definition once, recover through the one policy, record every verdict (and every folder's
+// bindings) in one locked write, and write Prometheus metrics. The front end only prints the rows.
+#include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/probe/batch.hpp>
+#include <mcphealth/probe/probe.hpp>
+#include <mcphealth/recover/recover.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// Whether a probe run writes the state file.
+enum class Record { yes, no };
+
+/// What to probe, and how.
+struct ProbeRequest {
+  /// Names (as tool names or config files spell them); empty with `all`.
+  std::vector<std::string> servers;
+  bool all = false;
+  /// `--project DIR`: only that folder; otherwise `all` covers every folder in `~/.claude.json` and this one.
+  std::optional<std::filesystem::path> project;
+  probe::ProbeOptions options;
+  std::int64_t timeout_ms = 0;
+  /// At most this many probes at a time (0 = all at once).
+  std::size_t parallel = 0;
+  Record record = Record::yes;
+  recover::Reconnect reconnect = recover::Reconnect::never;
+  /// Where to write node_exporter textfile metrics, if anywhere.
+  std::optional<std::filesystem::path> prometheus;
+};
+
+/// One probed definition.
+struct ProbeRow {
+  /// The name as tool names spell it.
+  std::string name;
+  /// The name in its config file.
+  std::string server;
+  probe::ProbeResult result;
+  util::EpochMs probed_at = 0;
+  /// `stdio`, `http`, `sse` or `unsupported`.
+  std::string transport;
+  std::string source;
+  std::string scope;
+  std::optional<std::string> project;
+  std::string fingerprint;
+  /// What the reconnect attempt came to (`ok`, a failure, `skipped: ...`), when one was considered.
+  std::optional<std::string> reconnect;
+};
+
+/// Everything a probe run found.
+struct ProbeReport {
+  std::vector<ProbeRow> rows;
+  /// Worth saying on stderr: config files that do not parse, newer checks kept, a failed state write.
+  std::vector<std::string> warnings;
+  /// A usage or config error that stopped the run (exit 2): an unknown name, no servers, an unwritable metrics file.
+  std::optional<std::string> error;
+  /// True when a row is down (needs-auth and alive-silent are up; not-probed is neither).
+  bool any_down() const;
+};
+
+/// Runs the probes. `base` gives the folder named servers are looked up in (and, for `all`, one more folder).
+ProbeReport run_probes(const ProbeRequest& request, const config::Settings& settings, const config::DiscoveryInputs& base,
+                       const util::Environment& env, util::Clock& clock);
+
+} // namespace mcphealth::ops

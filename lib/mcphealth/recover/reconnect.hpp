@@ -1,0 +1,78 @@
+#pragma once
+// The reconnect command (`pm2 restart {server}`): which variable holds it, putting a server name into it without
+// ever putting the name into the command text, and running it in a process group of its own under a timeout.
+#include <mcphealth/proc/child.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::recover {
+
+/// The variable a reconnect command finds the server's name in; `{server}` becomes a reference to it.
+inline constexpr std::string_view k_server_variable = "MCPHEALTH_SERVER";
+
+/// A configured reconnect command and the variable it came from.
+struct ReconnectCommand {
+  std::string command;
+  std::string variable;
+};
+
+/// Returns the per-server variable suffix: upper-cased, every non-alphanumeric character replaced by `_`.
+std::string reconnect_env_suffix(std::string_view server);
+
+/// Finds the reconnect command: `ECC_MCP_RECONNECT_<SERVER>` (never for servers whose suffix is `COMMAND` or
+/// `TIMEOUT_MS`), else `ECC_MCP_RECONNECT_COMMAND`; each also as `MCPHEALTH_RECONNECT_...`, which wins.
+std::optional<ReconnectCommand> find_reconnect_command(std::string_view server, const util::Environment& env);
+
+/// True for names made only of `[A-Za-z0-9._-]`.
+bool is_plain_server_name(std::string_view server);
+
+/// Quotes `text` for `/bin/sh` with single quotes (for showing a command, never for building one).
+std::string shell_quote(std::string_view text);
+
+/// Replaces every `{server}` in `command` with a reference to `$MCPHEALTH_SERVER` written for the quoting context it
+/// stands in (bare, inside double quotes, inside single quotes), so that no name can end a quote or run code: the
+/// name itself never enters the command text.
+std::string expand_reconnect_command(std::string_view command);
+
+/// Runs shell commands; an interface so the reconnect logic is tested without processes.
+class CommandRunner {
+public:
+  virtual ~CommandRunner() = default;
+  /// Runs `command` with `/bin/sh -c` in its own process group, with `MCPHEALTH_SERVER=server` added to the
+  /// environment, killing the group after `timeout_ms`.
+  virtual proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) = 0;
+};
+
+/// The real runner: this process's environment plus `MCPHEALTH_SERVER`.
+class ShellRunner final : public CommandRunner {
+public:
+  ShellRunner(util::Clock& clock, const util::Environment& env) : m_clock(clock), m_env(env) {}
+  proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) override;
+
+private:
+  util::Clock& m_clock;
+  const util::Environment& m_env;
+};
+
+/// The outcome of a reconnect attempt.
+struct ReconnectOutcome {
+  enum class Status { ok, failed, refused };
+  Status status = Status::failed;
+  /// Why it failed or was refused.
+  std::string reason;
+};
+
+/// Whether a server name comes from a config file (trusted as a name) or only from the hook's payload.
+enum class NameOrigin { config, payload };
+
+/// Runs the reconnect `command` for `server`. A payload name that is not plain is refused: it is not a server the
+/// user defined, and no command should run for it.
+ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view server, NameOrigin origin,
+                               std::int64_t timeout_ms, CommandRunner& runner);
+
+} // namespace mcphealth::recover

@@ -1,0 +1,68 @@
+#include <mcphealth/recover/recover.hpp>
+
+namespace mcphealth::recover {
+
+ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::FailureCode code, probe::Prober& prober,
+                                      CommandRunner& runner, const util::Environment& env) {
+  ReconnectReport report;
+  if (request.reconnect == Reconnect::never) return report;
+  if (code.is_rate_limit()) {
+    report.attempt = Attempt::rate_limited;
+    return report;
+  }
+  const std::optional<ReconnectCommand> command = find_reconnect_command(request.name, env);
+  if (!command) {
+    report.attempt = Attempt::no_command;
+    return report;
+  }
+  const ReconnectOutcome rc = run_reconnect(*command, request.name, request.origin, request.reconnect_timeout_ms, runner);
+  switch (rc.status) {
+  case ReconnectOutcome::Status::refused: report.attempt = Attempt::refused; break;
+  case ReconnectOutcome::Status::failed: report.attempt = Attempt::failed; break;
+  case ReconnectOutcome::Status::ok: report.attempt = Attempt::ok; break;
+  }
+  report.reason = rc.reason;
+  if (report.attempt == Attempt::ok && request.server != nullptr) {
+    report.reprobe = prober.probe(*request.server, request.timeout_ms);
+  }
+  return report;
+}
+
+Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober, CommandRunner& runner,
+                           const util::Environment& env) {
+  Recovery out;
+  if (request.server == nullptr) return out;
+  if (!request.server->unset_vars.empty()) {
+    // Claude Code refuses such a definition, so there is no server to reach: down, without starting anything.
+    out.result.kind = probe::Kind::misconfigured;
+    out.result.reason = "misconfigured: ${" + request.server->unset_vars.front() + "} is not set";
+    return out;
+  }
+  out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.timeout_ms);
+  if (out.result.ok || out.result.kind == probe::Kind::not_probed) return out;
+  const state::FailureCode code = out.result.code.present() ? out.result.code : request.previous_code;
+  out.reconnect = reconnect_and_reprobe(request, code, prober, runner, env);
+  if (!out.reconnect.reprobe) return out;
+  probe::ProbeResult again = *out.reconnect.reprobe;
+  if (again.ok) {
+    out.restored_by = state::RestoredBy::reconnect_command;
+  } else {
+    again.reason = out.result.reason + "; reconnect reprobe failed: " + again.reason;
+  }
+  out.result = std::move(again);
+  return out;
+}
+
+std::string describe(const ReconnectReport& report) {
+  switch (report.attempt) {
+  case Attempt::none: return {};
+  case Attempt::no_command: return "skipped: no reconnect command configured";
+  case Attempt::rate_limited: return "skipped: the server is rate limiting (429), and a restart would burn the rate limit";
+  case Attempt::refused: return "skipped: " + report.reason;
+  case Attempt::failed: return report.reason;
+  case Attempt::ok: return "ok";
+  }
+  return {};
+}
+
+} // namespace mcphealth::recover

@@ -1,0 +1,78 @@
+#pragma once
+// The one recovery policy: probe; when the server is down (and not rate limiting), run its reconnect command and
+// probe again; say how it came back. The hook, `probe --reconnect` and `watch` all recover through here.
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/probe/probe.hpp>
+#include <mcphealth/recover/reconnect.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mcphealth::recover {
+
+/// Whether a server found down gets its reconnect command.
+enum class Reconnect { when_down, never };
+
+/// What a reconnect attempt came to.
+enum class Attempt {
+  none,         // not tried: the server is up, was not probed, or reconnecting was not asked for
+  no_command,   // no reconnect command is configured
+  rate_limited, // the server answers 429: a restart would only burn the rate limit
+  refused,      // the name came from the payload and is not plain
+  failed,       // the command failed or timed out
+  ok,           // the command succeeded (the re-probe decides whether the server is back)
+};
+
+/// Everything the policy needs about one server.
+struct RecoveryRequest {
+  /// The name the reconnect variable and `MCPHEALTH_SERVER` use.
+  std::string name;
+  NameOrigin origin = NameOrigin::config;
+  /// What to probe; nothing = no probe is possible (a reconnect may still run, without a re-probe).
+  const config::ResolvedServer* server = nullptr;
+  std::int64_t timeout_ms = 0;
+  std::int64_t reconnect_timeout_ms = 0;
+  /// The entry's `lastFailureCode` before this check: a 429 there still forbids a restart.
+  state::FailureCode previous_code;
+  Reconnect reconnect = Reconnect::when_down;
+  /// A probe already made of this server (by a batch): used instead of probing it again.
+  const probe::ProbeResult* already_probed = nullptr;
+};
+
+/// The outcome of the reconnect half.
+struct ReconnectReport {
+  Attempt attempt = Attempt::none;
+  /// Why the command failed or was refused (empty otherwise).
+  std::string reason;
+  /// The re-probe after a successful command, when there was something to probe.
+  std::optional<probe::ProbeResult> reprobe;
+};
+
+/// The outcome of a check.
+struct Recovery {
+  /// The verdict to record: the re-probe's when a reconnect ran, else the first probe's. A failed re-probe's reason
+  /// carries the first probe's reason too.
+  probe::ProbeResult result;
+  /// Set when the reconnect command brought the server back.
+  std::optional<state::RestoredBy> restored_by;
+  ReconnectReport reconnect;
+};
+
+/// Runs the reconnect command for a server known to be down (`code` is why) and re-probes it. Never runs the
+/// command after a 429.
+ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::FailureCode code, probe::Prober& prober,
+                                      CommandRunner& runner, const util::Environment& env);
+
+/// Probes the server (a definition with an unset `${VAR}` is `misconfigured` without starting anything), and when
+/// it is down, reconnects and probes again (see reconnect_and_reprobe).
+Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober, CommandRunner& runner,
+                           const util::Environment& env);
+
+/// The sentence for a reconnect report, as the block reason and `probe`'s table show it: `ok`, `timed out after
+/// 300 ms`, `skipped: no reconnect command configured`, ...; empty when nothing was tried.
+std::string describe(const ReconnectReport& report);
+
+} // namespace mcphealth::recover

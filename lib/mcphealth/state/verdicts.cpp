@@ -1,0 +1,179 @@
+#include <mcphealth/state/verdicts.hpp>
+
+#include <mcphealth/util/json.hpp>
+
+namespace mcphealth::state {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view k_definitions = "definitions";
+constexpr std::string_view k_bindings = "bindings";
+constexpr std::string_view k_definition = "definition";
+
+json::object& object_at(json::object& doc, std::string_view key) {
+  json::value& v = doc[key];
+  if (!v.is_object()) v = json::object();
+  return v.get_object();
+}
+
+std::vector<std::string> strings_of(const json::object& o, std::string_view key) {
+  std::vector<std::string> out;
+  if (auto it = o.find(key); it != o.end() && it->value().is_array()) {
+    for (const auto& v : it->value().get_array()) {
+      if (v.is_string()) out.emplace_back(v.get_string());
+    }
+  }
+  return out;
+}
+
+json::array array_of(const std::vector<std::string>& items) {
+  json::array out;
+  for (const auto& s : items) out.emplace_back(s);
+  return out;
+}
+
+json::value optional_string(const std::optional<std::string>& s) { return s ? json::value(*s) : json::value(nullptr); }
+
+} // namespace
+
+std::optional<Binding> FolderBindings::find(std::string_view server) const {
+  if (names == nullptr) return std::nullopt;
+  const json::object* b = util::get_object(*names, server);
+  if (b == nullptr) return std::nullopt;
+  Binding out;
+  out.definition = util::get_string(*b, k_definition);
+  out.standing = util::get_string(*b, "standing").value_or(out.definition ? "active" : "none");
+  out.reason = util::get_string(*b, "reason").value_or("");
+  return out;
+}
+
+std::optional<FolderBindings> folder_bindings(const json::object& doc, std::string_view folder) {
+  const json::object* all = util::get_object(doc, k_bindings);
+  const json::object* f = all ? util::get_object(*all, folder) : nullptr;
+  if (f == nullptr) return std::nullopt;
+  FolderBindings out;
+  out.stamp = util::get_string(*f, "stamp").value_or("");
+  out.extra_files = strings_of(*f, "extraFiles");
+  out.variables = strings_of(*f, "variables");
+  out.names = util::get_object(*f, "names");
+  return out;
+}
+
+void bind_folder(json::object& doc, std::string_view folder, std::string_view stamp,
+                 const std::vector<std::string>& extra_files, const std::vector<std::string>& variables,
+                 const std::vector<std::pair<std::string, Binding>>& names, util::EpochMs now) {
+  json::object& all = object_at(doc, k_bindings);
+  std::vector<std::string> stale;
+  for (const auto& kv : all) {
+    const json::object* f = kv.value().is_object() ? &kv.value().get_object() : nullptr;
+    const auto at = f ? util::get_int(*f, "boundAt") : std::nullopt;
+    if (!at || *at + k_keep_unused_ms < now) stale.emplace_back(kv.key());
+  }
+  for (const auto& key : stale) all.erase(key);
+  json::object& f = object_at(all, folder);
+  if (util::get_string(f, "stamp") != std::optional<std::string>(std::string(stamp))) {
+    f.clear();
+    f["stamp"] = stamp;
+    f["extraFiles"] = array_of(extra_files);
+    f["variables"] = array_of(variables);
+  }
+  f["boundAt"] = now;
+  json::object& bound = object_at(f, "names");
+  for (const auto& [name, b] : names) {
+    json::object o;
+    if (b.definition) {
+      o[k_definition] = *b.definition;
+    } else {
+      o["standing"] = b.standing;
+      if (!b.reason.empty()) o["reason"] = b.reason;
+    }
+    bound[name] = std::move(o);
+  }
+}
+
+std::optional<std::string> definition_of(const json::object& entry) { return util::get_string(entry, k_definition); }
+
+const json::object& verdicts(const json::object& doc) {
+  static const json::object k_none;
+  const json::object* all = util::get_object(doc, k_definitions);
+  return all ? *all : k_none;
+}
+
+const json::object* decision_entry(const json::object& doc, std::string_view server,
+                                   const std::optional<std::string>& fingerprint) {
+  if (fingerprint) {
+    if (const json::object* v = util::get_object(verdicts(doc), *fingerprint)) return v;
+  }
+  const json::object* servers = util::get_object(doc, "servers");
+  const json::object* mirror = servers ? util::get_object(*servers, server) : nullptr;
+  if (mirror == nullptr || definition_of(*mirror)) return nullptr; // another definition's verdict: not ours
+  return mirror;
+}
+
+void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now,
+                    const std::function<void(json::object&)>& mark) {
+  json::object& all = object_at(doc, k_definitions);
+  std::vector<std::string> stale;
+  for (const auto& kv : all) {
+    const json::object* v = kv.value().is_object() ? &kv.value().get_object() : nullptr;
+    const auto at = v ? util::get_int(*v, "checkedAt") : std::nullopt;
+    if (kv.key() != who.fingerprint && (!at || *at + k_keep_unused_ms < now)) stale.emplace_back(kv.key());
+  }
+  for (const auto& key : stale) all.erase(key);
+  json::value& slot = all[who.fingerprint];
+  if (!slot.is_object()) {
+    const json::object* adopted = decision_entry(doc, who.tool_name, std::nullopt);
+    slot = adopted ? *adopted : json::object();
+  }
+  json::object& entry = slot.get_object();
+  mark(entry);
+  entry[k_definition] = who.fingerprint;
+  if (!who.server.empty()) { // labels are known where the definition was resolved; a refresh keeps them
+    entry["server"] = who.server;
+    entry["toolName"] = who.tool_name;
+    entry["scope"] = who.scope;
+    entry["project"] = optional_string(who.project);
+    if (who.source) entry["source"] = *who.source;
+  }
+  const std::string mirror_key = util::get_string(entry, "toolName").value_or(who.tool_name);
+  json::object mirror = entry;
+  entry_of(doc, mirror_key) = std::move(mirror);
+}
+
+void record_unbound(json::object& doc, std::string_view server, const std::function<void(json::object&)>& mark) {
+  json::object& entry = entry_of(doc, server);
+  entry.erase(k_definition); // no longer any definition's verdict
+  mark(entry);
+}
+
+bool forget_server(json::object& doc, std::string_view server) {
+  bool removed = servers_of(doc).erase(server) > 0;
+  json::object& all = object_at(doc, k_definitions);
+  std::vector<std::string> gone;
+  for (const auto& kv : all) {
+    if (!kv.value().is_object()) continue;
+    const json::object& v = kv.value().get_object();
+    if (util::get_string(v, "server") == std::optional<std::string>(std::string(server)) ||
+        util::get_string(v, "toolName") == std::optional<std::string>(std::string(server))) {
+      gone.emplace_back(kv.key());
+    }
+  }
+  for (const auto& key : gone) all.erase(key);
+  removed = removed || !gone.empty();
+  // Names remembered without a definition by mcphealth 0.1 (before bindings).
+  if (json::value* misses = doc.if_contains("unconfigured"); misses && misses->is_object()) {
+    removed = misses->get_object().erase(server) > 0 || removed;
+  }
+  json::object& bindings = object_at(doc, k_bindings);
+  for (auto& kv : bindings) {
+    if (!kv.value().is_object()) continue;
+    if (json::value* names = kv.value().get_object().if_contains("names"); names && names->is_object()) {
+      names->get_object().erase(server);
+    }
+  }
+  return removed;
+}
+
+} // namespace mcphealth::state

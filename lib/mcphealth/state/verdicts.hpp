@@ -1,0 +1,91 @@
+#pragma once
+// One verdict per definition, and what each folder's names are bound to. The layout, in the state file:
+//   servers.<name>          the JS hook's entry: a mirror of the last verdict written for that tool-name server
+//   definitions.<fp>        mcphealth's verdicts, one per definition fingerprint (same fields, plus who it is)
+//   bindings.<folder>       per folder: the resolution's stamp, and each name's fingerprint (or why it has none)
+// Every field name of these lives here; the hook, probe, status and reset go through these functions.
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcphealth::state {
+
+/// How long a folder's bindings and a definition's verdict are kept without being used or checked.
+inline constexpr std::int64_t k_keep_unused_ms = 30LL * 24 * 3600 * 1000;
+
+/// What a name means in one folder.
+struct Binding {
+  /// The fingerprint of the definition Claude Code uses; nothing when it starts no server of that name there.
+  std::optional<std::string> definition;
+  /// Without a definition: the resolver's standing (`none` when nothing defines the name) and why.
+  std::string standing;
+  std::string reason;
+};
+
+/// A folder's bindings as stored.
+struct FolderBindings {
+  /// The resolution stamp they were made under: they hold while a fresh stamp is equal.
+  std::string stamp;
+  /// Files beyond the watched ones that the stamp covers (plugin definitions).
+  std::vector<std::string> extra_files;
+  /// `${VAR}` names whose values the stamp covers.
+  std::vector<std::string> variables;
+  /// The entry of every name bound so far.
+  const boost::json::object* names = nullptr;
+
+  /// The binding of `server` (a tool-name server), if one was made.
+  std::optional<Binding> find(std::string_view server) const;
+};
+
+/// The bindings of `folder`, if any.
+std::optional<FolderBindings> folder_bindings(const boost::json::object& doc, std::string_view folder);
+
+/// Sets `folder`'s bindings: all of them replaced when `stamp` differs from the stored one, else `names` merged in.
+void bind_folder(boost::json::object& doc, std::string_view folder, std::string_view stamp,
+                 const std::vector<std::string>& extra_files, const std::vector<std::string>& variables,
+                 const std::vector<std::pair<std::string, Binding>>& names, util::EpochMs now);
+
+/// Who a verdict is about.
+struct DefinitionInfo {
+  std::string fingerprint;
+  /// The name in its config file.
+  std::string server;
+  /// The name as tool names spell it (the `servers` key the JS hook reads).
+  std::string tool_name;
+  std::string scope;
+  std::optional<std::string> project;
+  std::optional<std::string> source;
+};
+
+/// The entry to decide from: the definition's verdict; without one (or without a definition), the `servers` entry
+/// of `server` when it names no definition (the JS hook's, or one written before definitions were told apart).
+const boost::json::object* decision_entry(const boost::json::object& doc, std::string_view server,
+                                          const std::optional<std::string>& fingerprint);
+
+/// Applies `mark` to the verdict of `who` (started from the adoptable `servers` entry when there is no verdict yet),
+/// labels it when `who.server` is set, and mirrors it into `servers.<tool name>`. Drops verdicts unchecked for
+/// `k_keep_unused_ms`.
+void record_verdict(boost::json::object& doc, const DefinitionInfo& who, util::EpochMs now,
+                    const std::function<void(boost::json::object& entry)>& mark);
+
+/// Applies `mark` to `servers.<server>` of a name without a definition (a claude.ai connector, a payload name).
+void record_unbound(boost::json::object& doc, std::string_view server, const std::function<void(boost::json::object& entry)>& mark);
+
+/// Every verdict, as stored (`definitions`); an empty object when there is none.
+const boost::json::object& verdicts(const boost::json::object& doc);
+
+/// The fingerprint a verdict or mirror entry names (`definition`), if any.
+std::optional<std::string> definition_of(const boost::json::object& entry);
+
+/// Removes every trace of `server` (a config or tool-name server): its `servers` entry, its verdicts, and its
+/// bindings in every folder. Returns true when anything was removed.
+bool forget_server(boost::json::object& doc, std::string_view server);
+
+} // namespace mcphealth::state

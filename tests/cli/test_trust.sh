@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# The servers Claude Code runs, and nothing else: approvals, /mcp disable, plugins, names as tool names spell them,
+# unset variables, one verdict per definition, and {server} that no name can break out of.
+source "$(dirname "$0")/lib.sh"
+
+# json_file PATH PYTHON-EXPR: writes the value of a Python expression as JSON (T, PROJ, HOME, PY, STDIO are bound).
+json_file() {
+  mkdir -p "$(dirname "$1")"
+  T="$T" PROJ="$PROJ" STDIO="$STDIO_SERVER" "$PY" - "$1" "$2" <<'PYEOF'
+import json, os, sys
+T, PROJ, HOME, STDIO = os.environ["T"], os.environ["PROJ"], os.environ["HOME"], os.environ["STDIO"]
+PY = sys.executable
+def fixture(mode, *extra):
+    return {"command": PY, "args": [STDIO, "--mode", mode, *extra]}
+json.dump(eval(sys.argv[2]), open(sys.argv[1], "w"))
+PYEOF
+}
+
+# no_approvals: the user has approved no project server (the harness approves them all by default).
+no_approvals() { write_config "$HOME/.claude/settings.json" '{}'; }
+
+# A definition whose start leaves a marker file: proof that it was (or was never) run.
+marker_def() { printf '{"command":"/bin/sh","args":["-c","touch %s/ran-%s; exit 1"]}' "$T" "$1"; }
+
+case_two_projects_keep_two_verdicts_and_alternating_costs_two_probes() {
+  mkdir -p "$T/a" "$T/b"
+  json_file "$T/a/.mcp.json" '{"mcpServers": {"dup": fixture("healthy", "--count-file", T + "/count")}}'
+  json_file "$T/b/.mcp.json" '{"mcpServers": {"dup": fixture("crash", "--count-file", T + "/count", "--message", "b is broken")}}'
+  local i
+  for i in $(seq 1 10); do
+    hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__dup__x\",\"cwd\":\"$T/a\"}" --output exit-code
+    assert_eq "$RC" 0 "project a's dup is healthy (round $i)"
+    hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__dup__x\",\"cwd\":\"$T/b\"}" --output exit-code
+    assert_eq "$RC" 2 "project b's dup is down (round $i)"
+  done
+  assert_eq "$(line_count "$T/count")" 2 "probes for 20 alternating calls"
+  assert_eq "$(json_get "$(STATE)" 'sorted(v["status"] for v in d["definitions"].values())')" '["healthy", "unhealthy"]'
+  assert_eq "$(json_get "$(STATE)" 'sorted(v["project"] for v in d["definitions"].values())')" "[\"$T/a\", \"$T/b\"]"
+}
+
+case_unapproved_project_server_never_runs_and_the_user_server_is_probed() {
+  no_approvals
+  json_file "$HOME/.claude.json" '{"mcpServers": {"github": fixture("healthy", "--count-file", T + "/user-count")}}'
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"github\":$(marker_def github),\"extra\":$(marker_def extra)}}"
+  hook "$(pre_payload github)"
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_eq "$(line_count "$T/user-count")" 1 "the user's own github was probed"
+  assert_no_file "$T/ran-github"
+  hook "$(pre_payload extra)"
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "extra is not checked: not approved"
+  assert_no_file "$T/ran-extra"
+  mcph probe --all --json
+  assert_no_file "$T/ran-github"
+  assert_no_file "$T/ran-extra"
+  assert_eq "$(json_eval "$OUT" '[(s["name"], s["scope"]) for s in d["servers"]]')" '[["github", "user"]]'
+}
+
+case_each_approval_key_approves() {
+  no_approvals
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"p\":$(marker_def p)}}"
+  hook "$(pre_payload p)"
+  assert_no_file "$T/ran-p"
+  # In the user's settings.
+  write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
+  hook "$(pre_payload p)"
+  assert_file_exists "$T/ran-p"
+  rm -f "$T/ran-p" "$(STATE)"
+  # In ~/.claude.json's entry for the folder, by name.
+  no_approvals
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"enabledMcpjsonServers\":[\"p\"]}}}"
+  hook "$(pre_payload p)"
+  assert_file_exists "$T/ran-p"
+  rm -f "$T/ran-p" "$(STATE)"
+  # In the project's own settings: only once the folder is trusted.
+  write_config "$HOME/.claude.json" '{}'
+  write_config "$PROJ/.claude/settings.local.json" '{"enabledMcpjsonServers":["p"]}'
+  hook "$(pre_payload p)"
+  assert_no_file "$T/ran-p"
+  assert_contains "$ERR" "the folder is not trusted"
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true}}}"
+  hook "$(pre_payload p)"
+  assert_file_exists "$T/ran-p"
+  rm -f "$T/ran-p" "$(STATE)"
+  # A rejection wins over any approval.
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true,\"disabledMcpjsonServers\":[\"p\"]}}}"
+  hook "$(pre_payload p)"
+  assert_no_file "$T/ran-p"
+  assert_contains "$ERR" "rejected"
+}
+
+case_server_disabled_with_mcp_is_not_probed() {
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"disabledMcpServers\":[\"off\"]}},\"mcpServers\":{\"off\":$(marker_def off)}}"
+  hook "$(pre_payload off)"
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "off is not checked: disabled with /mcp"
+  assert_no_file "$T/ran-off"
+  mcph explain-config off --json
+  assert_eq "$(json_eval "$OUT" '[(s["name"], s["standing"]) for s in d["notChecked"]]')" '[["off", "disabled"]]'
+}
+
+# The plugin's layout: installed_plugins.json names its folder; plugin.json defines a server under ${CLAUDE_PLUGIN_ROOT}.
+install_plugin() {
+  local root="$T/plugins/mem"
+  mkdir -p "$root/.claude-plugin"
+  cp "$STDIO_SERVER" "$root/server.py"
+  json_file "$HOME/.claude/plugins/installed_plugins.json" \
+    '{"version": 2, "plugins": {"claude-mem@market": [{"scope": "user", "installPath": T + "/plugins/mem", "version": "1.0.0"}]}}'
+  json_file "$root/.claude-plugin/plugin.json" \
+    '{"name": "claude-mem", "mcpServers": {"mcp-search": {"command": PY, "args": ["${CLAUDE_PLUGIN_ROOT}/server.py", "--mode", "'"$1"'", "--count-file", T + "/plugin-count", "--message", "plugin down"]}}}'
+}
+
+case_plugin_server_is_probed_and_blocked_when_it_crashes() {
+  install_plugin crash
+  hook "$(pre_payload plugin_claude-mem_mcp-search search)"
+  assert_contains "$ERR" "plugin_claude-mem_mcp-search is not checked: plugin claude-mem@market is installed but not enabled"
+  assert_eq "$(line_count "$T/plugin-count")" 0
+  write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true,"enabledPlugins":{"claude-mem@market":true}}'
+  hook "$(pre_payload plugin_claude-mem_mcp-search search)" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "plugin_claude-mem_mcp-search is unavailable (plugin down)"
+  assert_eq "$(line_count "$T/plugin-count")" 1
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["plugin_claude-mem_mcp-search"]["scope"]')" plugin
+}
+
+case_plugin_server_healthy_is_allowed() {
+  install_plugin healthy
+  write_config "$HOME/.claude/settings.json" '{"enabledPlugins":{"claude-mem@market":true}}'
+  hook "$(pre_payload plugin_claude-mem_mcp-search search)" --output exit-code
+  assert_eq "$RC" 0
+  assert_eq "$ERR" ""
+  assert_eq "$(line_count "$T/plugin-count")" 1
+}
+
+case_dotted_and_spaced_names_match_their_tool_names() {
+  json_file "$HOME/.claude.json" '{"mcpServers": {"my.svc": fixture("crash", "--message", "dotted down"), "claude.ai Gmail": fixture("crash", "--message", "spaced down")}}'
+  hook "$(pre_payload my_svc)" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "(dotted down)"
+  hook "$(pre_payload claude_ai_Gmail)" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "(spaced down)"
+}
+
+case_unset_variable_is_misconfigured_everywhere() {
+  json_file "$HOME/.claude.json" '{"mcpServers": {"keyed": {"command": PY, "args": [STDIO, "--count-file", T + "/count"], "env": {"API_KEY": "${API_KEY}"}}}}'
+  hook "$(pre_payload keyed)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$ERR" "keyed is misconfigured: \${API_KEY} is not set"
+  assert_eq "$(line_count "$T/count")" 0 "nothing was started"
+  mcph probe keyed --json
+  assert_eq "$RC" 1 "down for probe's exit code"
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["status"]')" misconfigured
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" '[r["entry"]["lastError"] for r in d["servers"]]')" "misconfigured: \${API_KEY} is not set"
+  mcph explain-config --json
+  assert_eq "$(json_eval "$OUT" '[f["severity"] for f in d["findings"] if f["id"] == "misconfigured"]')" '["error"]'
+  # Set it (as the next session would): the stamp changes, the definition is probed.
+  export API_KEY=k
+  hook "$(pre_payload keyed)"
+  assert_eq "$OUT" ""
+  assert_eq "$(line_count "$T/count")" 1
+}
+
+case_probe_all_from_home_covers_every_project() {
+  mkdir -p "$T/a" "$T/b"
+  json_file "$HOME/.claude.json" '{"projects": {T + "/a": {"mcpServers": {"dup": fixture("healthy")}}, T + "/b": {"mcpServers": {"dup": fixture("crash")}}}, "mcpServers": {"everywhere": fixture("healthy")}}'
+  cd "$HOME"
+  mcph probe --all --json
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" 'sorted((s["name"], s["project"] or "-", s["status"]) for s in d["servers"])')" \
+    "[[\"dup\", \"$T/a\", \"healthy\"], [\"dup\", \"$T/b\", \"unhealthy\"], [\"everywhere\", \"-\", \"healthy\"]]"
+  # The hooks in both projects now hit the cache: a second probe is not needed there.
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__dup__x\",\"cwd\":\"$T/a\"}" --output exit-code
+  assert_eq "$RC" 0
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__dup__x\",\"cwd\":\"$T/b\"}" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "dup is marked unhealthy until"
+  mcph probe --all --project "$T/a" --json
+  assert_eq "$(json_eval "$OUT" 'sorted(s["name"] for s in d["servers"])')" '["dup", "everywhere"]'
+  # status from $HOME never calls a definition that some project still has "gone".
+  mcph status
+  assert_not_contains "$ERR" "no longer defined"
+}
+
+# {server} in every quoting context, for names that try to break out; the name must arrive intact and run nothing.
+case_server_placeholder_cannot_be_broken_out_of() {
+  export ECC_MCP_HEALTH_TIMEOUT_MS=5000 # the crash fixture exits at once; a loaded machine must not see it "alive"
+  local names=('a$(touch pwned1)b' 'a`touch pwned2`b' "a'b\"c" 'a b;touch pwned3' 'x"; touch pwned4; echo "')
+  local n i=0
+  for n in "${names[@]}"; do
+    i=$((i + 1))
+    NAME="$n" json_file "$HOME/.claude.json" '{"mcpServers": {os.environ["NAME"]: fixture("crash")}}'
+    local form
+    for form in "printf '%s' {server} > $T/got" "printf '%s' \"{server}\" > $T/got" "printf '%s' '{server}' > $T/got" \
+                "printf '%s' \"<{server}>\" > $T/got"; do
+      rm -f "$T/got"
+      export ECC_MCP_RECONNECT_COMMAND="$form"
+      mcph probe "$n" --reconnect --no-update
+      assert_file_exists "$T/got"
+      case $form in
+        *'<{server}>'*) assert_eq "$(cat "$T/got")" "<$n>" "name $i in: $form" ;;
+        *) assert_eq "$(cat "$T/got")" "$n" "name $i in: $form" ;;
+      esac
+    done
+  done
+  local f
+  for f in pwned1 pwned2 pwned3 pwned4; do assert_no_file "$PROJ/$f"; assert_no_file "$HOME/$f"; done
+}
+
+case_placeholder_is_safe_in_the_hook_too() {
+  export ECC_MCP_HEALTH_TIMEOUT_MS=5000
+  json_file "$HOME/.claude.json" '{"mcpServers": {"a`touch pwned`b": fixture("crash")}}'
+  export ECC_MCP_RECONNECT_COMMAND="echo \"{server}\" > $T/got"
+  hook "$(pre_payload 'a_touch_pwned_b')"
+  assert_eq "$(cat "$T/got")" 'a`touch pwned`b'
+  assert_no_file "$PROJ/pwned"
+}
+
+main "$@"

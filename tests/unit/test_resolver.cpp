@@ -1,0 +1,238 @@
+#include "fakes.hpp"
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/resolver.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace mcphealth;
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A scratch HOME laid out as Claude Code lays it out, with one project folder.
+struct Layout {
+  TempDir dir;
+  util::MapEnvironment env;
+  fs::path home = dir.path() / "home";
+  fs::path project = dir.path() / "proj";
+
+  Layout() {
+    fs::create_directories(home / ".claude");
+    fs::create_directories(project);
+    env.set("HOME", home.string());
+    env.set("MCPHEALTH_MANAGED_DIR", (dir.path() / "managed").string());
+  }
+  void write(const fs::path& path, const std::string& text) const {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  /// ~/.claude.json with `projects[project] = entry` and top-level `extra` members.
+  void claude_json(const std::string& entry, const std::string& extra = "") const {
+    write(home / ".claude.json", "{\"projects\":{\"" + project.string() + "\":" + entry + "}" + (extra.empty() ? "" : "," + extra) + "}");
+  }
+  config::Resolution resolve() const {
+    return config::resolve(config::discovery_inputs(env, {}, project.string()), env);
+  }
+};
+
+std::string stdio(const std::string& marker) { return R"({"command":"/bin/echo","args":[")" + marker + R"("]})"; }
+
+const config::Candidate* find(const config::Resolution& r, const std::string& name, config::Scope scope) {
+  for (const auto& c : r.candidates) {
+    if (c.tool_name == name && c.scope == scope) return &c;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("tool names replace every character outside [A-Za-z0-9_-]", "[resolver]") {
+  CHECK(config::tool_server_name("claude.ai Gmail") == "claude_ai_Gmail");
+  CHECK(config::tool_server_name("my-server_2") == "my-server_2");
+  CHECK(config::plugin_tool_server_name("claude-mem", "mcp-search") == "plugin_claude-mem_mcp-search");
+  CHECK(config::plugin_tool_server_name("a.b", "c d") == "plugin_a_b_c_d");
+}
+
+TEST_CASE("local wins over an approved project server, which wins over user scope", "[resolver]") {
+  Layout l;
+  l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + R"(},"enabledMcpjsonServers":["a","b"]})",
+                R"("mcpServers":{"a":)" + stdio("user") + R"(,"b":)" + stdio("user") + R"(,"c":)" + stdio("user") + "}");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"a":)" + stdio("project") + R"(,"b":)" + stdio("project") + "}}");
+  const auto r = l.resolve();
+  CHECK(r.winner("a")->scope == config::Scope::local);
+  CHECK(r.winner("b")->scope == config::Scope::project);
+  CHECK(r.winner("c")->scope == config::Scope::user);
+  CHECK(find(r, "a", config::Scope::project)->standing == config::Standing::shadowed);
+}
+
+TEST_CASE("an unapproved project server is never the winner, and shadows nothing", "[resolver]") {
+  Layout l;
+  l.claude_json("{}", R"("mcpServers":{"github":)" + stdio("user") + "}");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"github":)" + stdio("repo") + R"(,"extra":)" + stdio("repo") + "}}");
+  const auto r = l.resolve();
+  CHECK(r.winner("github")->scope == config::Scope::user);
+  CHECK(find(r, "github", config::Scope::project)->standing == config::Standing::not_approved);
+  CHECK(r.winner("extra") == nullptr);
+}
+
+TEST_CASE("a project is approved by each of Claude Code's keys, and a rejection wins", "[resolver]") {
+  SECTION("enableAllProjectMcpServers in the user's settings") {
+    Layout l;
+    l.write(l.home / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
+    l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + "}}");
+    CHECK(l.resolve().winner("p") != nullptr);
+  }
+  SECTION("enabledMcpjsonServers in ~/.claude.json's entry for the folder") {
+    Layout l;
+    l.claude_json(R"({"enabledMcpjsonServers":["p"]})");
+    l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + R"(,"q":)" + stdio("q") + "}}");
+    CHECK(l.resolve().winner("p") != nullptr);
+    CHECK(l.resolve().winner("q") == nullptr);
+  }
+  SECTION("disabledMcpjsonServers rejects even with enableAllProjectMcpServers") {
+    Layout l;
+    l.claude_json(R"({"enableAllProjectMcpServers":true,"disabledMcpjsonServers":["p"]})");
+    l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + "}}");
+    const auto r = l.resolve();
+    CHECK(r.winner("p") == nullptr);
+    CHECK(r.candidates_for("p").front()->reason.find("rejected") != std::string::npos);
+  }
+  SECTION("the project's own settings approve only in a trusted folder") {
+    Layout l;
+    l.write(l.project / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
+    l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + "}}");
+    CHECK(l.resolve().winner("p") == nullptr);
+    CHECK(l.resolve().candidates_for("p").front()->reason.find("not trusted") != std::string::npos);
+    l.claude_json(R"({"hasTrustDialogAccepted":true})");
+    CHECK(l.resolve().winner("p") != nullptr);
+  }
+}
+
+TEST_CASE("a server disabled with /mcp is not used", "[resolver]") {
+  Layout l;
+  l.claude_json(R"({"disabledMcpServers":["u"]})", R"("mcpServers":{"u":)" + stdio("user") + "}");
+  const auto r = l.resolve();
+  CHECK(r.winner("u") == nullptr);
+  CHECK(r.candidates_for("u").front()->standing == config::Standing::disabled);
+}
+
+TEST_CASE("a managed config takes over, and managed policies deny by name, url and command", "[resolver]") {
+  Layout l;
+  l.claude_json("{}", R"("mcpServers":{"mine":)" + stdio("user") + R"(,"web":{"type":"http","url":"https://evil.example/mcp"},"cmd":{"command":"/bin/echo","args":["x"]}})");
+  l.write(l.dir.path() / "managed" / "managed-settings.json",
+          R"({"deniedMcpServers":[{"serverName":"mine"},{"serverUrl":"https://*.example/*"},{"serverCommand":["/bin/echo","x"]}]})");
+  auto r = l.resolve();
+  CHECK(r.winner("mine") == nullptr);
+  CHECK(r.winner("web") == nullptr);
+  CHECK(r.winner("cmd") == nullptr);
+  CHECK(r.candidates_for("web").front()->standing == config::Standing::denied);
+  l.write(l.dir.path() / "managed" / "managed-settings.json", R"({"allowedMcpServers":[{"serverName":"cmd"}]})");
+  r = l.resolve();
+  CHECK(r.winner("mine") == nullptr);
+  CHECK(r.winner("cmd") != nullptr);
+  l.write(l.dir.path() / "managed" / "managed-mcp.json", R"({"mcpServers":{"corp":)" + stdio("corp") + "}}");
+  r = l.resolve();
+  CHECK(r.winner("corp") == nullptr); // the allowlist applies to managed servers too
+  l.write(l.dir.path() / "managed" / "managed-settings.json", R"({"allowedMcpServers":[{"serverName":"cmd"},{"serverName":"corp"}]})");
+  r = l.resolve();
+  REQUIRE(r.winner("corp") != nullptr);
+  CHECK(r.winner("corp")->scope == config::Scope::managed);
+  CHECK(r.winner("cmd") == nullptr);
+  CHECK(r.candidates_for("cmd").front()->standing == config::Standing::managed_only);
+}
+
+TEST_CASE("an enabled plugin's servers are found under Claude Code's name for them", "[resolver]") {
+  Layout l;
+  const fs::path root = l.dir.path() / "plugins" / "claude-mem";
+  l.write(l.home / ".claude" / "plugins" / "installed_plugins.json",
+          R"({"version":2,"plugins":{"claude-mem@market":[{"scope":"user","installPath":")" + root.string() + R"("}]}})");
+  l.write(root / ".claude-plugin" / "plugin.json", R"({"name":"claude-mem","mcpServers":{"mcp-search":{"command":"${CLAUDE_PLUGIN_ROOT}/bin/search"}}})");
+  auto r = l.resolve();
+  REQUIRE(r.candidates_for("plugin_claude-mem_mcp-search").size() == 1);
+  CHECK(r.candidates_for("plugin_claude-mem_mcp-search").front()->standing == config::Standing::plugin_disabled);
+  l.write(l.home / ".claude" / "settings.json", R"({"enabledPlugins":{"claude-mem@market":true}})");
+  r = l.resolve();
+  const config::Candidate* c = r.winner("plugin_claude-mem_mcp-search");
+  REQUIRE(c != nullptr);
+  CHECK(std::get<config::StdioServer>(c->resolved->transport).command == (root / "bin" / "search").string());
+  CHECK(std::find(r.extra_files.begin(), r.extra_files.end(), root / ".claude-plugin" / "plugin.json") != r.extra_files.end());
+}
+
+TEST_CASE("plugin servers may come from the plugin's .mcp.json or a file plugin.json names", "[resolver]") {
+  Layout l;
+  const fs::path a = l.dir.path() / "a", b = l.dir.path() / "b";
+  l.write(l.home / ".claude" / "plugins" / "installed_plugins.json",
+          R"({"version":2,"plugins":{"a@m":[{"installPath":")" + a.string() + R"("}],"b@m":[{"installPath":")" + b.string() + R"("}]}})");
+  l.write(l.home / ".claude" / "settings.json", R"({"enabledPlugins":{"a@m":true,"b@m":true}})");
+  l.write(a / ".mcp.json", R"({"mcpServers":{"s":{"command":"/bin/true"}}})");
+  l.write(b / ".claude-plugin" / "plugin.json", R"({"mcpServers":"./servers.json"})");
+  l.write(b / "servers.json", R"({"t":{"command":"/bin/true"}})");
+  const auto r = l.resolve();
+  CHECK(r.winner("plugin_a_s") != nullptr);
+  CHECK(r.winner("plugin_b_t") != nullptr);
+}
+
+TEST_CASE("an unset variable makes the winner misconfigured", "[resolver]") {
+  Layout l;
+  l.claude_json("{}", R"("mcpServers":{"k":{"command":"/bin/echo","env":{"API_KEY":"${API_KEY}"}}})");
+  auto r = l.resolve();
+  REQUIRE(r.winner("k") != nullptr);
+  CHECK(r.winner("k")->standing == config::Standing::misconfigured);
+  CHECK(r.winner("k")->reason == "misconfigured: ${API_KEY} is not set");
+  CHECK(r.variables == std::vector<std::string>{"API_KEY"});
+  l.env.set("API_KEY", "x");
+  CHECK(l.resolve().winner("k")->standing == config::Standing::active);
+}
+
+TEST_CASE("servers in the JS hook's own files are not read", "[resolver]") {
+  Layout l;
+  l.write(l.project / ".claude.json", R"({"mcpServers":{"j":{"command":"/bin/true"}}})");
+  l.write(l.project / ".claude" / "settings.json", R"({"mcpServers":{"k":{"command":"/bin/true"}}})");
+  const auto r = l.resolve();
+  CHECK(r.winner("j") == nullptr);
+  CHECK(r.winner("k") == nullptr);
+  CHECK(r.candidates_for("j").front()->standing == config::Standing::not_read);
+}
+
+TEST_CASE("one fingerprint per name and definition: what decides a probe changes it, nothing else does", "[resolver]") {
+  Layout l;
+  l.claude_json(R"({"mcpServers":{"a":)" + stdio("x") + "}}", R"("mcpServers":{"a":)" + stdio("x") + R"(,"b":)" + stdio("x") + "}");
+  const auto r = l.resolve();
+  const std::string local_a = r.winner("a")->fingerprint;
+  CHECK(local_a != r.winner("b")->fingerprint); // same command, another name
+  Layout m;
+  m.claude_json("{}", R"("mcpServers":{"a":)" + stdio("x") + "}");
+  CHECK(m.resolve().winner("a")->fingerprint == local_a); // the same definition elsewhere: the same verdict
+  m.claude_json("{}", R"("mcpServers":{"a":)" + stdio("y") + "}");
+  CHECK(m.resolve().winner("a")->fingerprint != local_a);
+}
+
+TEST_CASE("the stamp changes with a watched file and with a referenced variable", "[resolver]") {
+  Layout l;
+  l.claude_json("{}", R"("mcpServers":{"a":{"command":"/bin/echo","args":["${TOKEN:-none}"]}})");
+  const auto in = config::discovery_inputs(l.env, {}, l.project.string());
+  const auto r = config::resolve(in, l.env);
+  const std::string first = config::resolution_stamp(in, r, l.env);
+  CHECK(config::resolution_stamp(in, r, l.env) == first);
+  l.env.set("TOKEN", "t");
+  CHECK(config::resolution_stamp(in, r, l.env) != first);
+  l.env = util::MapEnvironment{{"HOME", l.home.string()}, {"MCPHEALTH_MANAGED_DIR", (l.dir.path() / "managed").string()}};
+  CHECK(config::resolution_stamp(in, r, l.env) == first);
+  l.write(l.project / ".mcp.json", "{}");
+  const auto in2 = config::discovery_inputs(l.env, {}, l.project.string());
+  CHECK(config::resolution_stamp(in2, r, l.env) != first);
+}
+
+TEST_CASE("explicit files replace the search and are trusted as the user's choice", "[resolver]") {
+  Layout l;
+  l.write(l.dir.path() / "mine.json", R"({"mcpServers":{"e":{"command":"/bin/true"}}})");
+  l.claude_json("{}", R"("mcpServers":{"u":{"command":"/bin/true"}})");
+  const auto r = config::resolve(config::discovery_inputs(l.env, {l.dir.path() / "mine.json"}, l.project.string()), l.env);
+  CHECK(r.explicit_files);
+  CHECK(r.winner("e")->scope == config::Scope::explicit_file);
+  CHECK(r.winner("u") == nullptr);
+}

@@ -1,0 +1,61 @@
+#include <mcphealth/state/verdicts.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+json::object empty_doc() { return json::object{{"version", 1}, {"servers", json::object{}}}; }
+void mark(json::object& e) { e["status"] = "healthy"; e["checkedAt"] = 1000; }
+} // namespace
+
+TEST_CASE("two definitions of one name keep two verdicts; the servers entry mirrors the last", "[verdicts]") {
+  json::object doc = empty_doc();
+  state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", "/a/.mcp.json"}, 1000, mark);
+  state::record_verdict(doc, {"fpB", "dup", "dup", "project", "/b", "/b/.mcp.json"}, 1000,
+                        [](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = 1000; });
+  CHECK(state::decision_entry(doc, "dup", std::string("fpA"))->at("status") == "healthy");
+  CHECK(state::decision_entry(doc, "dup", std::string("fpB"))->at("status") == "unhealthy");
+  CHECK(doc.at("servers").at("dup").at("definition") == "fpB");
+  // A third definition has no verdict yet, and another definition's mirror is not its verdict.
+  CHECK(state::decision_entry(doc, "dup", std::string("fpC")) == nullptr);
+}
+
+TEST_CASE("an entry without a definition (the JS hook's) is adopted by the first verdict", "[verdicts]") {
+  json::object doc = empty_doc();
+  state::entry_of(doc, "svc") = json::object{{"status", "unhealthy"}, {"failureCount", 3}};
+  CHECK(state::decision_entry(doc, "svc", std::string("fp"))->at("failureCount") == 3);
+  state::record_verdict(doc, {"fp", "svc", "svc", "user", std::nullopt, std::nullopt}, 1000,
+                        [](json::object& e) { e["failureCount"] = e.at("failureCount").as_int64() + 1; e["checkedAt"] = 1000; });
+  CHECK(doc.at("definitions").at("fp").at("failureCount") == 4);
+}
+
+TEST_CASE("a folder's bindings are replaced when the stamp changes and merged when it holds", "[verdicts]") {
+  json::object doc = empty_doc();
+  state::bind_folder(doc, "/p", "s1", {}, {}, {{"a", {std::string("fpA"), "active", {}}}}, 1000);
+  state::bind_folder(doc, "/p", "s1", {}, {}, {{"b", {std::nullopt, "none", {}}}}, 1000);
+  auto f = state::folder_bindings(doc, "/p");
+  REQUIRE(f);
+  CHECK(f->find("a")->definition == std::optional<std::string>("fpA"));
+  CHECK(f->find("b")->standing == "none");
+  state::bind_folder(doc, "/p", "s2", {"/x"}, {"V"}, {{"b", {std::string("fpB"), "active", {}}}}, 2000);
+  f = state::folder_bindings(doc, "/p");
+  CHECK_FALSE(f->find("a"));
+  CHECK(f->find("b")->definition == std::optional<std::string>("fpB"));
+  CHECK(f->extra_files == std::vector<std::string>{"/x"});
+  CHECK(f->variables == std::vector<std::string>{"V"});
+}
+
+TEST_CASE("forgetting a server removes its entry, its verdicts and its bindings", "[verdicts]") {
+  json::object doc = empty_doc();
+  state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", std::nullopt}, 1000, mark);
+  state::record_verdict(doc, {"fpK", "keep", "keep", "user", std::nullopt, std::nullopt}, 1000, mark);
+  state::bind_folder(doc, "/a", "s", {}, {}, {{"dup", {std::string("fpA"), "active", {}}}}, 1000);
+  CHECK(state::forget_server(doc, "dup"));
+  CHECK_FALSE(doc.at("servers").as_object().contains("dup"));
+  CHECK_FALSE(doc.at("definitions").as_object().contains("fpA"));
+  CHECK(doc.at("definitions").as_object().contains("fpK"));
+  CHECK_FALSE(state::folder_bindings(doc, "/a")->find("dup"));
+  CHECK_FALSE(state::forget_server(doc, "dup"));
+}
