@@ -7,10 +7,12 @@
 #include "reset.hpp"
 #include "status.hpp"
 
+#include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/log.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -52,6 +54,10 @@ std::string_view chosen_command(int argc, char** argv) {
 } // namespace
 
 int mcphealth_main(int argc, char** argv) {
+  // Once, for every command: a probed server that closes its stdin must not kill us when we write to it, and a
+  // signal that ends us (a hook past Claude Code's timeout, Ctrl-C) ends the process groups we started first.
+  std::signal(SIGPIPE, SIG_IGN);
+  proc::end_groups_on_signals();
   Invocation invocation;
   // Claude Code runs the hook as exactly `mcphealth hook`, before every MCP tool call. With nothing to parse there is
   // no CLI to build (CLI11's option setup is most of what start-up costs over a no-op; scripts/bench).

@@ -5,6 +5,7 @@
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <boost/json.hpp>
 
@@ -27,7 +28,7 @@ void write_all(int fd, std::string_view text) {
 // One write per line, so parallel hooks sharing a stderr never interleave inside a line.
 void log_line(std::string_view line) {
   std::string out(hook::k_log_prefix);
-  out += line;
+  out += util::escape_control(line); // a name or an error from outside never splits the line
   out += '\n';
   write_all(STDERR_FILENO, out);
 }
@@ -80,7 +81,6 @@ int hook_usage_error(const std::string& message, bool passthrough) {
 }
 
 int run_hook(const HookOptions& options, const GlobalOptions& globals) {
-  std::signal(SIGPIPE, SIG_IGN);
   const bool passthrough = options.output == "passthrough";
   hook::HookRequest request;
   try {

@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include <mcphealth/util/text.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <sys/ioctl.h>
@@ -57,6 +59,11 @@ const char* ansi(Color c) {
   return "";
 }
 } // namespace
+
+void Table::add(std::vector<Cell> row) {
+  for (Cell& cell : row) cell.text = util::escape_control(cell.text);
+  m_rows.push_back(std::move(row));
+}
 
 std::string Table::render(bool color, std::size_t width) const {
   std::vector<std::size_t> widths(m_headers.size());

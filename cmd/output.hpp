@@ -33,8 +33,9 @@ struct Cell {
 class Table {
 public:
   explicit Table(std::vector<std::string> headers) : m_headers(std::move(headers)) {}
-  /// Adds a row (as many cells as headers).
-  void add(std::vector<Cell> row) { m_rows.push_back(std::move(row)); }
+  /// Adds a row (as many cells as headers); control characters in the cells are escaped, so a name or an error
+  /// from outside can neither break a row nor drive the terminal.
+  void add(std::vector<Cell> row);
   /// Renders the table; `color` adds ANSI escapes, `width` bounds each line.
   std::string render(bool color, std::size_t width) const;
 

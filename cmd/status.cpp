@@ -77,6 +77,12 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
   const state::StateSnapshot snapshot = state::load_state(settings.state_path.value);
+  if (snapshot.status == state::LoadStatus::unreadable) {
+    // Not "nothing is down": nothing is known. Say so, and exit with the error code.
+    util::log::error("cannot read the state file " + settings.state_path.value.string() + ": " + snapshot.error);
+    if (o.statusline && !o.quiet) std::printf("mcp ?\n");
+    return k_exit_usage;
+  }
 
   // The status line runs on every prompt: the state file alone, no config read.
   std::optional<std::vector<ops::ConfiguredServer>> configured;

@@ -25,7 +25,7 @@ case_each_failure_class_is_recognised() {
 HTTP 401 Unauthorized|401
 Authentication expired for token|401
 403 Forbidden|403
-permission denied on resource|403
+Request failed with status code 403|403
 Too Many Requests|429
 rate limit exceeded|429
 Service Unavailable|503
@@ -51,7 +51,7 @@ case_interrupt_is_ignored() {
 }
 
 case_failure_text_from_nested_fields() {
-  hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","tool_output":{"stderr":"upstream said: 429"}}'
+  hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","tool_output":{"stderr":"upstream said: HTTP 429"}}'
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "429"
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc2__x","tool_input":{"error":"ENOTFOUND api.example"}}'
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc2"]["lastFailureCode"]')" transport

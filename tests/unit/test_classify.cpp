@@ -2,22 +2,77 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 using namespace mcphealth;
 using state::FailureCode;
 
-TEST_CASE("failure text is classified by the first matching class", "[classify]") {
-  CHECK(hook::classify_failure("HTTP 401") == FailureCode::http(401));
-  CHECK(hook::classify_failure("Unauthorised request") == FailureCode::http(401));
-  CHECK(hook::classify_failure("authentication   EXPIRED") == FailureCode::http(401));
-  CHECK(hook::classify_failure("Forbidden") == FailureCode::http(403));
-  CHECK(hook::classify_failure("Permission denied") == FailureCode::http(403));
-  CHECK(hook::classify_failure("Rate-limit hit") == FailureCode::http(429));
-  CHECK(hook::classify_failure("too many requests") == FailureCode::http(429));
-  CHECK(hook::classify_failure("temporarily unavailable") == FailureCode::http(503));
-  CHECK(hook::classify_failure("connect ECONNREFUSED 127.0.0.1:80") == FailureCode::transport());
-  CHECK(hook::classify_failure("getaddrinfo EAI_AGAIN") == FailureCode::transport());
-  CHECK(hook::classify_failure("Connection reset by peer") == FailureCode::transport());
-  CHECK(hook::classify_failure("401 and then 503") == FailureCode::http(401));
+namespace {
+struct Case {
+  const char* text;
+  std::optional<FailureCode> code;
+};
+} // namespace
+
+// Real failure texts as MCP clients and servers produce them (TypeScript and Python SDKs, Node's net errors, HTTP
+// libraries, Claude Code's own wording), and texts that merely contain a status-like number.
+TEST_CASE("only text that reports an HTTP status or a transport failure is classified", "[classify]") {
+  const Case cases[] = {
+      {"Streamable HTTP error: Error POSTing to endpoint (HTTP 401): {\"error\":\"invalid_token\"}", FailureCode::http(401)},
+      {"SSE error: Non-200 status code (401)", FailureCode::http(401)},
+      {"Error: 401 Unauthorized", FailureCode::http(401)},
+      {"401 Unauthorized", FailureCode::http(401)},
+      {"Unauthorized: token expired", FailureCode::http(401)},
+      {"Authentication failed for user octocat", FailureCode::http(401)},
+      {"authentication   EXPIRED", FailureCode::http(401)},
+      {"HTTP/1.1 403 Forbidden", FailureCode::http(403)},
+      {"Error POSTing to endpoint (HTTP 403): insufficient_scope", FailureCode::http(403)},
+      {"Request failed with status code 403", FailureCode::http(403)},
+      {"Error: 429 Too Many Requests", FailureCode::http(429)},
+      {"HTTP 429", FailureCode::http(429)},
+      {"statusCode: 429", FailureCode::http(429)},
+      {"rate limit exceeded, retry after 30s", FailureCode::http(429)},
+      {"Rate-limit hit", FailureCode::http(429)},
+      {"Request failed with status code 503", FailureCode::http(503)},
+      {"503 Service Unavailable", FailureCode::http(503)},
+      {"upstream returned status 503", FailureCode::http(503)},
+      {"{\"status\":503,\"message\":\"down for maintenance\"}", FailureCode::http(503)},
+      {"code: 503", FailureCode::http(503)},
+      {"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", FailureCode::http(503)},
+      {"The server is temporarily unavailable", FailureCode::http(503)},
+      {"MCP error -32000: Connection closed", FailureCode::transport()},
+      {"MCP error -32001: Request timed out", FailureCode::transport()},
+      {"connect ECONNREFUSED 127.0.0.1:3001", FailureCode::transport()},
+      {"getaddrinfo ENOTFOUND mcp.example.com", FailureCode::transport()},
+      {"getaddrinfo EAI_AGAIN api.github.com", FailureCode::transport()},
+      {"TypeError: fetch failed", FailureCode::transport()},
+      {"read ECONNRESET", FailureCode::transport()},
+      {"connect ETIMEDOUT 10.0.0.1:443", FailureCode::transport()},
+      {"socket hang up", FailureCode::transport()},
+      {"Connection reset by peer", FailureCode::transport()},
+      {"SSE stream disconnected: connect ECONNREFUSED ::1:8080", FailureCode::transport()},
+      // A status-like number that reports no status.
+      {"ENOENT: no such file or directory, open '/tmp/report-503.txt'", std::nullopt},
+      {"SyntaxError: Unexpected token at line 503", std::nullopt},
+      {"expected 401 items, got 400", std::nullopt},
+      {"retry window must be < 429 seconds", std::nullopt},
+      {"EACCES: permission denied, open '/etc/shadow'", std::nullopt},
+      {"Invalid params: limit must be at most 503", std::nullopt},
+      {"issue #429 not found", std::nullopt},
+      {"MCP error -32602: Invalid arguments for tool search", std::nullopt},
+      {"Error: file report_401.csv is empty", std::nullopt},
+      {"processed 503 records before the validation error", std::nullopt},
+      {"401 and then 503", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK(hook::classify_failure(c.text) == c.code);
+  }
+}
+
+TEST_CASE("the first matching class wins", "[classify]") {
+  CHECK(hook::classify_failure("HTTP 401, then HTTP 503") == FailureCode::http(401));
+  CHECK(hook::classify_failure("Service Unavailable: connect ECONNREFUSED") == FailureCode::http(503));
 }
 
 TEST_CASE("numbers and words only match whole", "[classify]") {

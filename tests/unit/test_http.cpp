@@ -1,4 +1,5 @@
 #include <mcphealth/http/client.hpp>
+#include <mcphealth/state/entry.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,25 @@ TEST_CASE("Retry-After reads delay seconds and HTTP dates", "[http]") {
   CHECK_FALSE(http::parse_retry_after("soon", 0));
   CHECK_FALSE(http::parse_retry_after("-3", 0));
   CHECK_FALSE(http::parse_retry_after("", 0));
+}
+
+TEST_CASE("a Retry-After past what 64 bits hold saturates, never wraps into the past", "[http]") {
+  const std::int64_t century = 100LL * 365 * 24 * 3600 * 1000;
+  CHECK(http::parse_retry_after("9223372036854775807", 0) == century);
+  CHECK(http::parse_retry_after("99999999999999999999999", 0) == century);
+  CHECK(http::parse_retry_after("3600", 0) == 3'600'000);
+}
+
+TEST_CASE("a retry time past any backoff is honoured only until the bound after the check", "[http]") {
+  state::ServerEntry e;
+  e.checked_at = 1000;
+  e.next_retry_at = 9'999'999'999'999;
+  CHECK(state::honoured_retry_at(e, 2000, 3'600'000) == 3'601'000);
+  e.next_retry_at = 5000;
+  CHECK(state::honoured_retry_at(e, 2000, 3'600'000) == 5000);
+  e.checked_at = 50'000'000; // in the future: counted from now
+  e.next_retry_at = 9'999'999'999'999;
+  CHECK(state::honoured_retry_at(e, 2000, 3'600'000) == 3'602'000);
 }
 
 TEST_CASE("loopback addresses are always exempt from proxies", "[http]") {

@@ -1,4 +1,5 @@
 #include <mcphealth/hook/payload.hpp>
+#include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -62,4 +63,29 @@ TEST_CASE("unparseable input is an empty payload", "[payload]") {
   in.raw = "[1,2]";
   hook::parse_payload(in);
   CHECK(in.payload.empty());
+}
+
+TEST_CASE("a lone surrogate escape is mended, a valid pair and an escaped backslash are not", "[payload]") {
+  CHECK(util::repair_lone_surrogates(R"({"a":"x\ud83dy"})") == std::optional<std::string>(R"({"a":"x\uFFFDy"})"));
+  CHECK(util::repair_lone_surrogates(R"({"a":"\udc00"})") == std::optional<std::string>(R"({"a":"\uFFFD"})"));
+  CHECK_FALSE(util::repair_lone_surrogates(R"({"a":"\ud83d\ude00"})"));
+  CHECK_FALSE(util::repair_lone_surrogates(R"({"a":"\\ud800"})")); // a backslash, then the text ud800
+  CHECK(util::parse_json(R"({"a":"cut \ud83d"})").value);
+}
+
+TEST_CASE("payloads parse past Boost's default depth, and with invalid UTF-8", "[payload]") {
+  std::string deep = "1";
+  for (int i = 0; i < 1000; ++i) deep = "[" + deep + "]";
+  CHECK(util::parse_json(R"({"tool_input":)" + deep + "}").value);
+  CHECK(util::parse_json("{\"a\":\"\xff\xfe\"}").value);
+}
+
+TEST_CASE("an input that does not parse still yields the gate's fields from its text", "[payload]") {
+  hook::HookInput in;
+  in.raw = R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__x","cwd":"/p","tool_input":{"q": broken)";
+  hook::parse_payload(in);
+  REQUIRE(in.parse_error);
+  CHECK(in.payload.at("tool_name") == "mcp__svc__x");
+  CHECK(in.payload.at("hook_event_name") == "PreToolUse");
+  CHECK(in.payload.at("cwd") == "/p");
 }

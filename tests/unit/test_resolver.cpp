@@ -57,6 +57,20 @@ TEST_CASE("tool names replace every character outside [A-Za-z0-9_-]", "[resolver
   CHECK(config::plugin_tool_server_name("a.b", "c d") == "plugin_a_b_c_d");
 }
 
+TEST_CASE("local scope walks up to the nearest projects key; project scope to the nearest .mcp.json", "[resolver]") {
+  Layout l;
+  l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}");
+  l.write(l.home / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"b":)" + stdio("project") + "}}");
+  fs::create_directories(l.project / "src" / "deep");
+  const auto r = config::resolve(config::discovery_inputs(l.env, {}, (l.project / "src" / "deep").string()), l.env);
+  REQUIRE(r.winner("a") != nullptr);
+  CHECK(r.winner("a")->scope == config::Scope::local);
+  CHECK(r.winner("a")->project == std::optional<std::string>(l.project.string()));
+  REQUIRE(r.winner("b") != nullptr);
+  CHECK(r.winner("b")->definition.source == l.project / ".mcp.json");
+}
+
 TEST_CASE("local wins over an approved project server, which wins over user scope", "[resolver]") {
   Layout l;
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + R"(},"enabledMcpjsonServers":["a","b"]})",

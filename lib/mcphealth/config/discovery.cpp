@@ -11,15 +11,6 @@ namespace mcphealth::config {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-namespace {
-
-bool is_file(const fs::path& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-} // namespace
-
 fs::path absolute_normal(const fs::path& p) {
   std::error_code ec;
   fs::path abs = fs::absolute(p, ec);
@@ -56,30 +47,6 @@ DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<fs::p
     in.project_dir = fs::current_path(ec);
   }
   return in;
-}
-
-std::vector<ConfigSource> search_order(const DiscoveryInputs& in) {
-  std::vector<ConfigSource> out;
-  if (!in.explicit_paths.empty()) {
-    for (const auto& p : in.explicit_paths) out.push_back({absolute_normal(p), ConfigSource::Kind::servers, "explicit"});
-    return out;
-  }
-  const fs::path dir = in.project_dir;
-  out.push_back({dir / ".claude.json", ConfigSource::Kind::servers, "project .claude.json"});
-  out.push_back({dir / ".claude" / "settings.json", ConfigSource::Kind::servers, "project .claude/settings.json"});
-  out.push_back({in.claude_json, ConfigSource::Kind::project_entry, "local scope"});
-  fs::path mcp_json = dir / ".mcp.json";
-  for (fs::path d = dir;; d = d.parent_path()) {
-    if (is_file(d / ".mcp.json")) {
-      mcp_json = d / ".mcp.json";
-      break;
-    }
-    if (!d.has_relative_path()) break;
-  }
-  out.push_back({mcp_json, ConfigSource::Kind::servers, "project scope"});
-  out.push_back({in.claude_json, ConfigSource::Kind::servers, "user scope"});
-  out.push_back({in.home / ".claude" / "settings.json", ConfigSource::Kind::servers, "user settings.json"});
-  return out;
 }
 
 std::string config_fingerprint(const std::vector<ConfigSource>& sources) {
@@ -121,7 +88,7 @@ void collect_servers(const json::object& holder, FileReport& report) {
   }
 }
 
-FileReport read_source(const ConfigSource& source, const fs::path& project_dir) {
+FileReport read_source(const ConfigSource& source) {
   FileReport report;
   report.source = source;
   util::FileRead file = util::read_file(source.file);
@@ -140,66 +107,9 @@ FileReport read_source(const ConfigSource& source, const fs::path& project_dir) 
     return report;
   }
   report.status = FileReport::Status::no_servers;
-  if (!parsed.value->is_object()) return report;
-  const json::object& root = parsed.value->get_object();
-  if (source.kind == ConfigSource::Kind::servers) {
-    collect_servers(root, report);
-  } else if (const json::object* projects = util::get_object(root, "projects")) {
-    for (fs::path d = absolute_normal(project_dir);; d = d.parent_path()) {
-      if (const json::object* entry = util::get_object(*projects, d.string())) {
-        report.project_key = d.string();
-        collect_servers(*entry, report);
-        break;
-      }
-      if (!d.has_relative_path()) break;
-    }
-  }
+  if (parsed.value->is_object()) collect_servers(parsed.value->get_object(), report);
   if (!report.servers.empty()) report.status = FileReport::Status::ok;
   return report;
-}
-
-const FileReport& ConfigReader::report(std::size_t index) {
-  if (m_reports.size() < m_sources.size()) m_reports.resize(m_sources.size());
-  if (!m_reports[index]) m_reports[index] = read_source(m_sources[index], m_project_dir);
-  return *m_reports[index];
-}
-
-std::optional<ServerDefinition> ConfigReader::find(std::string_view name) {
-  for (std::size_t i = 0; i < m_sources.size(); ++i) {
-    for (const auto& def : report(i).servers) {
-      if (def.name == name) return def;
-    }
-  }
-  return std::nullopt;
-}
-
-std::vector<ServerDefinition> ConfigReader::definitions_of(std::string_view name) {
-  std::vector<ServerDefinition> out;
-  for (std::size_t i = 0; i < m_sources.size(); ++i) {
-    for (const auto& def : report(i).servers) {
-      if (def.name == name) out.push_back(def);
-    }
-  }
-  return out;
-}
-
-std::vector<ServerDefinition> ConfigReader::all_winners() {
-  std::vector<ServerDefinition> out;
-  for (std::size_t i = 0; i < m_sources.size(); ++i) {
-    for (const auto& def : report(i).servers) {
-      bool seen = false;
-      for (const auto& d : out) seen = seen || d.name == def.name;
-      if (!seen) out.push_back(def);
-    }
-  }
-  return out;
-}
-
-const std::vector<FileReport>& ConfigReader::reports() {
-  if (m_all.empty()) {
-    for (std::size_t i = 0; i < m_sources.size(); ++i) m_all.push_back(report(i));
-  }
-  return m_all;
 }
 
 } // namespace mcphealth::config

@@ -224,7 +224,7 @@ fs::path nearest_mcp_json(const fs::path& dir) {
 
 FileReport report_of(const JsonFile& file, std::string scope, const json::object* holder) {
   FileReport r;
-  r.source = {file.path, ConfigSource::Kind::servers, std::move(scope)};
+  r.source = {file.path, std::move(scope)};
   if (!file.exists) return r;
   if (!file.root) {
     r.status = file.error == "not a JSON object" ? FileReport::Status::no_servers : FileReport::Status::parse_error;
@@ -480,7 +480,7 @@ std::vector<fs::path> watched_files(const DiscoveryInputs& in) {
 std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,
                              const util::Environment& env) {
   std::vector<ConfigSource> sources;
-  for (const auto& f : files) sources.push_back({f, ConfigSource::Kind::servers, {}});
+  for (const auto& f : files) sources.push_back({f, {}});
   std::string text = config_fingerprint(sources);
   for (const auto& v : variables) {
     auto value = env.get(v);
@@ -528,7 +528,7 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   if (!in.explicit_paths.empty()) {
     res.explicit_files = true;
     for (const auto& path : watched_files(in)) {
-      FileReport r = read_source({path, ConfigSource::Kind::servers, "explicit"}, in.project_dir);
+      FileReport r = read_source({path, "explicit"});
       add_candidates(res, r, Scope::explicit_file, std::nullopt);
       res.files.push_back(std::move(r));
     }

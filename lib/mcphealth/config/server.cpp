@@ -3,12 +3,19 @@
 #include <mcphealth/config/expand.hpp>
 #include <mcphealth/util/json.hpp>
 
+#include <cctype>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace mcphealth::config {
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
+
+bool is_executable_file(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
 
 fs::path find_on_path(const std::string& command, const std::vector<std::string>& environment) {
   if (command.empty()) return {};
@@ -22,7 +29,7 @@ fs::path find_on_path(const std::string& command, const std::vector<std::string>
     std::size_t colon = path_var.find(':', start);
     std::string dir = path_var.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     fs::path candidate = (dir.empty() ? fs::path(".") : fs::path(dir)) / command;
-    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
+    if (is_executable_file(candidate)) return candidate;
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
@@ -46,6 +53,13 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
     }
     HttpServer http;
     http.url = expand(*url);
+    const std::string scheme = http.url.substr(0, http.url.find("://"));
+    std::string lower;
+    for (char c : scheme) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (http.url.find("://") == std::string::npos || (lower != "http" && lower != "https")) {
+      out.transport = UnsupportedServer{"only http and https URLs are probed, not " + util::cap_utf8(http.url, 200)};
+      return out;
+    }
     http.type = type == "sse" ? "sse" : "http";
     if (const json::object* headers = util::get_object(raw, "headers")) {
       for (const auto& kv : *headers) {

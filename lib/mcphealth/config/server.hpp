@@ -51,6 +51,9 @@ struct ResolvedServer {
 /// Resolves a definition against `env` (the hook's environment).
 ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env);
 
+/// True for a regular file this process may execute (not a folder, not a file without an execute bit).
+bool is_executable_file(const std::filesystem::path& path);
+
 /// Looks `command` up in the `PATH` of `environment` (`NAME=value` entries); returns empty when not found.
 std::filesystem::path find_on_path(const std::string& command, const std::vector<std::string>& environment);
 

@@ -68,22 +68,61 @@ bool any_word(const std::string& text, std::initializer_list<std::string_view> p
   return false;
 }
 
+/// True when `text` ends with `phrase` as whole words.
+bool ends_with_word(std::string_view text, std::string_view phrase) {
+  if (text.size() < phrase.size() || text.substr(text.size() - phrase.size()) != phrase) return false;
+  const std::size_t start = text.size() - phrase.size();
+  return start == 0 || !is_word_char(text[start - 1]);
+}
+
+/// True when `status` stands in `text` as an HTTP status: after a word that introduces one (`HTTP 503`,
+/// `status code 503`, `"status":503`, `code: 503`, `returned 503`), or before its own reason phrase
+/// (`503 Service Unavailable`). A bare number (`line 503`, `report-503.txt`, `expected 401 items`) is not one.
+bool reports_status(const std::string& text, std::string_view status, std::string_view reason_phrase) {
+  static constexpr std::string_view k_introducers[] = {
+      "http", "http/1.0", "http/1.1", "http/2", "http/3", "status", "status code", "statuscode", "status_code",
+      "code", "error code", "response code", "returned", "responded with", "response", "got", "received"};
+  std::size_t pos = 0;
+  while ((pos = text.find(status, pos)) != std::string::npos) {
+    const std::size_t end = pos + status.size();
+    const bool whole = (pos == 0 || !is_word_char(text[pos - 1])) && (end >= text.size() || !is_word_char(text[end]));
+    if (whole) {
+      std::string_view before(text.data(), pos);
+      while (!before.empty() && std::string_view(" :=(\"'[").find(before.back()) != std::string_view::npos) {
+        before.remove_suffix(1);
+      }
+      for (std::string_view word : k_introducers) {
+        if (ends_with_word(before, word)) return true;
+      }
+      if (text.compare(end, reason_phrase.size() + 1, " " + std::string(reason_phrase)) == 0) return true;
+    }
+    pos = end;
+  }
+  return false;
+}
+
 } // namespace
 
 std::optional<state::FailureCode> classify_failure(std::string_view raw) {
   const std::string text = normalize(raw);
-  if (any_word(text, {"401", "unauthorized", "unauthorised", "auth failed", "auth expired", "auth invalid",
+  if (reports_status(text, "401", "unauthorized") ||
+      any_word(text, {"unauthorized", "unauthorised", "auth failed", "auth expired", "auth invalid", "invalid_token",
                       "authentication failed", "authentication expired", "authentication invalid"})) {
     return state::FailureCode::http(401);
   }
-  if (any_word(text, {"403", "forbidden", "permission denied"})) return state::FailureCode::http(403);
-  if (any_word(text, {"429", "rate limit", "rate limited", "ratelimit", "ratelimited", "too many requests"})) {
+  if (reports_status(text, "403", "forbidden") || any_word(text, {"forbidden", "insufficient_scope"})) {
+    return state::FailureCode::http(403);
+  }
+  if (reports_status(text, "429", "too many requests") ||
+      any_word(text, {"rate limit", "rate limited", "ratelimit", "ratelimited", "rate limit exceeded", "too many requests"})) {
     return state::FailureCode::http(429);
   }
-  if (any_word(text, {"503", "service unavailable", "overloaded", "temporarily unavailable"})) {
+  if (reports_status(text, "503", "service unavailable") ||
+      any_word(text, {"service unavailable", "overloaded", "overloaded_error", "temporarily unavailable"})) {
     return state::FailureCode::http(503);
   }
-  if (any_word(text, {"econnrefused", "enotfound", "eai_again", "timed out", "time out", "socket hang up",
+  if (any_word(text, {"econnrefused", "econnreset", "enotfound", "eai_again", "etimedout", "ehostunreach",
+                      "enetunreach", "timed out", "time out", "socket hang up", "fetch failed", "connection refused",
                       "connection failed", "connection lost", "connection reset", "connection closed"})) {
     return state::FailureCode::transport();
   }

@@ -15,7 +15,9 @@ namespace mcphealth::hook {
 std::string failure_text(const boost::json::object& payload);
 
 /// Classifies failure text: 401, 403, 429, 503 or transport, checked in that order, case-insensitive and
-/// word-bounded. Nothing when no sign matches.
+/// word-bounded. Only text that reports an HTTP status (a status number where a status is reported, or its words:
+/// `Unauthorized`, `Service Unavailable`, ...) or a transport failure (`ECONNREFUSED`, `socket hang up`, ...)
+/// counts; a number elsewhere (`line 503`, `report-503.txt`) does not. Nothing when no sign matches.
 std::optional<state::FailureCode> classify_failure(std::string_view text);
 
 } // namespace mcphealth::hook

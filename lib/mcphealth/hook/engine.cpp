@@ -51,6 +51,10 @@ public:
     if (m_request.input.truncated) return answer_truncated(event_name, event);
     const std::optional<CallTarget> call = find_target(m_request.input.payload);
     if (!call) return allow(event_name);
+    if (m_request.input.parse_error) {
+      log("the hook input is not valid JSON (" + *m_request.input.parse_error + "); " + event_name + " of " + call->tool +
+          " on " + call->server + " is decided from the fields found in its text");
+    }
     switch (event) {
     case Event::pre_tool_use: return pre_tool_use(event_name, *call);
     case Event::post_tool_use_failure: return post_tool_use_failure(event_name, *call);
@@ -78,9 +82,12 @@ private:
     if (target.candidate == nullptr) return allow_unbound(event, call.server, target.binding);
 
     // One probe at a time per definition: a hook that finds one in flight waits for its result.
-    util::RecordLock::Outcome lock_outcome{};
-    util::RecordLock lock = util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint,
-                                                      probe_lock_wait_ms(), m_deps.clock, lock_outcome);
+    util::RecordLock::Outcome lock_outcome = util::RecordLock::Outcome::taken;
+    util::RecordLock lock;
+    if (!store().disabled()) {
+      lock = util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint, probe_lock_wait_ms(),
+                                       m_deps.clock, lock_outcome);
+    }
     if (lock_outcome == util::RecordLock::Outcome::taken_after_wait) {
       snap = store().read();
       if (auto after_wait = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
@@ -152,14 +159,18 @@ private:
       else state::record_unbound(doc, name, mark_down);
       return true;
     });
-    if (!written || retry_at == 0) retry_at = m_deps.clock.now_ms() + s.backoff_ms.value; // when it would be
     log(name + " reported " + code->text() + "; marking server unhealthy and attempting reconnect");
 
     const bool restored = reconnect_after_failure(call, c, *code);
-    if (!restored) {
+    if (!restored && written) {
       m_outcome_context = util::cap_utf8("MCP server " + name + " reported " + code->text() + " and is marked unhealthy until " +
                                              util::format_iso8601_ms(retry_at) +
                                              ". Do not retry its tools before then; use other tools instead.",
+                                         k_max_model_text);
+    } else if (!restored) {
+      // Nothing was recorded, so nothing will block the next call: say what is known, not a mark that does not exist.
+      m_outcome_context = util::cap_utf8("MCP server " + name + " reported " + code->text() +
+                                             ". Avoid retrying its tools for a few minutes; use other tools instead.",
                                          k_max_model_text);
     }
     return allow(event);
@@ -170,8 +181,9 @@ private:
     const std::string& name = call.server;
     const auto& s = settings();
     const std::string lock_key = c ? c->fingerprint : name;
-    util::RecordLock::Outcome lock_outcome{};
-    util::RecordLock lock = util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock, lock_outcome);
+    util::RecordLock::Outcome lock_outcome = util::RecordLock::Outcome::taken;
+    util::RecordLock lock;
+    if (!store().disabled()) lock = util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock, lock_outcome);
     if (lock_outcome == util::RecordLock::Outcome::timed_out) {
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
       return false;
@@ -357,11 +369,16 @@ private:
     const ServerEntry e = ServerEntry::from_json(*entry);
     const util::EpochMs now = m_deps.clock.now_ms();
     if (e.healthy() && e.expires_at && *e.expires_at > now) return allow(event);
-    if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > now) {
-      return block(event, call.server + " is marked unhealthy until " + util::format_iso8601_ms(*e.next_retry_at) +
-                              "; skipping " + call.tool);
+    if (!e.unhealthy()) return std::nullopt;
+    const std::int64_t bound = std::max(settings().max_backoff_ms.value, state::k_max_retry_after_ms);
+    const std::optional<util::EpochMs> retry = state::honoured_retry_at(e, now, bound);
+    if (!retry || *retry <= now) return std::nullopt;
+    if (*retry != *e.next_retry_at) {
+      log(call.server + ": nextRetryAt " + util::format_iso8601_ms(*e.next_retry_at) +
+          " is further out than any backoff writes; honouring it only until " + util::format_iso8601_ms(*retry));
     }
-    return std::nullopt;
+    return block(event, call.server + " is marked unhealthy until " + util::format_iso8601_ms(*retry) + "; skipping " +
+                            call.tool);
   }
 
   void record(const config::Candidate& c, const probe::ProbeResult& result, std::optional<state::RestoredBy> by) {

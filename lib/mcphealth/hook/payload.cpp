@@ -29,7 +29,16 @@ HookInput read_input(int fd, std::int64_t limit, bool marked_truncated) {
 
 void parse_payload(HookInput& input) {
   util::JsonParse parsed = util::parse_json(input.raw);
-  if (parsed.value && parsed.value->is_object()) input.payload = std::move(parsed.value->get_object());
+  if (parsed.value && parsed.value->is_object()) {
+    input.payload = std::move(parsed.value->get_object());
+    return;
+  }
+  input.parse_error = parsed.value ? std::string("not a JSON object")
+                                   : parsed.error + " at line " + std::to_string(parsed.line) + ", column " +
+                                         std::to_string(parsed.column);
+  for (std::string_view key : {"hook_event_name", "tool_name", "cwd", "error", "server", "mcp_server"}) {
+    if (auto value = find_raw_string_field(input.raw, key)) input.payload[key] = *value;
+  }
 }
 
 Event event_from_name(std::string_view name) {

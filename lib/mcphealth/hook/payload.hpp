@@ -17,14 +17,18 @@ struct HookInput {
   bool truncated = false;
   /// The limit that applied.
   std::int64_t limit = 0;
-  /// The parsed payload; an empty object when the input is not a JSON object.
+  /// The parsed payload. When the input does not parse, the fields the gate needs (`hook_event_name`,
+  /// `tool_name`, `cwd`, `error`, `server`, `mcp_server`) taken from its text.
   boost::json::object payload;
+  /// Why the input did not parse as a JSON object, when it did not.
+  std::optional<std::string> parse_error;
 };
 
 /// Reads `fd` up to `limit` bytes, then drains and discards the rest so the writer never blocks.
 HookInput read_input(int fd, std::int64_t limit, bool marked_truncated);
 
-/// Parses `raw` into `input.payload` (unparseable or non-object JSON gives an empty object).
+/// Parses `raw` into `input.payload`; for input that is not a JSON object, sets `parse_error` and takes the gate's
+/// fields from the raw text, so that no argument a tool is given can switch the gate off.
 void parse_payload(HookInput& input);
 
 /// The hook events the hook acts on.

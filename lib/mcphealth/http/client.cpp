@@ -40,10 +40,14 @@ std::optional<std::int64_t> parse_retry_after(std::string_view value, std::int64
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
   if (value.empty()) return std::nullopt;
+  // Seconds: digits only. Anything past a century saturates there (the caller caps what it honours), so a huge
+  // value never wraps into the past.
+  constexpr std::int64_t k_saturated_ms = 100LL * 365 * 24 * 3600 * 1000;
   std::int64_t seconds = 0;
   auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec == std::errc{} && ptr == value.data() + value.size()) {
-    return seconds < 0 ? std::nullopt : std::optional<std::int64_t>(seconds * 1000);
+  if (ptr == value.data() + value.size() && value.front() != '-') {
+    if (ec == std::errc::result_out_of_range || (ec == std::errc{} && seconds > k_saturated_ms / 1000)) return k_saturated_ms;
+    if (ec == std::errc{}) return seconds * 1000;
   }
   // An HTTP date, IMF-fixdate form: "Sun, 06 Nov 1994 08:49:37 GMT".
   std::tm tm{};

@@ -80,7 +80,8 @@ public:
 Client* curl_client(std::string& error);
 
 /// Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now_ms`; nothing when it is
-/// neither. A date in the past gives 0.
+/// neither. A date in the past gives 0; a delay past a century (or past what 64 bits hold) saturates at a century,
+/// never wraps.
 std::optional<std::int64_t> parse_retry_after(std::string_view value, std::int64_t now_ms);
 
 /// The `no_proxy` list libcurl is given: the user's own (`no_proxy`/`NO_PROXY`) plus every loopback address, so a

@@ -41,10 +41,21 @@ struct Transfer {
   const Request* request = nullptr;
   Response* response = nullptr;
   bool stopped = false;
+  /// Bytes of response headers so far: past `k_max_header_bytes` the transfer is ended.
+  std::size_t header_bytes = 0;
+  bool header_too_large = false;
 };
+
+/// The most response-header bytes read: a server that sends more is broken or hostile.
+constexpr std::size_t k_max_header_bytes = 256 * 1024;
 
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  t->header_bytes += size * count;
+  if (t->header_bytes > k_max_header_bytes) {
+    t->header_too_large = true;
+    return 0; // ends the transfer with CURLE_WRITE_ERROR
+  }
   std::string_view line(data, size * count);
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   if (line.substr(0, 5) == "HTTP/") {
@@ -131,7 +142,9 @@ std::string CurlClient::describe_failure(CURL* curl, CURLcode code, const Reques
   case CURLE_RECV_ERROR:
   case CURLE_SEND_ERROR: return "socket hang up (connection reset by " + where + ")";
   case CURLE_URL_MALFORMAT: return "invalid URL: " + request.url;
-  case CURLE_UNSUPPORTED_PROTOCOL: return "unsupported URL scheme: " + request.url;
+  case CURLE_UNSUPPORTED_PROTOCOL: return "unsupported URL scheme (only http and https are probed): " + request.url;
+  // libcurl's own limit on one header line (100 KB) surfaces as "out of memory".
+  case CURLE_OUT_OF_MEMORY: return "response header too large, or out of memory, reading from " + where;
   default: return std::string("HTTP request failed: ") + m_api.easy_strerror(code);
   }
 }
@@ -153,6 +166,16 @@ Response CurlClient::perform(const Request& request) {
   const std::string user_agent = std::string("mcphealth/") + MCPHEALTH_VERSION;
 
   m_api.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  // http and https only, redirects included: never file://, gopher://, dict:// or any other scheme libcurl knows.
+  m_api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  m_api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  // A private CA: MCPHEALTH_CA_BUNDLE, else CURL_CA_BUNDLE, else SSL_CERT_FILE (as curl's own tool reads them).
+  for (const char* variable : {"MCPHEALTH_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
+    if (const char* bundle = std::getenv(variable); bundle != nullptr && *bundle != '\0') {
+      m_api.easy_setopt(curl, CURLOPT_CAINFO, bundle);
+      break;
+    }
+  }
   m_api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   m_api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_ms));
   m_api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.timeout_ms));
@@ -182,6 +205,8 @@ Response CurlClient::perform(const Request& request) {
   m_api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && transfer.stopped)) {
     response.status = status;
+  } else if (transfer.header_too_large) {
+    response.error = "response header too large (over " + std::to_string(k_max_header_bytes / 1024) + " KiB)";
   } else {
     response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
     response.error = describe_failure(curl, code, request);

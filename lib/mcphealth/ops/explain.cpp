@@ -191,7 +191,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       s.command_line = recover::shell_quote(stdio->command);
       for (const auto& a : stdio->args) s.command_line += " " + recover::shell_quote(a);
       s.env_names = stdio->env_names;
-      if (!stdio->executable.empty() && ::access(stdio->executable.c_str(), X_OK) == 0) {
+      if (!stdio->executable.empty() && config::is_executable_file(stdio->executable)) {
         s.resolved_command = stdio->executable.string();
       }
     } else if (const auto* http = std::get_if<config::HttpServer>(&resolved.transport)) {

@@ -71,7 +71,9 @@ std::vector<std::string> state_warnings(const fs::path& state_path, const state:
     out.push_back("fail-open is on (" + settings.fail_open.origin.substr(settings.fail_open.origin.find(' ') + 1) +
                   "): servers known to be down are NOT blocked");
   }
-  if (std::string why = unwritable_reason(state_path); !why.empty()) {
+  if (state::is_cache_off(state_path)) {
+    out.push_back("the cache is off (the state path is the null device): every call is checked anew, nothing is remembered");
+  } else if (std::string why = unwritable_reason(state_path); !why.empty()) {
     out.push_back("the state file cannot be written: " + why + "; hooks keep deciding but cache nothing");
   }
   switch (snapshot.status) {
@@ -116,7 +118,8 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
-    row.retry_in_ms = *row.entry.next_retry_at - now;
+    const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
+    row.retry_in_ms = *state::honoured_retry_at(row.entry, now, bound) - now;
     row.pinned_at_cap = row.entry.failure_count > 1 &&
                         state::backoff_delay_ms(row.entry.failure_count, settings.backoff_ms.value,
                                                 settings.max_backoff_ms.value) >= settings.max_backoff_ms.value;

@@ -136,6 +136,6 @@ void take_answer(const mcp::HandshakeResult& handshake, ProbeResult& r);
 std::string protocol_error_reason(const mcp::CallOutcome& failure);
 
 /// The most of a server's stderr kept for a reason.
-inline constexpr std::size_t k_max_stderr_chars = 4000;
+inline constexpr std::size_t k_max_stderr_bytes = 4000;
 
 } // namespace mcphealth::probe

@@ -50,11 +50,11 @@ ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t
       if (fds[i].revents == 0) continue;
       const bool is_err = fds[i].fd == child.stderr_fd();
       std::string& sink = is_err ? err : out_discard;
-      if (!proc::drain_fd(fds[i].fd, sink, is_err ? k_max_stderr_chars : 0)) child.close_output(fds[i].fd);
+      if (!proc::drain_fd(fds[i].fd, sink, is_err ? k_max_stderr_bytes : 0)) child.close_output(fds[i].fd);
     }
   }
   if (exited) {
-    if (child.stderr_fd() >= 0) proc::drain_fd(child.stderr_fd(), err, k_max_stderr_chars);
+    if (child.stderr_fd() >= 0) proc::drain_fd(child.stderr_fd(), err, k_max_stderr_bytes);
     r.kind = Kind::exited;
     std::string text = util::trim(err);
     r.reason = text.empty() ? "process exited before handshake (" + exited->describe() + ")" : text;

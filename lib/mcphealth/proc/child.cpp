@@ -9,6 +9,7 @@
 #include <boost/process/v2/impl/environment.ipp>
 
 #include <mcphealth/proc/child.hpp>
+#include <mcphealth/proc/groups.hpp>
 
 #include <mcphealth/util/fs.hpp>
 
@@ -19,6 +20,9 @@
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 namespace mcphealth::proc {
 
@@ -26,12 +30,19 @@ namespace bp = boost::process::v2;
 
 namespace {
 
-/// Puts the child in a process group of its own before exec, and makes a failed exec leave with `_exit`: the
-/// launcher's own `exit()` would flush stdio buffers the child copied from us, printing our output twice.
+/// Puts the child in a process group of its own before exec, has it killed when we die (Linux: even by SIGKILL,
+/// which no handler sees), and makes a failed exec leave with `_exit`: the launcher's own `exit()` would flush
+/// stdio buffers the child copied from us, printing our output twice.
 struct OwnGroupInit {
+  pid_t parent = ::getpid();
+
   template <typename Launcher>
   bp::error_code on_exec_setup(Launcher&, const std::filesystem::path&, const char* const*) {
     if (::setpgid(0, 0) != 0) return bp::error_code(errno, boost::system::system_category());
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127); // we died before the line above took effect
+#endif
     return {};
   }
   // Variadic: Boost 1.81 probes this hook with one signature and calls it with another.
@@ -110,7 +121,10 @@ int Child::stdin_fd() const { return m_impl->in; }
 int Child::stdout_fd() const { return m_impl->out; }
 int Child::stderr_fd() const { return m_impl->err; }
 void Child::close_stdin() { close_fd(m_impl->in); }
-void Child::release() { m_impl->pid = -1; }
+void Child::release() {
+  if (m_impl->pid > 0) untrack_group(m_impl->pid);
+  m_impl->pid = -1;
+}
 
 void Child::close_output(int fd) {
   if (fd == m_impl->out) close_fd(m_impl->out);
@@ -133,6 +147,7 @@ void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
   // so the grace period waits for our own child only, and then SIGKILL goes to the group whatever it holds.
   if (::kill(-group, SIGTERM) != 0 && errno == ESRCH) {
     poll_exit();
+    untrack_group(group);
     m_impl->pid = -1;
     return;
   }
@@ -141,6 +156,7 @@ void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
   ::kill(-group, SIGKILL);
   int status = 0;
   if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
+  untrack_group(group);
   m_impl->pid = -1;
 }
 
@@ -183,6 +199,7 @@ SpawnResult spawn(const SpawnSpec& spec) {
   auto impl = std::make_unique<Child::Impl>();
   impl->pid = proc->id();
   ::setpgid(impl->pid, impl->pid); // also from the parent, so a kill right after spawn reaches the group
+  track_group(impl->pid);
   proc->detach();                   // we reap it ourselves (waitpid) and end its group ourselves
   impl->in = in[1];
   impl->out = out[0];
@@ -190,7 +207,6 @@ SpawnResult spawn(const SpawnSpec& spec) {
   set_nonblocking(impl->in);
   set_nonblocking(impl->out);
   set_nonblocking(impl->err);
-  ::signal(SIGPIPE, SIG_IGN); // a child that closes its stdin must not kill us when we write to it
   result.child = std::make_unique<Child>(std::move(impl));
   return result;
 }

@@ -70,7 +70,9 @@ struct SpawnResult {
   std::string message;
 };
 
-/// Starts `spec` in a new process group with all three standard streams on pipes.
+/// Starts `spec` in a new process group with all three standard streams on pipes; the group is tracked for
+/// `end_groups_on_signals` until it is ended or released. Writing to a child that closed its stdin raises SIGPIPE:
+/// a program that spawns must ignore it (the front end does, once).
 SpawnResult spawn(const SpawnSpec& spec);
 
 /// The result of running a command to completion.

@@ -75,6 +75,12 @@ std::optional<RestoredBy> restored_by_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::EpochMs now, std::int64_t bound) {
+  if (!entry.next_retry_at) return std::nullopt;
+  const util::EpochMs from = entry.checked_at && *entry.checked_at <= now ? *entry.checked_at : now;
+  return std::min(*entry.next_retry_at, from + bound);
+}
+
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms) {
   if (failure_count < 1) failure_count = 1;
   std::int64_t delay = base_ms;
@@ -127,7 +133,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   entry["expiresAt"] = mark.now;
   entry["nextRetryAt"] = mark.now + delay;
   entry["failureCount"] = failures;
-  entry["lastError"] = util::cap_utf8(mark.error, k_max_error_chars);
+  entry["lastError"] = util::cap_utf8(mark.error, k_max_error_bytes);
   entry["lastFailureCode"] = mark.code.to_json();
   if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
   if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;

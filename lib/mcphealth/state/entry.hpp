@@ -89,7 +89,13 @@ struct UnhealthyMark {
 /// The longest `Retry-After` honoured.
 inline constexpr std::int64_t k_max_retry_after_ms = 3'600'000;
 /// The longest error text stored in `lastError`.
-inline constexpr std::size_t k_max_error_chars = 4000;
+inline constexpr std::size_t k_max_error_bytes = 4000;
+
+/// The retry time to honour for an unhealthy entry: its `nextRetryAt`, but never more than `bound` after its
+/// `checkedAt` (or after `now`, when that is missing or in the future). A time further out was not written by a
+/// backoff (a clock jump, a hand edit, another tool) and would block the server for good. Nothing without a
+/// `nextRetryAt`.
+std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::EpochMs now, std::int64_t bound);
 
 /// Returns the retry delay after `failure_count` consecutive failures: min(base * 2^(n-1), cap).
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms);

@@ -1,5 +1,7 @@
 #include <mcphealth/state/store.hpp>
 
+#include <sys/stat.h>
+
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -38,9 +40,21 @@ json::object& entry_of(json::object& doc, std::string_view server) {
   return v.as_object();
 }
 
+bool is_cache_off(const fs::path& path) {
+  if (path == "/dev/null") return true;
+  // Another name for the null device (a node made with mknod, /dev/stdout redirected there) is the same switch.
+  struct stat st {}, null_st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && ::stat("/dev/null", &null_st) == 0 &&
+         S_ISCHR(null_st.st_mode) && st.st_rdev == null_st.st_rdev;
+}
+
 StateSnapshot load_state(const fs::path& path) {
   StateSnapshot snap;
   snap.doc = empty_doc();
+  if (is_cache_off(path)) {
+    snap.status = LoadStatus::missing;
+    return snap;
+  }
   util::FileRead file = util::read_file(path);
   if (file.status == util::FileRead::Status::missing) {
     snap.status = LoadStatus::missing;
@@ -71,6 +85,7 @@ StateSnapshot load_state(const fs::path& path) {
 
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
   UpdateResult result;
+  if (disabled()) return result; // the cache is off: nothing to lock, nothing to write
   std::string lock_error;
   util::FileLock lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock, lock_error);
   if (!lock.held()) {

@@ -35,7 +35,10 @@ struct StateSnapshot {
   const boost::json::object& servers() const;
 };
 
-/// Reads and validates the state file at `path`; never throws.
+/// True for a path that switches the cache off: `/dev/null`, or another node of the null device.
+bool is_cache_off(const std::filesystem::path& path);
+
+/// Reads and validates the state file at `path`; never throws. `/dev/null` reads as missing.
 StateSnapshot load_state(const std::filesystem::path& path);
 
 /// Returns the `servers` object of a document that `load_state` produced.
@@ -67,6 +70,9 @@ public:
 
   /// The state file's path.
   const std::filesystem::path& path() const { return m_path; }
+  /// True when the state path is the null device (`/dev/null`): the cache is off. Reads find nothing, writes write nothing, and no
+  /// lock file is made next to it.
+  bool disabled() const { return is_cache_off(m_path); }
   /// The `flock` file that serializes writers: `<path>.lock`.
   std::filesystem::path lock_path() const { return m_path.string() + ".lock"; }
   /// The file whose records serialize probes of one server: `<path>.probe.lock`.

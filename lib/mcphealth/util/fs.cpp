@@ -20,9 +20,27 @@ std::string describe_errno(const std::string& what, int err) {
 }
 } // namespace
 
-FileRead read_file(const fs::path& path) {
+namespace {
+std::string kind_of_mode(mode_t mode) {
+  if (S_ISREG(mode)) return {};
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+} // namespace
+
+std::string non_regular_kind(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return kind_of_mode(st.st_mode);
+}
+
+FileRead read_file(const fs::path& path, std::size_t max_bytes) {
   FileRead out;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) {
       out.status = FileRead::Status::missing;
@@ -32,10 +50,36 @@ FileRead read_file(const fs::path& path) {
     }
     return out;
   }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    out.status = FileRead::Status::error;
+    out.error = std::strerror(errno);
+    ::close(fd);
+    return out;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    out.status = FileRead::Status::error;
+    out.error = "it is " + kind_of_mode(st.st_mode) + ", not a regular file";
+    ::close(fd);
+    return out;
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    out.status = FileRead::Status::error;
+    out.error = "it is larger than " + std::to_string(max_bytes / (1024 * 1024)) + " MiB";
+    ::close(fd);
+    return out;
+  }
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
+      if (out.bytes.size() + static_cast<std::size_t>(n) > max_bytes) { // it grew while we read
+        out.status = FileRead::Status::error;
+        out.error = "it is larger than " + std::to_string(max_bytes / (1024 * 1024)) + " MiB";
+        out.bytes.clear();
+        ::close(fd);
+        return out;
+      }
       out.bytes.append(buf, static_cast<std::size_t>(n));
     } else if (n == 0) {
       break;
@@ -66,8 +110,9 @@ std::string make_private_dirs(const fs::path& dir) {
 
 std::string atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    return path.string() + " is a symlink; refusing to write through it";
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) return path.string() + " is a symlink; refusing to write through it";
+    if (!S_ISREG(st.st_mode)) return path.string() + " is " + kind_of_mode(st.st_mode) + "; refusing to replace it";
   }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (auto err = make_private_dirs(dir); !err.empty()) return err;

@@ -19,14 +19,23 @@ struct FileRead {
   std::string error;
 };
 
-/// Reads all of `path`.
-FileRead read_file(const std::filesystem::path& path);
+/// The most `read_file` reads of one file: a config or state file larger than this is refused.
+inline constexpr std::size_t k_max_read_bytes = 64 * 1024 * 1024;
+
+/// Reads all of `path`, which must be a regular file of at most `max_bytes`. Opened without blocking, so a FIFO
+/// or a device is refused at once (an error naming what it is) instead of hanging or reading without end.
+FileRead read_file(const std::filesystem::path& path, std::size_t max_bytes = k_max_read_bytes);
+
+/// What a path is, in words, when it is not a regular file: `a FIFO`, `a device`, `a folder`, `a socket`; empty for
+/// a regular file or a path that does not exist.
+std::string non_regular_kind(const std::filesystem::path& path);
 
 /// Creates `dir` and its missing parents with mode 0700; returns an error message, or empty on success.
 std::string make_private_dirs(const std::filesystem::path& dir);
 
 /// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode `mode`, 0600 unless said), fsync,
-/// rename. Refuses a `path` that is a symlink. Returns an error message, or empty on success.
+/// rename. Refuses a `path` that is a symlink or anything but a regular file. Returns an error message, or empty on
+/// success.
 std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600);
 
 /// Returns the text of `errno` value `err` as its symbolic name (`ENOENT`), or `E<number>` when unknown.

@@ -4,16 +4,21 @@
 
 #include <mcphealth/util/json.hpp>
 
+#include <cctype>
 #include <cmath>
 
 namespace mcphealth::util {
 
 namespace json = boost::json;
 
-JsonParse parse_json(std::string_view text) {
+namespace {
+
+JsonParse parse_once(std::string_view text) {
   JsonParse out;
   json::parse_options opts;
   opts.allow_comments = false;
+  opts.max_depth = k_max_json_depth;
+  opts.allow_invalid_utf8 = true;
   json::stream_parser parser({}, opts);
   boost::system::error_code ec;
   // On an error, write() returns how much it consumed: that is where the error is.
@@ -34,6 +39,74 @@ JsonParse parse_json(std::string_view text) {
     return out;
   }
   out.value = parser.release();
+  return out;
+}
+
+bool is_hex4(std::string_view s, std::size_t at) {
+  if (at + 4 > s.size()) return false;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    if (std::isxdigit(static_cast<unsigned char>(s[i])) == 0) return false;
+  }
+  return true;
+}
+
+unsigned hex4(std::string_view s, std::size_t at) { return static_cast<unsigned>(std::stoul(std::string(s.substr(at, 4)), nullptr, 16)); }
+
+} // namespace
+
+std::optional<std::string> repair_lone_surrogates(std::string_view text) {
+  std::string out;
+  bool changed = false;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_string) {
+      if (c == '"') in_string = true;
+      out += c;
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+      out += c;
+      continue;
+    }
+    if (c != '\\' || i + 1 >= text.size()) {
+      out += c;
+      continue;
+    }
+    if (text[i + 1] != 'u' || !is_hex4(text, i + 2)) { // another escape: copy it whole, so \\ is never a \u
+      out += c;
+      out += text[++i];
+      continue;
+    }
+    const unsigned unit = hex4(text, i + 2);
+    const bool high = unit >= 0xD800 && unit <= 0xDBFF, low = unit >= 0xDC00 && unit <= 0xDFFF;
+    if (high && i + 12 <= text.size() && text.compare(i + 6, 2, "\\u") == 0 && is_hex4(text, i + 8) &&
+        hex4(text, i + 8) >= 0xDC00 && hex4(text, i + 8) <= 0xDFFF) {
+      out.append(text.substr(i, 12)); // a valid pair
+      i += 11;
+      continue;
+    }
+    if (high || low) {
+      out += "\\uFFFD";
+      changed = true;
+    } else {
+      out.append(text.substr(i, 6));
+    }
+    i += 5;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+JsonParse parse_json(std::string_view text) {
+  JsonParse out = parse_once(text);
+  if (out.value) return out;
+  // Boost.JSON 1.81 has no switch for lone surrogates: mend them in the text and try once more.
+  if (std::optional<std::string> mended = repair_lone_surrogates(text)) {
+    JsonParse again = parse_once(*mended);
+    if (again.value) return again;
+  }
   return out;
 }
 
@@ -139,22 +212,6 @@ std::string pretty_json(const json::value& value) {
   write_pretty(out, value, 0);
   out += "\n";
   return out;
-}
-
-std::string cap_utf8(std::string_view text, std::size_t max_chars) {
-  if (text.size() <= max_chars) return std::string(text);
-  std::size_t cut = max_chars;
-  // Step back over continuation bytes (10xxxxxx) so a multi-byte character is never split.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut));
-}
-
-std::string trim(std::string_view text) {
-  const char* ws = " \t\r\n\v\f";
-  auto begin = text.find_first_not_of(ws);
-  if (begin == std::string_view::npos) return {};
-  auto end = text.find_last_not_of(ws);
-  return std::string(text.substr(begin, end - begin + 1));
 }
 
 } // namespace mcphealth::util

@@ -1,6 +1,8 @@
 #pragma once
 // Boost.JSON helpers: parsing as a value-or-error, lenient field access, and a stable pretty printer
 // (Boost.JSON 1.81 has none, and prints doubles as `1.5E0`; the state file holds only integers and strings).
+#include <mcphealth/util/text.hpp>
+
 #include <boost/json.hpp>
 
 #include <cstdint>
@@ -18,8 +20,17 @@ struct JsonParse {
   std::size_t column = 0;
 };
 
-/// Parses `text`; never throws.
+/// The deepest nesting any input may have: real hook payloads (a tool's arguments) and `~/.claude.json` go far
+/// past Boost.JSON's default of 32.
+inline constexpr std::size_t k_max_json_depth = 10'000;
+
+/// Parses `text`; never throws. Nesting up to `k_max_json_depth` is accepted, invalid UTF-8 is kept as it is, and
+/// a lone surrogate escape (`"\ud800"`, which JavaScript's JSON.stringify writes for a cut emoji) becomes U+FFFD.
 JsonParse parse_json(std::string_view text);
+
+/// Returns `text` with every `\uD800`-`\uDFFF` escape that is not half of a valid pair replaced by `\uFFFD`;
+/// nothing when there was none.
+std::optional<std::string> repair_lone_surrogates(std::string_view text);
 
 /// Returns `obj[key]` if it is an object.
 const boost::json::object* get_object(const boost::json::object& obj, std::string_view key);
@@ -36,10 +47,5 @@ std::optional<bool> get_bool(const boost::json::object& obj, std::string_view ke
 /// Serializes `value` with two-space indentation and a trailing newline, the way `JSON.stringify(v, null, 2)` does.
 std::string pretty_json(const boost::json::value& value);
 
-/// Cuts `text` to at most `max_chars` bytes without splitting a UTF-8 sequence.
-std::string cap_utf8(std::string_view text, std::size_t max_chars);
-
-/// Removes leading and trailing white space.
-std::string trim(std::string_view text);
 
 } // namespace mcphealth::util

@@ -1,5 +1,7 @@
 #include <mcphealth/util/log.hpp>
 
+#include <mcphealth/util/text.hpp>
+
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -28,12 +30,12 @@ spdlog::logger& logger() {
 void configure(int verbosity) { g_verbosity = verbosity; }
 
 void debug(std::string_view message) {
-  if (g_verbosity >= 2) logger().debug("{}", message);
+  if (g_verbosity >= 2) logger().debug("{}", escape_control(message));
 }
 void info(std::string_view message) {
-  if (g_verbosity >= 1) logger().info("{}", message);
+  if (g_verbosity >= 1) logger().info("{}", escape_control(message));
 }
-void warn(std::string_view message) { logger().warn("{}", message); }
-void error(std::string_view message) { logger().error("{}", message); }
+void warn(std::string_view message) { logger().warn("{}", escape_control(message)); }
+void error(std::string_view message) { logger().error("{}", escape_control(message)); }
 
 } // namespace mcphealth::util::log

@@ -1,0 +1,22 @@
+#pragma once
+// The process groups this process started and has not ended yet, so that a signal that ends us (Claude Code killing
+// a hook past its timeout, Ctrl-C, a closed terminal) ends them too instead of leaving them under PID 1.
+#include <sys/types.h>
+
+namespace mcphealth::proc {
+
+/// Remembers a process group to end if we are ended by a signal. Safe from any thread.
+void track_group(pid_t group);
+
+/// Forgets a group that was ended (or released on purpose). Safe from any thread.
+void untrack_group(pid_t group);
+
+/// The exit code after a handled signal: 128 + the signal's number, as shells report it.
+constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
+
+/// Installs handlers for SIGTERM, SIGHUP and SIGINT that SIGKILL every tracked group and then `_exit` with
+/// `exit_code_for_signal`. Nothing is flushed and no destructor runs: a state write in progress is a temp file that
+/// is never renamed, so the state file stays whole.
+void end_groups_on_signals();
+
+} // namespace mcphealth::proc

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# No input bypasses the gate, no file type hangs or is replaced, no child outlives a killed hook, and the failure
+# classifier and every time read from outside stay within bounds. Each case failed on the main before this work.
+source "$(dirname "$0")/lib.sh"
+
+# down_server NAME: a crashing server NAME, marked down by a first call (so the next ones are blocked from cache).
+down_server() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"$1\":$(stdio_def crash)}}"
+  hook "$(pre_payload "$1")" --output exit-code
+  assert_eq "$RC" 2 "$1 is down"
+}
+
+# payload_with_input TOOL_INPUT_JSON: a PreToolUse for svc whose tool_input is given verbatim (may be invalid JSON).
+payload_with_input() {
+  printf '{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__do_thing","cwd":"%s","tool_input":%s}' "$PROJ" "$1"
+}
+
+case_tool_arguments_cannot_switch_the_gate_off() {
+  down_server svc
+  local deep='1' i
+  for i in $(seq 1 40); do deep="[$deep]"; done
+  hook "$(payload_with_input "{\"q\":$deep}")" --output exit-code
+  assert_eq "$RC" 2 "40 levels deep"
+  hook "$(payload_with_input '{"q":"cut emoji \ud83d"}')" --output exit-code
+  assert_eq "$RC" 2 "a lone surrogate escape"
+  hook "$(printf '{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__do_thing","cwd":"%s","tool_input":{"q":"\xff\xfe latin-1 bytes"}}' "$PROJ")" --output exit-code
+  assert_eq "$RC" 2 "invalid UTF-8"
+  # Beyond any limit (20000 deep): the gate still applies, from the fields found in the text, and says so.
+  deep=$("$PY" -c 'print("[" * 20000 + "]" * 20000)')
+  hook "$(payload_with_input "{\"q\":$deep}")" --output exit-code
+  assert_eq "$RC" 2 "20000 levels deep"
+  assert_contains "$ERR" "the hook input is not valid JSON"
+  hook "$(payload_with_input '{"q": broken')"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "garbled JSON"
+}
+
+case_a_deeply_nested_claude_json_keeps_its_servers() {
+  local deep='1' i
+  for i in $(seq 1 40); do deep="{\"k\":$deep}"; done
+  write_config "$HOME/.claude.json" "{\"tipsHistory\":$deep,\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "svc is unavailable (fixture crashed: missing API key)"
+}
+
+case_fifo_as_state_file_or_config_never_hangs() {
+  mkfifo "$T/state.fifo"
+  export MCPHEALTH_STATE_PATH="$T/state.fifo"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  set +e
+  OUT=$(pre_payload svc | timeout 20 "$MCPHEALTH_BIN" hook 2>"$T/err"); RC=$?
+  set -e
+  ERR=$(cat "$T/err")
+  assert_eq "$RC" 0 "the hook answers (124 = hung)"
+  assert_contains "$ERR" "it is a FIFO, not a regular file"
+  [ -p "$T/state.fifo" ] || fail "the FIFO was replaced"
+  set +e
+  timeout 20 "$MCPHEALTH_BIN" status >/dev/null 2>"$T/err"; RC=$?
+  set -e
+  assert_eq "$RC" 2 "status says it cannot read the state"
+  assert_contains "$(cat "$T/err")" "it is a FIFO"
+  set +e
+  timeout 20 "$MCPHEALTH_BIN" reset svc >/dev/null 2>&1; RC=$?
+  set -e
+  [ "$RC" != 124 ] || fail "reset hung on a FIFO"
+  unset MCPHEALTH_STATE_PATH
+  rm -f "$PROJ/.mcp.json"
+  mkfifo "$PROJ/.mcp.json"
+  set +e
+  OUT=$(pre_payload svc | timeout 20 "$MCPHEALTH_BIN" hook 2>"$T/err"); RC=$?
+  timeout 20 "$MCPHEALTH_BIN" explain-config --json >"$T/explain" 2>/dev/null
+  set -e
+  assert_eq "$RC" 0 "the hook answers with a FIFO as .mcp.json"
+  assert_contains "$(cat "$T/explain")" "it is a FIFO, not a regular file"
+}
+
+case_device_as_config_is_refused_not_read() {
+  ln -s /dev/zero "$PROJ/.mcp.json"
+  set +e
+  OUT=$(pre_payload svc | timeout 20 "$MCPHEALTH_BIN" hook 2>"$T/err"); RC=$?
+  timeout 20 "$MCPHEALTH_BIN" explain-config --json >"$T/explain" 2>/dev/null
+  set -e
+  assert_eq "$RC" 0
+  assert_contains "$(cat "$T/explain")" "it is a device, not a regular file"
+}
+
+# A private node of the null device, not /dev/null itself: a regression must not be able to replace the machine's.
+case_null_device_as_state_path_means_no_cache() {
+  mknod -m 666 "$T/null" c "$(stat -c '%t' /dev/null)" "$(stat -c '%T' /dev/null)" 2>/dev/null || { echo "skip: cannot mknod"; return 0; }
+  export MCPHEALTH_STATE_PATH="$T/null"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--count-file\",\"$T/count\"")}}"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2 "still gated, by a fresh probe"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2
+  assert_eq "$(line_count "$T/count")" 2 "nothing cached: probed each time"
+  assert_eq "$(stat -c %F "$T/null")" "character special file" "the device is still a device"
+  assert_no_file "$T/null.lock"
+  assert_no_file "$T/null.probe.lock"
+  mcph status
+  assert_contains "$ERR" "the cache is off"
+}
+
+case_device_as_state_path_is_never_replaced() {
+  mknod "$T/dev" c 1 5 2>/dev/null || { echo "skip: cannot mknod here"; return 0; }
+  export MCPHEALTH_STATE_PATH="$T/dev"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "$(pre_payload svc)"
+  assert_eq "$(stat -c %F "$T/dev")" "character special file"
+  assert_contains "$ERR" "it is a device"
+}
+
+# The hook probing a server that never answers, killed by SIGNAL: the server (and its group) must go too.
+killed_mid_probe() {
+  local signal=$1
+  export ECC_MCP_HEALTH_TIMEOUT_MS=30000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--count-file\",\"$T/count\"")}}"
+  pre_payload svc >"$T/payload"
+  "$MCPHEALTH_BIN" hook <"$T/payload" >/dev/null 2>&1 &
+  local hook_pid=$!
+  local i
+  for i in $(seq 1 200); do [ -s "$T/count" ] && break; sleep 0.05; done
+  local server_pid; server_pid=$(head -1 "$T/count")
+  [ -n "$server_pid" ] || fail "the server did not start"
+  kill "-$signal" "$hook_pid"
+  set +e
+  wait "$hook_pid"; RC=$?
+  set -e
+  for i in $(seq 1 100); do is_running "$server_pid" || break; sleep 0.05; done
+  if is_running "$server_pid"; then kill -9 "$server_pid"; fail "the probed server $server_pid outlived the hook ($signal)"; fi
+}
+
+case_sigterm_ends_the_probe_and_exits_143() {
+  killed_mid_probe TERM
+  assert_eq "$RC" 143
+}
+
+case_sighup_and_sigint_end_the_probe() {
+  killed_mid_probe HUP
+  assert_eq "$RC" 129
+  rm -f "$T/count"
+  killed_mid_probe INT
+  assert_eq "$RC" 130
+}
+
+case_sigkill_still_takes_the_direct_child_along() {
+  killed_mid_probe KILL
+  assert_eq "$RC" 137
+}
+
+case_status_numbers_in_ordinary_text_mark_nothing() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  local text
+  for text in "ENOENT: no such file or directory, open '/tmp/report-503.txt'" "SyntaxError at line 503" \
+              "expected 401 items, got 400" "retry window must be < 429 seconds"; do
+    hook "$(post_failure_payload svc "$text")"
+    assert_eq "$OUT" "" "nothing said for: $text"
+  done
+  [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" '[v.get("status") for v in d["servers"].values()]')" '[]'
+  hook "$(post_failure_payload svc "Request failed with status code 503")"
+  assert_contains "$OUT" "reported 503"
+}
+
+case_huge_retry_after_is_capped_at_an_hour() {
+  start_http --status 429 --retry-after 9223372036854775807
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}}}"
+  hook "$(pre_payload remote)"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["remote"]["nextRetryAt"] - d["servers"]["remote"]["checkedAt"]')" 3600000
+}
+
+case_a_retry_in_the_year_2286_is_honoured_only_for_the_cap() {
+  local now; now=$(now_ms)
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 7200000)),\"nextRetryAt\":9999999999999,\"failureCount\":3}}}"
+  hook "$(pre_payload svc)"
+  assert_eq "$OUT" "" "two hours after the check, past any cap: probed, healthy, allowed"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["status"]')" healthy
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"nextRetryAt\":9999999999999,\"failureCount\":3}}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "is further out than any backoff writes; honouring it only until"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+}
+
+case_status_of_an_unreadable_state_is_an_error() {
+  mkdir -p "$T/dir-as-state"
+  export MCPHEALTH_STATE_PATH="$T/dir-as-state"
+  mcph status
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "cannot read the state file"
+  mcph status --statusline
+  assert_eq "$RC" 2
+  assert_eq "$OUT" "mcp ?"
+}
+
+case_context_never_claims_a_mark_that_was_not_written() {
+  printf 'x' >"$T/file"
+  export MCPHEALTH_STATE_PATH="$T/file/state.json"
+  hook "$(post_failure_payload svc "503 Service Unavailable")"
+  assert_not_contains "$OUT" "marked unhealthy until"
+  assert_contains "$OUT" "reported 503. Avoid retrying its tools"
+}
+
+case_only_http_and_https_urls_are_probed() {
+  local scheme
+  for scheme in file:///etc/passwd gopher://127.0.0.1:1/ dict://127.0.0.1:1/; do
+    write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":{\"type\":\"http\",\"url\":\"$scheme\"}}}"
+    mcph probe remote --json --no-update
+    assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "only http and https URLs are probed"
+  done
+}
+
+case_a_folder_or_a_plain_file_is_not_on_path() {
+  mkdir -p "$T/bin/tool-dir"
+  printf '#!/bin/sh\n' >"$T/bin/not-exec"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"a\":{\"command\":\"tool-dir\",\"env\":{\"PATH\":\"$T/bin\"}},\"b\":{\"command\":\"$T/bin/not-exec\"},\"c\":{\"command\":\"$T/bin/tool-dir\"}}}"
+  mcph explain-config --json
+  assert_eq "$(json_eval "$OUT" '[s["resolvedCommand"] for s in d["servers"]]')" '[null, null, null]'
+  assert_eq "$(json_eval "$OUT" '[f["id"] for f in d["findings"]].count("command-not-found")')" 3
+}
+
+case_control_characters_never_split_a_line() {
+  hook '{"hook_event_name":"PreToolUse","tool_name":"mcp__evil\nname\u001b[31m__x","cwd":"/nonexistent"}'
+  assert_eq "$(printf '%s\n' "$ERR" | wc -l)" 1 "one line on stderr"
+  assert_contains "$ERR" 'evil\nname\x1b[31m'
+}
+
+case_a_huge_response_header_is_named() {
+  start_http --status 200 --huge-header 2000000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}}}"
+  mcph probe remote --json --no-update --timeout-ms 5000
+  assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "response header too large"
+}
+
+main "$@"
