@@ -4,6 +4,7 @@
 #include "explain_config.hpp"
 #include "hook.hpp"
 #include "probe.hpp"
+#include "refresh.hpp"
 #include "reset.hpp"
 #include "status.hpp"
 
@@ -35,6 +36,7 @@ constexpr Command k_commands[] = {
     {"status", register_status},
     {"reset", register_reset},
     {"explain-config", register_explain_config},
+    {"refresh", register_refresh},
 };
 
 /// The first word that is not an option (or a root option's value): the subcommand, when it is one.

@@ -1,5 +1,7 @@
 #include "hook.hpp"
 
+#include "refresh.hpp"
+
 #include <mcphealth/hook/engine.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -97,7 +99,12 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     probe::LiveProber prober(clock, probe::probe_options_from_env(env, depth_warning));
     if (!depth_warning.empty()) warnings.push_back(depth_warning);
     recover::ShellRunner runner(clock, env);
-    hook::HookDeps deps{clock, env, prober, runner, log_line, warnings};
+    hook::HookDeps deps{clock, env, prober, runner, log_line, warnings,
+                        [&globals](const std::string& folder, const std::vector<std::string>& servers) {
+                          if (!start_detached_refresh(globals, folder, servers)) {
+                            log_line("could not start a background refresh; the next call probes inline");
+                          }
+                        }};
     const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
 
     const bool blocked = outcome.decision == hook::HookOutcome::Decision::block;

@@ -33,7 +33,7 @@ _mcphealth() {
       COMPREPLY=($(compgen -f -- "$cur"))
       return
       ;;
-    --cwd)
+    --cwd | --project)
       COMPREPLY=($(compgen -d -- "$cur"))
       return
       ;;
@@ -42,7 +42,7 @@ _mcphealth() {
       return
       ;;
     --event)
-      COMPREPLY=($(compgen -W "PreToolUse PostToolUseFailure PostToolUse" -- "$cur"))
+      COMPREPLY=($(compgen -W "PreToolUse PostToolUseFailure PostToolUse SessionStart" -- "$cur"))
       return
       ;;
     --depth)
@@ -62,7 +62,7 @@ _mcphealth() {
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--state --config -v --verbose --version --help" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "hook probe status reset explain-config" -- "$cur"))
+      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh" -- "$cur"))
     fi
     return
   fi
@@ -71,7 +71,7 @@ _mcphealth() {
   case $cmd in
     hook) opts="--output --event --help" ;;
     probe)
-      opts="--all --depth --protocol --timeout-ms --parallel --json --no-update --reconnect --prometheus --cwd -q --quiet --help"
+      opts="--all --depth --protocol --timeout-ms --parallel --json --no-update --reconnect --prometheus --project --cwd -q --quiet --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     status)
@@ -84,6 +84,10 @@ _mcphealth() {
       ;;
     explain-config)
       opts="--json --hook-snippet --cwd --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
+      ;;
+    refresh)
+      opts="--project --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
   esac

@@ -1,5 +1,5 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
-set -l commands hook probe status reset explain-config
+set -l commands hook probe status reset explain-config refresh
 
 complete -c mcphealth -f
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l state -r -F -d 'State file'
@@ -12,9 +12,11 @@ complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a probe -d
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the health cache'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a reset -d "Forget servers' health"
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a explain-config -d 'Explain the configuration'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a refresh -d 'Re-probe missing or stale marks'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'
-complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a 'PreToolUse PostToolUseFailure PostToolUse' -d 'Event to handle'
+complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a 'PreToolUse PostToolUseFailure PostToolUse SessionStart' -d 'Event to handle'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from probe" -l all -d 'Probe every configured server'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe" -l depth -x -a 'liveness handshake auto' -d 'How deep'

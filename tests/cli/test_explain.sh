@@ -149,7 +149,8 @@ case_settings_show_their_origin() {
 case_hook_snippet_is_valid_settings_json() {
   mcph explain-config --hook-snippet
   assert_eq "$RC" 0
-  assert_eq "$(json_eval "$OUT" 'sorted(d["hooks"])')" '["PostToolUse", "PostToolUseFailure", "PreToolUse"]'
+  assert_eq "$(json_eval "$OUT" 'sorted(d["hooks"])')" '["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionStart"]'
+  assert_eq "$(json_eval "$OUT" '"matcher" in d["hooks"]["SessionStart"][0]')" false "SessionStart has no tool to match"
   assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["matcher"]')" 'mcp__.*'
   assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["hooks"][0]["command"]')" 'mcphealth hook'
 }

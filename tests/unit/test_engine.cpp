@@ -24,6 +24,8 @@ struct Harness {
   FakeProber prober;
   FakeRunner runner;
   std::vector<std::string> lines;
+  /// The servers each background refresh was asked for.
+  std::vector<std::vector<std::string>> refreshes;
 
   Harness() {
     env.set("HOME", dir.path().string());
@@ -38,7 +40,8 @@ struct Harness {
     req.input.payload["tool_name"] = "mcp__" + server + "__act";
     req.overrides.state_path = state_path();
     req.overrides.config_paths = {dir.path() / "mcp.json"};
-    hook::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }};
+    hook::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
+                        [this](const std::string&, const std::vector<std::string>& s) { refreshes.push_back(s); }};
     return hook::run_hook_engine(req, deps);
   }
 
@@ -58,8 +61,9 @@ struct Harness {
 
 } // namespace
 
-TEST_CASE("a fresh healthy entry allows without probing; an expired one probes again", "[engine]") {
+TEST_CASE("a fresh healthy entry allows without probing; an expired one probes again (inline)", "[engine]") {
   Harness h;
+  h.env.set("MCPHEALTH_REFRESH", "inline");
   CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
   CHECK(h.prober.calls == 1);
   h.clock.advance(119'000);
@@ -204,4 +208,45 @@ TEST_CASE("other events and non-MCP tools pass silently", "[engine]") {
   CHECK(h.run("Notification").decision == hook::HookOutcome::Decision::allow);
   CHECK(h.lines.empty());
   CHECK_FALSE(std::filesystem::exists(h.state_path()));
+}
+
+TEST_CASE("a mark expired by less than one TTL is allowed at once and refreshed in the background", "[engine]") {
+  Harness h;
+  h.run("PreToolUse");
+  REQUIRE(h.prober.calls == 1);
+  h.clock.advance(120'000 + 60'000); // expired one minute ago, TTL two minutes
+  CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.prober.calls == 1);
+  CHECK(h.refreshes == std::vector<std::vector<std::string>>{{"svc"}});
+}
+
+TEST_CASE("a mark expired by more than one TTL, or MCPHEALTH_REFRESH=inline, waits for the probe", "[engine]") {
+  Harness h;
+  h.run("PreToolUse");
+  h.clock.advance(120'000 + 121'000);
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 2);
+  CHECK(h.refreshes.empty());
+  h.env.set("MCPHEALTH_REFRESH", "inline");
+  h.clock.advance(120'000 + 1'000);
+  h.run("PreToolUse");
+  CHECK(h.prober.calls == 3);
+  CHECK(h.refreshes.empty());
+}
+
+TEST_CASE("session start refreshes what is missing or stale and names what is down", "[engine]") {
+  Harness h;
+  std::ofstream(h.dir.path() / "mcp.json")
+      << R"({"mcpServers":{"svc":{"command":"/bin/true"},"bad":{"command":"/bin/false"},"new":{"command":"/bin/true"}}})";
+  h.prober.results = {FakeProber::down("boom")};
+  h.run("PreToolUse", "bad");
+  h.prober.results = {FakeProber::healthy()};
+  h.run("PreToolUse", "svc");
+  h.clock.advance(10'000); // bad is in its 30 s backoff, svc fresh, new never checked
+  auto out = h.run("SessionStart", "none");
+  REQUIRE(h.refreshes.size() == 1);
+  CHECK(h.refreshes[0] == std::vector<std::string>{"new"});
+  REQUIRE(out.additional_context);
+  CHECK(out.additional_context->find("MCP servers down: bad (retry in ") == 0);
+  CHECK(out.decision == hook::HookOutcome::Decision::allow);
 }

@@ -93,8 +93,9 @@ TEST_CASE("hook registration needs both events on a matcher that covers MCP tool
   CHECK(reg.js_hook.size() == 1);
 }
 
-TEST_CASE("the hook snippet registers all three events", "[ops]") {
+TEST_CASE("the hook snippet registers the three tool events on MCP tools, and session start", "[ops]") {
   auto v = json::parse(ops::hook_snippet());
-  CHECK(v.at("hooks").as_object().size() == 3);
+  CHECK(v.at("hooks").as_object().size() == 4);
   CHECK(v.at("hooks").at("PostToolUseFailure").at(0).at("matcher") == "mcp__.*");
+  CHECK_FALSE(v.at("hooks").at("SessionStart").at(0).as_object().contains("matcher"));
 }

@@ -49,6 +49,7 @@ public:
     const std::string event_name = resolve_event_name(m_request, m_deps.env);
     const Event event = event_from_name(event_name);
     if (m_request.input.truncated) return answer_truncated(event_name, event);
+    if (event == Event::session_start) return session_start(event_name);
     const std::optional<CallTarget> call = find_target(m_request.input.payload);
     if (!call) return allow(event_name);
     if (m_request.input.parse_error) {
@@ -59,6 +60,7 @@ public:
     case Event::pre_tool_use: return pre_tool_use(event_name, *call);
     case Event::post_tool_use_failure: return post_tool_use_failure(event_name, *call);
     case Event::post_tool_use: return post_tool_use(event_name, *call);
+    case Event::session_start:
     case Event::other: break;
     }
     return allow(event_name);
@@ -256,6 +258,45 @@ private:
     return allow(event);
   }
 
+  /// SessionStart: binds the folder, starts one detached re-probe of every server whose mark is missing or stale,
+  /// and names the servers known to be down to the model, so it plans around them from the first turn.
+  HookOutcome session_start(const std::string& event) {
+    const config::Resolution& res = resolution(Bind::yes, std::nullopt);
+    const state::StateSnapshot snap = store().read();
+    const util::EpochMs now = m_deps.clock.now_ms();
+    std::vector<std::string> to_refresh;
+    std::string down;
+    auto say = [&](const std::string& text) { down += (down.empty() ? "" : ", ") + text; };
+    for (const config::Candidate* c : res.winners()) {
+      if (c->standing == config::Standing::misconfigured) {
+        say(c->tool_name + " (" + c->reason + ")");
+        continue;
+      }
+      const json::object* entry = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
+      if (entry == nullptr) {
+        to_refresh.push_back(c->tool_name);
+        continue;
+      }
+      const ServerEntry e = ServerEntry::from_json(*entry);
+      const state::Standing st = state::standing_of(e, now, retry_bound());
+      const json::object* details = util::get_object(*entry, "probe");
+      if (details && util::get_string(*details, "kind") == std::optional<std::string>("needs-auth")) {
+        say(c->tool_name + " (needs authentication: ask the user to run /mcp)");
+      }
+      if (st.freshness == state::Freshness::in_backoff) {
+        say(c->tool_name + " (retry in " + util::format_duration_short(*st.retry_at - now) + ")");
+      } else if (st.freshness != state::Freshness::fresh) {
+        to_refresh.push_back(c->tool_name);
+      }
+    }
+    if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(folder_key(), to_refresh);
+    if (!down.empty()) {
+      m_outcome_context = util::cap_utf8("MCP servers down: " + down + ". Their tools will fail until then; plan around them.",
+                                         k_max_model_text);
+    }
+    return allow(event);
+  }
+
   /// A payload over the limit cannot be checked safely: PreToolUse blocks it (the JS hook's wording, which people
   /// grep for), unless fail-open; the other events record nothing.
   HookOutcome answer_truncated(const std::string& event_name, Event event) {
@@ -305,41 +346,48 @@ private:
     return folder->find(config::tool_server_name(server));
   }
 
-  /// Whether resolving records the folder's bindings (PreToolUse and failures do; a success only reads them).
+  /// Whether resolving records the folder's bindings (PreToolUse, failures and session start do; a success only
+  /// reads them).
   enum class Bind { yes, no };
 
-  /// Reads the configs (once per run), records what every name means in this folder, and returns the target.
-  Target resolve_target(const CallTarget& call, Bind bind = Bind::yes) {
+  /// Reads the configs (once per run) and, with Bind::yes, records what every name means in this folder (and
+  /// `extra`, a name nothing defines, as such), adopting an undistinguished entry for a winner.
+  const config::Resolution& resolution(Bind bind, const std::optional<std::string>& extra) {
     if (!m_resolution) {
       say_setup_warnings();
       m_resolution = config::resolve(inputs(), m_deps.env);
     }
-    Target target{call, binding_for(*m_resolution, call.server), m_resolution->winner(call.server)};
-    if (bind == Bind::no) return target;
+    if (bind == Bind::no) return *m_resolution;
     std::vector<std::pair<std::string, state::Binding>> names;
     for (const auto& c : m_resolution->candidates) {
       if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_name; })) {
         names.emplace_back(c.tool_name, binding_for(*m_resolution, c.tool_name));
       }
     }
-    const std::string wanted = config::tool_server_name(call.server);
-    if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == wanted; })) {
-      names.emplace_back(wanted, target.binding);
+    if (extra && std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == *extra; })) {
+      names.emplace_back(*extra, binding_for(*m_resolution, *extra));
     }
-    std::vector<std::string> extra;
-    for (const auto& f : m_resolution->extra_files) extra.push_back(f.string());
+    std::vector<std::string> extra_files;
+    for (const auto& f : m_resolution->extra_files) extra_files.push_back(f.string());
     const std::string stamp = config::resolution_stamp(inputs(), *m_resolution, m_deps.env);
     const util::EpochMs now = m_deps.clock.now_ms();
     update_state([&](json::object& doc) {
-      state::bind_folder(doc, folder_key(), stamp, extra, m_resolution->variables, names, now);
-      // An entry from before definitions were told apart (or the JS hook's) becomes this definition's verdict.
-      if (target.candidate && !state::verdicts(doc).contains(target.candidate->fingerprint) &&
-          state::decision_entry(doc, call.server, std::nullopt) != nullptr) {
-        state::record_verdict(doc, info_of(*target.candidate), now, [](json::object&) {});
+      state::bind_folder(doc, folder_key(), stamp, extra_files, m_resolution->variables, names, now);
+      // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
+      for (const config::Candidate* c : m_resolution->winners()) {
+        if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_name, std::nullopt)) {
+          state::record_verdict(doc, info_of(*c), now, [](json::object&) {});
+        }
       }
       return true;
     });
-    return target;
+    return *m_resolution;
+  }
+
+  /// The target of a call, from the configs (see resolution()).
+  Target resolve_target(const CallTarget& call, Bind bind = Bind::yes) {
+    const config::Resolution& res = resolution(bind, config::tool_server_name(call.server));
+    return Target{call, binding_for(res, call.server), res.winner(call.server)};
   }
 
   static state::Binding binding_for(const config::Resolution& res, const std::string& server) {
@@ -367,18 +415,36 @@ private:
   std::optional<HookOutcome> decide_from_cache(const std::string& event, const CallTarget& call, const json::object* entry) {
     if (entry == nullptr) return std::nullopt;
     const ServerEntry e = ServerEntry::from_json(*entry);
-    const util::EpochMs now = m_deps.clock.now_ms();
-    if (e.healthy() && e.expires_at && *e.expires_at > now) return allow(event);
-    if (!e.unhealthy()) return std::nullopt;
-    const std::int64_t bound = std::max(settings().max_backoff_ms.value, state::k_max_retry_after_ms);
-    const std::optional<util::EpochMs> retry = state::honoured_retry_at(e, now, bound);
-    if (!retry || *retry <= now) return std::nullopt;
-    if (*retry != *e.next_retry_at) {
-      log(call.server + ": nextRetryAt " + util::format_iso8601_ms(*e.next_retry_at) +
-          " is further out than any backoff writes; honouring it only until " + util::format_iso8601_ms(*retry));
+    const state::Standing st = state::standing_of(e, m_deps.clock.now_ms(), retry_bound());
+    switch (st.freshness) {
+    case state::Freshness::fresh: return allow(event);
+    case state::Freshness::in_backoff:
+      if (*st.retry_at != *e.next_retry_at) {
+        log(call.server + ": nextRetryAt " + util::format_iso8601_ms(*e.next_retry_at) +
+            " is further out than any backoff writes; honouring it only until " + util::format_iso8601_ms(*st.retry_at));
+      }
+      return block(event, call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) +
+                              "; skipping " + call.tool);
+    case state::Freshness::stale:
+      // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
+      if (refresh_in_background() && st.stale_for_ms < settings().ttl_ms.value && m_deps.start_refresh) {
+        m_deps.start_refresh(folder_key(), {config::tool_server_name(call.server)});
+        return allow(event);
+      }
+      return std::nullopt;
+    case state::Freshness::due:
+    case state::Freshness::unknown: break;
     }
-    return block(event, call.server + " is marked unhealthy until " + util::format_iso8601_ms(*retry) + "; skipping " +
-                            call.tool);
+    return std::nullopt;
+  }
+
+  /// The most a nextRetryAt is honoured past its check: the backoff cap, or the Retry-After cap if larger.
+  std::int64_t retry_bound() { return std::max(settings().max_backoff_ms.value, state::k_max_retry_after_ms); }
+
+  /// `MCPHEALTH_REFRESH=inline` makes a stale mark wait for its probe, as before; `background` (the default) does not.
+  bool refresh_in_background() {
+    const auto mode = m_deps.env.get("MCPHEALTH_REFRESH");
+    return !mode || *mode != "inline";
   }
 
   void record(const config::Candidate& c, const probe::ProbeResult& result, std::optional<state::RestoredBy> by) {

@@ -33,6 +33,9 @@ struct HookDeps {
   /// Problems found while setting up (a malformed variable); said when the hook goes past the cache (a cache hit
   /// and a non-MCP call print nothing).
   std::vector<std::string> setup_warnings = {};
+  /// Starts a detached re-probe of some servers (tool names) of a folder, which outlives this run; nothing = no
+  /// background refresh (the stale mark waits for an inline probe).
+  std::function<void(const std::string& folder, const std::vector<std::string>& servers)> start_refresh = {};
 };
 
 /// One invocation.

@@ -45,6 +45,7 @@ Event event_from_name(std::string_view name) {
   if (name == "PreToolUse") return Event::pre_tool_use;
   if (name == "PostToolUseFailure") return Event::post_tool_use_failure;
   if (name == "PostToolUse") return Event::post_tool_use;
+  if (name == "SessionStart") return Event::session_start;
   return Event::other;
 }
 

@@ -32,7 +32,7 @@ HookInput read_input(int fd, std::int64_t limit, bool marked_truncated);
 void parse_payload(HookInput& input);
 
 /// The hook events the hook acts on.
-enum class Event { pre_tool_use, post_tool_use_failure, post_tool_use, other };
+enum class Event { pre_tool_use, post_tool_use_failure, post_tool_use, session_start, other };
 
 /// Maps an event name to the event; unknown names are `other`.
 Event event_from_name(std::string_view name);

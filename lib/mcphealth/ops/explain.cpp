@@ -22,9 +22,11 @@ bool Explanation::has_errors() const {
 }
 
 std::string hook_snippet() {
-  json::object entry{{"matcher", "mcp__.*"}, {"hooks", json::array{json::object{{"type", "command"}, {"command", "mcphealth hook"}}}}};
+  const json::array command{json::object{{"type", "command"}, {"command", "mcphealth hook"}}};
+  json::object entry{{"matcher", "mcp__.*"}, {"hooks", command}};
   json::object hooks;
   for (const char* event : {"PreToolUse", "PostToolUseFailure", "PostToolUse"}) hooks[event] = json::array{entry};
+  hooks["SessionStart"] = json::array{json::object{{"hooks", command}}}; // warm-up: no tool to match
   return util::pretty_json(json::object{{"hooks", std::move(hooks)}});
 }
 

@@ -113,7 +113,8 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
 /// Reads Claude Code's settings files (user, project, project-local, managed) for hook registrations.
 HookRegistration find_hook_registration(const util::Environment& env, const std::filesystem::path& project_dir);
 
-/// The settings.json fragment that registers mcphealth for PreToolUse, PostToolUseFailure and PostToolUse.
+/// The settings.json fragment that registers mcphealth for PreToolUse, PostToolUseFailure and PostToolUse (on MCP
+/// tools) and SessionStart.
 std::string hook_snippet();
 
 } // namespace mcphealth::ops

@@ -81,6 +81,22 @@ std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::E
   return std::min(*entry.next_retry_at, from + bound);
 }
 
+Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound) {
+  Standing out;
+  if (entry.healthy()) {
+    if (entry.expires_at && *entry.expires_at > now) {
+      out.freshness = Freshness::fresh;
+    } else {
+      out.freshness = Freshness::stale;
+      out.stale_for_ms = entry.expires_at ? now - *entry.expires_at : 0;
+    }
+  } else if (entry.unhealthy()) {
+    out.retry_at = honoured_retry_at(entry, now, retry_bound);
+    out.freshness = out.retry_at && *out.retry_at > now ? Freshness::in_backoff : Freshness::due;
+  }
+  return out;
+}
+
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms) {
   if (failure_count < 1) failure_count = 1;
   std::int64_t delay = base_ms;

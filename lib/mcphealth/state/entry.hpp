@@ -97,6 +97,27 @@ inline constexpr std::size_t k_max_error_bytes = 4000;
 /// `nextRetryAt`.
 std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::EpochMs now, std::int64_t bound);
 
+/// What an entry says about the next call, by the one rule every command shares.
+enum class Freshness {
+  fresh,       // healthy, and its mark has not expired: allow without a probe
+  stale,       // healthy, but its mark expired (by `stale_for_ms` so far): it needs a probe
+  in_backoff,  // unhealthy, and its (honoured) retry time has not come: block without a probe
+  due,         // unhealthy, and its retry time has come (or nothing says when): it needs a probe
+  unknown,     // no usable status: it needs a probe
+};
+
+/// Where an entry stands at `now`; `retry_bound` caps a nextRetryAt as honoured_retry_at does.
+struct Standing {
+  Freshness freshness = Freshness::unknown;
+  /// For `in_backoff`: the honoured retry time.
+  std::optional<util::EpochMs> retry_at;
+  /// For `stale`: how long ago the mark expired.
+  std::int64_t stale_for_ms = 0;
+};
+
+/// Decides where `entry` stands at `now`.
+Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
+
 /// Returns the retry delay after `failure_count` consecutive failures: min(base * 2^(n-1), cap).
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms);
 

@@ -1,0 +1,85 @@
+#include "refresh.hpp"
+
+#include <mcphealth/ops/refresh.hpp>
+#include <mcphealth/recover/reconnect.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace mcphealth::cli {
+
+void register_refresh(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<RefreshOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "refresh", "Re-probe the servers of a folder whose marks are missing or stale (the hook starts this detached)");
+  sub->add_option("servers", o->servers, "Only these servers (as tool names spell them)")->type_name("SERVER");
+  sub->add_option("--project", o->project, "The folder (default: $CLAUDE_PROJECT_DIR, else the current dir)")
+      ->type_name("DIR");
+  sub->footer("A server another process is probing is skipped (its result will do); one with a fresh mark too. "
+              "Exit: 0 nothing refreshed is down, 1 something is, 2 usage error.");
+  sub->callback([o, &invocation] { invocation.exit_code = run_refresh(*o, invocation.globals); });
+}
+
+int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  // However a server behaves, this ends: one probe, one reconnect and one re-probe per server at the most, and
+  // then the alarm (its default action ends us; the probe's child dies with us through its parent-death signal).
+  ::alarm(static_cast<unsigned>((2 * settings.timeout_ms.value + settings.reconnect_timeout_ms.value) / 1000 + 10));
+  std::string depth_warning;
+  probe::LiveProber prober(clock, probe::probe_options_from_env(env, depth_warning));
+  recover::ShellRunner runner(clock, env);
+  const ops::RefreshReport report = ops::refresh_stale({o.servers}, settings, discovery_for(env, settings, o.project), env,
+                                                       clock, prober, runner);
+  for (const auto& line : report.lines) std::printf("%s\n", line.c_str());
+  return report.any_down ? k_exit_unhealthy : k_exit_ok;
+}
+
+bool start_detached_refresh(const GlobalOptions& globals, const std::string& folder, const std::vector<std::string>& servers) {
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return false;
+  self[n] = '\0';
+  std::vector<std::string> args{self};
+  if (globals.state) args.insert(args.end(), {"--state", *globals.state});
+  for (const auto& c : globals.configs) args.insert(args.end(), {"--config", c});
+  args.insert(args.end(), {"refresh", "--project", folder, "--"});
+  args.insert(args.end(), servers.begin(), servers.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t files;
+  posix_spawnattr_t attr;
+  ::posix_spawn_file_actions_init(&files);
+  for (int fd : {0, 1, 2}) ::posix_spawn_file_actions_addopen(&files, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  ::posix_spawnattr_init(&attr);
+  // A session of its own: its own process group, no controlling terminal, untouched by a signal to ours.
+  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+#ifdef POSIX_SPAWN_SETSID
+  flags |= POSIX_SPAWN_SETSID;
+#else
+  flags |= POSIX_SPAWN_SETPGROUP;
+#endif
+  ::posix_spawnattr_setflags(&attr, flags);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE}) sigaddset(&defaults, sig);
+  ::posix_spawnattr_setsigmask(&attr, &none);
+  ::posix_spawnattr_setsigdefault(&attr, &defaults);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, self, &files, &attr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&files);
+  ::posix_spawnattr_destroy(&attr);
+  return rc == 0;
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,82 @@
+#include <mcphealth/ops/refresh.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/resolver.hpp>
+#include <mcphealth/probe/record.hpp>
+#include <mcphealth/recover/recover.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/fs.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::ops {
+
+namespace json = boost::json;
+
+namespace {
+
+bool needs_check(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now, std::int64_t bound) {
+  const json::object* entry = state::decision_entry(snap.doc, c.tool_name, c.fingerprint);
+  if (entry == nullptr) return true;
+  const state::Freshness f = state::standing_of(state::ServerEntry::from_json(*entry), now, bound).freshness;
+  return f != state::Freshness::fresh && f != state::Freshness::in_backoff;
+}
+
+} // namespace
+
+RefreshReport refresh_stale(const RefreshRequest& request, const config::Settings& settings,
+                            const config::DiscoveryInputs& inputs, const util::Environment& env, util::Clock& clock,
+                            probe::Prober& prober, recover::CommandRunner& runner) {
+  RefreshReport report;
+  const config::Resolution res = config::resolve(inputs, env);
+  state::StateStore store(settings.state_path.value, clock);
+  const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
+  for (const config::Candidate* c : res.winners()) {
+    if (!request.servers.empty() &&
+        std::none_of(request.servers.begin(), request.servers.end(),
+                     [&](const std::string& s) { return config::tool_server_name(s) == c->tool_name; })) {
+      continue;
+    }
+    if (!needs_check(store.read(), *c, clock.now_ms(), bound)) {
+      report.lines.push_back(c->tool_name + ": skipped (fresh)");
+      continue;
+    }
+    util::RecordLock::Outcome taken = util::RecordLock::Outcome::taken;
+    util::RecordLock lock;
+    if (!store.disabled()) lock = util::RecordLock::acquire(store.probe_lock_path(), c->fingerprint, 0, clock, taken);
+    if (taken == util::RecordLock::Outcome::timed_out) {
+      report.lines.push_back(c->tool_name + ": skipped (being probed)");
+      continue;
+    }
+    const state::StateSnapshot snap = store.read();
+    if (!needs_check(snap, *c, clock.now_ms(), bound)) { // checked by someone else since
+      report.lines.push_back(c->tool_name + ": skipped (fresh)");
+      continue;
+    }
+    const json::object* prev = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
+    const recover::RecoveryRequest rr{c->definition.name, recover::NameOrigin::config, &*c->resolved,
+                                      settings.timeout_ms.value, settings.reconnect_timeout_ms.value,
+                                      prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
+                                      recover::Reconnect::when_down};
+    const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
+    if (recovery.result.kind == probe::Kind::not_probed) {
+      report.lines.push_back(c->tool_name + ": not probed (" + recovery.result.reason + ")");
+      continue;
+    }
+    const probe::MarkContext context{clock.now_ms(), settings.ttl_ms.value, settings.backoff_ms.value,
+                                     settings.max_backoff_ms.value, c->definition.source.string(), recovery.restored_by};
+    const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_name,
+                                    std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
+    store.update([&](json::object& doc) {
+      state::record_verdict(doc, who, context.now, [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
+      return true;
+    });
+    report.any_down = report.any_down || !recovery.result.ok;
+    report.lines.push_back(c->tool_name + ": " + probe::verdict_name(recovery.result) +
+                           (recovery.result.ok ? std::string() : " (" + recovery.result.reason + ")"));
+  }
+  return report;
+}
+
+} // namespace mcphealth::ops

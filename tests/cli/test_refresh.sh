@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The hook stops making the agent wait: a just-expired mark is re-probed by a detached `mcphealth refresh`, and
+# SessionStart warms the cache up and names the servers that are down.
+source "$(dirname "$0")/lib.sh"
+
+# wait_for EXPR: polls the state file until the Python expression over it (as `d`) is true; at most 20 s.
+wait_for() {
+  local i
+  for i in $(seq 1 100); do
+    if [ -e "$(STATE)" ] && [ "$(json_get "$(STATE)" "$1" 2>/dev/null)" == "true" ]; then return 0; fi
+    sleep 0.1
+  done
+  fail "state never satisfied: $1 (state: $(cat "$(STATE)" 2>/dev/null))"
+}
+
+# An expired mark, a server that cannot answer until we let it: if the hook returns at all, it did not wait.
+case_stale_mark_is_allowed_at_once_and_refreshed_afterwards() {
+  export ECC_MCP_HEALTH_TTL_MS=1000 ECC_MCP_HEALTH_TIMEOUT_MS=60000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def gated "\"--flag-file\",\"$T/go\",\"--count-file\",\"$T/count\"")}}"
+  touch "$T/go"
+  hook "$(pre_payload svc)"
+  assert_eq "$OUT" "" "first call: probed inline, healthy"
+  local first; first=$(json_get "$(STATE)" 'd["servers"]["svc"]["checkedAt"]')
+  rm "$T/go"
+  sleep 1.2 # the mark expires (by less than one more TTL)
+  set +e
+  OUT=$(pre_payload svc | timeout 20 "$MCPHEALTH_BIN" hook 2>"$T/err"); RC=$?
+  set -e
+  assert_eq "$RC" 0 "the hook answered without waiting for a probe that cannot finish (124 = it waited)"
+  assert_eq "$OUT" "" "allowed"
+  # The detached refresh is waiting for its server; let the server answer, and the mark is refreshed.
+  for i in $(seq 1 200); do [ "$(line_count "$T/count")" -ge 2 ] && break; sleep 0.05; done
+  assert_eq "$(line_count "$T/count")" 2 "one background probe"
+  touch "$T/go"
+  wait_for "d['servers']['svc']['checkedAt'] > $first and d['servers']['svc']['status'] == 'healthy'"
+  local pid; pid=$(tail -1 "$T/count")
+  for i in $(seq 1 100); do is_running "$pid" || break; sleep 0.05; done
+  if is_running "$pid"; then fail "the refreshed server $pid was left running"; fi
+}
+
+case_a_server_that_died_is_blocked_once_the_background_probe_says_so() {
+  export ECC_MCP_HEALTH_TTL_MS=1000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  touch "$T/up"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0
+  rm "$T/up"
+  sleep 1.2
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0 "the one call that reaches a server that died in the last minutes (its failure is recorded by PostToolUseFailure)"
+  wait_for "d['servers']['svc']['status'] == 'unhealthy'"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2 "blocked from then on"
+}
+
+case_inline_mode_waits_for_the_probe_as_before() {
+  export ECC_MCP_HEALTH_TTL_MS=1000 MCPHEALTH_REFRESH=inline
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  touch "$T/up"
+  hook "$(pre_payload svc)" --output exit-code
+  rm "$T/up"
+  sleep 1.2
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2 "probed inline: blocked at once"
+}
+
+case_session_start_warms_up_and_names_servers_down() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"bad\":$(stdio_def crash),\"fresh\":$(stdio_def healthy "\"--count-file\",\"$T/count\"")}}"
+  hook "$(pre_payload bad)"
+  hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$PROJ\"}"
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" SessionStart
+  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')" "MCP servers down: bad (retry in "
+  wait_for "'fresh' in d['servers'] and d['servers']['fresh']['status'] == 'healthy'"
+  assert_eq "$(line_count "$T/count")" 1 "warmed up once"
+  # Warm now: the first call is a cache hit.
+  hook "$(pre_payload fresh)"
+  assert_eq "$ERR" ""
+  assert_eq "$(line_count "$T/count")" 1
+}
+
+case_refresh_by_hand_skips_fresh_marks() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy "\"--count-file\",\"$T/count\"")}}"
+  mcph refresh --project "$PROJ"
+  assert_eq "$RC" 0
+  assert_eq "$OUT" "svc: healthy"
+  mcph refresh --project "$PROJ" svc
+  assert_eq "$OUT" "svc: skipped (fresh)"
+  assert_eq "$(line_count "$T/count")" 1
+}
+
+main "$@"
