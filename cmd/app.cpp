@@ -7,6 +7,7 @@
 #include "refresh.hpp"
 #include "reset.hpp"
 #include "status.hpp"
+#include "watch.hpp"
 
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/log.hpp>
@@ -37,6 +38,7 @@ constexpr Command k_commands[] = {
     {"reset", register_reset},
     {"explain-config", register_explain_config},
     {"refresh", register_refresh},
+    {"watch", register_watch},
 };
 
 /// The first word that is not an option (or a root option's value): the subcommand, when it is one.

@@ -88,17 +88,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   std::optional<std::vector<ops::ConfiguredServer>> configured;
   if (!o.statusline) {
     // Every folder Claude Code knows: a definition some project still uses is never "gone".
-    configured.emplace();
-    for (const auto& folder : config::resolve_everywhere(discovery_for(env, settings, o.cwd), env)) {
-      for (const auto* c : folder.resolution.winners()) {
-        const bool seen = std::any_of(configured->begin(), configured->end(),
-                                      [&](const ops::ConfiguredServer& s) { return s.fingerprint == c->fingerprint; });
-        if (!seen) {
-          configured->push_back({c->tool_name, c->definition.source.string(), c->fingerprint,
-                                 std::string(config::scope_name(c->scope)), c->project});
-        }
-      }
-    }
+    configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env);
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
   if (!o.servers.empty()) {
@@ -160,21 +150,25 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     std::printf("no servers in %s and none configured\n", settings.state_path.value.c_str());
     return code;
   }
+  std::fputs(render_status_table(report, use_color(stdout), terminal_width()).c_str(), stdout);
+  return code;
+}
+
+std::string render_status_table(const ops::StatusReport& report, bool color, std::size_t width) {
   Table table({"SERVER", "STATUS", "SCOPE", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"});
   for (const auto& row : report.rows) {
     const std::string code_text = row.entry.last_failure_code.text();
     const std::string scope = row.scope ? *row.scope + (row.project ? " " + *row.project : std::string()) : "-";
     table.add({{row.name},
-               {scope},
                status_cell(row),
+               {scope},
                {row.cached ? std::to_string(row.entry.failure_count) : "-"},
                {code_text.empty() ? "-" : code_text},
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
                {row.entry.last_error.value_or("")}});
   }
-  std::fputs(table.render(use_color(stdout), terminal_width()).c_str(), stdout);
-  return code;
+  return table.render(color, width);
 }
 
 } // namespace mcphealth::cli

@@ -2,6 +2,8 @@
 // `mcphealth status`: the operator's view of the health cache.
 #include "common.hpp"
 
+#include <mcphealth/ops/status.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -19,6 +21,10 @@ struct StatusOptions {
   bool names = false;
   std::optional<std::string> cwd;
 };
+
+/// The status table (also `watch`'s view): one row per definition, its status, scope, failures, last code, age,
+/// what comes next, and the last error cut to `width`.
+std::string render_status_table(const ops::StatusReport& report, bool color, std::size_t width);
 
 /// Adds `status` to `app`.
 void register_status(CLI::App& app, Invocation& invocation);

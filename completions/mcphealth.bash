@@ -62,7 +62,7 @@ _mcphealth() {
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--state --config -v --verbose --version --help" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh" -- "$cur"))
+      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh watch" -- "$cur"))
     fi
     return
   fi
@@ -86,6 +86,7 @@ _mcphealth() {
       opts="--json --hook-snippet --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
+    watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --cwd --help" ;;
     refresh)
       opts="--project --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)

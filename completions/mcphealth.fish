@@ -1,5 +1,5 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
-set -l commands hook probe status reset explain-config refresh
+set -l commands hook probe status reset explain-config refresh watch
 
 complete -c mcphealth -f
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l state -r -F -d 'State file'
@@ -13,6 +13,12 @@ complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a status -
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a reset -d "Forget servers' health"
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a explain-config -d 'Explain the configuration'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a refresh -d 'Re-probe missing or stale marks'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Watch live, probe in the background'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l probe -d 'Also probe servers when due'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d 'Re-read configs every S seconds'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l events -d 'JSON lines'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec -x -d 'Run a command per transition'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l once -d 'One sweep, then exit'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'

@@ -33,6 +33,7 @@ TEST_CASE("recording keeps a verdict checked after the probe started", "[record]
   auto who = [](const std::string& name) { return state::DefinitionInfo{"fp-" + name, name, name, "user", std::nullopt, std::nullopt}; };
   std::vector<std::string> skipped;
   CHECK(probe::record_probes(doc, {{who("newer"), down, 9'000, ctx}, {who("older"), down, 9'000, ctx}, {who("fresh"), down, 9'000, ctx}},
+                             state::Writer::probe,
                              skipped));
   CHECK(skipped == std::vector<std::string>{"newer"});
   CHECK(doc.at("servers").at("newer").at("status") == "healthy");
@@ -41,4 +42,5 @@ TEST_CASE("recording keeps a verdict checked after the probe started", "[record]
   // The verdict lives under the definition; the servers entry mirrors it for the JS hook.
   CHECK(doc.at("definitions").at("fp-older").at("status") == "unhealthy");
   CHECK(doc.at("servers").at("older").at("definition") == "fp-older");
+  CHECK(doc.at("servers").at("older").at("updatedBy") == "probe");
 }

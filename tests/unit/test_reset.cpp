@@ -14,7 +14,7 @@ state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock)
   store.update([](json::object& doc) {
     state::entry_of(doc, "a") = json::object{{"status", "unhealthy"}};
     state::entry_of(doc, "b") = json::object{{"status", "healthy"}};
-    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, 1,
+    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, 1, state::Writer::probe,
                           [](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = 1; });
     state::bind_folder(doc, "/p", "s", {}, {}, {{"a", {std::string("fpA"), "active", {}}}}, 1);
     return true;

@@ -12,8 +12,8 @@ void mark(json::object& e) { e["status"] = "healthy"; e["checkedAt"] = 1000; }
 
 TEST_CASE("two definitions of one name keep two verdicts; the servers entry mirrors the last", "[verdicts]") {
   json::object doc = empty_doc();
-  state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", "/a/.mcp.json"}, 1000, mark);
-  state::record_verdict(doc, {"fpB", "dup", "dup", "project", "/b", "/b/.mcp.json"}, 1000,
+  state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", "/a/.mcp.json"}, 1000, state::Writer::probe, mark);
+  state::record_verdict(doc, {"fpB", "dup", "dup", "project", "/b", "/b/.mcp.json"}, 1000, state::Writer::probe,
                         [](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = 1000; });
   CHECK(state::decision_entry(doc, "dup", std::string("fpA"))->at("status") == "healthy");
   CHECK(state::decision_entry(doc, "dup", std::string("fpB"))->at("status") == "unhealthy");
@@ -26,7 +26,7 @@ TEST_CASE("an entry without a definition (the JS hook's) is adopted by the first
   json::object doc = empty_doc();
   state::entry_of(doc, "svc") = json::object{{"status", "unhealthy"}, {"failureCount", 3}};
   CHECK(state::decision_entry(doc, "svc", std::string("fp"))->at("failureCount") == 3);
-  state::record_verdict(doc, {"fp", "svc", "svc", "user", std::nullopt, std::nullopt}, 1000,
+  state::record_verdict(doc, {"fp", "svc", "svc", "user", std::nullopt, std::nullopt}, 1000, state::Writer::probe,
                         [](json::object& e) { e["failureCount"] = e.at("failureCount").as_int64() + 1; e["checkedAt"] = 1000; });
   CHECK(doc.at("definitions").at("fp").at("failureCount") == 4);
 }
@@ -49,8 +49,8 @@ TEST_CASE("a folder's bindings are replaced when the stamp changes and merged wh
 
 TEST_CASE("forgetting a server removes its entry, its verdicts and its bindings", "[verdicts]") {
   json::object doc = empty_doc();
-  state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", std::nullopt}, 1000, mark);
-  state::record_verdict(doc, {"fpK", "keep", "keep", "user", std::nullopt, std::nullopt}, 1000, mark);
+  state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", std::nullopt}, 1000, state::Writer::probe, mark);
+  state::record_verdict(doc, {"fpK", "keep", "keep", "user", std::nullopt, std::nullopt}, 1000, state::Writer::probe, mark);
   state::bind_folder(doc, "/a", "s", {}, {}, {{"dup", {std::string("fpA"), "active", {}}}}, 1000);
   CHECK(state::forget_server(doc, "dup"));
   CHECK_FALSE(doc.at("servers").as_object().contains("dup"));

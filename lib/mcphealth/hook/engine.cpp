@@ -157,8 +157,8 @@ private:
         state::mark_unhealthy(entry, mark);
         retry_at = util::get_int(entry, "nextRetryAt").value_or(0);
       };
-      if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, mark_down);
-      else state::record_unbound(doc, name, mark_down);
+      if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, state::Writer::hook, mark_down);
+      else state::record_unbound(doc, name, state::Writer::hook, mark_down);
       return true;
     });
     log(name + " reported " + code->text() + "; marking server unhealthy and attempting reconnect");
@@ -248,9 +248,9 @@ private:
       };
       if (fingerprint && state::decision_entry(doc, call.server, fingerprint) != nullptr) {
         state::record_verdict(doc, {*fingerprint, {}, config::tool_server_name(call.server), {}, std::nullopt, std::nullopt},
-                              now, refresh);
+                              now, state::Writer::tool_success, refresh);
       } else {
-        state::record_unbound(doc, call.server, refresh);
+        state::record_unbound(doc, call.server, state::Writer::tool_success, refresh);
       }
       return changed;
     });
@@ -376,7 +376,7 @@ private:
       // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
       for (const config::Candidate* c : m_resolution->winners()) {
         if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_name, std::nullopt)) {
-          state::record_verdict(doc, info_of(*c), now, [](json::object&) {});
+          state::record_verdict(doc, info_of(*c), now, state::Writer::adopted, [](json::object&) {});
         }
       }
       return true;
@@ -452,7 +452,7 @@ private:
     const probe::MarkContext context{m_deps.clock.now_ms(), s.ttl_ms.value, s.backoff_ms.value, s.max_backoff_ms.value,
                                      c.definition.source.string(), by};
     update_state([&](json::object& doc) {
-      state::record_verdict(doc, info_of(c), context.now,
+      state::record_verdict(doc, info_of(c), context.now, state::Writer::hook,
                             [&](json::object& entry) { probe::mark_from_probe(entry, result, context); });
       return true;
     });

@@ -167,7 +167,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
         state::bind_folder(doc, f.inputs.project_dir.string(), config::resolution_stamp(f.inputs, f.resolution, env), extra,
                            f.resolution.variables, names, now);
       }
-      probe::record_probes(doc, to_record, skipped);
+      probe::record_probes(doc, to_record, state::Writer::probe, skipped);
       return true;
     });
     if (!written.ok()) report.warnings.push_back(written.message);

@@ -69,7 +69,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_name,
                                     std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
     store.update([&](json::object& doc) {
-      state::record_verdict(doc, who, context.now, [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
+      state::record_verdict(doc, who, context.now, state::Writer::refresh, [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
       return true;
     });
     report.any_down = report.any_down || !recovery.result.ok;

@@ -1,6 +1,7 @@
 #include <mcphealth/ops/status.hpp>
 
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -133,6 +134,19 @@ std::string where(const StatusRow& row) {
 }
 
 } // namespace
+
+std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env) {
+  std::vector<ConfiguredServer> out;
+  for (const auto& folder : config::resolve_everywhere(base, env)) {
+    for (const auto* c : folder.resolution.winners()) {
+      if (std::none_of(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; })) {
+        out.push_back({c->tool_name, c->definition.source.string(), c->fingerprint, std::string(config::scope_name(c->scope)),
+                       c->project});
+      }
+    }
+  }
+  return out;
+}
 
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
                           const config::Settings& settings, util::EpochMs now) {

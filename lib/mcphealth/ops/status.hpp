@@ -1,6 +1,7 @@
 #pragma once
 // The operator's view of the state file: one row per server (cached, configured or both) with derived ages and
 // times, and the warnings that explain silent failures (fail-open left on, an unwritable cache, a pinned backoff).
+#include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/store.hpp>
@@ -55,6 +56,9 @@ struct StatusReport {
   std::vector<StatusRow> rows;
   std::vector<std::string> warnings;
 };
+
+/// Every definition Claude Code would start in `base`'s folder or any folder it knows (each once).
+std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env);
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.

@@ -15,7 +15,8 @@ void mark_from_probe(json::object& entry, const ProbeResult& result, const MarkC
   }
 }
 
-bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, std::vector<std::string>& skipped) {
+bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, state::Writer by,
+                   std::vector<std::string>& skipped) {
   bool changed = false;
   for (const ProbedServer& p : probed) {
     if (p.result.kind == Kind::not_probed) continue;
@@ -25,7 +26,7 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
       skipped.push_back(p.who.tool_name);
       continue;
     }
-    state::record_verdict(doc, p.who, p.context.now, [&](json::object& entry) { mark_from_probe(entry, p.result, p.context); });
+    state::record_verdict(doc, p.who, p.context.now, by, [&](json::object& entry) { mark_from_probe(entry, p.result, p.context); });
     changed = true;
   }
   return changed;

@@ -36,6 +36,7 @@ struct ProbedServer {
 
 /// Records every result in `doc`, keeping verdicts that were checked after the probe started; `skipped` receives
 /// the names left alone because a newer check won. Returns true when anything changed.
-bool record_probes(boost::json::object& doc, const std::vector<ProbedServer>& probed, std::vector<std::string>& skipped);
+bool record_probes(boost::json::object& doc, const std::vector<ProbedServer>& probed, state::Writer by,
+                   std::vector<std::string>& skipped);
 
 } // namespace mcphealth::probe

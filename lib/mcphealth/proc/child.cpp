@@ -227,7 +227,7 @@ bool drain_fd(int fd, std::string& sink, std::size_t cap) {
 }
 
 CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, util::Clock& clock,
-                                std::size_t max_output) {
+                                std::size_t max_output, std::string_view input) {
   CommandResult result;
   SpawnResult spawned = spawn(spec);
   if (!spawned.child) {
@@ -236,8 +236,15 @@ CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, 
     return result;
   }
   Child& child = *spawned.child;
-  child.close_stdin();
   const util::EpochMs deadline = clock.now_ms() + timeout_ms;
+  // The input first (a few KB at most: an event), bounded by the same deadline; then end of input.
+  while (!input.empty() && clock.now_ms() < deadline) {
+    const ssize_t n = ::write(child.stdin_fd(), input.data(), input.size());
+    if (n > 0) input.remove_prefix(static_cast<std::size_t>(n));
+    else if (n < 0 && errno != EAGAIN && errno != EINTR) break; // it closed its stdin: it does not want the rest
+    else clock.sleep_ms(2);
+  }
+  child.close_stdin();
   for (;;) {
     pollfd fds[2];
     nfds_t n = 0;

@@ -87,10 +87,10 @@ struct CommandResult {
   bool succeeded() const { return status == Status::exited && exit.code == 0; }
 };
 
-/// Runs `spec` with stdin closed, collecting stdout and stderr (each capped at `max_output` bytes), and ends the
-/// process group after `timeout_ms`.
+/// Runs `spec` with `input` on its stdin (then end of input), collecting stdout and stderr (each capped at
+/// `max_output` bytes), and ends the process group after `timeout_ms`.
 CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, util::Clock& clock,
-                                std::size_t max_output = 64 * 1024);
+                                std::size_t max_output = 64 * 1024, std::string_view input = {});
 
 /// Reads what is available on a non-blocking fd into `sink` (up to `cap` bytes kept); returns false on EOF or error.
 bool drain_fd(int fd, std::string& sink, std::size_t cap);

@@ -13,14 +13,18 @@ constexpr int k_slots = 256;
 std::atomic<pid_t> g_groups[k_slots];
 
 extern "C" void end_groups_and_exit(int sig) {
-  for (auto& slot : g_groups) {
-    const pid_t group = slot.load(std::memory_order_relaxed);
-    if (group > 0) ::kill(-group, SIGKILL);
-  }
+  kill_tracked_groups();
   ::_exit(exit_code_for_signal(sig));
 }
 
 } // namespace
+
+void kill_tracked_groups() {
+  for (auto& slot : g_groups) {
+    const pid_t group = slot.load(std::memory_order_relaxed);
+    if (group > 0) ::kill(-group, SIGKILL);
+  }
+}
 
 void track_group(pid_t group) {
   for (auto& slot : g_groups) {

@@ -11,6 +11,9 @@ void track_group(pid_t group);
 /// Forgets a group that was ended (or released on purpose). Safe from any thread.
 void untrack_group(pid_t group);
 
+/// SIGKILLs every tracked group. Async-signal-safe: for a handler that ends a loop instead of the process.
+void kill_tracked_groups();
+
 /// The exit code after a handled signal: 128 + the signal's number, as shells report it.
 constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
 

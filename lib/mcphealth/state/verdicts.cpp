@@ -38,6 +38,18 @@ json::value optional_string(const std::optional<std::string>& s) { return s ? js
 
 } // namespace
 
+std::string_view writer_name(Writer by) {
+  switch (by) {
+  case Writer::hook: return "hook";
+  case Writer::probe: return "probe";
+  case Writer::refresh: return "refresh";
+  case Writer::watch: return "watch";
+  case Writer::tool_success: return "tool-success";
+  case Writer::adopted: return "adopted";
+  }
+  return {};
+}
+
 std::optional<Binding> FolderBindings::find(std::string_view server) const {
   if (names == nullptr) return std::nullopt;
   const json::object* b = util::get_object(*names, server);
@@ -112,7 +124,7 @@ const json::object* decision_entry(const json::object& doc, std::string_view ser
   return mirror;
 }
 
-void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now,
+void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(json::object&)>& mark) {
   json::object& all = object_at(doc, k_definitions);
   std::vector<std::string> stale;
@@ -129,6 +141,7 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   }
   json::object& entry = slot.get_object();
   mark(entry);
+  entry["updatedBy"] = writer_name(by);
   entry[k_definition] = who.fingerprint;
   if (!who.server.empty()) { // labels are known where the definition was resolved; a refresh keeps them
     entry["server"] = who.server;
@@ -142,10 +155,11 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   entry_of(doc, mirror_key) = std::move(mirror);
 }
 
-void record_unbound(json::object& doc, std::string_view server, const std::function<void(json::object&)>& mark) {
+void record_unbound(json::object& doc, std::string_view server, Writer by, const std::function<void(json::object&)>& mark) {
   json::object& entry = entry_of(doc, server);
   entry.erase(k_definition); // no longer any definition's verdict
   mark(entry);
+  entry["updatedBy"] = writer_name(by);
 }
 
 bool forget_server(json::object& doc, std::string_view server) {

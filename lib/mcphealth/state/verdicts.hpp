@@ -52,6 +52,12 @@ void bind_folder(boost::json::object& doc, std::string_view folder, std::string_
                  const std::vector<std::string>& extra_files, const std::vector<std::string>& variables,
                  const std::vector<std::pair<std::string, Binding>>& names, util::EpochMs now);
 
+/// Who wrote an entry, as `updatedBy` records it: what `watch` names as the cause of a transition.
+enum class Writer { hook, probe, refresh, watch, tool_success, adopted };
+
+/// The JSON spelling of `by`: `hook`, `probe`, `refresh`, `watch`, `tool-success`, `adopted`.
+std::string_view writer_name(Writer by);
+
 /// Who a verdict is about.
 struct DefinitionInfo {
   std::string fingerprint;
@@ -72,11 +78,12 @@ const boost::json::object* decision_entry(const boost::json::object& doc, std::s
 /// Applies `mark` to the verdict of `who` (started from the adoptable `servers` entry when there is no verdict yet),
 /// labels it when `who.server` is set, and mirrors it into `servers.<tool name>`. Drops verdicts unchecked for
 /// `k_keep_unused_ms`.
-void record_verdict(boost::json::object& doc, const DefinitionInfo& who, util::EpochMs now,
+void record_verdict(boost::json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(boost::json::object& entry)>& mark);
 
 /// Applies `mark` to `servers.<server>` of a name without a definition (a claude.ai connector, a payload name).
-void record_unbound(boost::json::object& doc, std::string_view server, const std::function<void(boost::json::object& entry)>& mark);
+void record_unbound(boost::json::object& doc, std::string_view server, Writer by,
+                    const std::function<void(boost::json::object& entry)>& mark);
 
 /// Every verdict, as stored (`definitions`); an empty object when there is none.
 const boost::json::object& verdicts(const boost::json::object& doc);

@@ -1,0 +1,213 @@
+#include "watch.hpp"
+
+#include "output.hpp"
+#include "status.hpp"
+
+#include <mcphealth/ops/status.hpp>
+#include <mcphealth/ops/watch.hpp>
+#include <mcphealth/probe/prometheus.hpp>
+#include <mcphealth/proc/child.hpp>
+#include <mcphealth/proc/groups.hpp>
+#include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <fcntl.h>
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/inotify.h>
+#endif
+
+namespace mcphealth::cli {
+
+namespace json = boost::json;
+
+void register_watch(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<WatchOptions>();
+  CLI::App* sub = app.add_subcommand("watch", "Watch the health cache live; with --probe, also keep it fresh");
+  sub->add_flag("--probe", o->probe,
+                "Also probe every server Claude Code would start: an unhealthy one when its retry comes, a healthy one "
+                "shortly before its mark expires (with jitter), recovering with the reconnect command");
+  sub->add_option("--interval", o->interval_s, "With --probe: re-read the configs every S seconds (default 60)")
+      ->type_name("S")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{86'400}));
+  sub->add_flag("--events", o->events,
+                "One JSON object per line for every transition (the default when stdout is not a terminal)");
+  sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every transition, the event's JSON on its stdin")
+      ->type_name("CMD");
+  sub->add_option("--exec-timeout-ms", o->exec_timeout_ms, "End --exec's process group after MS (default 5000)")
+      ->type_name("MS")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{600'000}));
+  sub->add_flag("--once", o->once, "One sweep (with --probe) or one reading, then exit with status's exit code");
+  sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
+      ->type_name("FILE");
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR");
+  sub->footer("Exit: 0 after SIGTERM, SIGINT or q; with --once 0 nothing unhealthy, 1 something is; 2 usage error.");
+  sub->callback([o, &invocation] { invocation.exit_code = run_watch(*o, invocation.globals); });
+}
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+int g_wake[2] = {-1, -1};
+
+extern "C" void stop_watching(int) {
+  g_stop.store(true);
+  proc::kill_tracked_groups(); // probes in flight end now; their results are discarded
+  const char byte = 1;
+  [[maybe_unused]] ssize_t n = ::write(g_wake[1], &byte, 1);
+}
+
+/// The terminal in raw mode (keys without Enter, no echo) on the alternate screen, restored by the destructor.
+class RawTerminal {
+public:
+  RawTerminal() {
+    if (::tcgetattr(STDIN_FILENO, &m_saved) != 0) return;
+    termios raw = m_saved;
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    m_active = ::tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+    std::fputs("\033[?1049h\033[?25l", stdout); // alternate screen, no cursor
+  }
+  ~RawTerminal() {
+    std::fputs("\033[?25h\033[?1049l", stdout);
+    std::fflush(stdout);
+    if (m_active) ::tcsetattr(STDIN_FILENO, TCSANOW, &m_saved);
+  }
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+private:
+  termios m_saved{};
+  bool m_active = false;
+};
+
+std::string write_metrics(const std::string& path, const state::StateSnapshot& snap) {
+  std::vector<probe::MetricRow> rows;
+  for (const auto& kv : state::verdicts(snap.doc)) {
+    if (!kv.value().is_object()) continue;
+    const json::object& v = kv.value().get_object();
+    const state::ServerEntry e = state::ServerEntry::from_json(v);
+    const json::object* details = util::get_object(v, "probe");
+    rows.push_back({util::get_string(v, "toolName").value_or(std::string(kv.key())), std::string(kv.key()), e.healthy(),
+                    details ? util::get_int(*details, "latencyMs").value_or(0) : 0,
+                    details ? util::get_int(*details, "tools") : std::nullopt, e.failure_count, e.checked_at.value_or(0)});
+  }
+  return util::atomic_replace(path, probe::render_prometheus(rows), 0644);
+}
+
+} // namespace
+
+int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  warn_all(settings.warnings);
+  const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
+  const bool terminal = !o.events && !o.once && ::isatty(STDOUT_FILENO) != 0;
+
+  // SIGTERM/SIGINT end the loop (not the process): the write in progress finishes, probe children end, exit 0.
+  if (::pipe(g_wake) != 0) return k_exit_usage;
+  for (int fd : g_wake) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  struct sigaction sa {};
+  sa.sa_handler = stop_watching;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+
+  int notify = -1;
+#ifdef __linux__
+  notify = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  const std::filesystem::path dir = settings.state_path.value.has_parent_path() ? settings.state_path.value.parent_path() : ".";
+  if (notify >= 0) ::inotify_add_watch(notify, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE);
+#endif
+
+  std::optional<ops::Watcher> watcher;
+  if (o.probe) watcher.emplace(settings, inputs, env, clock, o.interval_s * 1000, o.once ? ops::Jitter::no : ops::Jitter::yes);
+  std::optional<RawTerminal> screen;
+  if (terminal) screen.emplace();
+  std::deque<std::string> recent; // the terminal's log pane
+  state::StateStore store(settings.state_path.value, clock);
+  state::StateSnapshot before = store.read();
+  std::vector<ops::ConfiguredServer> configured;
+  util::EpochMs configured_at = 0;
+  int code = k_exit_ok;
+
+  while (!g_stop.load()) {
+    util::EpochMs next = clock.now_ms() + 1000; // the terminal's "ago / retry in" columns move every second
+    if (watcher) {
+      next = std::min(next, watcher->sweep(g_stop));
+      if (g_stop.load()) break;
+    }
+    const state::StateSnapshot after = store.read();
+    for (const ops::WatchEvent& ev : ops::transitions(before, after, clock.now_ms())) {
+      const std::string line = json::serialize(ops::event_json(ev));
+      if (!terminal) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+      }
+      recent.push_back(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from +
+                       " -> " + ev.to + ", by " + ev.by + ")" + (ev.reason.empty() ? "" : ": " + ev.reason));
+      if (recent.size() > 10) recent.pop_front();
+      if (o.exec) {
+        proc::CommandResult r = proc::run_to_completion({"/bin/sh", {"-c", *o.exec}, std::nullopt}, o.exec_timeout_ms, clock,
+                                                        64 * 1024, line + "\n");
+        if (!r.succeeded()) {
+          util::log::warn("--exec for " + ev.server + " " + ev.event + ": " +
+                          (r.status == proc::CommandResult::Status::timed_out ? "timed out" : r.error.empty() ? "exited with " + r.exit.describe() : r.error));
+        }
+      }
+    }
+    before = after;
+    if (o.prometheus && watcher) {
+      if (std::string err = write_metrics(*o.prometheus, after); !err.empty()) util::log::warn("cannot write " + *o.prometheus + ": " + err);
+    }
+    if (terminal || o.once) {
+      if (clock.now_ms() - configured_at > o.interval_s * 1000) {
+        configured = ops::configured_everywhere(inputs, env);
+        configured_at = clock.now_ms();
+      }
+      const ops::StatusReport report = ops::build_status(after, configured, settings, clock.now_ms());
+      code = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.label == "unhealthy"; })
+                 ? k_exit_unhealthy
+                 : k_exit_ok;
+      if (terminal) {
+        std::string frame = "\033[H\033[2J";
+        frame += "mcphealth watch — " + settings.state_path.value.string() + (o.probe ? "  (probing)" : "") + "   q: quit\n\n";
+        frame += render_status_table(report, use_color(stdout), terminal_width());
+        frame += "\nTransitions\n";
+        for (const auto& r : recent) frame += "  " + r + "\n";
+        std::fputs(frame.c_str(), stdout);
+        std::fflush(stdout);
+      }
+    }
+    if (o.once) break;
+
+    // Sleep until the next due probe or redraw, a change of the state file, a key, or a signal.
+    pollfd fds[3] = {{g_wake[0], POLLIN, 0}, {notify, POLLIN, 0}, {terminal ? STDIN_FILENO : -1, POLLIN, 0}};
+    const auto wait = std::max<std::int64_t>(0, std::min<std::int64_t>(next - clock.now_ms(), notify >= 0 ? 60'000 : 1000));
+    ::poll(fds, 3, static_cast<int>(wait));
+    char buf[4096];
+    if (notify >= 0 && (fds[1].revents & POLLIN)) {
+      while (::read(notify, buf, sizeof buf) > 0) {
+      }
+    }
+    if (terminal && (fds[2].revents & POLLIN)) {
+      const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+      for (ssize_t i = 0; i < n; ++i) {
+        if (buf[i] == 'q' || buf[i] == 'Q' || buf[i] == 3) g_stop.store(true);
+      }
+    }
+  }
+  if (notify >= 0) ::close(notify);
+  return o.once ? code : k_exit_ok;
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,212 @@
+#include <mcphealth/ops/watch.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/probe/record.hpp>
+#include <mcphealth/recover/recover.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace mcphealth::ops {
+
+namespace json = boost::json;
+
+namespace {
+
+/// Every entry that stands for a server: the verdicts by fingerprint, and the entries without a definition by name.
+std::map<std::string, const json::object*> entries_of(const state::StateSnapshot& snap) {
+  std::map<std::string, const json::object*> out;
+  for (const auto& kv : state::verdicts(snap.doc)) {
+    if (kv.value().is_object()) out["definition " + std::string(kv.key())] = &kv.value().get_object();
+  }
+  for (const auto& kv : snap.servers()) {
+    if (kv.value().is_object() && !state::definition_of(kv.value().get_object())) {
+      out["server " + std::string(kv.key())] = &kv.value().get_object();
+    }
+  }
+  return out;
+}
+
+std::string status_word(const json::object* e) {
+  if (e == nullptr) return "none";
+  const auto s = util::get_string(*e, "status");
+  return s && (*s == "healthy" || *s == "unhealthy") ? *s : "none";
+}
+
+WatchEvent event_for(const std::string& key, const json::object* before, const json::object* after, util::EpochMs now) {
+  const json::object* e = after ? after : before;
+  WatchEvent ev;
+  ev.ts = now;
+  ev.server = util::get_string(*e, "toolName").value_or(key.substr(key.find(' ') + 1));
+  ev.from = status_word(before);
+  ev.to = status_word(after);
+  ev.failure_count = util::get_int(*e, "failureCount").value_or(0);
+  ev.reason = after ? util::get_string(*after, "lastError").value_or("") : std::string();
+  ev.by = after ? util::get_string(*after, "updatedBy").value_or("unknown") : std::string("reset");
+  if (key.rfind("definition ", 0) == 0) ev.definition = key.substr(11);
+  ev.project = util::get_string(*e, "project");
+  ev.scope = util::get_string(*e, "scope");
+  return ev;
+}
+
+} // namespace
+
+std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const state::StateSnapshot& after, util::EpochMs now) {
+  const auto old_entries = entries_of(before);
+  const auto new_entries = entries_of(after);
+  std::vector<WatchEvent> out;
+  for (const auto& [key, entry] : new_entries) {
+    auto it = old_entries.find(key);
+    const json::object* prev = it == old_entries.end() ? nullptr : it->second;
+    const std::string from = status_word(prev), to = status_word(entry);
+    WatchEvent ev = event_for(key, prev, entry, now);
+    if (prev == nullptr) {
+      // A verdict adopted from an entry without a definition is the same server going on, not a new one.
+      if (util::get_string(*entry, "updatedBy") == std::optional<std::string>("adopted")) continue;
+      ev.event = to == "unhealthy" ? "down" : "appeared";
+    } else if (from != "unhealthy" && to == "unhealthy") {
+      ev.event = "down";
+    } else if (from == "unhealthy" && to == "unhealthy") {
+      if (util::get_int(*entry, "checkedAt") == util::get_int(*prev, "checkedAt")) continue;
+      ev.event = "still-down";
+    } else if (from == "unhealthy" && to == "healthy") {
+      ev.event = "recovered";
+      if (auto by = util::get_string(*entry, "restoredBy"); by && *by == "tool-success") ev.by = "tool-success";
+    } else {
+      continue; // healthy, refreshed: not a transition
+    }
+    out.push_back(std::move(ev));
+  }
+  for (const auto& [key, entry] : old_entries) {
+    if (new_entries.count(key)) continue;
+    // An entry without a definition that became a verdict of the same server: not gone.
+    const bool adopted = key.rfind("server ", 0) == 0 &&
+                         std::any_of(new_entries.begin(), new_entries.end(), [&](const auto& kv) {
+                           return kv.first.rfind("definition ", 0) == 0 &&
+                                  util::get_string(*kv.second, "toolName") == std::optional<std::string>(key.substr(7));
+                         });
+    if (adopted) continue;
+    WatchEvent ev = event_for(key, entry, nullptr, now);
+    // Only `reset` removes a server's entries; the 30-day clean-up drops verdicts no one has checked for a month.
+    const auto checked = util::get_int(*entry, "checkedAt");
+    ev.event = checked && *checked + state::k_keep_unused_ms < now ? "removed" : "reset";
+    if (ev.event == "removed") ev.by = "cleanup";
+    out.push_back(std::move(ev));
+  }
+  return out;
+}
+
+json::object event_json(const WatchEvent& e) {
+  auto opt = [](const std::optional<std::string>& s) { return s ? json::value(*s) : json::value(nullptr); };
+  return json::object{{"ts", util::format_iso8601_ms(e.ts)},
+                      {"server", e.server},
+                      {"event", e.event},
+                      {"from", e.from},
+                      {"to", e.to},
+                      {"failureCount", e.failure_count},
+                      {"reason", e.reason},
+                      {"by", e.by},
+                      {"definition", opt(e.definition)},
+                      {"project", opt(e.project)},
+                      {"scope", opt(e.scope)}};
+}
+
+util::EpochMs next_probe_at(const json::object* verdict, const std::string& fingerprint, util::EpochMs now,
+                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter) {
+  // A stable spread per definition: the same server is not probed at the same offset as its neighbours.
+  const std::uint64_t h = jitter == Jitter::yes ? std::stoull(config::hash_hex(fingerprint), nullptr, 16) : 0;
+  if (verdict == nullptr) return std::min(now, seen_at) + static_cast<std::int64_t>(h % 1000);
+  const state::ServerEntry e = state::ServerEntry::from_json(*verdict);
+  const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
+  const state::Standing st = state::standing_of(e, now, bound);
+  switch (st.freshness) {
+  case state::Freshness::fresh: {
+    const std::int64_t ttl = settings.ttl_ms.value;
+    const std::int64_t lead = std::max<std::int64_t>(1000, ttl / 10);
+    const std::int64_t spread = std::max<std::int64_t>(1, std::min<std::int64_t>(2000, ttl / 20));
+    // One sweep (no jitter) leaves a fresh mark alone; a long-running watcher re-probes it before it expires.
+    if (jitter == Jitter::no) return *e.expires_at;
+    return std::max(now, *e.expires_at - lead - static_cast<std::int64_t>(h % static_cast<std::uint64_t>(spread)));
+  }
+  case state::Freshness::in_backoff: return *st.retry_at + static_cast<std::int64_t>(h % 250);
+  case state::Freshness::stale:
+  case state::Freshness::due:
+  case state::Freshness::unknown: break;
+  }
+  return now;
+}
+
+Watcher::Watcher(const config::Settings& settings, config::DiscoveryInputs base, const util::Environment& env,
+                 util::Clock& clock, std::int64_t resolve_every_ms, Jitter jitter)
+    : m_settings(settings), m_base(std::move(base)), m_env(env), m_clock(clock), m_resolve_every_ms(resolve_every_ms),
+      m_jitter(jitter) {}
+
+util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
+  util::EpochMs now = m_clock.now_ms();
+  if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
+    m_folders = config::resolve_everywhere(m_base, m_env);
+    m_resolved_at = now;
+    m_candidates.clear();
+    for (const auto& f : m_folders) {
+      for (const auto* c : f.resolution.winners()) {
+        if (std::none_of(m_candidates.begin(), m_candidates.end(), [&](const auto* o) { return o->fingerprint == c->fingerprint; })) {
+          m_candidates.push_back(c);
+          m_seen_at.emplace(c->fingerprint, now);
+        }
+      }
+    }
+  }
+  state::StateStore store(m_settings.state_path.value, m_clock);
+  const state::StateSnapshot before = store.read();
+  std::vector<const config::Candidate*> due;
+  std::vector<probe::BatchItem> items;
+  for (const auto* c : m_candidates) {
+    if (next_probe_at(state::decision_entry(before.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
+                      m_seen_at[c->fingerprint], m_settings, m_jitter) > now) {
+      continue;
+    }
+    due.push_back(c);
+    if (c->standing != config::Standing::misconfigured) items.push_back({c->tool_name, *c->resolved});
+  }
+  if (!due.empty()) {
+    probe::LiveProber prober(m_clock);
+    const std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
+        items, m_settings.timeout_ms.value, 0, [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
+    if (stop.load()) return m_clock.now_ms(); // probes cut short by a signal say nothing about the servers
+    recover::ShellRunner runner(m_clock, m_env);
+    std::vector<probe::ProbedServer> probed;
+    std::size_t item = 0;
+    for (const auto* c : due) {
+      const bool was_probed = c->standing != config::Standing::misconfigured;
+      const probe::BatchOutcome* o = was_probed ? &outcomes[item++] : nullptr;
+      const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
+      const recover::RecoveryRequest rr{c->definition.name, recover::NameOrigin::config, &*c->resolved,
+                                        m_settings.timeout_ms.value, m_settings.reconnect_timeout_ms.value,
+                                        prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
+                                        recover::Reconnect::when_down, o ? &o->result : nullptr};
+      const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, m_env);
+      const std::string scope(config::scope_name(c->scope));
+      probed.push_back({{c->fingerprint, c->definition.name, c->tool_name, scope, c->project, c->definition.source.string()},
+                        recovery.result,
+                        o ? o->started_at : now,
+                        {m_clock.now_ms(), m_settings.ttl_ms.value, m_settings.backoff_ms.value, m_settings.max_backoff_ms.value,
+                         c->definition.source.string(), recovery.restored_by}});
+    }
+    std::vector<std::string> skipped;
+    store.update([&](json::object& doc) { return probe::record_probes(doc, probed, state::Writer::watch, skipped); });
+  }
+  // The next wake-up: the earliest due time, or the next re-resolve.
+  now = m_clock.now_ms();
+  const state::StateSnapshot after = store.read();
+  util::EpochMs next = m_resolved_at + m_resolve_every_ms;
+  for (const auto* c : m_candidates) {
+    next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
+                                        m_seen_at[c->fingerprint], m_settings, m_jitter));
+  }
+  return std::max(next, now);
+}
+
+} // namespace mcphealth::ops

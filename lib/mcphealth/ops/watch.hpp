@@ -1,0 +1,87 @@
+#pragma once
+// `mcphealth watch`'s core: the transitions between two readings of the state file (whoever wrote them: a hook,
+// probe, refresh, reset or this watcher), and a background prober that probes each definition when it is due
+// (an unhealthy one when its retry comes, a healthy one shortly before its mark expires), with jitter, recovering
+// through the one recovery policy.
+#include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/resolver.hpp>
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/probe/batch.hpp>
+#include <mcphealth/recover/reconnect.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// One transition of one server (a definition's verdict, or an entry without a definition).
+struct WatchEvent {
+  util::EpochMs ts = 0;
+  std::string server;
+  /// `down`, `still-down`, `recovered`, `reset`, `appeared`, `removed`.
+  std::string event;
+  /// `healthy`, `unhealthy`, or `none` (not in the state file).
+  std::string from;
+  std::string to;
+  std::int64_t failure_count = 0;
+  std::string reason;
+  /// `hook`, `probe`, `refresh`, `watch`, `tool-success`, `reset`, or `unknown` (a writer that does not say).
+  std::string by;
+  std::optional<std::string> definition;
+  std::optional<std::string> project;
+  std::optional<std::string> scope;
+};
+
+/// The transitions from `before` to `after`, seen at `now`. A healthy mark that is only refreshed is not one.
+std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const state::StateSnapshot& after, util::EpochMs now);
+
+/// One event as a JSON object: `ts` (ISO-8601), `server`, `event`, `from`, `to`, `failureCount`, `reason`, `by`,
+/// and `definition`, `project`, `scope` where known.
+boost::json::object event_json(const WatchEvent& event);
+
+/// Whether probe times are spread apart (a long-running watcher) or everything not fresh is due now (one sweep).
+enum class Jitter { yes, no };
+
+/// When a definition should next be probed in the background: without a verdict, just after `seen_at` (when the
+/// watcher first saw it); with a stale one, now; an unhealthy one at its honoured retry time; a healthy one a tenth
+/// of the TTL (at least a second) before its mark expires. A jitter derived from the fingerprint spreads servers
+/// apart.
+util::EpochMs next_probe_at(const boost::json::object* verdict, const std::string& fingerprint, util::EpochMs now,
+                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter = Jitter::yes);
+
+/// The background prober's work.
+class Watcher {
+public:
+  Watcher(const config::Settings& settings, config::DiscoveryInputs base, const util::Environment& env, util::Clock& clock,
+          std::int64_t resolve_every_ms, Jitter jitter);
+
+  /// Probes every definition that is due (all at once), recovers and records them; a probe cut short by `stop` is
+  /// not recorded. Returns when the next one is due.
+  util::EpochMs sweep(const std::atomic<bool>& stop);
+
+  /// How many definitions it watches (after the last sweep).
+  std::size_t watched() const { return m_candidates.size(); }
+
+private:
+  const config::Settings& m_settings;
+  config::DiscoveryInputs m_base;
+  const util::Environment& m_env;
+  util::Clock& m_clock;
+  std::int64_t m_resolve_every_ms;
+  Jitter m_jitter;
+  util::EpochMs m_resolved_at = 0;
+  std::vector<config::FolderResolution> m_folders;
+  std::vector<const config::Candidate*> m_candidates;
+  /// When each definition (by fingerprint) was first seen: the anchor of its first probe's jitter.
+  std::map<std::string, util::EpochMs> m_seen_at;
+};
+
+} // namespace mcphealth::ops

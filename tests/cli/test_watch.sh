@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# `mcphealth watch`: transition events whoever writes them, the background prober (down, still-down, recovered
+# within one backoff step), --exec, --once, --prometheus, a clean exit on SIGTERM, and the terminal view.
+source "$(dirname "$0")/lib.sh"
+
+# wait_for_line FILE TEXT: waits (at most 20 s) for a line of FILE containing TEXT.
+wait_for_line() {
+  local i
+  for i in $(seq 1 200); do
+    grep -qF -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "no line with [$2] in $1: $(cat "$1" 2>/dev/null)"
+}
+
+# start_watch ARGS...: `mcphealth watch ARGS` in the background, events into $T/events; WATCH_PID.
+start_watch() {
+  "$MCPHEALTH_BIN" watch "$@" >"$T/events" 2>"$T/watch.err" &
+  WATCH_PID=$!
+  FIXTURE_PIDS+=("$WATCH_PID")
+  sleep 0.3
+}
+
+stop_watch() {
+  kill -TERM "$WATCH_PID"
+  set +e
+  wait "$WATCH_PID"; RC=$?
+  set -e
+  assert_eq "$RC" 0 "watch exits 0 on SIGTERM"
+}
+
+case_events_from_other_processes() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  start_watch --events
+  hook "$(pre_payload svc)"
+  wait_for_line "$T/events" '"event":"down"'
+  assert_contains "$(grep '"event":"down"' "$T/events")" '"by":"hook"'
+  assert_contains "$(grep '"event":"down"' "$T/events")" '"server":"svc"'
+  mcph reset svc
+  wait_for_line "$T/events" '"event":"reset"'
+  stop_watch
+  # Every line is one JSON object with the documented fields.
+  "$PY" - "$T/events" <<'PYEOF' || fail "an event line is not the documented JSON"
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    assert set(e) >= {"ts", "server", "event", "from", "to", "failureCount", "reason", "by", "definition", "project"}, e
+PYEOF
+}
+
+case_prober_sees_down_still_down_and_recovered() {
+  export ECC_MCP_HEALTH_BACKOFF_MS=300 ECC_MCP_HEALTH_MAX_BACKOFF_MS=600 ECC_MCP_HEALTH_TIMEOUT_MS=3000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\",\"--count-file\",\"$T/count\"")}}"
+  start_watch --probe --events
+  wait_for_line "$T/events" '"event":"down"'
+  wait_for_line "$T/events" '"event":"still-down"'
+  assert_contains "$(grep '"event":"still-down"' "$T/events" | head -1)" '"by":"watch"'
+  touch "$T/up"
+  wait_for_line "$T/events" '"event":"recovered"'
+  stop_watch
+  "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$(STATE)" || fail "the state file is not valid JSON"
+  local pid
+  while read -r pid; do is_running "$pid" && fail "probed server $pid left running"; done <"$T/count"
+  true
+}
+
+case_sigterm_mid_probe_leaves_no_child_and_records_nothing() {
+  export ECC_MCP_HEALTH_TIMEOUT_MS=60000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--count-file\",\"$T/count\"")}}"
+  start_watch --probe --events
+  local i
+  for i in $(seq 1 100); do [ -s "$T/count" ] && break; sleep 0.05; done
+  local pid; pid=$(head -1 "$T/count")
+  stop_watch
+  for i in $(seq 1 50); do is_running "$pid" || break; sleep 0.05; done
+  if is_running "$pid"; then fail "the probed server $pid outlived watch"; fi
+  assert_no_file "$(STATE)" # the cut-short probe said nothing about the server
+}
+
+case_once_exits_with_status_code() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  mcph watch --probe --once
+  assert_eq "$RC" 1
+  assert_contains "$OUT" '"event":"down"'
+  touch "$T/up"
+  mcph reset svc
+  mcph watch --probe --once
+  assert_eq "$RC" 0
+}
+
+case_exec_gets_each_event_on_stdin() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  start_watch --events --exec "cat >> $T/exec.log"
+  hook "$(pre_payload svc)"
+  wait_for_line "$T/exec.log" '"event":"down"'
+  stop_watch
+}
+
+case_prometheus_is_rewritten_after_sweeps() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  mcph watch --probe --once --prometheus "$T/mcp.prom"
+  assert_eq "$RC" 0
+  assert_contains "$(cat "$T/mcp.prom")" 'mcphealth_up{server="svc",definition="'
+}
+
+case_terminal_view_redraws_and_q_restores() {
+  command -v tmux >/dev/null || { echo "skip: no tmux"; return 0; }
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  local session="mcphealth-test-$$"
+  tmux new-session -d -s "$session" -x 160 -y 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
+  local i screen=""
+  for i in $(seq 1 100); do
+    screen=$(tmux capture-pane -p -t "$session")
+    [[ $screen == *"mcphealth watch"* ]] && break
+    sleep 0.1
+  done
+  assert_contains "$screen" "q: quit"
+  (cd "$PROJ" && hook "$(pre_payload svc)")
+  for i in $(seq 1 100); do
+    screen=$(tmux capture-pane -p -t "$session")
+    [[ $screen == *"svc  down"* ]] && break
+    sleep 0.1
+  done
+  assert_contains "$screen" "✘ unhealthy" "the table shows the new state"
+  assert_contains "$screen" "svc  down (none -> unhealthy, by hook)" "the log pane shows the transition"
+  tmux send-keys -t "$session" q
+  for i in $(seq 1 100); do
+    screen=$(tmux capture-pane -p -t "$session")
+    [[ $screen == *"watch-ended-0"* ]] && break
+    sleep 0.1
+  done
+  tmux kill-session -t "$session" 2>/dev/null || true
+  assert_contains "$screen" "watch-ended-0" "q ends watch with 0 and gives the terminal back"
+}
+
+main "$@"

@@ -1,0 +1,61 @@
+#include <mcphealth/ops/watch.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+state::StateSnapshot snap(const char* raw) {
+  state::StateSnapshot s;
+  s.status = state::LoadStatus::ok;
+  s.doc = json::parse(raw).as_object();
+  return s;
+}
+std::vector<std::string> kinds(const std::vector<ops::WatchEvent>& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events) out.push_back(e.server + " " + e.event + " by " + e.by);
+  return out;
+}
+config::Settings defaults() { return config::resolve_settings(util::MapEnvironment{{"HOME", "/h"}}, {}); }
+} // namespace
+
+TEST_CASE("transitions: down, still-down, recovered and reset, named by their writer", "[watch]") {
+  auto a = snap(R"({"servers":{},"definitions":{"f1":{"toolName":"one","status":"healthy","checkedAt":1}}})");
+  auto b = snap(R"({"servers":{},"definitions":{
+    "f1":{"toolName":"one","status":"unhealthy","checkedAt":2,"failureCount":1,"updatedBy":"hook","lastError":"boom"},
+    "f2":{"toolName":"two","status":"unhealthy","checkedAt":2,"updatedBy":"watch"}}})");
+  CHECK(kinds(ops::transitions(a, b, 10)) == std::vector<std::string>{"one down by hook", "two down by watch"});
+  auto c = snap(R"({"servers":{},"definitions":{
+    "f1":{"toolName":"one","status":"unhealthy","checkedAt":3,"failureCount":2,"updatedBy":"watch"},
+    "f2":{"toolName":"two","status":"healthy","checkedAt":3,"restoredBy":"tool-success","updatedBy":"tool-success"}}})");
+  CHECK(kinds(ops::transitions(b, c, 10)) == std::vector<std::string>{"one still-down by watch", "two recovered by tool-success"});
+  auto d = snap(R"({"servers":{},"definitions":{
+    "f2":{"toolName":"two","status":"healthy","checkedAt":4,"updatedBy":"refresh"}}})");
+  CHECK(kinds(ops::transitions(c, d, 10)) == std::vector<std::string>{"one reset by reset"}); // two: refreshed only
+}
+
+TEST_CASE("an entry adopted as a definition's verdict is no transition", "[watch]") {
+  auto a = snap(R"({"servers":{"svc":{"status":"healthy","checkedAt":1}}})");
+  auto b = snap(R"({"servers":{"svc":{"status":"healthy","checkedAt":1,"definition":"f"}},
+    "definitions":{"f":{"toolName":"svc","status":"healthy","checkedAt":1,"updatedBy":"adopted"}}})");
+  CHECK(ops::transitions(a, b, 10).empty());
+}
+
+TEST_CASE("the schedule: first probe just after first sight, retries at their time, refresh before expiry", "[watch]") {
+  const auto s = defaults();
+  const util::EpochMs first = ops::next_probe_at(nullptr, "fp", 5000, 1000, s);
+  CHECK(first >= 1000);
+  CHECK(first < 2000);
+  CHECK(ops::next_probe_at(nullptr, "fp", 9000, 1000, s) == first); // anchored, not moving with now
+  json::object down{{"status", "unhealthy"}, {"checkedAt", 1000}, {"nextRetryAt", 31'000}};
+  const util::EpochMs retry = ops::next_probe_at(&down, "fp", 2000, 0, s);
+  CHECK(retry >= 31'000);
+  CHECK(retry < 31'250);
+  json::object up{{"status", "healthy"}, {"checkedAt", 1000}, {"expiresAt", 121'000}};
+  const util::EpochMs refresh = ops::next_probe_at(&up, "fp", 2000, 0, s);
+  CHECK(refresh < 121'000 - 12'000 + 1);
+  CHECK(refresh > 121'000 - 12'000 - 2'001);
+  CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::no) == 121'000);
+  CHECK(ops::next_probe_at(&up, "a", 2000, 0, s) != ops::next_probe_at(&up, "b", 2000, 0, s)); // spread apart
+}
