@@ -36,6 +36,7 @@ Cell status_cell(const ops::StatusRow& row) {
   if (row.label == "healthy") return {"✔ healthy", Color::green};
   if (row.label == "needs-auth") return {"! needs auth", Color::yellow};
   if (row.label == "unhealthy") return {"✘ unhealthy", Color::red};
+  if (row.label == "misconfigured") return {"✘ misconfigured", Color::red};
   if (row.label == "unknown") return {"? never checked", Color::dim};
   return {row.label, Color::none};
 }
@@ -117,7 +118,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
   }
   const bool any_unhealthy =
-      std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.label == "unhealthy"; });
+      std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
   const int code = any_unhealthy ? k_exit_unhealthy : k_exit_ok;
   if (o.quiet) return code;
   if (o.names) {

@@ -175,7 +175,7 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
         configured_at = clock.now_ms();
       }
       const ops::StatusReport report = ops::build_status(after, configured, settings, clock.now_ms());
-      code = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.label == "unhealthy"; })
+      code = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); })
                  ? k_exit_unhealthy
                  : k_exit_ok;
       if (terminal) {

@@ -135,13 +135,13 @@ run_case() {
   # No mcphealth or JS-hook variable from the caller leaks in; the harness's own stay.
   for v in $(env | grep -oE '^(ECC_[A-Z0-9_]*|MCPHEALTH_[A-Z0-9_]*|CLAUDE_[A-Z0-9_]*)' || true); do
     case $v in
-      MCPHEALTH_BIN | MCPHEALTH_FIXTURES | MCPHEALTH_SOURCE_DIR | MCPHEALTH_EVERYTHING) ;;
+      MCPHEALTH_BIN | MCPHEALTH_FIXTURES | MCPHEALTH_SOURCE_DIR | MCPHEALTH_EVERYTHING | MCPHEALTH_TEST_TIMEOUT_MS) ;;
       *) unset "$v" ;;
     esac
   done
   unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-  # Fast probes: the default liveness timeout is 5 s.
-  export ECC_MCP_HEALTH_TIMEOUT_MS=400
+  # Fast probes: the default liveness timeout is 5 s. A sanitized build starts and handshakes slower: it sets more.
+  export ECC_MCP_HEALTH_TIMEOUT_MS=${MCPHEALTH_TEST_TIMEOUT_MS:-400}
   # The user has approved the project's .mcp.json servers, as Claude Code records it; the trust tests undo this.
   write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
   # No managed settings of the machine's leak in.

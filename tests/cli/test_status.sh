@@ -21,6 +21,9 @@ case_table_shows_every_server_and_timing() {
   assert_contains "$OUT" "! needs auth"
   assert_contains "$OUT" "✘ unhealthy"
   assert_contains "$OUT" "? never checked"
+  # Columns line up with their headers: the status under STATUS, the scope under SCOPE.
+  assert_contains "$(grep -E '^SERVER' <<<"$OUT")" "SERVER  STATUS"
+  grep -qE '^good +✔ healthy +project ' <<<"$OUT" || fail "the good row's cells are not under their headers: $OUT"
   assert_contains "$OUT" "3m0s ago"
   assert_contains "$OUT" "fresh 1m"
   assert_contains "$OUT" "retry in 8m1"

@@ -153,6 +153,8 @@ case_unset_variable_is_misconfigured_everywhere() {
   assert_eq "$RC" 1 "down for probe's exit code"
   assert_eq "$(json_eval "$OUT" 'd["servers"][0]["status"]')" misconfigured
   mcph status --json
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" '[r["status"] for r in d["servers"]]')" '["misconfigured"]' "its own state in status"
   assert_contains "$(json_eval "$OUT" '[r["entry"]["lastError"] for r in d["servers"]]')" "misconfigured: \${API_KEY} is not set"
   mcph explain-config --json
   assert_eq "$(json_eval "$OUT" '[f["severity"] for f in d["findings"] if f["id"] == "misconfigured"]')" '["error"]'

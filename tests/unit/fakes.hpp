@@ -3,6 +3,7 @@
 // temporary folder per test.
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/probe/probe.hpp>
+#include <mcphealth/state/store.hpp>
 #include <mcphealth/util/clock.hpp>
 
 #include <cstdlib>
@@ -80,6 +81,14 @@ public:
     return r;
   }
 };
+
+/// A state snapshot made from JSON text, as load_state would give it.
+inline state::StateSnapshot snapshot(const char* raw) {
+  state::StateSnapshot s;
+  s.status = state::LoadStatus::ok;
+  s.doc = boost::json::parse(raw).as_object();
+  return s;
+}
 
 /// A fresh folder under the system temp dir, removed with its contents at the end of the test.
 class TempDir {

@@ -12,17 +12,11 @@ using namespace mcphealth;
 namespace json = boost::json;
 
 namespace {
-state::StateSnapshot snapshot(const char* raw) {
-  state::StateSnapshot s;
-  s.status = state::LoadStatus::ok;
-  s.doc = json::parse(raw).as_object();
-  return s;
-}
 config::Settings defaults() { return config::resolve_settings(util::MapEnvironment{{"HOME", "/h"}}, {}); }
 } // namespace
 
 TEST_CASE("status labels servers and derives their times", "[ops]") {
-  auto snap = snapshot(R"({"servers":{
+  auto snap = testing::snapshot(R"({"servers":{
     "up":{"status":"healthy","checkedAt":1000,"expiresAt":5000},
     "auth":{"status":"healthy","checkedAt":1000,"expiresAt":5000,"probe":{"kind":"needs-auth"}},
     "down":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":2500,"failureCount":1},
@@ -52,7 +46,7 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
 }
 
 TEST_CASE("status shows one row per definition, with its scope and project, and none for the mirrors", "[ops]") {
-  auto snap = snapshot(R"({"servers":{"dup":{"status":"healthy","definition":"fpB"}},
+  auto snap = testing::snapshot(R"({"servers":{"dup":{"status":"healthy","definition":"fpB"}},
     "definitions":{
       "fpA":{"status":"healthy","checkedAt":1000,"expiresAt":9000,"toolName":"dup","scope":"project","project":"/a"},
       "fpB":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":9000,"toolName":"dup","scope":"project","project":"/b"}}})");

@@ -159,6 +159,22 @@ TEST_CASE("a managed config takes over, and managed policies deny by name, url a
   CHECK(r.candidates_for("cmd").front()->standing == config::Standing::managed_only);
 }
 
+TEST_CASE("a user's allowlist broadens a managed one, unless allowManagedMcpServersOnly; a user's denial counts", "[resolver]") {
+  Layout l;
+  l.claude_json("{}", R"("mcpServers":{"a":)" + stdio("a") + R"(,"b":)" + stdio("b") + R"(,"c":)" + stdio("c") + "}");
+  l.write(l.dir.path() / "managed" / "managed-settings.json", R"({"allowedMcpServers":[{"serverName":"a"}]})");
+  l.write(l.home / ".claude" / "settings.json", R"({"allowedMcpServers":[{"serverName":"b"}],"deniedMcpServers":[{"serverName":"a"}]})");
+  auto r = l.resolve();
+  CHECK(r.winner("a") == nullptr); // denied by the user, although the managed list allows it
+  CHECK(r.winner("b") != nullptr); // the user broadened the soft allowlist
+  CHECK(r.winner("c") == nullptr);
+  l.write(l.dir.path() / "managed" / "managed-settings.json",
+          R"({"allowedMcpServers":[{"serverName":"a"},{"serverName":"c"}],"allowManagedMcpServersOnly":true})");
+  r = l.resolve();
+  CHECK(r.winner("b") == nullptr); // only the managed list counts now
+  CHECK(r.winner("c") != nullptr);
+}
+
 TEST_CASE("an enabled plugin's servers are found under Claude Code's name for them", "[resolver]") {
   Layout l;
   const fs::path root = l.dir.path() / "plugins" / "claude-mem";

@@ -1,3 +1,5 @@
+#include "fakes.hpp"
+
 #include <mcphealth/ops/watch.hpp>
 
 #include <catch2/catch.hpp>
@@ -6,12 +8,6 @@ using namespace mcphealth;
 namespace json = boost::json;
 
 namespace {
-state::StateSnapshot snap(const char* raw) {
-  state::StateSnapshot s;
-  s.status = state::LoadStatus::ok;
-  s.doc = json::parse(raw).as_object();
-  return s;
-}
 std::vector<std::string> kinds(const std::vector<ops::WatchEvent>& events) {
   std::vector<std::string> out;
   for (const auto& e : events) out.push_back(e.server + " " + e.event + " by " + e.by);
@@ -21,23 +17,23 @@ config::Settings defaults() { return config::resolve_settings(util::MapEnvironme
 } // namespace
 
 TEST_CASE("transitions: down, still-down, recovered and reset, named by their writer", "[watch]") {
-  auto a = snap(R"({"servers":{},"definitions":{"f1":{"toolName":"one","status":"healthy","checkedAt":1}}})");
-  auto b = snap(R"({"servers":{},"definitions":{
+  auto a = testing::snapshot(R"({"servers":{},"definitions":{"f1":{"toolName":"one","status":"healthy","checkedAt":1}}})");
+  auto b = testing::snapshot(R"({"servers":{},"definitions":{
     "f1":{"toolName":"one","status":"unhealthy","checkedAt":2,"failureCount":1,"updatedBy":"hook","lastError":"boom"},
     "f2":{"toolName":"two","status":"unhealthy","checkedAt":2,"updatedBy":"watch"}}})");
   CHECK(kinds(ops::transitions(a, b, 10)) == std::vector<std::string>{"one down by hook", "two down by watch"});
-  auto c = snap(R"({"servers":{},"definitions":{
+  auto c = testing::snapshot(R"({"servers":{},"definitions":{
     "f1":{"toolName":"one","status":"unhealthy","checkedAt":3,"failureCount":2,"updatedBy":"watch"},
     "f2":{"toolName":"two","status":"healthy","checkedAt":3,"restoredBy":"tool-success","updatedBy":"tool-success"}}})");
   CHECK(kinds(ops::transitions(b, c, 10)) == std::vector<std::string>{"one still-down by watch", "two recovered by tool-success"});
-  auto d = snap(R"({"servers":{},"definitions":{
+  auto d = testing::snapshot(R"({"servers":{},"definitions":{
     "f2":{"toolName":"two","status":"healthy","checkedAt":4,"updatedBy":"refresh"}}})");
   CHECK(kinds(ops::transitions(c, d, 10)) == std::vector<std::string>{"one reset by reset"}); // two: refreshed only
 }
 
 TEST_CASE("an entry adopted as a definition's verdict is no transition", "[watch]") {
-  auto a = snap(R"({"servers":{"svc":{"status":"healthy","checkedAt":1}}})");
-  auto b = snap(R"({"servers":{"svc":{"status":"healthy","checkedAt":1,"definition":"f"}},
+  auto a = testing::snapshot(R"({"servers":{"svc":{"status":"healthy","checkedAt":1}}})");
+  auto b = testing::snapshot(R"({"servers":{"svc":{"status":"healthy","checkedAt":1,"definition":"f"}},
     "definitions":{"f":{"toolName":"svc","status":"healthy","checkedAt":1,"updatedBy":"adopted"}}})");
   CHECK(ops::transitions(a, b, 10).empty());
 }

@@ -372,23 +372,39 @@ void apply_approvals(Candidate& c, const std::vector<Layer>& layers) {
   }
 }
 
-void apply_policies(Candidate& c, const json::object* managed_settings) {
-  if (managed_settings == nullptr || !c.wins()) return;
-  if (auto it = managed_settings->find("deniedMcpServers"); it != managed_settings->end() && it->value().is_array()) {
+/// Denials from any settings file Claude Code reads (a restriction is safe wherever it comes from); allowlists
+/// from all of them together (users can broaden a managed one), or from the managed settings alone when those say
+/// `allowManagedMcpServersOnly`. Layer 0 is the managed settings.
+void apply_policies(Candidate& c, const std::vector<Layer>& layers) {
+  if (!c.wins()) return;
+  for (const Layer& layer : layers) {
+    if (!layer.counted || layer.root == nullptr) continue;
+    auto it = layer.root->find("deniedMcpServers");
+    if (it == layer.root->end() || !it->value().is_array()) continue;
     for (const auto& entry : it->value().get_array()) {
       if (policy_entry_matches(entry, c.definition)) {
         c.standing = Standing::denied;
-        c.reason = "denied by deniedMcpServers in the managed settings";
+        c.reason = "denied by deniedMcpServers in " + layer.file.string();
         return;
       }
     }
   }
-  if (auto it = managed_settings->find("allowedMcpServers"); it != managed_settings->end() && it->value().is_array()) {
-    const auto& allowed = it->value().get_array();
-    if (std::none_of(allowed.begin(), allowed.end(), [&](const json::value& e) { return policy_entry_matches(e, c.definition); })) {
-      c.standing = Standing::denied;
-      c.reason = "not in allowedMcpServers of the managed settings";
+  const bool managed_only = layers.front().root != nullptr && is_true(*layers.front().root, "allowManagedMcpServersOnly");
+  bool any_allowlist = false;
+  std::string where;
+  for (const Layer& layer : layers) {
+    if (!layer.counted || layer.root == nullptr || (managed_only && &layer != &layers.front())) continue;
+    auto it = layer.root->find("allowedMcpServers");
+    if (it == layer.root->end() || !it->value().is_array()) continue;
+    any_allowlist = true;
+    where += (where.empty() ? "" : ", ") + layer.file.string();
+    for (const auto& entry : it->value().get_array()) {
+      if (policy_entry_matches(entry, c.definition)) return;
     }
+  }
+  if (any_allowlist) {
+    c.standing = Standing::denied;
+    c.reason = "not in allowedMcpServers (" + where + ")";
   }
 }
 
@@ -616,7 +632,7 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
       c.reason = "disabled with /mcp (disabledMcpServers of " + project_key + " in " + in.claude_json.string() + ")";
     }
   }
-  for (auto& c : res.candidates) apply_policies(c, managed_settings.root ? &*managed_settings.root : nullptr);
+  for (auto& c : res.candidates) apply_policies(c, layers);
   pick_winners(res, env);
   return res;
 }

@@ -28,7 +28,11 @@ std::string label_of(const state::ServerEntry& e, const json::object& raw) {
     }
     return "healthy";
   }
-  if (e.unhealthy()) return "unhealthy";
+  if (e.unhealthy()) {
+    const json::object* p = util::get_object(raw, "probe");
+    if (p && util::get_string(*p, "kind") == std::optional<std::string>("misconfigured")) return "misconfigured";
+    return "unhealthy";
+  }
   return e.status.empty() ? "unknown" : e.status;
 }
 
@@ -220,7 +224,7 @@ std::string status_line(const StatusReport& report) {
   for (const auto& row : report.rows) {
     if (row.label == "healthy") ++up;
     else if (row.label == "needs-auth") ++auth;
-    else if (row.label == "unhealthy") {
+    else if (row.down()) {
       ++down;
       names += " " + row.name;
     }

@@ -33,8 +33,12 @@ struct StatusRow {
   /// Where the definition comes from (`user`, `project`, ...) and, for local and project scope, its folder.
   std::optional<std::string> scope;
   std::optional<std::string> project;
-  /// `healthy`, `needs-auth`, `unhealthy`, `unknown` (configured, never checked), or another writer's status.
+  /// `healthy`, `needs-auth`, `unhealthy`, `misconfigured` (an unset variable: Claude Code refuses it), `unknown`
+  /// (configured, never checked), or another writer's status.
   std::string label;
+
+  /// True when the server is down (unhealthy or misconfigured): what makes `status` exit 1.
+  bool down() const { return label == "unhealthy" || label == "misconfigured"; }
   bool cached = false;
   /// Whether it is configured; nothing when configs were not read (the status line).
   std::optional<bool> configured;
