@@ -103,6 +103,22 @@ case_prometheus_is_rewritten_after_sweeps() {
   assert_contains "$(cat "$T/mcp.prom")" 'mcphealth_up{server="svc",definition="'
 }
 
+# The long-run check, short: many sweeps over a few servers that are re-probed every second leave the watcher with
+# the same open files (a leak of one fd per probe would show at once). scripts/bench runs it longer over 32 servers.
+case_sweeps_leak_no_file_descriptors() {
+  export ECC_MCP_HEALTH_TTL_MS=1000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"a\":$(stdio_def healthy "\"--count-file\",\"$T/count\""),\"b\":$(stdio_def healthy "\"--count-file\",\"$T/count\""),\"c\":$(stdio_def crash)}}"
+  start_watch --probe --events
+  local i
+  for i in $(seq 1 100); do [ "$(line_count "$T/count")" -ge 4 ] && break; sleep 0.1; done
+  local fds_before; fds_before=$(ls "/proc/$WATCH_PID/fd" | wc -l)
+  local probes_before; probes_before=$(line_count "$T/count")
+  for i in $(seq 1 150); do [ "$(line_count "$T/count")" -ge $((probes_before + 10)) ] && break; sleep 0.1; done
+  [ "$(line_count "$T/count")" -ge $((probes_before + 10)) ] || fail "the watcher did not keep probing"
+  assert_eq "$(ls "/proc/$WATCH_PID/fd" | wc -l)" "$fds_before" "open fds after 10 more probes"
+  stop_watch
+}
+
 case_terminal_view_redraws_and_q_restores() {
   command -v tmux >/dev/null || { echo "skip: no tmux"; return 0; }
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"

@@ -83,10 +83,9 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
   for (const auto& [key, entry] : old_entries) {
     if (new_entries.count(key)) continue;
     // An entry without a definition that became a verdict of the same server: not gone.
-    const bool adopted = key.rfind("server ", 0) == 0 &&
-                         std::any_of(new_entries.begin(), new_entries.end(), [&](const auto& kv) {
-                           return kv.first.rfind("definition ", 0) == 0 &&
-                                  util::get_string(*kv.second, "toolName") == std::optional<std::string>(key.substr(7));
+    const std::optional<std::string> name = key.rfind("server ", 0) == 0 ? std::optional(key.substr(7)) : std::nullopt;
+    const bool adopted = name && std::any_of(new_entries.begin(), new_entries.end(), [&name](const auto& kv) {
+                           return kv.first.rfind("definition ", 0) == 0 && util::get_string(*kv.second, "toolName") == name;
                          });
     if (adopted) continue;
     WatchEvent ev = event_for(key, entry, nullptr, now);
