@@ -116,7 +116,9 @@ fewest_fds() {
 }
 
 # The long-run check, short: many sweeps over a few servers re-probed every second leave the watcher's floor of
-# open files where it was (a leak of one fd per probe would raise it at once). scripts/bench runs 32 servers longer.
+# open files where it was. A leak of one fd per probe would raise it by 30 over 30 probes; two probes in flight
+# hold fewer than 10, so a loaded machine that catches one in every sample cannot fail it. scripts/bench runs 32
+# servers longer.
 case_sweeps_leak_no_file_descriptors() {
   export ECC_MCP_HEALTH_TTL_MS=1000
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"a\":$(stdio_def healthy "\"--count-file\",\"$T/count\""),\"b\":$(stdio_def healthy "\"--count-file\",\"$T/count\""),\"c\":$(stdio_def crash)}}"
@@ -125,10 +127,10 @@ case_sweeps_leak_no_file_descriptors() {
   for i in $(seq 1 100); do [ "$(line_count "$T/count")" -ge 4 ] && break; sleep 0.1; done
   local fds_before; fds_before=$(fewest_fds "$WATCH_PID")
   local probes_before; probes_before=$(line_count "$T/count")
-  for i in $(seq 1 150); do [ "$(line_count "$T/count")" -ge $((probes_before + 10)) ] && break; sleep 0.1; done
-  [ "$(line_count "$T/count")" -ge $((probes_before + 10)) ] || fail "the watcher did not keep probing"
+  for i in $(seq 1 400); do [ "$(line_count "$T/count")" -ge $((probes_before + 30)) ] && break; sleep 0.1; done
+  [ "$(line_count "$T/count")" -ge $((probes_before + 30)) ] || fail "the watcher did not keep probing"
   local fds_after; fds_after=$(fewest_fds "$WATCH_PID")
-  [ "$fds_after" -le "$fds_before" ] || fail "the watcher's floor of open files grew from $fds_before to $fds_after"
+  [ "$fds_after" -lt $((fds_before + 10)) ] || fail "the watcher's floor of open files grew from $fds_before to $fds_after"
   stop_watch
 }
 
