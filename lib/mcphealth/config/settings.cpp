@@ -59,6 +59,33 @@ Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std:
   return limit;
 }
 
+Setting<std::vector<fs::path>> resolve_config_paths(const util::Environment& env, const SettingsOverrides& flags,
+                                                    std::vector<std::string>& warnings) {
+  Setting<std::vector<fs::path>> out;
+  if (!flags.config_paths.empty()) {
+    out = {flags.config_paths, "flag --config"};
+  } else if (auto found = util::lookup_setting(env, "ECC_MCP_CONFIG_PATH")) {
+    std::vector<fs::path> paths;
+    std::size_t start = 0;
+    while (start <= found->value.size()) {
+      std::size_t colon = found->value.find(':', start);
+      std::string part = found->value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (!part.empty()) {
+        bool expanded = false;
+        paths.push_back(expand_home(part, env, expanded));
+        if (expanded) {
+          warnings.push_back(found->name + " entry '" + part + "' starts with ~ or $HOME; mcphealth expands it to " +
+                               paths.back().string() + ", but launchd and the JS hook would not");
+        }
+      }
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    out = {paths, "variable " + found->name};
+  }
+  return out;
+}
+
 Settings resolve_settings(const util::Environment& env, const SettingsOverrides& flags) {
   Settings s;
   s.state_path = resolve_state_path(env, flags);
@@ -70,27 +97,7 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
     s.fail_open = {util::is_truthy(found->value), "variable " + found->name};
   }
-  if (!flags.config_paths.empty()) {
-    s.config_paths = {flags.config_paths, "flag --config"};
-  } else if (auto found = util::lookup_setting(env, "ECC_MCP_CONFIG_PATH")) {
-    std::vector<fs::path> paths;
-    std::size_t start = 0;
-    while (start <= found->value.size()) {
-      std::size_t colon = found->value.find(':', start);
-      std::string part = found->value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      if (!part.empty()) {
-        bool expanded = false;
-        paths.push_back(expand_home(part, env, expanded));
-        if (expanded) {
-          s.warnings.push_back(found->name + " entry '" + part + "' starts with ~ or $HOME; mcphealth expands it to " +
-                               paths.back().string() + ", but launchd and the JS hook would not");
-        }
-      }
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
-    s.config_paths = {paths, "variable " + found->name};
-  }
+  s.config_paths = resolve_config_paths(env, flags, s.warnings);
   return s;
 }
 

@@ -53,6 +53,12 @@ std::filesystem::path expand_home(const std::string& path, const util::Environme
 /// Resolves the state path alone: what the hook's hot path needs before anything else.
 Setting<std::filesystem::path> resolve_state_path(const util::Environment& env, const SettingsOverrides& flags);
 
+/// Resolves the explicit config files alone (`--config`, else `ECC_MCP_CONFIG_PATH`; empty = search): what the
+/// hook's cache hit needs, without the rest of the settings. Warnings about `~` are appended to `warnings`.
+Setting<std::vector<std::filesystem::path>> resolve_config_paths(const util::Environment& env,
+                                                                 const SettingsOverrides& flags,
+                                                                 std::vector<std::string>& warnings);
+
 /// Resolves every setting.
 Settings resolve_settings(const util::Environment& env, const SettingsOverrides& flags);
 

@@ -328,7 +328,10 @@ private:
   const config::DiscoveryInputs& inputs() {
     if (!m_inputs) {
       const std::string cwd = util::get_string(m_request.input.payload, "cwd").value_or("");
-      m_inputs = config::discovery_inputs(m_deps.env, settings().config_paths.value, cwd);
+      // Only the config paths: a cache hit must not pay for resolving every setting.
+      std::vector<std::string> said_later; // the same warnings come with settings(), off the hot path
+      m_inputs = config::discovery_inputs(
+          m_deps.env, config::resolve_config_paths(m_deps.env, m_request.overrides, said_later).value, cwd);
     }
     return *m_inputs;
   }
@@ -415,7 +418,8 @@ private:
   std::optional<HookOutcome> decide_from_cache(const std::string& event, const CallTarget& call, const json::object* entry) {
     if (entry == nullptr) return std::nullopt;
     const ServerEntry e = ServerEntry::from_json(*entry);
-    const state::Standing st = state::standing_of(e, m_deps.clock.now_ms(), retry_bound());
+    // The retry bound needs the settings; a healthy entry (the common hit) does not.
+    const state::Standing st = state::standing_of(e, m_deps.clock.now_ms(), e.unhealthy() ? retry_bound() : 0);
     switch (st.freshness) {
     case state::Freshness::fresh: return allow(event);
     case state::Freshness::in_backoff:
