@@ -23,8 +23,8 @@ std::string join_names(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
-void warn_all(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) util::log::warn(w);
+void warn_all(const std::vector<config::SettingWarning>& warnings) {
+  for (const auto& w : warnings) util::log::warn(w.text());
 }
 
 } // namespace mcphealth::cli

@@ -39,7 +39,7 @@ config::DiscoveryInputs discovery_for(const util::Environment& env, const config
 std::string join_names(const std::vector<std::string>& names);
 
 /// Prints each settings warning on stderr.
-void warn_all(const std::vector<std::string>& warnings);
+void warn_all(const std::vector<config::SettingWarning>& warnings);
 
 /// The parse's shared state: root options, and the exit code the subcommand's run function returns.
 struct Invocation {

@@ -87,8 +87,10 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
   hook::HookRequest request;
   try {
     util::ProcessEnvironment env;
+    std::vector<config::SettingWarning> limit_warnings;
+    const auto limit = config::resolve_input_max_bytes(env, limit_warnings);
     std::vector<std::string> warnings;
-    const auto limit = config::resolve_input_max_bytes(env, warnings);
+    for (const auto& w : limit_warnings) warnings.push_back(w.text());
     const auto marked = util::lookup_setting(env, "ECC_HOOK_INPUT_TRUNCATED");
     request.input = hook::read_input(STDIN_FILENO, limit.value, marked && util::is_truthy(marked->value));
     request.event_flag = options.event;

@@ -42,7 +42,12 @@ void as_state(const json::value& value) {
   for (const auto& kv : *servers) {
     if (!kv.value().is_object()) continue;
     json::object entry = kv.value().get_object();
-    (void)state::ServerEntry::from_json(entry);
+    const state::ServerEntry read = state::ServerEntry::from_json(entry);
+    // Every time in a file meets clock arithmetic: now, a TTL, a backoff bound, a month of keeping.
+    (void)state::standing_of(read, 1'800'000'000'000, 600'000);
+    (void)state::honoured_retry_at(read, 1'800'000'000'000, 600'000);
+    (void)state::backoff_delay_ms(read.failure_count, 30'000, 600'000);
+    (void)read.last_failure_code.text();
     state::mark_unhealthy(entry, {1000, "x", state::FailureCode::http(503), std::nullopt, 30'000, 600'000, 5'000, {}});
     check(state::ServerEntry::from_json(entry).unhealthy());
     state::mark_healthy(entry, {2000, 120'000, std::string("/c"), std::nullopt, std::nullopt});

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 using namespace mcphealth;
 namespace json = boost::json;
 
@@ -14,6 +16,24 @@ TEST_CASE("backoff doubles and stops at the cap", "[entry]") {
   CHECK(state::backoff_delay_ms(6, 30'000, 600'000) == 600'000);
   CHECK(state::backoff_delay_ms(400, 30'000, 600'000) == 600'000);
   CHECK(state::backoff_delay_ms(0, 30'000, 600'000) == 30'000);
+}
+
+TEST_CASE("numbers from a file are never trusted to fit", "[entry]") {
+  // Found by the fuzzer: "lastFailureCode": 4e9 was cast to int.
+  auto read = [](std::string_view text) { return state::ServerEntry::from_json(util::parse_json(text).value->get_object()); };
+  CHECK(read(R"({"lastFailureCode":4e9})").last_failure_code.kind == state::FailureCode::Kind::none);
+  CHECK(read(R"({"lastFailureCode":-503})").last_failure_code.kind == state::FailureCode::Kind::none);
+  CHECK(read(R"({"lastFailureCode":"99999999999999999999999"})").last_failure_code.kind == state::FailureCode::Kind::none);
+  CHECK(read(R"({"lastFailureCode":503.0})").last_failure_code.text() == "503");
+  CHECK(read(R"({"lastFailureCode":"429"})").last_failure_code.text() == "429");
+  CHECK(read(R"({"failureCount":9223372036854775807})").failure_count == state::k_max_failure_count);
+  CHECK(read(R"({"checkedAt":-9223372036854775808})").checked_at == 0);
+  CHECK(read(R"({"nextRetryAt":9223372036854775807})").next_retry_at == util::k_max_epoch_ms);
+  json::object e{{"failureCount", 9223372036854775807LL}};
+  state::mark_unhealthy(e, {1000, "x", state::FailureCode::http(503), {}, 30'000, 600'000, {}, {}});
+  CHECK(e["failureCount"] == state::k_max_failure_count + 1);
+  CHECK(state::backoff_delay_ms(state::k_max_failure_count, 4'000'000'000'000'000'000LL,
+                                std::numeric_limits<std::int64_t>::max()) == std::numeric_limits<std::int64_t>::max());
 }
 
 TEST_CASE("an unhealthy mark counts failures and keeps unknown fields", "[entry]") {

@@ -14,7 +14,8 @@ TEST_CASE("settings default to the JS hook's values", "[settings]") {
   CHECK(s.reconnect_timeout_ms.value == 5'000);
   CHECK_FALSE(s.fail_open.value);
   CHECK(s.state_path.value == "/h/.claude/mcp-health-cache.json");
-  CHECK(s.state_path.origin == "default");
+  CHECK(s.state_path.origin.kind == config::Origin::Kind::built_in);
+  CHECK(s.state_path.origin.text() == "default");
   CHECK(s.warnings.empty());
 }
 
@@ -23,7 +24,9 @@ TEST_CASE("settings come from variables and say which", "[settings]") {
                       {"ECC_MCP_HEALTH_STATE_PATH", "~/s.json"}});
   config::Settings s = config::resolve_settings(env, {});
   CHECK(s.ttl_ms.value == 5);
-  CHECK(s.ttl_ms.origin == "variable MCPHEALTH_TTL_MS");
+  CHECK(s.ttl_ms.origin.kind == config::Origin::Kind::variable);
+  CHECK(s.ttl_ms.origin.name == "MCPHEALTH_TTL_MS");
+  CHECK(s.ttl_ms.origin.text() == "variable MCPHEALTH_TTL_MS");
   CHECK(s.fail_open.value);
   CHECK(s.state_path.value == "/h/s.json");
 }
@@ -32,7 +35,17 @@ TEST_CASE("a malformed number is ignored with a warning", "[settings]") {
   config::Settings s = config::resolve_settings(MapEnvironment({{"ECC_MCP_HEALTH_TIMEOUT_MS", "5s"}}), {});
   CHECK(s.timeout_ms.value == 5'000);
   REQUIRE(s.warnings.size() == 1);
-  CHECK(s.warnings[0].find("ECC_MCP_HEALTH_TIMEOUT_MS=5s") != std::string::npos);
+  CHECK(s.warnings[0].code == config::SettingWarning::Code::not_a_whole_number);
+  CHECK(s.warnings[0].text().find("ECC_MCP_HEALTH_TIMEOUT_MS=5s") != std::string::npos);
+}
+
+TEST_CASE("a number too large to add to a clock is capped with a warning", "[settings]") {
+  config::Settings s =
+      config::resolve_settings(MapEnvironment({{"MCPHEALTH_TTL_MS", "9223372036854775807"}}), {});
+  CHECK(s.ttl_ms.value == 1'000'000'000'000);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0].code == config::SettingWarning::Code::capped);
+  CHECK(s.warnings[0].variable == "MCPHEALTH_TTL_MS");
 }
 
 TEST_CASE("the config path variable splits on colons and warns about ~", "[settings]") {
@@ -52,6 +65,6 @@ TEST_CASE("flags win over variables", "[settings]") {
   MapEnvironment env({{"ECC_MCP_HEALTH_STATE_PATH", "/var.json"}, {"ECC_MCP_CONFIG_PATH", "/y.json"}});
   config::Settings s = config::resolve_settings(env, flags);
   CHECK(s.state_path.value == "/flag.json");
-  CHECK(s.state_path.origin == "flag --state");
+  CHECK(s.state_path.origin.text() == "flag --state");
   CHECK(s.config_paths.value == std::vector<std::filesystem::path>{"/x.json"});
 }

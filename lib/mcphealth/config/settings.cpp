@@ -6,6 +6,27 @@ namespace mcphealth::config {
 
 namespace fs = std::filesystem;
 
+std::string Origin::text() const {
+  switch (kind) {
+  case Kind::variable: return "variable " + name;
+  case Kind::flag: return "flag " + name;
+  case Kind::built_in: break;
+  }
+  return "default";
+}
+
+std::string SettingWarning::text() const {
+  switch (code) {
+  case Code::not_a_whole_number:
+    return "ignoring " + variable + "=" + value + ": not a non-negative whole number; using " + detail;
+  case Code::capped: return "capping " + variable + "=" + value + " at " + detail;
+  case Code::home_in_path:
+    return variable + " entry '" + value + "' starts with ~ or $HOME; mcphealth expands it to " + detail +
+           ", but launchd and the JS hook would not";
+  }
+  return {};
+}
+
 fs::path expand_home(const std::string& path, const util::Environment& env, bool& expanded) {
   expanded = false;
   if (path == "~" || path.rfind("~/", 0) == 0) {
@@ -26,7 +47,7 @@ fs::path expand_home(const std::string& path, const util::Environment& env, bool
 namespace {
 
 void read_whole_number(Setting<std::int64_t>& setting, const util::Environment& env, std::string_view ecc_name,
-             std::vector<std::string>& warnings) {
+                       std::vector<SettingWarning>& warnings) {
   auto found = util::lookup_setting(env, ecc_name);
   if (!found) return;
   std::int64_t value = 0;
@@ -34,36 +55,42 @@ void read_whole_number(Setting<std::int64_t>& setting, const util::Environment& 
   const char* end = begin + found->value.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc{} || ptr != end || value < 0) {
-    warnings.push_back("ignoring " + found->name + "=" + found->value + ": not a non-negative whole number; using " +
-                       std::to_string(setting.value));
+    warnings.push_back({SettingWarning::Code::not_a_whole_number, found->name, found->value,
+                        std::to_string(setting.value)});
     return;
   }
+  // Times and sizes are added to the clock and to each other; no sane value comes near this (about 31 years in ms).
+  constexpr std::int64_t k_max_whole_number = 1'000'000'000'000;
+  if (value > k_max_whole_number) {
+    warnings.push_back({SettingWarning::Code::capped, found->name, found->value, std::to_string(k_max_whole_number)});
+    value = k_max_whole_number;
+  }
   setting.value = value;
-  setting.origin = "variable " + found->name;
+  setting.origin = Origin::variable(found->name);
 }
 
 } // namespace
 
 Setting<fs::path> resolve_state_path(const util::Environment& env, const SettingsOverrides& flags) {
-  if (flags.state_path) return {*flags.state_path, "flag --state"};
+  if (flags.state_path) return {*flags.state_path, Origin::flag("--state")};
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_STATE_PATH")) {
     bool expanded = false;
-    return {expand_home(found->value, env, expanded), "variable " + found->name};
+    return {expand_home(found->value, env, expanded), Origin::variable(found->name)};
   }
-  return {util::home_dir(env) / ".claude" / "mcp-health-cache.json", "default"};
+  return {util::home_dir(env) / ".claude" / "mcp-health-cache.json", {}};
 }
 
-Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std::vector<std::string>& warnings) {
+Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std::vector<SettingWarning>& warnings) {
   Setting<std::int64_t> limit{k_default_input_max_bytes};
   read_whole_number(limit, env, "ECC_HOOK_INPUT_MAX_BYTES", warnings);
   return limit;
 }
 
 Setting<std::vector<fs::path>> resolve_config_paths(const util::Environment& env, const SettingsOverrides& flags,
-                                                    std::vector<std::string>& warnings) {
+                                                              std::vector<SettingWarning>& warnings) {
   Setting<std::vector<fs::path>> out;
   if (!flags.config_paths.empty()) {
-    out = {flags.config_paths, "flag --config"};
+    out = {flags.config_paths, Origin::flag("--config")};
   } else if (auto found = util::lookup_setting(env, "ECC_MCP_CONFIG_PATH")) {
     std::vector<fs::path> paths;
     std::size_t start = 0;
@@ -74,14 +101,13 @@ Setting<std::vector<fs::path>> resolve_config_paths(const util::Environment& env
         bool expanded = false;
         paths.push_back(expand_home(part, env, expanded));
         if (expanded) {
-          warnings.push_back(found->name + " entry '" + part + "' starts with ~ or $HOME; mcphealth expands it to " +
-                               paths.back().string() + ", but launchd and the JS hook would not");
+          warnings.push_back({SettingWarning::Code::home_in_path, found->name, part, paths.back().string()});
         }
       }
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
-    out = {paths, "variable " + found->name};
+    out = {paths, Origin::variable(found->name)};
   }
   return out;
 }
@@ -95,7 +121,7 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
   read_whole_number(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
   read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings);
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
-    s.fail_open = {util::is_truthy(found->value), "variable " + found->name};
+    s.fail_open = {util::is_truthy(found->value), Origin::variable(found->name)};
   }
   s.config_paths = resolve_config_paths(env, flags, s.warnings);
   return s;

@@ -11,11 +11,39 @@
 
 namespace mcphealth::config {
 
-/// A resolved value and its origin: `default`, `variable NAME` or `flag --name`.
+/// Where a setting's value came from. Text is made only where it is printed (`text()`).
+struct Origin {
+  enum class Kind { built_in, variable, flag };
+  Kind kind = Kind::built_in;
+  /// The variable as it was set (`MCPHEALTH_TTL_MS` or `ECC_MCP_HEALTH_TTL_MS`) or the flag (`--state`).
+  std::string name;
+
+  static Origin variable(std::string name) { return {Kind::variable, std::move(name)}; }
+  static Origin flag(std::string name) { return {Kind::flag, std::move(name)}; }
+  /// "default", "variable NAME" or "flag --name".
+  std::string text() const;
+};
+
+/// A resolved value and its origin.
 template <typename T>
 struct Setting {
   T value{};
-  std::string origin = "default";
+  Origin origin{};
+};
+
+/// Something wrong with how a setting was given, and what was done about it.
+struct SettingWarning {
+  enum class Code {
+    not_a_whole_number, ///< ignored; `detail` is the value used instead
+    capped,             ///< too large; `detail` is the cap used instead
+    home_in_path,       ///< `~` or `$HOME` expanded in a path list; `detail` is the expansion
+  };
+  Code code;
+  std::string variable; ///< as it was set
+  std::string value;    ///< the offending value (for home_in_path, the one entry)
+  std::string detail;
+  /// One line for a person: what was wrong and what mcphealth did.
+  std::string text() const;
 };
 
 /// What the command line says, when it says anything; flags win over variables.
@@ -44,7 +72,7 @@ struct Settings {
   /// Explicit config files (flag or variable) that replace the search; empty = search Claude Code's places.
   Setting<std::vector<std::filesystem::path>> config_paths;
   /// Things worth telling the user: malformed numbers, `~` in a path variable.
-  std::vector<std::string> warnings;
+  std::vector<SettingWarning> warnings;
 };
 
 /// Expands a leading `~` or a literal `$HOME` in `path`; sets `expanded` when it did.
@@ -57,12 +85,12 @@ Setting<std::filesystem::path> resolve_state_path(const util::Environment& env, 
 /// hook's cache hit needs, without the rest of the settings. Warnings about `~` are appended to `warnings`.
 Setting<std::vector<std::filesystem::path>> resolve_config_paths(const util::Environment& env,
                                                                  const SettingsOverrides& flags,
-                                                                 std::vector<std::string>& warnings);
+                                                                 std::vector<SettingWarning>& warnings);
 
 /// Resolves every setting.
 Settings resolve_settings(const util::Environment& env, const SettingsOverrides& flags);
 
 /// Reads the input byte limit (`ECC_HOOK_INPUT_MAX_BYTES`), needed before the payload is parsed.
-Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std::vector<std::string>& warnings);
+Setting<std::int64_t> resolve_input_max_bytes(const util::Environment& env, std::vector<SettingWarning>& warnings);
 
 } // namespace mcphealth::config

@@ -155,7 +155,7 @@ private:
     const bool written = update_state([&](json::object& doc) {
       auto mark_down = [&](json::object& entry) {
         state::mark_unhealthy(entry, mark);
-        retry_at = util::get_int(entry, "nextRetryAt").value_or(0);
+        retry_at = util::get_epoch_ms(entry, "nextRetryAt").value_or(0);
       };
       if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, state::Writer::hook, mark_down);
       else state::record_unbound(doc, name, state::Writer::hook, mark_down);
@@ -329,7 +329,7 @@ private:
     if (!m_inputs) {
       const std::string cwd = util::get_string(m_request.input.payload, "cwd").value_or("");
       // Only the config paths: a cache hit must not pay for resolving every setting.
-      std::vector<std::string> said_later; // the same warnings come with settings(), off the hot path
+      std::vector<config::SettingWarning> said_later; // the same warnings come with settings(), off the hot path
       m_inputs = config::discovery_inputs(
           m_deps.env, config::resolve_config_paths(m_deps.env, m_request.overrides, said_later).value, cwd);
     }
@@ -505,7 +505,7 @@ private:
   /// Said once, and only off the hot path, so a cache hit never prints a warning about the setup.
   void say_setup_warnings() {
     for (const auto& w : m_deps.setup_warnings) log(w);
-    for (const auto& w : settings().warnings) log(w);
+    for (const auto& w : settings().warnings) log(w.text());
   }
 
   std::int64_t probe_lock_wait_ms() {

@@ -126,7 +126,7 @@ void explain_files(Explanation& e, const config::Resolution& res, const config::
           "check its permissions");
     } else if (res.explicit_files && f.status == config::FileReport::Status::missing) {
       add(e, Finding::Severity::error, "config-path-missing",
-          settings.config_paths.origin.substr(settings.config_paths.origin.find(' ') + 1) + " names " +
+          settings.config_paths.origin.name + " names " +
               f.source.file.string() + ", which does not exist",
           "it replaces the whole search, so servers defined elsewhere are not found; fix the path or unset it");
     }
@@ -136,8 +136,8 @@ void explain_files(Explanation& e, const config::Resolution& res, const config::
         "fix it: approvals and plugins in it are not seen until then");
   }
   for (const auto& w : settings.warnings) {
-    if (w.find("launchd") != std::string::npos) {
-      add(e, Finding::Severity::warning, "config-path-home", w, "write the absolute path instead");
+    if (w.code == config::SettingWarning::Code::home_in_path) {
+      add(e, Finding::Severity::warning, "config-path-home", w.text(), "write the absolute path instead");
     }
   }
   e.trusted = res.trusted;
@@ -242,28 +242,34 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
   std::string depth = probe_options.depth == probe::Depth::liveness    ? "liveness"
                       : probe_options.depth == probe::Depth::handshake ? "handshake"
                                                                        : "auto";
-  std::vector<std::string> ignored;
-  const auto input_limit = config::resolve_input_max_bytes(env, ignored);
+  std::vector<config::SettingWarning> limit_warnings;
+  const auto input_limit = config::resolve_input_max_bytes(env, limit_warnings);
   e.settings = {
-      {"state file", settings.state_path.value.string(), settings.state_path.origin},
-      {"TTL", std::to_string(settings.ttl_ms.value) + " ms", settings.ttl_ms.origin},
-      {"probe timeout", std::to_string(settings.timeout_ms.value) + " ms", settings.timeout_ms.origin},
-      {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin},
-      {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin},
-      {"reconnect timeout", std::to_string(settings.reconnect_timeout_ms.value) + " ms", settings.reconnect_timeout_ms.origin},
+      {"state file", settings.state_path.value.string(), settings.state_path.origin.text()},
+      {"TTL", std::to_string(settings.ttl_ms.value) + " ms", settings.ttl_ms.origin.text()},
+      {"probe timeout", std::to_string(settings.timeout_ms.value) + " ms", settings.timeout_ms.origin.text()},
+      {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin.text()},
+      {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin.text()},
+      {"reconnect timeout", std::to_string(settings.reconnect_timeout_ms.value) + " ms", settings.reconnect_timeout_ms.origin.text()},
       {"probe depth", depth, env.get("MCPHEALTH_PROBE_DEPTH") && depth_warning.empty() ? "variable MCPHEALTH_PROBE_DEPTH" : "default"},
-      {"input limit", std::to_string(input_limit.value) + " bytes", input_limit.origin},
+      {"input limit", std::to_string(input_limit.value) + " bytes", input_limit.origin.text()},
       {"output mode", "json", "default (the hook's --output flag)"},
-      {"fail-open", settings.fail_open.value ? "on" : "off", settings.fail_open.origin},
-      {"config files", settings.config_paths.value.empty() ? "searched" : "explicit", settings.config_paths.origin},
+      {"fail-open", settings.fail_open.value ? "on" : "off", settings.fail_open.origin.text()},
+      {"config files", settings.config_paths.value.empty() ? "searched" : "explicit", settings.config_paths.origin.text()},
   };
   if (!depth_warning.empty()) add(e, Finding::Severity::warning, "bad-variable", depth_warning, "use liveness, handshake or auto");
-  for (const auto& w : settings.warnings) {
-    if (w.rfind("ignoring", 0) == 0) add(e, Finding::Severity::warning, "bad-variable", w, "use a whole number of milliseconds");
+  std::vector<config::SettingWarning> number_warnings = settings.warnings;
+  number_warnings.insert(number_warnings.end(), limit_warnings.begin(), limit_warnings.end());
+  for (const auto& w : number_warnings) {
+    if (w.code == config::SettingWarning::Code::not_a_whole_number) {
+      add(e, Finding::Severity::warning, "bad-variable", w.text(), "use a whole number");
+    } else if (w.code == config::SettingWarning::Code::capped) {
+      add(e, Finding::Severity::warning, "bad-variable", w.text(), "no setting needs more than about 31 years");
+    }
   }
   if (settings.fail_open.value) {
     add(e, Finding::Severity::error, "fail-open",
-        "fail-open is on (" + settings.fail_open.origin.substr(settings.fail_open.origin.find(' ') + 1) +
+        "fail-open is on (" + settings.fail_open.origin.name +
             "): calls to servers known to be down are allowed",
         "unset it unless you are debugging");
   }

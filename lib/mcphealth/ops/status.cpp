@@ -71,9 +71,10 @@ std::string unwritable_reason(const fs::path& path) {
 
 std::vector<std::string> state_warnings(const fs::path& state_path, const state::StateSnapshot& snapshot,
                                         const config::Settings& settings) {
-  std::vector<std::string> out = settings.warnings;
+  std::vector<std::string> out;
+  for (const auto& w : settings.warnings) out.push_back(w.text());
   if (settings.fail_open.value) {
-    out.push_back("fail-open is on (" + settings.fail_open.origin.substr(settings.fail_open.origin.find(' ') + 1) +
+    out.push_back("fail-open is on (" + settings.fail_open.origin.name +
                   "): servers known to be down are NOT blocked");
   }
   if (state::is_cache_off(state_path)) {

@@ -43,7 +43,7 @@ WatchEvent event_for(const std::string& key, const json::object* before, const j
   ev.server = util::get_string(*e, "toolName").value_or(key.substr(key.find(' ') + 1));
   ev.from = status_word(before);
   ev.to = status_word(after);
-  ev.failure_count = util::get_int(*e, "failureCount").value_or(0);
+  ev.failure_count = state::clamp_failure_count(util::get_int(*e, "failureCount").value_or(0));
   ev.reason = after ? util::get_string(*after, "lastError").value_or("") : std::string();
   ev.by = after ? util::get_string(*after, "updatedBy").value_or("unknown") : std::string("reset");
   if (key.rfind("definition ", 0) == 0) ev.definition = key.substr(11);
@@ -70,7 +70,7 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
     } else if (from != "unhealthy" && to == "unhealthy") {
       ev.event = "down";
     } else if (from == "unhealthy" && to == "unhealthy") {
-      if (util::get_int(*entry, "checkedAt") == util::get_int(*prev, "checkedAt")) continue;
+      if (util::get_epoch_ms(*entry, "checkedAt") == util::get_epoch_ms(*prev, "checkedAt")) continue;
       ev.event = "still-down";
     } else if (from == "unhealthy" && to == "healthy") {
       ev.event = "recovered";
@@ -90,7 +90,7 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
     if (adopted) continue;
     WatchEvent ev = event_for(key, entry, nullptr, now);
     // Only `reset` removes a server's entries; the 30-day clean-up drops verdicts no one has checked for a month.
-    const auto checked = util::get_int(*entry, "checkedAt");
+    const auto checked = util::get_epoch_ms(*entry, "checkedAt");
     ev.event = checked && *checked + state::k_keep_unused_ms < now ? "removed" : "reset";
     if (ev.event == "removed") ev.by = "cleanup";
     out.push_back(std::move(ev));

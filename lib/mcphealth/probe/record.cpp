@@ -21,7 +21,7 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
   for (const ProbedServer& p : probed) {
     if (p.result.kind == Kind::not_probed) continue;
     const json::object* current = state::decision_entry(doc, p.who.tool_name, p.who.fingerprint);
-    const auto checked = current ? util::get_int(*current, "checkedAt") : std::nullopt;
+    const auto checked = current ? util::get_epoch_ms(*current, "checkedAt") : std::nullopt;
     if (checked && *checked > p.started_at) {
       skipped.push_back(p.who.tool_name);
       continue;

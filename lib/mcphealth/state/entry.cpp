@@ -3,6 +3,7 @@
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace mcphealth::state {
 
@@ -27,36 +28,42 @@ std::string FailureCode::text() const {
 }
 
 FailureCode FailureCode::from_json(const json::value* v) {
+  // Anything but a three-digit status or "transport" (a hand edit, another writer, a fuzzer) reads as no code:
+  // the number is only shown and compared, never trusted to fit an int.
+  constexpr std::int64_t k_max_status = 999;
   if (v == nullptr) return none();
-  if (v->is_int64()) return http(static_cast<int>(v->get_int64()));
-  if (v->is_uint64()) return http(static_cast<int>(v->get_uint64()));
-  if (v->is_double()) return http(static_cast<int>(v->get_double()));
+  if (v->is_string() && v->get_string() == "transport") return transport();
+  std::optional<std::int64_t> n;
   if (v->is_string()) {
     std::string_view s = v->get_string();
-    if (s == "transport") return transport();
-    int n = 0;
-    for (char c : s) {
-      if (c < '0' || c > '9') return none();
-      n = n * 10 + (c - '0');
+    if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return none();
     }
-    if (!s.empty()) return http(n);
+    n = std::stoll(std::string(s));
+  } else {
+    n = util::as_int(*v);
   }
-  return none();
+  if (!n || *n < 0 || *n > k_max_status) return none();
+  return http(static_cast<int>(*n));
 }
 
 ServerEntry ServerEntry::from_json(const json::object& obj) {
   ServerEntry e;
   e.status = util::get_string(obj, "status").value_or("");
-  e.checked_at = util::get_int(obj, "checkedAt");
-  e.expires_at = util::get_int(obj, "expiresAt");
-  e.next_retry_at = util::get_int(obj, "nextRetryAt");
-  e.last_restored_at = util::get_int(obj, "lastRestoredAt");
-  e.failure_count = util::get_int(obj, "failureCount").value_or(0);
+  e.checked_at = util::get_epoch_ms(obj, "checkedAt");
+  e.expires_at = util::get_epoch_ms(obj, "expiresAt");
+  e.next_retry_at = util::get_epoch_ms(obj, "nextRetryAt");
+  e.last_restored_at = util::get_epoch_ms(obj, "lastRestoredAt");
+  e.failure_count = clamp_failure_count(util::get_int(obj, "failureCount").value_or(0));
   e.last_error = util::get_string(obj, "lastError");
   e.last_failure_code = FailureCode::from_json(obj.if_contains("lastFailureCode"));
   e.source = util::get_string(obj, "source");
   if (auto by = util::get_string(obj, "restoredBy")) e.restored_by = restored_by_from_name(*by);
   return e;
+}
+
+std::int64_t clamp_failure_count(std::int64_t count) {
+  return std::clamp<std::int64_t>(count, 0, k_max_failure_count);
 }
 
 std::string_view restored_by_name(RestoredBy by) {
@@ -100,7 +107,10 @@ Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t r
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms) {
   if (failure_count < 1) failure_count = 1;
   std::int64_t delay = base_ms;
-  for (std::int64_t i = 1; i < failure_count && delay < cap_ms; ++i) delay *= 2;
+  for (std::int64_t i = 1; i < failure_count && delay < cap_ms; ++i) {
+    if (delay > std::numeric_limits<std::int64_t>::max() / 2) return cap_ms;
+    delay *= 2;
+  }
   return std::min(delay, cap_ms);
 }
 
@@ -141,7 +151,7 @@ void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms
 }
 
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
-  const std::int64_t failures = util::get_int(entry, "failureCount").value_or(0) + 1;
+  const std::int64_t failures = clamp_failure_count(util::get_int(entry, "failureCount").value_or(0)) + 1;
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
   entry["status"] = "unhealthy";

@@ -118,6 +118,11 @@ struct Standing {
 /// Decides where `entry` stands at `now`.
 Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
 
+/// The most consecutive failures a file may claim; more (a hand edit, a corrupt file) reads as this many, so
+/// counting one more can never overflow.
+inline constexpr std::int64_t k_max_failure_count = 1'000'000'000;
+std::int64_t clamp_failure_count(std::int64_t count);
+
 /// Returns the retry delay after `failure_count` consecutive failures: min(base * 2^(n-1), cap).
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms);
 

@@ -80,7 +80,7 @@ void bind_folder(json::object& doc, std::string_view folder, std::string_view st
   std::vector<std::string> stale;
   for (const auto& kv : all) {
     const json::object* f = kv.value().is_object() ? &kv.value().get_object() : nullptr;
-    const auto at = f ? util::get_int(*f, "boundAt") : std::nullopt;
+    const auto at = f ? util::get_epoch_ms(*f, "boundAt") : std::nullopt;
     if (!at || *at + k_keep_unused_ms < now) stale.emplace_back(kv.key());
   }
   for (const auto& key : stale) all.erase(key);
@@ -130,7 +130,7 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   std::vector<std::string> stale;
   for (const auto& kv : all) {
     const json::object* v = kv.value().is_object() ? &kv.value().get_object() : nullptr;
-    const auto at = v ? util::get_int(*v, "checkedAt") : std::nullopt;
+    const auto at = v ? util::get_epoch_ms(*v, "checkedAt") : std::nullopt;
     if (kv.key() != who.fingerprint && (!at || *at + k_keep_unused_ms < now)) stale.emplace_back(kv.key());
   }
   for (const auto& key : stale) all.erase(key);

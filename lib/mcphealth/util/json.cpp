@@ -4,6 +4,7 @@
 
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -125,7 +126,16 @@ std::optional<std::string> get_string(const json::object& obj, std::string_view 
 std::optional<std::int64_t> get_int(const json::object& obj, std::string_view key) {
   auto it = obj.find(key);
   if (it == obj.end()) return std::nullopt;
-  const json::value& v = it->value();
+  return as_int(it->value());
+}
+
+std::optional<std::int64_t> get_epoch_ms(const json::object& obj, std::string_view key) {
+  const auto v = get_int(obj, key);
+  if (!v) return std::nullopt;
+  return std::clamp<std::int64_t>(*v, 0, k_max_epoch_ms);
+}
+
+std::optional<std::int64_t> as_int(const json::value& v) {
   if (v.is_int64()) return v.get_int64();
   if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
     return static_cast<std::int64_t>(v.get_uint64());

@@ -41,6 +41,16 @@ std::optional<std::string> get_string(const boost::json::object& obj, std::strin
 /// Returns `obj[key]` if it is an integer (or a double with an integral value).
 std::optional<std::int64_t> get_int(const boost::json::object& obj, std::string_view key);
 
+/// The latest instant a file may name, in ms since the epoch (year 33658). Times read from files are clamped to
+/// [0, this], so that adding a TTL, a backoff or a month to one can never overflow.
+inline constexpr std::int64_t k_max_epoch_ms = 1'000'000'000'000'000;
+
+/// Returns `obj[key]` as a time in ms since the epoch, clamped to [0, k_max_epoch_ms], if it is an integer.
+std::optional<std::int64_t> get_epoch_ms(const boost::json::object& obj, std::string_view key);
+
+/// Returns `v` as an integer if it is one that fits an int64 (an integral double, as JavaScript writes, counts).
+std::optional<std::int64_t> as_int(const boost::json::value& v);
+
 /// Returns `obj[key]` if it is a boolean.
 std::optional<bool> get_bool(const boost::json::object& obj, std::string_view key);
 
