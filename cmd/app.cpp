@@ -11,6 +11,7 @@
 
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::cli {
 
@@ -41,8 +43,9 @@ constexpr Command k_commands[] = {
     {"watch", register_watch},
 };
 
-/// The first word that is not an option (or a root option's value): the subcommand, when it is one.
-std::string_view chosen_command(int argc, char** argv) {
+/// The position of the first word that is not an option (or a root option's value): the subcommand, when it is
+/// one; 0 when there is none.
+int command_index(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--state" || arg == "--config") {
@@ -50,9 +53,48 @@ std::string_view chosen_command(int argc, char** argv) {
       continue;
     }
     if (!arg.empty() && arg[0] == '-') continue;
-    return arg;
+    return i;
   }
-  return {};
+  return 0;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Command& c : k_commands) names.emplace_back(c.name);
+  return names;
+}
+
+/// " (did you mean X?)" when `word` looks like a typo of one of `candidates`, else nothing.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto match = util::closest_match(word, candidates);
+  return match ? " (did you mean " + *match + "?)" : std::string();
+}
+
+/// Every spelling of `sub`'s options: `--json`, `-q`, ...
+std::vector<std::string> option_spellings(const CLI::App& sub) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : sub.get_options()) {
+    for (const auto& n : opt->get_lnames()) out.push_back("--" + n);
+    for (const auto& n : opt->get_snames()) out.push_back("-" + n);
+  }
+  return out;
+}
+
+/// A parse error as one line with the `mcphealth:` prefix; for an unexpected argument, the option it was probably
+/// meant to be.
+std::string usage_message(const CLI::ParseError& e, const CLI::App& app, std::string_view command) {
+  std::string message = e.what();
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (s->get_name() == command) sub = s;
+  }
+  constexpr std::string_view k_extras = "not expected: ";
+  if (const std::size_t at = message.find(k_extras); at != std::string::npos && sub != nullptr) {
+    const std::string extra = message.substr(at + k_extras.size(), message.find(' ', at + k_extras.size()) - at - k_extras.size());
+    if (!extra.empty() && extra[0] == '-') message += did_you_mean(extra, option_spellings(*sub));
+  }
+  const std::string help = command.empty() ? "mcphealth --help" : "mcphealth help " + std::string(command);
+  return "mcphealth: " + message + "\nRun '" + help + "' for the options.";
 }
 
 } // namespace
@@ -80,8 +122,20 @@ int mcphealth_main(int argc, char** argv) {
   app.require_subcommand(1);
   app.parse_complete_callback([&invocation] { util::log::configure(invocation.globals.verbosity); });
 
+  // `mcphealth help [COMMAND]` is `mcphealth [COMMAND] --help`.
+  const int at = command_index(argc, argv);
+  std::vector<char*> args(argv, argv + argc);
+  std::string help_flag = "--help";
+  if (at > 0 && std::string_view(argv[at]) == "help") {
+    args.erase(args.begin() + at);
+    args.push_back(help_flag.data());
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+
   // The hook runs before every MCP tool call: when it is the one asked for, build only its part of the tree.
-  const std::string_view chosen = chosen_command(argc, argv);
+  const int chosen_at = command_index(argc, argv);
+  const std::string_view chosen = chosen_at > 0 ? std::string_view(argv[chosen_at]) : std::string_view();
   bool only_one = false;
   for (const Command& c : k_commands) only_one = only_one || chosen == c.name;
   for (const Command& c : k_commands) {
@@ -89,10 +143,10 @@ int mcphealth_main(int argc, char** argv) {
   }
 
   if (!chosen.empty() && !only_one) {
-    std::vector<std::string> names;
-    for (const Command& c : k_commands) names.emplace_back(c.name);
-    std::fprintf(stderr, "mcphealth: unknown command '%.*s' (commands: %s; see mcphealth --help)\n",
-                 static_cast<int>(chosen.size()), chosen.data(), join_names(names).c_str());
+    const std::vector<std::string> names = command_names();
+    std::fprintf(stderr, "mcphealth: unknown command '%.*s'%s (commands: %s; see mcphealth --help)\n",
+                 static_cast<int>(chosen.size()), chosen.data(), did_you_mean(chosen, names).c_str(),
+                 join_names(names).c_str());
     return k_exit_usage;
   }
 
@@ -105,7 +159,7 @@ int mcphealth_main(int argc, char** argv) {
       for (int i = 1; i < argc; ++i) passthrough = passthrough || std::strstr(argv[i], "passthrough") != nullptr;
       return hook_usage_error(e.what(), passthrough);
     }
-    app.exit(e);
+    std::fprintf(stderr, "%s\n", usage_message(e, app, chosen).c_str());
     return k_exit_usage;
   } catch (const std::exception& e) {
     // The hook catches its own errors (it must allow the call); anything reaching here is another command's bug.

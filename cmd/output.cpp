@@ -3,6 +3,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -15,11 +16,12 @@ bool use_color(std::FILE* stream) {
   return ::isatty(::fileno(stream)) != 0;
 }
 
-std::size_t terminal_width() {
+std::optional<std::size_t> terminal_width() {
   if (const char* cols = std::getenv("COLUMNS"); cols != nullptr) {
     const long n = std::atol(cols);
     if (n >= 20) return static_cast<std::size_t>(n);
   }
+  if (::isatty(STDOUT_FILENO) == 0) return std::nullopt;
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
   return 100;
@@ -60,12 +62,40 @@ const char* ansi(Color c) {
 }
 } // namespace
 
+Cell health_cell(state::Health health) {
+  using state::Health;
+  const std::string text = std::string(state::health_symbol(health)) + " " + std::string(state::health_words(health));
+  switch (health) {
+  case Health::healthy:
+  case Health::reachable: return {text, Color::green};
+  case Health::needs_auth:
+  case Health::alive_silent: return {text, Color::yellow};
+  case Health::unhealthy:
+  case Health::misconfigured: return {text, Color::red};
+  case Health::unknown:
+  case Health::not_probed: break;
+  }
+  return {text, Color::dim};
+}
+
+void add_format_options(CLI::App& sub, Format& format) {
+  const std::map<std::string, Format> names{
+      {"table", Format::table}, {"wide", Format::wide}, {"json", Format::json}, {"name", Format::name}};
+  CLI::Option* output = sub.add_option("-o,--output", format, std::string("Output format: ") + k_format_help)
+                            ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+                            ->type_name("FORMAT");
+  CLI::Option* json = sub.add_flag_callback("--json", [&format] { format = Format::json; }, "Same as -o json");
+  CLI::Option* wide = sub.add_flag_callback("--wide", [&format] { format = Format::wide; }, "Same as -o wide");
+  output->excludes(json)->excludes(wide);
+  json->excludes(wide);
+}
+
 void Table::add(std::vector<Cell> row) {
   for (Cell& cell : row) cell.text = util::escape_control(cell.text);
   m_rows.push_back(std::move(row));
 }
 
-std::string Table::render(bool color, std::size_t width) const {
+std::string Table::render(bool color, std::optional<std::size_t> width) const {
   std::vector<std::size_t> widths(m_headers.size());
   for (std::size_t c = 0; c < m_headers.size(); ++c) widths[c] = display_width(m_headers[c]);
   for (const auto& row : m_rows) {
@@ -76,7 +106,7 @@ std::string Table::render(bool color, std::size_t width) const {
   // The last column gets what is left of the line.
   std::size_t used = 0;
   for (std::size_t c = 0; c + 1 < widths.size(); ++c) used += widths[c] + 2;
-  const std::size_t last_room = width > used + 10 ? width - used : 10;
+  const std::size_t last_room = !width ? std::string::npos : *width > used + 10 ? *width - used : 10;
   auto line = [&](const std::vector<Cell>& cells) {
     std::string out;
     for (std::size_t c = 0; c < cells.size(); ++c) {

@@ -1,7 +1,12 @@
 #pragma once
 // Output shared by the listing commands: whether to colour, terminal width, and a plain table that measures text
 // by what a terminal shows (✔ is one column, not three bytes).
+#include <mcphealth/state/health.hpp>
+
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,8 +16,9 @@ namespace mcphealth::cli {
 /// True when `stream` is a terminal, `NO_COLOR` is unset or empty, and `TERM` is not `dumb`.
 bool use_color(std::FILE* stream);
 
-/// The terminal's width in columns: `COLUMNS`, else the tty's, else 100.
-std::size_t terminal_width();
+/// How wide a table may be: `COLUMNS` when set, else the terminal's width when stdout is one; nothing (never cut)
+/// when stdout is a pipe or a file, so `status | grep` sees every character.
+std::optional<std::size_t> terminal_width();
 
 /// The number of terminal columns `text` takes (code points; wide characters are not special-cased).
 std::size_t display_width(std::string_view text);
@@ -29,6 +35,16 @@ struct Cell {
   Color color = Color::none;
 };
 
+/// A health in a table: its symbol and words, coloured (green up, yellow up with a caveat, red down, dim unknown).
+Cell health_cell(state::Health health);
+
+/// How a listing command prints: `table` (cut to the terminal), `wide` (never cut), `json`, or `name` (one name per
+/// line). `-o FORMAT`, with `--json` and `--wide` as the short ways to say it.
+enum class Format { table, wide, json, name };
+inline const char* const k_format_help = "table (default), wide (never cut), json, or name (one per line)";
+/// Adds `-o,--output FORMAT`, `--json` and `--wide` to `sub`, all writing `format`.
+void add_format_options(CLI::App& sub, Format& format);
+
 /// A table with a header row. The last column is cut to fit the terminal.
 class Table {
 public:
@@ -36,8 +52,8 @@ public:
   /// Adds a row (as many cells as headers); control characters in the cells are escaped, so a name or an error
   /// from outside can neither break a row nor drive the terminal.
   void add(std::vector<Cell> row);
-  /// Renders the table; `color` adds ANSI escapes, `width` bounds each line.
-  std::string render(bool color, std::size_t width) const;
+  /// Renders the table; `color` adds ANSI escapes, `width` bounds each line (nothing: never cut).
+  std::string render(bool color, std::optional<std::size_t> width) const;
 
 private:
   std::vector<std::string> m_headers;

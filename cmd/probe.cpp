@@ -2,9 +2,11 @@
 
 #include "output.hpp"
 
+#include <mcphealth/ops/hints.hpp>
 #include <mcphealth/ops/probe.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -32,7 +34,8 @@ void register_probe(CLI::App& app, Invocation& invocation) {
       ->type_name("MS")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{3'600'000}));
   sub->add_option("--parallel", o->parallel, "At most N probes at a time (default 0: all at once)")->type_name("N");
-  sub->add_flag("--json", o->json, "Print {\"servers\":[...]} with every result field");
+  add_format_options(*sub, o->format);
+  sub->add_flag("--unhealthy", o->unhealthy, "Print only the servers found down (the exit code still counts all)");
   sub->add_flag("--no-update", o->no_update, "Do not write the state file");
   sub->add_flag("--reconnect", o->reconnect, "Run the reconnect command for servers found down, then probe them again");
   sub->add_option("--prometheus", o->prometheus, "Also write node_exporter textfile metrics to FILE (atomically)")
@@ -41,7 +44,9 @@ void register_probe(CLI::App& app, Invocation& invocation) {
       ->type_name("DIR");
   sub->add_option("--cwd", o->cwd, "Project dir used to find configs (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR");
-  sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
+  sub->add_flag("-q,--quiet", o->quiet,
+                "Print nothing unless a server is down, then only those (for cron: mail only when it matters); "
+                "warnings only with -v");
   sub->footer("Exit: 0 nothing unhealthy (needs-auth and alive-silent count as up), 1 something unhealthy, "
               "2 usage or config error.");
   sub->callback([o, &invocation] { invocation.exit_code = run_probe(*o, invocation.globals); });
@@ -49,27 +54,22 @@ void register_probe(CLI::App& app, Invocation& invocation) {
 
 namespace {
 
-Cell verdict_cell(const probe::ProbeResult& r) {
-  const std::string v = probe::verdict_name(r);
-  if (v == "healthy") return {"✔ healthy", Color::green};
-  if (v == "reachable") return {"✔ reachable", Color::green};
-  if (v == "needs-auth") return {"! needs auth", Color::yellow};
-  if (v == "alive-silent") return {"~ alive, silent", Color::yellow};
-  if (v == "not-probed") return {"? not probed", Color::dim};
-  if (v == "misconfigured") return {"✘ misconfigured", Color::red};
-  return {"✘ down", Color::red};
-}
 
 json::value optional_value(const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); }
 template <typename T>
 json::value optional_value(const std::optional<T>& v) { return v ? json::value(*v) : json::value(nullptr); }
+
+std::string hint_of(const ops::ProbeRow& row) {
+  const probe::ProbeResult& r = row.result;
+  return ops::hint_for({probe::health_of(r), probe::kind_name(r.kind), r.reason, r.http_status});
+}
 
 json::object row_json(const ops::ProbeRow& row) {
   const probe::ProbeResult& r = row.result;
   json::object o;
   o["name"] = row.name;
   o["server"] = row.server;
-  o["status"] = probe::verdict_name(r);
+  o["status"] = state::health_name(probe::health_of(r));
   o["ok"] = r.ok;
   o["kind"] = probe::kind_name(r.kind);
   o["transport"] = row.transport;
@@ -88,27 +88,33 @@ json::object row_json(const ops::ProbeRow& row) {
   o["definition"] = row.fingerprint;
   o["probedAt"] = row.probed_at;
   o["reconnect"] = optional_value(row.reconnect);
+  const std::string hint = hint_of(row);
+  o["hint"] = hint.empty() ? json::value(nullptr) : json::value(hint);
   return o;
 }
 
-void print_table(const std::vector<ops::ProbeRow>& rows) {
+void print_table(const std::vector<ops::ProbeRow>& rows, std::optional<std::size_t> width) {
   Table table({"SERVER", "RESULT", "LATENCY", "TOOLS", "PROTOCOL", "SCOPE", "REASON"});
+  std::string hints;
   for (const ops::ProbeRow& row : rows) {
     const probe::ProbeResult& r = row.result;
-    std::string reason = r.reason;
+    std::string reason = util::last_meaningful_line(r.reason);
     if (r.http_status && r.ok) reason = "HTTP " + std::to_string(*r.http_status);
     if (row.reconnect) reason += (reason.empty() ? "" : "; ") + std::string("reconnect ") + *row.reconnect;
     std::string scope = row.scope;
     if (row.project) scope += " " + *row.project;
     table.add({{row.name},
-               verdict_cell(r),
+               health_cell(probe::health_of(r)),
                {std::to_string(r.latency_ms) + " ms"},
                {r.tool_count ? std::to_string(*r.tool_count) : "-"},
                {r.protocol_version.value_or("-")},
                {scope},
                {reason}});
+    if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + hint + "\n";
   }
-  std::fputs(table.render(use_color(stdout), terminal_width()).c_str(), stdout);
+  std::string out = table.render(use_color(stdout), width);
+  if (!hints.empty()) out += "\n" + hints;
+  std::fputs(out.c_str(), stdout);
 }
 
 } // namespace
@@ -122,7 +128,9 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   util::ProcessEnvironment env;
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
-  warn_all(settings.warnings);
+  // -q is for cron, which mails whatever is printed: warnings only when asked for with -v.
+  const bool say_warnings = !o.quiet || globals.verbosity > 0;
+  if (say_warnings) warn_all(settings.warnings);
 
   ops::ProbeRequest request;
   request.servers = o.servers;
@@ -137,19 +145,36 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   if (o.prometheus) request.prometheus = *o.prometheus;
   const ops::ProbeReport report = ops::run_probes(request, settings, discovery_for(env, settings, o.cwd), env, clock);
 
-  for (const auto& w : report.warnings) util::log::warn(w);
+  if (say_warnings) {
+    for (const auto& w : report.warnings) util::log::warn(w);
+  }
   if (report.error) {
     util::log::error(*report.error);
     return k_exit_usage;
   }
-  if (o.json) {
-    json::array servers;
-    for (const auto& row : report.rows) servers.push_back(row_json(row));
-    if (!o.quiet) std::fputs(util::pretty_json(json::object{{"servers", std::move(servers)}}).c_str(), stdout);
-  } else if (!o.quiet) {
-    print_table(report.rows);
+  const int code = report.any_down() ? k_exit_unhealthy : k_exit_ok;
+  std::vector<ops::ProbeRow> rows = report.rows;
+  if (o.unhealthy || o.quiet) {
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [](const ops::ProbeRow& r) { return !r.down(); }), rows.end());
+    if (o.quiet && rows.empty()) return code;
   }
-  return report.any_down() ? k_exit_unhealthy : k_exit_ok;
+  switch (o.format) {
+  case Format::json: {
+    json::array servers;
+    for (const auto& row : rows) servers.push_back(row_json(row));
+    std::fputs(util::pretty_json(json::object{{"servers", std::move(servers)}}).c_str(), stdout);
+    break;
+  }
+  case Format::name:
+    for (const auto& row : rows) std::printf("%s\n", row.name.c_str());
+    break;
+  case Format::table:
+  case Format::wide:
+    if (rows.empty()) std::printf("nothing is down\n");
+    else print_table(rows, o.format == Format::wide ? std::nullopt : terminal_width());
+    break;
+  }
+  return code;
 }
 
 } // namespace mcphealth::cli

@@ -1,6 +1,7 @@
 #pragma once
 // `mcphealth probe`: real MCP probes of configured servers, concurrent and cron-ready.
 #include "common.hpp"
+#include "output.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -18,7 +19,8 @@ struct ProbeCommandOptions {
   std::string protocol = "auto";
   std::optional<std::int64_t> timeout_ms;
   std::size_t parallel = 0;
-  bool json = false;
+  Format format = Format::table;
+  bool unhealthy = false;
   bool no_update = false;
   bool reconnect = false;
   bool quiet = false;

@@ -20,7 +20,9 @@ void register_reset(CLI::App& app, Invocation& invocation) {
   sub->add_flag("--dry-run", o->dry_run, "Say what would be removed; write nothing");
   sub->add_flag("--json", o->json, "Print {\"removed\":[...],\"dryRun\":...}");
   sub->add_flag("--list", o->list, "Print the names in the cache, one per line, and change nothing");
-  sub->footer("Exit: 0 done (or nothing to remove), 2 usage error, unknown name, or the state file could not be written.");
+  sub->add_flag("--strict", o->strict, "A name not in the cache is an error (exit 2), not a note");
+  sub->footer("Exit: 0 done (or nothing to remove, or a name not in the cache: scripts re-run it), 2 usage error, a "
+              "name not in the cache with --strict, or the state file could not be written.");
   sub->callback([o, &invocation] { invocation.exit_code = run_reset(*o, invocation.globals); });
 }
 
@@ -42,11 +44,24 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
                                 : "use server names, --all or --unhealthy, one of them");
     return k_exit_usage;
   }
+  std::vector<std::string> names;
   for (const auto& name : o.servers) {
-    if (std::find(cached.begin(), cached.end(), name) == cached.end()) {
-      util::log::error("'" + name + "' is not in " + settings.state_path.value.string() + "; cached: " + join_names(cached));
+    if (std::find(cached.begin(), cached.end(), name) != cached.end()) {
+      names.push_back(name);
+      continue;
+    }
+    const std::string what = "'" + name + "' is not in " + settings.state_path.value.string() + "; cached: " +
+                             join_names(cached);
+    if (o.strict) {
+      util::log::error(what);
       return k_exit_usage;
     }
+    // Already forgotten is what reset is for: a script that runs it twice must not fail the second time.
+    util::log::warn(what + " (nothing to reset for it)");
+  }
+  if (!o.servers.empty() && names.empty()) {
+    if (o.json) std::fputs(util::pretty_json(json::object{{"removed", json::array()}, {"dryRun", o.dry_run}}).c_str(), stdout);
+    return k_exit_ok;
   }
   if (snapshot.status == state::LoadStatus::newer_version && !o.dry_run) {
     util::log::error(settings.state_path.value.string() + " has a newer version than this mcphealth writes; not changing it");
@@ -56,7 +71,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
     return o.all || state::ServerEntry::from_json(entry).unhealthy();
   };
   const ops::ResetResult result =
-      ops::remove_entries(store, o.servers, select, o.dry_run ? ops::DryRun::yes : ops::DryRun::no);
+      ops::remove_entries(store, names, select, o.dry_run ? ops::DryRun::yes : ops::DryRun::no);
   if (!o.dry_run && !result.update.ok()) {
     util::log::error(result.update.message);
     return k_exit_usage;

@@ -17,12 +17,14 @@ struct ResetOptions {
   bool dry_run = false;
   bool json = false;
   bool list = false;
+  bool strict = false;
 };
 
 /// Adds `reset` to `app`.
 void register_reset(CLI::App& app, Invocation& invocation);
 
-/// Removes entries under the hook's lock; returns 0 (done, or nothing to do) or 2 (usage error, unknown name, or the
+/// Removes entries under the hook's lock; returns 0 (done, or nothing to do, or a name not in the cache) or 2 (usage
+/// error, a name not in the cache with --strict, or the
 /// state file could not be written).
 int run_reset(const ResetOptions& options, const GlobalOptions& globals);
 

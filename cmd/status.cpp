@@ -3,9 +3,11 @@
 #include "output.hpp"
 
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/ops/hints.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,12 +20,16 @@ void register_status(CLI::App& app, Invocation& invocation) {
   auto o = std::make_shared<StatusOptions>();
   CLI::App* sub = app.add_subcommand("status", "Show the health cache: what is up, down, in backoff, and why");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
-  sub->add_flag("--json", o->json, "Print the cache entries with derived fields (ages, times to retry) and warnings");
-  sub->add_flag("--statusline", o->statusline,
-                "One short line for a shell prompt or Claude Code's status line, e.g. `mcp 5✔ 1✘ agentmemory` "
-                "(reads only the state file)");
+  add_format_options(*sub, o->format);
+  CLI::Option* names = sub->add_flag_callback("--names", [o] { o->format = Format::name; }, "Same as -o name");
+  for (const char* other : {"--output", "--json", "--wide"}) names->excludes(sub->get_option(other));
+  CLI::Option* statusline = sub->add_flag(
+      "--statusline", o->statusline,
+      "One short line for a shell prompt or Claude Code's status line, e.g. `mcp 5✔ 1✘ agentmemory` (reads only "
+      "the state file)");
+  for (const char* other : {"--output", "--json", "--wide", "--names"}) statusline->excludes(sub->get_option(other));
+  sub->add_flag("--unhealthy", o->unhealthy, "Only the servers that are down (unhealthy or misconfigured)");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
-  sub->add_flag("--names", o->names, "Print the server names (configured and cached), one per line");
   sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR");
   sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
@@ -32,14 +38,7 @@ void register_status(CLI::App& app, Invocation& invocation) {
 
 namespace {
 
-Cell status_cell(const ops::StatusRow& row) {
-  if (row.label == "healthy") return {"✔ healthy", Color::green};
-  if (row.label == "needs-auth") return {"! needs auth", Color::yellow};
-  if (row.label == "unhealthy") return {"✘ unhealthy", Color::red};
-  if (row.label == "misconfigured") return {"✘ misconfigured", Color::red};
-  if (row.label == "unknown") return {"? never checked", Color::dim};
-  return {row.label, Color::none};
-}
+Cell status_cell(const ops::StatusRow& row) { return health_cell(row.health); }
 
 std::string timing(const ops::StatusRow& row) {
   if (row.fresh_ms) {
@@ -53,10 +52,20 @@ std::string timing(const ops::StatusRow& row) {
 
 json::value opt(const std::optional<std::int64_t>& v) { return v ? json::value(*v) : json::value(nullptr); }
 
+/// What to do about a row that is not fine, from what its entry recorded.
+std::string hint_of(const ops::StatusRow& row) {
+  const json::object* probe = util::get_object(row.raw, "probe");
+  const std::optional<std::string> kind = probe ? util::get_string(*probe, "kind") : std::nullopt;
+  std::optional<int> http;
+  if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = row.entry.last_failure_code.status;
+  const std::string reason = row.entry.last_error.value_or("");
+  return ops::hint_for({row.health, kind.value_or(""), reason, http});
+}
+
 json::object row_json(const ops::StatusRow& row) {
   json::object o;
   o["name"] = row.name;
-  o["status"] = row.label;
+  o["status"] = state::health_name(row.health);
   o["definition"] = row.definition ? json::value(*row.definition) : json::value(nullptr);
   o["scope"] = row.scope ? json::value(*row.scope) : json::value(nullptr);
   o["project"] = row.project ? json::value(*row.project) : json::value(nullptr);
@@ -68,6 +77,9 @@ json::object row_json(const ops::StatusRow& row) {
   o["retryInMs"] = opt(row.retry_in_ms);
   o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
   o["pinnedAtBackoffCap"] = row.pinned_at_cap;
+  o["lastErrorLine"] = row.entry.last_error ? json::value(util::last_meaningful_line(*row.entry.last_error)) : json::value(nullptr);
+  const std::string hint = hint_of(row);
+  o["hint"] = hint.empty() ? json::value(nullptr) : json::value(hint);
   return o;
 }
 
@@ -106,6 +118,10 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     }
     report.rows = chosen;
   }
+  if (o.unhealthy) {
+    report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const auto& r) { return !r.down(); }),
+                      report.rows.end());
+  }
   std::vector<std::string> warnings = ops::state_warnings(settings.state_path.value, snapshot, settings);
   if (!o.servers.empty()) {
     // Per-server warnings only for the servers asked about.
@@ -121,7 +137,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
       std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
   const int code = any_unhealthy ? k_exit_unhealthy : k_exit_ok;
   if (o.quiet) return code;
-  if (o.names) {
+  if (o.format == Format::name) {
     for (const auto& row : report.rows) std::printf("%s\n", row.name.c_str());
     return code;
   }
@@ -129,7 +145,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     std::printf("%s\n", ops::status_line(report).c_str());
     return code;
   }
-  if (o.json) {
+  if (o.format == Format::json) {
     json::array servers;
     for (const auto& row : report.rows) servers.push_back(row_json(row));
     json::array warning_list;
@@ -148,15 +164,18 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
   for (const auto& w : warnings) util::log::warn(w);
   if (report.rows.empty()) {
-    std::printf("no servers in %s and none configured\n", settings.state_path.value.c_str());
+    if (o.unhealthy) std::printf("nothing is down\n");
+    else std::printf("no servers in %s and none configured\n", settings.state_path.value.c_str());
     return code;
   }
-  std::fputs(render_status_table(report, use_color(stdout), terminal_width()).c_str(), stdout);
+  const auto width = o.format == Format::wide ? std::nullopt : terminal_width();
+  std::fputs(render_status_table(report, use_color(stdout), width).c_str(), stdout);
   return code;
 }
 
-std::string render_status_table(const ops::StatusReport& report, bool color, std::size_t width) {
+std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width) {
   Table table({"SERVER", "STATUS", "SCOPE", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"});
+  std::string hints;
   for (const auto& row : report.rows) {
     const std::string code_text = row.entry.last_failure_code.text();
     const std::string scope = row.scope ? *row.scope + (row.project ? " " + *row.project : std::string()) : "-";
@@ -167,9 +186,12 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {code_text.empty() ? "-" : code_text},
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
-               {row.entry.last_error.value_or("")}});
+               {util::last_meaningful_line(row.entry.last_error.value_or(""))}});
+    if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + hint + "\n";
   }
-  return table.render(color, width);
+  std::string out = table.render(color, width);
+  if (!hints.empty()) out += "\n" + hints;
+  return out;
 }
 
 } // namespace mcphealth::cli

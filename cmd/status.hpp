@@ -1,6 +1,7 @@
 #pragma once
 // `mcphealth status`: the operator's view of the health cache.
 #include "common.hpp"
+#include "output.hpp"
 
 #include <mcphealth/ops/status.hpp>
 
@@ -15,16 +16,17 @@ namespace mcphealth::cli {
 /// Options of `mcphealth status`.
 struct StatusOptions {
   std::vector<std::string> servers;
-  bool json = false;
+  Format format = Format::table;
   bool statusline = false;
   bool quiet = false;
-  bool names = false;
+  bool unhealthy = false;
   std::optional<std::string> cwd;
 };
 
 /// The status table (also `watch`'s view): one row per definition, its status, scope, failures, last code, age,
-/// what comes next, and the last error cut to `width`.
-std::string render_status_table(const ops::StatusReport& report, bool color, std::size_t width);
+/// what comes next, and the last meaningful line of its error, cut to `width` (nothing: never cut); then a hint
+/// per server that is not fine.
+std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width);
 
 /// Adds `status` to `app`.
 void register_status(CLI::App& app, Invocation& invocation);

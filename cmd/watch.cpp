@@ -90,20 +90,6 @@ private:
   bool m_active = false;
 };
 
-std::string write_metrics(const std::string& path, const state::StateSnapshot& snap) {
-  std::vector<probe::MetricRow> rows;
-  for (const auto& kv : state::verdicts(snap.doc)) {
-    if (!kv.value().is_object()) continue;
-    const json::object& v = kv.value().get_object();
-    const state::ServerEntry e = state::ServerEntry::from_json(v);
-    const json::object* details = util::get_object(v, "probe");
-    rows.push_back({util::get_string(v, "toolName").value_or(std::string(kv.key())), std::string(kv.key()), e.healthy(),
-                    details ? util::get_int(*details, "latencyMs").value_or(0) : 0,
-                    details ? util::get_int(*details, "tools") : std::nullopt, e.failure_count, e.checked_at.value_or(0)});
-  }
-  return util::atomic_replace(path, probe::render_prometheus(rows), 0644);
-}
-
 } // namespace
 
 int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
@@ -111,6 +97,12 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
   warn_all(settings.warnings);
+  if (o.prometheus) {
+    if (std::string problem = probe::textfile_problem(*o.prometheus); !problem.empty()) {
+      util::log::error("--prometheus " + *o.prometheus + ": " + problem);
+      return k_exit_usage;
+    }
+  }
   const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
   const bool terminal = !o.events && !o.once && ::isatty(STDOUT_FILENO) != 0;
 
@@ -167,7 +159,9 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     }
     before = after;
     if (o.prometheus && watcher) {
-      if (std::string err = write_metrics(*o.prometheus, after); !err.empty()) util::log::warn("cannot write " + *o.prometheus + ": " + err);
+      if (std::string err = probe::write_textfile(*o.prometheus, probe::metrics_from_state(after.doc)); !err.empty()) {
+        util::log::warn("cannot write " + *o.prometheus + ": " + err);
+      }
     }
     if (terminal || o.once) {
       if (clock.now_ms() - configured_at > o.interval_s * 1000) {

@@ -37,8 +37,12 @@ _mcphealth() {
       COMPREPLY=($(compgen -d -- "$cur"))
       return
       ;;
-    --output)
-      COMPREPLY=($(compgen -W "json exit-code passthrough" -- "$cur"))
+    --output | -o)
+      if [ "$cmd" = hook ]; then
+        COMPREPLY=($(compgen -W "json exit-code passthrough" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "table wide json name" -- "$cur"))
+      fi
       return
       ;;
     --event)
@@ -62,7 +66,7 @@ _mcphealth() {
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--state --config -v --verbose --version --help" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh watch" -- "$cur"))
+      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh watch help" -- "$cur"))
     fi
     return
   fi
@@ -71,15 +75,15 @@ _mcphealth() {
   case $cmd in
     hook) opts="--output --event --help" ;;
     probe)
-      opts="--all --depth --protocol --timeout-ms --parallel --json --no-update --reconnect --prometheus --project --cwd -q --quiet --help"
+      opts="--all --depth --protocol --timeout-ms --parallel -o --output --json --wide --unhealthy --no-update --reconnect --prometheus --project --cwd -q --quiet --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     status)
-      opts="--json --statusline -q --quiet --names --cwd --help"
+      opts="-o --output --json --wide --names --statusline --unhealthy -q --quiet --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     reset)
-      opts="--all --unhealthy --dry-run --json --list --help"
+      opts="--all --unhealthy --dry-run --json --list --strict --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" reset --list)
       ;;
     explain-config)

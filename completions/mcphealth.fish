@@ -1,5 +1,5 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
-set -l commands hook probe status reset explain-config refresh watch
+set -l commands hook probe status reset explain-config refresh watch help
 
 complete -c mcphealth -f
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l state -r -F -d 'State file'
@@ -14,6 +14,8 @@ complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a reset -d
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a explain-config -d 'Explain the configuration'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a refresh -d 'Re-probe missing or stale marks'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Watch live, probe in the background'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a help -d 'Show the help of a command'
+complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config refresh watch'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l probe -d 'Also probe servers when due'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d 'Re-read configs every S seconds'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l events -d 'JSON lines'
@@ -34,6 +36,10 @@ complete -c mcphealth -n "__fish_seen_subcommand_from probe" -l reconnect -d 'Ru
 complete -c mcphealth -n "__fish_seen_subcommand_from probe" -l prometheus -r -F -d 'Write node_exporter metrics'
 complete -c mcphealth -n "__fish_seen_subcommand_from status" -l statusline -d 'One short line'
 complete -c mcphealth -n "__fish_seen_subcommand_from status" -l names -d 'Print server names'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -s o -l output -x -a 'table wide json name' -d 'Output format'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -l wide -d 'Never cut the table'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -l unhealthy -d 'Only what is down'
+complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l strict -d 'A name not in the cache is an error'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l all -d 'Forget every server'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l unhealthy -d 'Forget unhealthy servers'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l dry-run -d 'Write nothing'

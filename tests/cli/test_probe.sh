@@ -196,7 +196,7 @@ case_many_servers_at_once_all_reported() {
   for i in $(seq 1 24); do pairs+=("ok$i=$(stdio_def healthy)"); done
   for i in $(seq 1 8); do pairs+=("hang$i=$(stdio_def hang)"); done
   config "${pairs[@]}"
-  probe_json --all --depth handshake --timeout-ms 1500
+  probe_json --all --depth handshake --timeout-ms 4000
   assert_eq "$RC" 1
   assert_eq "$(json_eval "$OUT" 'len(d["servers"])')" 32
   assert_eq "$(json_eval "$OUT" 'sum(1 for s in d["servers"] if s["kind"] == "answered")')" 24
@@ -255,6 +255,19 @@ case_probe_clears_a_server_in_backoff() {
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["a"]["failureCount"]')" 0
 }
 
+case_prometheus_never_creates_a_folder() {
+  # A typo in the path must fail at once, before probing, not write where node_exporter does not read.
+  config "good=$(stdio_def healthy)"
+  mcph probe --all --prometheus "$T/no/such/dir/mcp.prom"
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "does not exist"
+  assert_no_file "$T/no"
+  assert_no_file "$(STATE)" "nothing probed, nothing recorded"
+  mcph watch --probe --once --prometheus "$T/nope/mcp.prom"
+  assert_eq "$RC" 2
+  assert_no_file "$T/nope"
+}
+
 case_prometheus_textfile() {
   config "good=$(stdio_def healthy '"--tools","9"')" "bad=$(stdio_def crash)"
   mcph probe --all --prometheus "$T/mcp.prom"
@@ -271,23 +284,76 @@ case_prometheus_textfile() {
   assert_contains "$prom" "mcphealth_consecutive_failures{server=\"bad\",definition=\"$bad\"} 1"
   assert_contains "$prom" "mcphealth_probe_duration_seconds{server=\"good\",definition=\"$good\"} 0."
   assert_contains "$prom" "mcphealth_last_probe_timestamp_seconds{server=\"good\",definition=\"$good\"} 1"
+  assert_contains "$prom" "mcphealth_status{server=\"bad\",definition=\"$bad\",status=\"unhealthy\"} 1"
+  assert_contains "$prom" "mcphealth_status{server=\"bad\",definition=\"$bad\",status=\"healthy\"} 0"
   assert_eq "$(stat -c %a "$T/mcp.prom")" 644
   ls "$T" | grep -q 'mcp.prom.tmp' && fail "temp file left behind"
   true
 }
 
-case_quiet_prints_nothing() {
-  config "bad=$(stdio_def crash)"
+case_quiet_prints_nothing_when_all_is_up() {
+  config "good=$(stdio_def healthy)"
+  mcph probe --all -q
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_eq "$ERR" ""
+}
+
+case_quiet_prints_only_what_is_down_and_warnings_only_with_v() {
+  # cron mails whatever is printed: only the servers that are down, and no config warnings unless -v.
+  config "good=$(stdio_def healthy)" "bad=$(stdio_def crash)"
+  write_config "$HOME/.claude.json" '{"mcpServers": {'
   mcph probe --all -q
   assert_eq "$RC" 1
-  assert_eq "$OUT" ""
+  assert_contains "$OUT" "bad"
+  assert_not_contains "$OUT" "good"
+  assert_eq "$ERR" ""
+  mcph -v probe --all -q
+  assert_contains "$ERR" ".claude.json"
+}
+
+case_unhealthy_filters_rows_but_not_the_exit_code() {
+  config "good=$(stdio_def healthy)" "bad=$(stdio_def crash)"
+  mcph probe --all --unhealthy -o name
+  assert_eq "$RC" 1
+  assert_eq "$OUT" "bad"
+  config "good=$(stdio_def healthy)"
+  mcph probe --all --unhealthy
+  assert_eq "$RC" 0
+  assert_eq "$OUT" "nothing is down"
+}
+
+case_output_formats_and_their_conflicts() {
+  config "good=$(stdio_def healthy)"
+  mcph probe good -o json
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["status"]')" healthy
+  mcph probe good -o name
+  assert_eq "$OUT" "good"
+  mcph probe good -o yaml
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "yaml"
+  mcph probe good -o json --wide
+  assert_eq "$RC" 2
+}
+
+case_traceback_shows_its_last_line_and_json_keeps_it_all() {
+  config "py=$(stdio_def import-missing)"
+  mcph probe py
+  assert_eq "$RC" 1
+  assert_contains "$OUT" "ModuleNotFoundError: No module named 'nosuchmod_for_mcphealth'"
+  assert_not_contains "$OUT" "Traceback"
+  assert_eq "$(grep -c . <<<"$OUT")" 3 "the header, one row and the hint: [$OUT]"
+  assert_contains "$OUT" "hint: py: install the missing Python module"
+  mcph probe py --json
+  assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "Traceback (most recent call last)"
+  assert_contains "$(json_eval "$OUT" 'd["servers"][0]["hint"]')" "Python module"
 }
 
 case_table_has_no_colour_when_piped_or_no_color() {
   config "good=$(stdio_def healthy)" "bad=$(stdio_def crash)"
   mcph probe --all
   assert_contains "$OUT" "✔ healthy"
-  assert_contains "$OUT" "✘ down"
+  assert_contains "$OUT" "✘ unhealthy"
   assert_not_contains "$OUT" $'\033['
   script -qec "$MCPHEALTH_BIN probe --all" /dev/null > "$T/tty.txt" || true
   assert_contains "$(cat "$T/tty.txt")" $'\033[32m'

@@ -36,14 +36,28 @@ case_dry_run_writes_nothing() {
   assert_eq "$(cat "$(STATE)")" "$before"
 }
 
-case_unknown_name_lists_the_cached_ones() {
+case_unknown_name_is_a_note_and_strict_makes_it_an_error() {
   seed_three
   local before; before=$(cat "$(STATE)")
+  # Scripts re-run reset: a name already gone is what they wanted, not a failure.
   mcph reset agentmem
-  assert_eq "$RC" 2
+  assert_eq "$RC" 0
   assert_contains "$ERR" "'agentmem' is not in"
   assert_contains "$ERR" "cached: agentmemory, github, notes"
   assert_eq "$(cat "$(STATE)")" "$before"
+  mcph reset agentmem --json
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["removed"]')" "[]"
+  mcph reset agentmem --strict
+  assert_eq "$RC" 2
+  assert_eq "$(cat "$(STATE)")" "$before"
+  # Known names are still reset when an unknown one comes with them.
+  mcph reset agentmem github
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "reset github"
+  assert_eq "$(json_get "$(STATE)" '"github" in d["servers"]')" false
+  mcph reset github
+  assert_eq "$RC" 0 "running it twice is fine"
 }
 
 case_usage_errors() {

@@ -153,6 +153,73 @@ case_colour_only_on_a_terminal_without_no_color() {
   assert_not_contains "$(cat "$T/tty2.txt")" $'\033[3'
 }
 
+case_alive_silent_is_its_own_state_not_healthy() {
+  # A server that starts and never answers costs a timeout per cold call: status must not call it healthy.
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"hung\":$(stdio_def hang),\"good\":$(stdio_def healthy)}}"
+  mcph probe --all --timeout-ms 400
+  assert_eq "$RC" 0 "alive-silent counts as up"
+  mcph status
+  assert_eq "$RC" 0
+  grep -qE '^hung +~ alive, silent ' <<<"$OUT" || fail "hung is not shown as alive-silent: $OUT"
+  assert_contains "$OUT" "hint: hung: it starts but does not answer MCP"
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" '[s["status"] for s in d["servers"] if s["name"] == "hung"][0]')" alive-silent
+  mcph status --statusline
+  assert_eq "$OUT" "mcp 1✔ 1~"
+}
+
+case_piped_output_is_never_cut_and_wide_never_cuts() {
+  local now long; now=$(now_ms)
+  long="E$(printf 'x%.0s' $(seq 1 240))END"
+  seed_state "{\"version\":1,\"servers\":{\"down\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"nextRetryAt\":$((now + 30000)),\"failureCount\":1,\"lastError\":\"$long\",\"lastFailureCode\":\"transport\"}}}"
+  mcph status
+  assert_contains "$OUT" "${long}" "piped: the whole error"
+  COLUMNS=80 mcph status
+  assert_not_contains "$OUT" "END" "COLUMNS=80 cuts the last column"
+  assert_contains "$OUT" "…"
+  COLUMNS=80 mcph status --wide
+  assert_contains "$OUT" "${long}"
+  COLUMNS=80 mcph status -o wide
+  assert_contains "$OUT" "${long}"
+  # On a terminal, the terminal's width (script gives it one; tmux is not needed for that).
+  script -qec "stty cols 90; $MCPHEALTH_BIN status" /dev/null > "$T/tty.txt" || true
+  assert_not_contains "$(cat "$T/tty.txt")" "END"
+}
+
+case_multiline_error_shows_its_last_meaningful_line() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"py\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"nextRetryAt\":$((now + 30000)),\"failureCount\":1,\"lastError\":\"Traceback (most recent call last):\\n  File \\\"s.py\\\", line 1, in <module>\\n    import nosuchmod\\nModuleNotFoundError: No module named 'nosuchmod'\",\"lastFailureCode\":\"transport\",\"probe\":{\"kind\":\"exited\"}}}}"
+  mcph status
+  assert_contains "$OUT" "ModuleNotFoundError: No module named 'nosuchmod'"
+  assert_not_contains "$OUT" "Traceback"
+  assert_contains "$OUT" "hint: py: install the missing Python module"
+  mcph status --json
+  assert_contains "$(json_eval "$OUT" 'd["servers"][0]["entry"]["lastError"]')" "Traceback (most recent call last):"
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["lastErrorLine"]')" "ModuleNotFoundError: No module named 'nosuchmod'"
+}
+
+case_unhealthy_filter_names_and_hints() {
+  seed_mixed
+  mcph status --unhealthy -o name
+  assert_eq "$RC" 1
+  assert_eq "$OUT" $'down\ndue'
+  mcph status --unhealthy
+  assert_contains "$OUT" "hint: due: install x"
+  assert_contains "$OUT" "hint: down: the server reports an error"
+  assert_not_contains "$OUT" "good"
+  mcph status --names
+  assert_eq "$OUT" $'authy\ndown\ndue\nfresh\ngood'
+}
+
+case_conflicting_formats_are_rejected() {
+  seed_mixed
+  mcph status --json --statusline
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "statusline"
+  mcph status -o table --names
+  assert_eq "$RC" 2
+}
+
 case_empty_cache_says_so() {
   mcph status
   assert_eq "$RC" 0

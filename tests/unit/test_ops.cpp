@@ -19,11 +19,12 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
   auto snap = testing::snapshot(R"({"servers":{
     "up":{"status":"healthy","checkedAt":1000,"expiresAt":5000},
     "auth":{"status":"healthy","checkedAt":1000,"expiresAt":5000,"probe":{"kind":"needs-auth"}},
+    "hung":{"status":"healthy","checkedAt":1000,"expiresAt":5000,"probe":{"kind":"alive-silent"}},
     "down":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":2500,"failureCount":1},
     "stuck":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":601000,"failureCount":6}}})");
   auto report = ops::build_status(snap, std::vector<ops::ConfiguredServer>{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}}},
                                   defaults(), 3000);
-  REQUIRE(report.rows.size() == 5);
+  REQUIRE(report.rows.size() == 6);
   const auto row = [&](const std::string& name) {
     auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const ops::StatusRow& r) { return r.name == name; });
     REQUIRE(it != report.rows.end());
@@ -31,18 +32,21 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
   };
   std::vector<std::string> order;
   for (const auto& r : report.rows) order.push_back(r.name);
-  CHECK(order == std::vector<std::string>{"auth", "down", "new", "stuck", "up"}); // stable: by name
-  CHECK(row("up").label == "healthy");
+  CHECK(order == std::vector<std::string>{"auth", "down", "hung", "new", "stuck", "up"}); // stable: by name
+  CHECK(state::health_name(row("up").health) == "healthy");
   CHECK(row("up").age_ms == 2000);
   CHECK(row("up").fresh_ms == 2000);
-  CHECK(row("auth").label == "needs-auth");
+  CHECK(state::health_name(row("auth").health) == "needs-auth");
+  // A hung server is up but costs a timeout per cold call: its own state, never "healthy".
+  CHECK(row("hung").health == state::Health::alive_silent);
+  CHECK_FALSE(row("hung").down());
   CHECK(row("down").retry_in_ms == -500);
   CHECK_FALSE(row("down").pinned_at_cap);
   CHECK(row("stuck").pinned_at_cap);
-  CHECK(row("new").label == "unknown");
+  CHECK(state::health_name(row("new").health) == "unknown");
   CHECK(row("new").definition == std::optional<std::string>("fp-new"));
   CHECK(row("auth").configured == false);
-  CHECK(ops::status_line(report) == "mcp 1✔ 1! 2✘ down stuck");
+  CHECK(ops::status_line(report) == "mcp 1✔ 1! 1~ 2✘ down stuck");
 }
 
 TEST_CASE("status shows one row per definition, with its scope and project, and none for the mirrors", "[ops]") {

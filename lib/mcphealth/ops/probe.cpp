@@ -16,9 +16,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 
 bool ProbeReport::any_down() const {
-  return std::any_of(rows.begin(), rows.end(), [](const ProbeRow& r) {
-    return !r.result.ok && r.result.kind != probe::Kind::not_probed;
-  });
+  return std::any_of(rows.begin(), rows.end(), [](const ProbeRow& r) { return r.down(); });
 }
 
 namespace {
@@ -90,9 +88,10 @@ std::string write_prometheus(const fs::path& path, const std::vector<ProbeRow>& 
     const json::object* prev = state::decision_entry(before.doc, row.name, row.fingerprint);
     const std::int64_t failures = prev ? state::ServerEntry::from_json(*prev).failure_count : 0;
     const probe::ProbeResult& r = row.result;
-    metrics.push_back({row.name, row.fingerprint, r.ok, r.latency_ms, r.tool_count, r.ok ? 0 : failures + 1, row.probed_at});
+    metrics.push_back({row.name, row.fingerprint, probe::health_of(r), r.latency_ms, r.tool_count, r.ok ? 0 : failures + 1,
+                       row.probed_at});
   }
-  return util::atomic_replace(path, probe::render_prometheus(metrics), 0644);
+  return probe::write_textfile(path, metrics);
 }
 
 } // namespace
@@ -100,6 +99,12 @@ std::string write_prometheus(const fs::path& path, const std::vector<ProbeRow>& 
 ProbeReport run_probes(const ProbeRequest& request, const config::Settings& settings, const config::DiscoveryInputs& base,
                        const util::Environment& env, util::Clock& clock) {
   ProbeReport report;
+  if (request.prometheus) {
+    if (std::string problem = probe::textfile_problem(*request.prometheus); !problem.empty()) {
+      report.error = "--prometheus " + request.prometheus->string() + ": " + problem;
+      return report;
+    }
+  }
   const std::vector<Folder> folders = folders_for(request, base, env);
   for (const auto& f : folders) {
     for (const auto& file : f.resolution.files) {

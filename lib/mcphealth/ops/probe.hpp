@@ -53,6 +53,9 @@ struct ProbeRow {
   std::string fingerprint;
   /// What the reconnect attempt came to (`ok`, a failure, `skipped: ...`), when one was considered.
   std::optional<std::string> reconnect;
+
+  /// Down (unhealthy or misconfigured): what makes `probe` exit 1.
+  bool down() const { return state::is_down(probe::health_of(result)); }
 };
 
 /// Everything a probe run found.

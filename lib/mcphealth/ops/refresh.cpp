@@ -73,7 +73,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       return true;
     });
     report.any_down = report.any_down || !recovery.result.ok;
-    report.lines.push_back(c->tool_name + ": " + probe::verdict_name(recovery.result) +
+    report.lines.push_back(c->tool_name + ": " + std::string(state::health_name(probe::health_of(recovery.result))) +
                            (recovery.result.ok ? std::string() : " (" + recovery.result.reason + ")"));
   }
   return report;

@@ -17,27 +17,6 @@ namespace mcphealth::ops {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string label_of(const state::ServerEntry& e, const json::object& raw) {
-  if (e.healthy()) {
-    if (const json::object* p = util::get_object(raw, "probe")) {
-      const auto kind = util::get_string(*p, "kind");
-      const auto status = util::get_int(*p, "httpStatus");
-      if (kind == std::optional<std::string>("needs-auth") || status == 401 || status == 403) return "needs-auth";
-    }
-    return "healthy";
-  }
-  if (e.unhealthy()) {
-    const json::object* p = util::get_object(raw, "probe");
-    if (p && util::get_string(*p, "kind") == std::optional<std::string>("misconfigured")) return "misconfigured";
-    return "unhealthy";
-  }
-  return e.status.empty() ? "unknown" : e.status;
-}
-
-} // namespace
-
 std::string unwritable_reason(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
@@ -117,7 +96,7 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   row.cached = true;
   row.raw = raw;
   row.entry = state::ServerEntry::from_json(raw);
-  row.label = label_of(row.entry, raw);
+  row.health = state::health_of(row.entry, raw);
   row.definition = state::definition_of(raw);
   row.scope = util::get_string(raw, "scope");
   row.project = util::get_string(raw, "project");
@@ -189,7 +168,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       if (cached) continue;
       StatusRow row;
       row.name = c.name;
-      row.label = "unknown";
+      row.health = state::Health::unknown;
       row.configured = true;
       row.config_source = c.source;
       row.definition = c.fingerprint;
@@ -220,11 +199,12 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
 }
 
 std::string status_line(const StatusReport& report) {
-  int up = 0, auth = 0, down = 0;
+  int up = 0, auth = 0, silent = 0, down = 0;
   std::string names;
   for (const auto& row : report.rows) {
-    if (row.label == "healthy") ++up;
-    else if (row.label == "needs-auth") ++auth;
+    if (row.health == state::Health::healthy || row.health == state::Health::reachable) ++up;
+    else if (row.health == state::Health::needs_auth) ++auth;
+    else if (row.health == state::Health::alive_silent) ++silent;
     else if (row.down()) {
       ++down;
       names += " " + row.name;
@@ -232,6 +212,7 @@ std::string status_line(const StatusReport& report) {
   }
   std::string line = "mcp " + std::to_string(up) + "✔";
   if (auth > 0) line += " " + std::to_string(auth) + "!";
+  if (silent > 0) line += " " + std::to_string(silent) + "~";
   if (down > 0) line += " " + std::to_string(down) + "✘" + names;
   return line;
 }

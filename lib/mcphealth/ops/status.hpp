@@ -4,6 +4,7 @@
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/health.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/env.hpp>
 
@@ -33,12 +34,11 @@ struct StatusRow {
   /// Where the definition comes from (`user`, `project`, ...) and, for local and project scope, its folder.
   std::optional<std::string> scope;
   std::optional<std::string> project;
-  /// `healthy`, `needs-auth`, `unhealthy`, `misconfigured` (an unset variable: Claude Code refuses it), `unknown`
-  /// (configured, never checked), or another writer's status.
-  std::string label;
+  /// How it is: `unknown` when configured but never checked (or another writer's status).
+  state::Health health = state::Health::unknown;
 
   /// True when the server is down (unhealthy or misconfigured): what makes `status` exit 1.
-  bool down() const { return label == "unhealthy" || label == "misconfigured"; }
+  bool down() const { return state::is_down(health); }
   bool cached = false;
   /// Whether it is configured; nothing when configs were not read (the status line).
   std::optional<bool> configured;

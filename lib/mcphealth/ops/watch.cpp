@@ -4,6 +4,7 @@
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/health.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -30,10 +31,18 @@ std::map<std::string, const json::object*> entries_of(const state::StateSnapshot
   return out;
 }
 
-std::string status_word(const json::object* e) {
-  if (e == nullptr) return "none";
-  const auto s = util::get_string(*e, "status");
-  return s && (*s == "healthy" || *s == "unhealthy") ? *s : "none";
+/// What an entry's status says for transitions: only up and down are; anything else is no verdict.
+enum class Side { none, up, down };
+Side side_of(const json::object* e) {
+  if (e == nullptr) return Side::none;
+  const state::ServerEntry entry = state::ServerEntry::from_json(*e);
+  return entry.healthy() ? Side::up : entry.unhealthy() ? Side::down : Side::none;
+}
+
+/// How the event names each side: the one vocabulary (state/health.hpp), or `none`.
+std::string health_word(const json::object* e) {
+  if (side_of(e) == Side::none) return "none";
+  return std::string(state::health_name(state::health_of(state::ServerEntry::from_json(*e), *e)));
 }
 
 WatchEvent event_for(const std::string& key, const json::object* before, const json::object* after, util::EpochMs now) {
@@ -41,8 +50,8 @@ WatchEvent event_for(const std::string& key, const json::object* before, const j
   WatchEvent ev;
   ev.ts = now;
   ev.server = util::get_string(*e, "toolName").value_or(key.substr(key.find(' ') + 1));
-  ev.from = status_word(before);
-  ev.to = status_word(after);
+  ev.from = health_word(before);
+  ev.to = health_word(after);
   ev.failure_count = state::clamp_failure_count(util::get_int(*e, "failureCount").value_or(0));
   ev.reason = after ? util::get_string(*after, "lastError").value_or("") : std::string();
   ev.by = after ? util::get_string(*after, "updatedBy").value_or("unknown") : std::string("reset");
@@ -61,18 +70,18 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
   for (const auto& [key, entry] : new_entries) {
     auto it = old_entries.find(key);
     const json::object* prev = it == old_entries.end() ? nullptr : it->second;
-    const std::string from = status_word(prev), to = status_word(entry);
+    const Side from = side_of(prev), to = side_of(entry);
     WatchEvent ev = event_for(key, prev, entry, now);
     if (prev == nullptr) {
       // A verdict adopted from an entry without a definition is the same server going on, not a new one.
       if (util::get_string(*entry, "updatedBy") == std::optional<std::string>("adopted")) continue;
-      ev.event = to == "unhealthy" ? "down" : "appeared";
-    } else if (from != "unhealthy" && to == "unhealthy") {
+      ev.event = to == Side::down ? "down" : "appeared";
+    } else if (from != Side::down && to == Side::down) {
       ev.event = "down";
-    } else if (from == "unhealthy" && to == "unhealthy") {
+    } else if (from == Side::down && to == Side::down) {
       if (util::get_epoch_ms(*entry, "checkedAt") == util::get_epoch_ms(*prev, "checkedAt")) continue;
       ev.event = "still-down";
-    } else if (from == "unhealthy" && to == "healthy") {
+    } else if (from == Side::down && to == Side::up) {
       ev.event = "recovered";
       if (auto by = util::get_string(*entry, "restoredBy"); by && *by == "tool-success") ev.by = "tool-success";
     } else {

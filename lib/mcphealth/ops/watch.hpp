@@ -28,7 +28,8 @@ struct WatchEvent {
   std::string server;
   /// `down`, `still-down`, `recovered`, `reset`, `appeared`, `removed`.
   std::string event;
-  /// `healthy`, `unhealthy`, or `none` (not in the state file).
+  /// The health before and after, in the one vocabulary (`healthy`, `alive-silent`, `unhealthy`, `misconfigured`,
+  /// ...), or `none` (not in the state file).
   std::string from;
   std::string to;
   std::int64_t failure_count = 0;

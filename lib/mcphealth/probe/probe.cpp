@@ -1,6 +1,5 @@
 #include <mcphealth/probe/probe.hpp>
 
-
 namespace mcphealth::probe {
 
 namespace json = boost::json;
@@ -24,15 +23,16 @@ std::string kind_name(Kind kind) {
   return "unknown";
 }
 
-std::string verdict_name(const ProbeResult& r) {
-  if (r.kind == Kind::not_probed) return "not-probed";
-  if (r.kind == Kind::misconfigured) return "misconfigured";
-  if (!r.ok) return "unhealthy";
+state::Health health_of(const ProbeResult& r) {
+  using state::Health;
+  if (r.kind == Kind::not_probed) return Health::not_probed;
+  if (r.kind == Kind::misconfigured) return Health::misconfigured;
+  if (!r.ok) return Health::unhealthy;
   switch (r.kind) {
-  case Kind::needs_auth: return "needs-auth";
-  case Kind::alive_silent: return "alive-silent";
-  case Kind::reachable: return "reachable";
-  default: return "healthy";
+  case Kind::needs_auth: return Health::needs_auth;
+  case Kind::alive_silent: return Health::alive_silent;
+  case Kind::reachable: return Health::reachable;
+  default: return Health::healthy;
   }
 }
 

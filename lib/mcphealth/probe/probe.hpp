@@ -6,6 +6,7 @@
 #include <mcphealth/mcp/handshake.hpp>
 #include <mcphealth/mcp/jsonrpc.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/health.hpp>
 #include <mcphealth/util/clock.hpp>
 
 #include <boost/json.hpp>
@@ -39,9 +40,9 @@ std::string kind_name(Kind kind);
 
 struct ProbeResult;
 
-/// The one word for a result, in every command and in `--json`: `healthy` (answered), `reachable`, `needs-auth`,
-/// `alive-silent` (all up), `unhealthy`, `misconfigured` (down), or `not-probed` (no verdict).
-std::string verdict_name(const ProbeResult& result);
+/// How a result reads in the one vocabulary (state/health.hpp): healthy (answered), reachable, needs-auth,
+/// alive-silent (all up), unhealthy, misconfigured (down), or not-probed (no verdict).
+state::Health health_of(const ProbeResult& result);
 
 /// The outcome of one probe.
 struct ProbeResult {

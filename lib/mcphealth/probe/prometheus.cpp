@@ -1,5 +1,9 @@
 #include <mcphealth/probe/prometheus.hpp>
 
+#include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+
 #include <cstdio>
 
 namespace mcphealth::probe {
@@ -26,18 +30,31 @@ std::string ms_as_seconds(std::int64_t ms) {
 
 std::string render_prometheus(const std::vector<MetricRow>& rows) {
   std::string out;
+  auto labels = [](const MetricRow& r) {
+    std::string out = "server=\"" + escape_label(r.server) + "\"";
+    if (!r.definition.empty()) out += ",definition=\"" + escape_label(r.definition) + "\"";
+    return out;
+  };
   auto family = [&](const char* name, const char* help, auto value_of) {
     out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
     for (const MetricRow& r : rows) {
       std::optional<std::string> value = value_of(r);
       if (!value) continue;
-      out += std::string(name) + "{server=\"" + escape_label(r.server) + "\"";
-      if (!r.definition.empty()) out += ",definition=\"" + escape_label(r.definition) + "\"";
-      out += "} " + *value + "\n";
+      out += std::string(name) + "{" + labels(r) + "} " + *value + "\n";
     }
   };
-  family("mcphealth_up", "1 when the MCP server passed its last probe, else 0.",
-         [](const MetricRow& r) { return std::optional<std::string>(r.up ? "1" : "0"); });
+  family("mcphealth_up", "1 when the MCP server is up (healthy, reachable, needs-auth, alive-silent), else 0.",
+         [](const MetricRow& r) { return std::optional<std::string>(state::is_up(r.health) ? "1" : "0"); });
+  // A state set, as Prometheus writes enums: one series per value, 1 for the current one, so
+  // `mcphealth_status{status="alive-silent"} == 1` finds every hung server.
+  out += "# HELP mcphealth_status The server's health, one series per health word: 1 for the current one.\n"
+         "# TYPE mcphealth_status gauge\n";
+  for (const MetricRow& r : rows) {
+    for (state::Health h : state::k_all_health) {
+      out += "mcphealth_status{" + labels(r) + ",status=\"" + std::string(state::health_name(h)) + "\"} " +
+             (h == r.health ? "1" : "0") + "\n";
+    }
+  }
   family("mcphealth_probe_duration_seconds", "How long the last probe took.",
          [](const MetricRow& r) { return std::optional<std::string>(ms_as_seconds(r.latency_ms)); });
   family("mcphealth_tools", "Tools the server listed in its first tools/list page.", [](const MetricRow& r) {
@@ -48,6 +65,34 @@ std::string render_prometheus(const std::vector<MetricRow>& rows) {
   family("mcphealth_last_probe_timestamp_seconds", "When the last probe ran, in Unix seconds.",
          [](const MetricRow& r) { return std::optional<std::string>(ms_as_seconds(r.probed_at_ms)); });
   return out;
+}
+
+std::vector<MetricRow> metrics_from_state(const boost::json::object& doc) {
+  std::vector<MetricRow> rows;
+  for (const auto& kv : state::verdicts(doc)) {
+    if (!kv.value().is_object()) continue;
+    const boost::json::object& v = kv.value().get_object();
+    const state::ServerEntry e = state::ServerEntry::from_json(v);
+    const boost::json::object* details = util::get_object(v, "probe");
+    rows.push_back({util::get_string(v, "toolName").value_or(std::string(kv.key())), std::string(kv.key()),
+                    state::health_of(e, v), details ? util::get_int(*details, "latencyMs").value_or(0) : 0,
+                    details ? util::get_int(*details, "tools") : std::nullopt, e.failure_count, e.checked_at.value_or(0)});
+  }
+  return rows;
+}
+
+std::string textfile_problem(const std::filesystem::path& path) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return "the folder " + dir.string() + " does not exist (mcphealth never creates it: create it, or fix the path)";
+  }
+  return {};
+}
+
+std::string write_textfile(const std::filesystem::path& path, const std::vector<MetricRow>& rows) {
+  if (std::string problem = textfile_problem(path); !problem.empty()) return problem;
+  return util::atomic_replace(path, render_prometheus(rows), 0644, util::Folders::must_exist);
 }
 
 } // namespace mcphealth::probe

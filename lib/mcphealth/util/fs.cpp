@@ -108,14 +108,20 @@ std::string make_private_dirs(const fs::path& dir) {
   return {};
 }
 
-std::string atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode) {
+std::string atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode, Folders folders) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (S_ISLNK(st.st_mode)) return path.string() + " is a symlink; refusing to write through it";
     if (!S_ISREG(st.st_mode)) return path.string() + " is " + kind_of_mode(st.st_mode) + "; refusing to replace it";
   }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (auto err = make_private_dirs(dir); !err.empty()) return err;
+  if (folders == Folders::must_exist) {
+    struct stat dst {};
+    if (::stat(dir.c_str(), &dst) != 0) return describe_errno("folder " + dir.string(), errno);
+    if (!S_ISDIR(dst.st_mode)) return dir.string() + " is not a folder";
+  } else if (auto err = make_private_dirs(dir); !err.empty()) {
+    return err;
+  }
 
   std::random_device rd;
   std::string tmp_name = path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());

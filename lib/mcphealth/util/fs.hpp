@@ -34,9 +34,11 @@ std::string non_regular_kind(const std::filesystem::path& path);
 std::string make_private_dirs(const std::filesystem::path& dir);
 
 /// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode `mode`, 0600 unless said), fsync,
-/// rename. Refuses a `path` that is a symlink or anything but a regular file. Returns an error message, or empty on
-/// success.
-std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600);
+/// rename. Refuses a `path` that is a symlink or anything but a regular file. A missing folder is created (0700)
+/// with `Folders::create`, an error with `Folders::must_exist`. Returns an error message, or empty on success.
+enum class Folders { create, must_exist };
+std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600,
+                           Folders folders = Folders::create);
 
 /// Returns the text of `errno` value `err` as its symbolic name (`ENOENT`), or `E<number>` when unknown.
 std::string errno_name(int err);

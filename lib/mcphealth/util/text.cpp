@@ -1,5 +1,7 @@
 #include <mcphealth/util/text.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace mcphealth::util {
@@ -40,6 +42,62 @@ std::string escape_control(std::string_view text) {
     }
   }
   return out;
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+} // namespace
+
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  // A word that starts exactly one candidate (`explain` for `explain-config`) means that one.
+  std::vector<std::string> starting;
+  for (const auto& c : candidates) {
+    if (word.size() >= 3 && c.size() > word.size() && c.compare(0, word.size(), word) == 0) starting.push_back(c);
+  }
+  if (starting.size() == 1) return starting.front();
+  const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_distance = allowed + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string last_meaningful_line(std::string_view text) {
+  auto says_something = [](std::string_view line) {
+    if (line.empty() || line.front() == ' ' || line.front() == '\t') return false;
+    if (line.rfind("Node.js v", 0) == 0) return false;
+    // Only punctuation: `^^^^^`, `}`, `~~~`.
+    return std::any_of(line.begin(), line.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+  };
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const std::size_t cut = rest.find_last_of('\n', rest.size() - 1);
+    std::string_view line = cut == std::string_view::npos ? rest : rest.substr(cut + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (says_something(line)) return std::string(line.substr(0, line.find_last_not_of(" \t") + 1));
+    if (cut == std::string_view::npos) break;
+    rest = rest.substr(0, cut);
+  }
+  return trim(text.substr(0, text.find('\n')));
 }
 
 } // namespace mcphealth::util

@@ -3,7 +3,9 @@
 // from outside safe to print on one line.
 #include <cstddef>
 #include <string>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::util {
 
@@ -16,5 +18,16 @@ std::string trim(std::string_view text);
 /// Returns `text` with every control character written as an escape (`\n`, `\r`, `\t`, `\x1b`, ...), so a name or
 /// an error from outside can never split a log line or drive a terminal.
 std::string escape_control(std::string_view text);
+
+/// The candidate `word` most likely meant, for "did you mean" in usage errors: the one candidate it starts (3
+/// characters or more), else the closest by edit distance if close enough (at most 2 edits, or a third of the
+/// word for long words).
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+/// The line of a multi-line error worth showing in one row: the last one that says something, skipping blank
+/// lines, stack frames (indented lines: Python's `  File ...`, Node's `    at ...`), carets and braces, and Node's
+/// closing `Node.js v20.1.0`. For a Python traceback that is `ModuleNotFoundError: No module named 'x'`. Text
+/// with one line comes back trimmed.
+std::string last_meaningful_line(std::string_view text);
 
 } // namespace mcphealth::util

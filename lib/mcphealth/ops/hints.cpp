@@ -1,0 +1,89 @@
+#include <mcphealth/ops/hints.hpp>
+
+#include <mcphealth/util/text.hpp>
+
+#include <cctype>
+
+namespace mcphealth::ops {
+
+namespace {
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+/// The word after `prefix` in `text` (up to a space or a quote), or nothing.
+std::string_view word_after(std::string_view text, std::string_view prefix) {
+  const std::size_t at = text.find(prefix);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = text.substr(at + prefix.size());
+  return rest.substr(0, rest.find_first_of(" '\"}:;,\n"));
+}
+
+std::string port_hint(std::string_view reason) {
+  std::string_view port = word_after(reason, " port ");
+  if (port.empty() || !std::isdigit(static_cast<unsigned char>(port.front()))) return "start the service it connects to";
+  return "start the service on port " + std::string(port);
+}
+
+} // namespace
+
+std::string hint_for(const Seen& s) {
+  using state::Health;
+  switch (s.health) {
+  case Health::needs_auth: return "authenticate with /mcp in Claude Code";
+  case Health::alive_silent:
+    return "it starts but does not answer MCP within the timeout: check it speaks MCP on stdout, or raise "
+           "MCPHEALTH_TIMEOUT_MS if it is only slow";
+  case Health::misconfigured: {
+    const std::string_view var = word_after(s.reason, "${");
+    return var.empty() ? "set the variable it names where Claude Code runs"
+                       : "set " + std::string(var) + " where Claude Code runs, or write ${" + std::string(var) +
+                             ":-default} in the config";
+  }
+  case Health::not_probed: return "install libcurl to probe HTTP servers";
+  case Health::unhealthy: break;
+  default: return {};
+  }
+  const std::string last = util::last_meaningful_line(s.reason);
+  // Entries the JS hook wrote carry no probe kind; its spawn failures read `spawn CMD ENOENT`.
+  const bool spawn_failed = s.kind == "spawn-failed" || (s.kind.empty() && s.reason.rfind("spawn ", 0) == 0);
+  if (spawn_failed) {
+    const std::string_view command = word_after(s.reason, "spawn ");
+    if (contains(s.reason, "ENOENT")) {
+      return "install " + std::string(command) + " or give its absolute path (Claude Code's PATH may be shorter than your shell's)";
+    }
+    if (contains(s.reason, "EACCES")) return "make " + std::string(command) + " executable";
+    return {};
+  }
+  if (s.kind == "exited") {
+    if (contains(last, "ModuleNotFoundError") || contains(last, "No module named")) {
+      return "install the missing Python module where the server's interpreter can import it";
+    }
+    if (contains(last, "Cannot find module") || contains(last, "ERR_MODULE_NOT_FOUND")) {
+      return "install the server's packages (npm install) or fix the script's path";
+    }
+    if (contains(last, "EADDRINUSE") || contains(last, "address already in use")) {
+      return "another copy holds its port: a probe starts a second copy, so it may be fine in Claude Code";
+    }
+    return "run its command by hand to see why it exits";
+  }
+  if (s.kind == "timeout") return "it did not answer in time: check it is not stuck, or raise MCPHEALTH_TIMEOUT_MS";
+  if (s.kind == "protocol-error") return "it answered, but not as an MCP server: check the command or URL";
+  if (s.kind == "transport") {
+    if (contains(s.reason, "onnect") && (contains(s.reason, "refused") || contains(s.reason, "Couldn't connect"))) {
+      return port_hint(s.reason);
+    }
+    if (contains(s.reason, "resolve")) return "check the host name in the URL";
+    if (contains(s.reason, "SSL") || contains(s.reason, "certificate")) return "check the server's TLS certificate";
+    return {};
+  }
+  if (s.http_status) {
+    const int code = *s.http_status;
+    if (code == 401 || code == 403) return "authenticate with /mcp in Claude Code";
+    if (code == 404) return "check the URL's path (Streamable HTTP servers usually serve /mcp)";
+    if (code == 429) return "rate limited: it is retried after the server's Retry-After";
+    if (code >= 500) return "the server reports an error: check its logs";
+  }
+  return {};
+}
+
+} // namespace mcphealth::ops

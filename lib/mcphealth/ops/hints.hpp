@@ -1,0 +1,26 @@
+#pragma once
+// What to do about a server that is not fine: one short hint, made from what the probe recorded (its kind, its
+// reason, its HTTP status), for `status` and `probe` to print under their tables.
+#include <mcphealth/state/health.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcphealth::ops {
+
+/// What was seen, as a probe result or a cache entry records it.
+struct Seen {
+  state::Health health = state::Health::unknown;
+  /// The probe's kind (`spawn-failed`, `exited`, `transport`, ...), empty when not recorded.
+  std::string_view kind;
+  /// The reason as recorded (a whole traceback is fine).
+  std::string_view reason;
+  std::optional<int> http_status;
+};
+
+/// A hint for a person ("install `uvx` or give its absolute path", "authenticate with /mcp in Claude Code",
+/// "start the service on port 8931"); empty when nothing useful can be said (or nothing is wrong).
+std::string hint_for(const Seen& seen);
+
+} // namespace mcphealth::ops

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Usage errors and help: the `mcphealth:` prefix, "did you mean", `help [COMMAND]`, conflicting options, exit 2.
+source "$(dirname "$0")/lib.sh"
+
+case_unknown_option_suggests_the_close_one() {
+  mcph status --jsn
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "mcphealth: "
+  assert_contains "$ERR" "--jsn"
+  assert_contains "$ERR" "did you mean --json?"
+  assert_contains "$ERR" "mcphealth help status"
+  assert_eq "$OUT" ""
+  mcph probe --all --timout-ms 300
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "did you mean --timeout-ms?"
+  mcph status --frobnicate
+  assert_eq "$RC" 2
+  assert_not_contains "$ERR" "did you mean"
+}
+
+case_unknown_command_suggests_the_close_one() {
+  mcph stauts
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "mcphealth: unknown command 'stauts' (did you mean status?)"
+  mcph explain
+  assert_contains "$ERR" "did you mean explain-config?"
+  mcph zzz
+  assert_eq "$RC" 2
+  assert_not_contains "$ERR" "did you mean"
+}
+
+case_help_command_is_the_help_flag() {
+  mcph help status
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "Usage: mcphealth status"
+  assert_contains "$OUT" "--unhealthy"
+  mcph help
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "Usage: mcphealth"
+  mcph help reset
+  assert_contains "$OUT" "--strict"
+  mcph help nosuch
+  assert_eq "$RC" 2
+}
+
+case_conflicting_options_are_rejected_not_resolved() {
+  mcph status --json --statusline
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "mcphealth: "
+  assert_contains "$ERR" "excludes"
+  mcph status -o json --wide
+  assert_eq "$RC" 2
+  mcph probe --all -o nosuch
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "nosuch"
+}
+
+main "$@"

@@ -1,0 +1,41 @@
+#include <mcphealth/util/text.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+
+TEST_CASE("the last meaningful line of a Python traceback is the exception", "[text]") {
+  CHECK(util::last_meaningful_line("Traceback (most recent call last):\n"
+                                   "  File \"/srv/server.py\", line 3, in <module>\n"
+                                   "    import nosuchmod\n"
+                                   "ModuleNotFoundError: No module named 'nosuchmod'\n") ==
+        "ModuleNotFoundError: No module named 'nosuchmod'");
+}
+
+TEST_CASE("the last meaningful line of a Node crash skips frames, braces and the version", "[text]") {
+  CHECK(util::last_meaningful_line("node:internal/modules/cjs/loader:1080\n  throw err;\n  ^\n\n"
+                                   "Error: Cannot find module '/srv/x.js'\n"
+                                   "    at Module._resolveFilename (node:internal/modules/cjs/loader:1077:15)\n"
+                                   "    at node:internal/main/run_main_module:23:47 {\n"
+                                   "  code: 'MODULE_NOT_FOUND',\n  requireStack: []\n}\n\nNode.js v18.19.0\n") ==
+        "Error: Cannot find module '/srv/x.js'");
+}
+
+TEST_CASE("one line comes back trimmed; nothing meaningful falls back to the first line", "[text]") {
+  CHECK(util::last_meaningful_line("  HTTP 503  ") == "HTTP 503");
+  CHECK(util::last_meaningful_line("spawn nosuch ENOENT") == "spawn nosuch ENOENT");
+  CHECK(util::last_meaningful_line("first\r\nsecond\r\n") == "second");
+  CHECK(util::last_meaningful_line("  ^^^\n}") == "^^^");
+  CHECK(util::last_meaningful_line("").empty());
+}
+
+TEST_CASE("did you mean: the closest candidate, only when it is close", "[text]") {
+  const std::vector<std::string> options{"--json", "--statusline", "--names", "--quiet", "--cwd"};
+  CHECK(util::closest_match("--jsn", options) == std::optional<std::string>("--json"));
+  CHECK(util::closest_match("--statusln", options) == std::optional<std::string>("--statusline"));
+  CHECK(util::closest_match("--frobnicate", options) == std::nullopt);
+  const std::vector<std::string> commands{"hook", "probe", "status", "reset", "explain-config", "watch"};
+  CHECK(util::closest_match("stauts", commands) == std::optional<std::string>("status"));
+  CHECK(util::closest_match("explain", commands) == std::optional<std::string>("explain-config"));
+  CHECK(util::closest_match("zzz", commands) == std::nullopt);
+}
