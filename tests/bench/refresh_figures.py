@@ -75,14 +75,19 @@ def recovery():
     root, proj, env = scratch({"svc": ["--mode", "flag", "--flag-file", "FLAG"]})
     flag = os.path.join(root, "up")
     cfg = os.path.join(proj, ".mcp.json")
-    open(cfg, "w").write(open(cfg).read().replace("FLAG", flag))
+    text = open(cfg).read()  # read before opening for writing, which empties the file
+    open(cfg, "w").write(text.replace("FLAG", flag))
     backoff = 2000
     env.update({"ECC_MCP_HEALTH_BACKOFF_MS": str(backoff), "ECC_MCP_HEALTH_MAX_BACKOFF_MS": str(backoff)})
     watch = subprocess.Popen([BIN, "watch", "--probe", "--events"], env=env, cwd=proj, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     payload = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "mcp__svc__x", "cwd": proj}).encode()
     state = os.path.join(env["HOME"], ".claude", "mcp-health-cache.json")
+    deadline = time.monotonic() + 30
     while not (os.path.exists(state) and '"unhealthy"' in open(state).read()):
+        if time.monotonic() > deadline or watch.poll() is not None:
+            watch.kill()
+            raise SystemExit("recovery: watch --probe recorded no verdict in 30 s")
         time.sleep(0.05)
     time.sleep(0.3)
     open(flag, "w").close()
@@ -92,6 +97,9 @@ def recovery():
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if r.returncode == 0:
             break
+        if time.monotonic() - back > 60:
+            watch.kill()
+            raise SystemExit("recovery: the hook still blocked 60 s after the server came back")
         time.sleep(0.05)
     took = (time.monotonic() - back) * 1000.0
     watch.send_signal(signal.SIGTERM)
@@ -111,7 +119,8 @@ def watch_cost():
     root, proj, env = scratch({"s%d" % i: ["--count-file", "COUNT"] for i in range(32)})
     count = os.path.join(root, "count")
     cfg = os.path.join(proj, ".mcp.json")
-    open(cfg, "w").write(open(cfg).read().replace("COUNT", count))
+    text = open(cfg).read()
+    open(cfg, "w").write(text.replace("COUNT", count))
     env.update({"ECC_MCP_HEALTH_TTL_MS": "3000"})
     watch = subprocess.Popen([BIN, "watch", "--probe", "--events"], env=env, cwd=proj, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)

@@ -192,12 +192,19 @@ case_unwritable_state_is_reported_not_blocking() {
   assert_contains "$ERR" "notadir"
 }
 
+MCPHEALTH_PREFIX="[MCPHealthCheck] "
+
 case_reason_to_model_capped_at_500() {
   local long; long=$(head -c 2000 /dev/zero | tr '\0' e)
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--message\",\"$long\"")}}"
-  hook "$(pre_payload svc)"
+  local tool; tool=$(head -c 400 /dev/zero | tr '\0' t)
+  hook "$(pre_payload svc "$tool")"
   local reason; reason=$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')
   assert_eq "${#reason}" 500
+  # The reason is cut to one short line (the model needs what happened, not 2000 bytes of it).
+  assert_contains "$reason" "eee..."
+  local line; line=$(grep -F "svc is unavailable" <<<"$ERR")
+  assert_eq "${#line}" $((500 + ${#MCPHEALTH_PREFIX}))
   [ "$(json_get "$(STATE)" 'len(d["servers"]["svc"]["lastError"])')" -eq 2000 ] || fail "lastError keeps 4000 chars of stderr"
 }
 

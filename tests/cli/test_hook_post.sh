@@ -12,7 +12,10 @@ case_failure_marks_unhealthy_and_tells_the_model() {
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastFailureCode"]')" "503"
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastError"]')" "Error: 503 Service Unavailable from upstream"
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" "PostToolUseFailure"
-  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')" "svc reported 503 and is marked unhealthy until"
+  local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
+  assert_contains "$context" 'The MCP server "svc" is failing on its side (HTTP 503).'
+  assert_contains "$context" "blocked for the next 30 seconds"
+  assert_contains "$context" "Use other tools"
 }
 
 case_each_failure_class_is_recognised() {
@@ -60,9 +63,15 @@ case_failure_text_from_nested_fields() {
 case_rate_limit_never_reconnects() {
   export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
   hook "$(post_failure_payload svc '429 Too Many Requests')"
-  assert_contains "$ERR" "svc reconnect skipped"
-  assert_contains "$ERR" "429"
+  # Said once, and no "attempting reconnect" followed by "reconnect skipped".
+  assert_contains "$ERR" "svc reported 429; marking server unhealthy (rate limited: no reconnect)"
+  assert_not_contains "$ERR" "attempting reconnect"
+  assert_not_contains "$ERR" "reconnect skipped"
   assert_no_file "$T/reconnected"
+  local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
+  assert_contains "$context" "rate limiting"
+  assert_contains "$context" "retry after that"
+  assert_not_contains "$context" "reconnect"
 }
 
 case_reconnect_failure_is_reported() {
@@ -91,7 +100,8 @@ case_reconnect_restores_server() {
   export ECC_MCP_RECONNECT_SVC="touch $T/up"
   hook "$(post_failure_payload svc 'socket hang up')"
   assert_contains "$ERR" "[MCPHealthCheck] svc connection restored"
-  assert_eq "$OUT" "" "no additional context once restored"
+  # The model is told it can retry, not left thinking the server is gone.
+  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')" "restarted it and it answers again: the call can be retried now"
   local s; s=$(STATE)
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "healthy"
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["restoredBy"]')" "post-failure-reconnect"

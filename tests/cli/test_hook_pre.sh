@@ -23,14 +23,20 @@ case_cached_healthy_allows_without_probe() {
 case_cached_unhealthy_blocks_until_retry() {
   local now; now=$(now_ms)
   local retry=$((now + 300000))
-  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"expiresAt\":$now,\"nextRetryAt\":$retry,\"failureCount\":2}}}"
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"expiresAt\":$now,\"nextRetryAt\":$retry,\"failureCount\":2,\"downSince\":$((now - 180000)),\"lastError\":\"Connection closed\",\"lastFailureCode\":\"transport\"}}}"
   hook "$(pre_payload svc search)"
   assert_eq "$RC" 0
   local iso; iso=$("$PY" -c "import datetime,sys; t=datetime.datetime.fromtimestamp($retry/1000, datetime.timezone.utc); print(t.strftime('%Y-%m-%dT%H:%M:%S.') + '%03dZ' % ($retry % 1000))")
   assert_contains "$ERR" "[MCPHealthCheck] svc is marked unhealthy until $iso; skipping search"
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecision"]')" "deny"
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" "PreToolUse"
-  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')" "svc is marked unhealthy until $iso"
+  # The model gets what, since when, until when in its own terms, and what to do; no UTC instant.
+  local reason; reason=$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')
+  assert_contains "$reason" 'The MCP server "svc" has been down for 3 minutes (last error: Connection closed; 2 failures in a row)'
+  assert_contains "$reason" "search was not called"
+  assert_contains "$reason" "blocked for the next 5 minutes"
+  assert_contains "$reason" "Use other tools"
+  assert_not_contains "$reason" "$iso"
 }
 
 case_no_config_allows_with_message() {

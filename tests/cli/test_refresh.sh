@@ -70,7 +70,9 @@ case_session_start_warms_up_and_names_servers_down() {
   hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$PROJ\"}"
   assert_eq "$RC" 0
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" SessionStart
-  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')" "MCP servers down: bad (retry in "
+  local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
+  assert_contains "$context" '"bad" is down (fixture crashed: missing API key), next checked in 30 seconds'
+  assert_contains "$context" "plan the work with other tools"
   wait_for "'fresh' in d['servers'] and d['servers']['fresh']['status'] == 'healthy'"
   assert_eq "$(line_count "$T/count")" 1 "warmed up once"
   # Warm now: the first call is a cache hit.

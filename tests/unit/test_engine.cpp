@@ -1,6 +1,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/hook/engine.hpp>
+#include <mcphealth/hook/messages.hpp>
 #include <mcphealth/state/store.hpp>
 
 #include <catch2/catch.hpp>
@@ -80,12 +81,16 @@ TEST_CASE("a failed probe blocks, then the backoff gates without probing", "[eng
   h.prober.results = {FakeProber::down("boom")};
   auto out = h.run("PreToolUse");
   CHECK(out.decision == hook::HookOutcome::Decision::block);
-  CHECK(out.reason == "svc is unavailable (boom). Blocking act so Claude can fall back to non-MCP tools.");
+  // The JS hook's line on stderr; the designed text for the model.
+  CHECK(h.logged("svc is unavailable (boom). Blocking act so Claude can fall back to non-MCP tools."));
+  CHECK(out.reason == hook::messages::blocked_after_probe({"svc", "act", "boom", state::FailureCode::transport(), 30'000}));
   CHECK(h.entry().next_retry_at == h.clock.now_ms() + 30'000);
   h.clock.advance(29'000);
   auto gated = h.run("PreToolUse");
   CHECK(gated.decision == hook::HookOutcome::Decision::block);
-  CHECK(gated.reason.find("svc is marked unhealthy until") == 0);
+  CHECK(h.logged("svc is marked unhealthy until"));
+  CHECK(gated.reason == hook::messages::blocked_from_cache({"svc", "act", "boom", state::FailureCode::transport(), 1'000,
+                                                            29'000, 1}));
   CHECK(h.prober.calls == 1);
   h.clock.advance(2'000);
   h.run("PreToolUse");
@@ -114,7 +119,8 @@ TEST_CASE("a probe failure with a code reconnects at once, but never after a 429
   h.prober.results = {FakeProber::down("HTTP 503", state::FailureCode::http(503))};
   auto out = h.run("PreToolUse");
   CHECK(h.runner.commands.size() == 1);
-  CHECK(out.reason.find("Reconnect attempt: nope.") != std::string::npos);
+  CHECK(h.logged("Reconnect attempt: nope."));
+  CHECK(out.reason.find("Restarting it (its reconnect command) did not help.") != std::string::npos);
   h.clock.advance(31'000);
   h.prober.results = {FakeProber::down("HTTP 429", state::FailureCode::http(429))};
   h.run("PreToolUse");
@@ -137,7 +143,8 @@ TEST_CASE("a classified failure marks the server down and tells the model until 
   CHECK(h.entry().unhealthy());
   CHECK(h.entry().last_failure_code == state::FailureCode::http(503));
   REQUIRE(out.additional_context);
-  CHECK(out.additional_context->find(util::format_iso8601_ms(h.clock.now_ms() + 30'000)) != std::string::npos);
+  CHECK(*out.additional_context ==
+        hook::messages::failed_and_marked_down({"svc", "", "503 Service Unavailable", state::FailureCode::http(503), 30'000}));
   CHECK(h.logged("svc reconnect skipped: no reconnect command configured"));
 }
 
@@ -198,7 +205,8 @@ TEST_CASE("an unset variable makes a definition misconfigured: blocked without s
   std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
   auto out = h.run("PreToolUse");
   CHECK(out.decision == hook::HookOutcome::Decision::block);
-  CHECK(out.reason.find("misconfigured: ${NO_SUCH_KEY} is not set") != std::string::npos);
+  CHECK(h.logged("misconfigured: ${NO_SUCH_KEY} is not set"));
+  CHECK(out.reason == hook::messages::blocked_misconfigured("svc", "act", "NO_SUCH_KEY"));
   CHECK(h.prober.calls == 0);
   CHECK(h.entry().unhealthy());
 }
@@ -247,6 +255,6 @@ TEST_CASE("session start refreshes what is missing or stale and names what is do
   REQUIRE(h.refreshes.size() == 1);
   CHECK(h.refreshes[0] == std::vector<std::string>{"new"});
   REQUIRE(out.additional_context);
-  CHECK(out.additional_context->find("MCP servers down: bad (retry in ") == 0);
+  CHECK(*out.additional_context == hook::messages::session_start({{"bad", hook::messages::SessionNote::Kind::down, "boom", 20'000}}));
   CHECK(out.decision == hook::HookOutcome::Decision::allow);
 }

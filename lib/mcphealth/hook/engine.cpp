@@ -1,5 +1,7 @@
 #include <mcphealth/hook/engine.hpp>
 
+#include <mcphealth/hook/messages.hpp>
+
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
@@ -116,7 +118,7 @@ private:
       log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
       return allow(event);
     }
-    record(c, result, recovery.restored_by);
+    const std::optional<util::EpochMs> retry_at = record(c, result, recovery.restored_by);
     if (result.ok) {
       if (recovery.restored_by) log(name + " connection restored after reconnect");
       else if (before && before->unhealthy()) log(name + " connection restored");
@@ -128,11 +130,19 @@ private:
       attempt_note = " Reconnect attempt: " + recover::describe(recovery.reconnect) + ".";
     }
     if (result.kind == probe::Kind::misconfigured) {
-      return block(event, name + " is " + result.reason + ", so Claude Code cannot start it. Blocking " +
-                              target.call.tool + " so Claude can fall back to non-MCP tools.");
+      const std::string missing = c.resolved && !c.resolved->unset_vars.empty() ? c.resolved->unset_vars.front() : "a variable";
+      return block(event,
+                   name + " is " + result.reason + ", so Claude Code cannot start it. Blocking " + target.call.tool +
+                       " so Claude can fall back to non-MCP tools.",
+                   messages::blocked_misconfigured(name, target.call.tool, missing));
     }
-    return block(event, name + " is unavailable (" + result.reason + "). Blocking " + target.call.tool +
-                            " so Claude can fall back to non-MCP tools." + attempt_note);
+    messages::Down down{name, target.call.tool, result.reason, result.code};
+    if (retry_at) down.blocked_for_ms = *retry_at - m_deps.clock.now_ms();
+    down.restart_tried = recovery.reconnect.attempt == recover::Attempt::ok || recovery.reconnect.attempt == recover::Attempt::failed;
+    return block(event,
+                 name + " is unavailable (" + result.reason + "). Blocking " + target.call.tool +
+                     " so Claude can fall back to non-MCP tools." + attempt_note,
+                 messages::blocked_after_probe(down));
   }
 
   /// PostToolUseFailure: a failure whose text shows a server in trouble marks it down, then the reconnect command
@@ -161,20 +171,22 @@ private:
       else state::record_unbound(doc, name, state::Writer::hook, mark_down);
       return true;
     });
-    log(name + " reported " + code->text() + "; marking server unhealthy and attempting reconnect");
+    // The JS hook's line, except after a 429: no reconnect follows a rate limit, so none is announced.
+    log(name + " reported " + code->text() + "; marking server unhealthy " +
+        (code->is_rate_limit() ? "(rate limited: no reconnect)" : "and attempting reconnect"));
 
     const bool restored = reconnect_after_failure(call, c, *code);
-    if (!restored && written) {
-      m_outcome_context = util::cap_utf8("MCP server " + name + " reported " + code->text() + " and is marked unhealthy until " +
-                                             util::format_iso8601_ms(retry_at) +
-                                             ". Do not retry its tools before then; use other tools instead.",
-                                         k_max_model_text);
-    } else if (!restored) {
+    messages::Down down{name, call.tool, text, *code};
+    if (restored) {
+      m_outcome_context = messages::failed_then_restored(name, *code);
+    } else if (written) {
+      down.blocked_for_ms = retry_at - m_deps.clock.now_ms();
+      m_outcome_context = messages::failed_and_marked_down(down);
+    } else {
       // Nothing was recorded, so nothing will block the next call: say what is known, not a mark that does not exist.
-      m_outcome_context = util::cap_utf8("MCP server " + name + " reported " + code->text() +
-                                             ". Avoid retrying its tools for a few minutes; use other tools instead.",
-                                         k_max_model_text);
+      m_outcome_context = messages::failed_not_recorded(down);
     }
+    m_outcome_context = util::cap_utf8(*m_outcome_context, k_max_model_text);
     return allow(event);
   }
 
@@ -197,9 +209,9 @@ private:
     const recover::ReconnectReport report =
         recover::reconnect_and_reprobe(request, code, m_deps.prober, m_deps.runner, m_deps.env);
     switch (report.attempt) {
-    case recover::Attempt::none: return false;
+    case recover::Attempt::none:
+    case recover::Attempt::rate_limited: return false; // said already: "rate limited: no reconnect"
     case recover::Attempt::no_command:
-    case recover::Attempt::rate_limited:
     case recover::Attempt::refused: log(name + " reconnect " + recover::describe(report)); return false;
     case recover::Attempt::failed: log(name + " reconnect failed: " + report.reason); return false;
     case recover::Attempt::ok: break;
@@ -265,11 +277,12 @@ private:
     const state::StateSnapshot snap = store().read();
     const util::EpochMs now = m_deps.clock.now_ms();
     std::vector<std::string> to_refresh;
-    std::string down;
-    auto say = [&](const std::string& text) { down += (down.empty() ? "" : ", ") + text; };
+    std::vector<messages::SessionNote> notes;
+    using Note = messages::SessionNote;
     for (const config::Candidate* c : res.winners()) {
       if (c->standing == config::Standing::misconfigured) {
-        say(c->tool_name + " (" + c->reason + ")");
+        const std::string missing = c->resolved && !c->resolved->unset_vars.empty() ? c->resolved->unset_vars.front() : "?";
+        notes.push_back({c->tool_name, Note::Kind::misconfigured, missing, std::nullopt});
         continue;
       }
       const json::object* entry = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
@@ -281,19 +294,16 @@ private:
       const state::Standing st = state::standing_of(e, now, retry_bound());
       const json::object* details = util::get_object(*entry, "probe");
       if (details && util::get_string(*details, "kind") == std::optional<std::string>("needs-auth")) {
-        say(c->tool_name + " (needs authentication: ask the user to run /mcp)");
+        notes.push_back({c->tool_name, Note::Kind::needs_auth, {}, std::nullopt});
       }
       if (st.freshness == state::Freshness::in_backoff) {
-        say(c->tool_name + " (retry in " + util::format_duration_short(*st.retry_at - now) + ")");
+        notes.push_back({c->tool_name, Note::Kind::down, e.last_error.value_or(""), *st.retry_at - now});
       } else if (st.freshness != state::Freshness::fresh) {
         to_refresh.push_back(c->tool_name);
       }
     }
     if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(folder_key(), to_refresh);
-    if (!down.empty()) {
-      m_outcome_context = util::cap_utf8("MCP servers down: " + down + ". Their tools will fail until then; plan around them.",
-                                         k_max_model_text);
-    }
+    if (!notes.empty()) m_outcome_context = util::cap_utf8(messages::session_start(notes), k_max_model_text);
     return allow(event);
   }
 
@@ -313,8 +323,10 @@ private:
             " because fail-open mode is enabled");
         return allow(event_name);
       }
-      return block(event_name, "Hook input exceeded " + limit + " bytes while checking " + call->server + "; blocking " +
-                                   call->tool + " to avoid bypassing MCP health checks");
+      return block(event_name,
+                   "Hook input exceeded " + limit + " bytes while checking " + call->server + "; blocking " + call->tool +
+                       " to avoid bypassing MCP health checks",
+                   messages::blocked_input_too_large(call->server, call->tool, limit));
     }
     if (event == Event::post_tool_use_failure && call) {
       log("Hook input exceeded " + limit + " bytes; not recording the failure of " + call->tool + " on " + call->server);
@@ -427,8 +439,16 @@ private:
         log(call.server + ": nextRetryAt " + util::format_iso8601_ms(*e.next_retry_at) +
             " is further out than any backoff writes; honouring it only until " + util::format_iso8601_ms(*st.retry_at));
       }
-      return block(event, call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) +
-                              "; skipping " + call.tool);
+      {
+        const util::EpochMs now = m_deps.clock.now_ms();
+        messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code, *st.retry_at - now,
+                            std::nullopt, e.failure_count};
+        if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
+        return block(event,
+                     call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
+                         call.tool,
+                     messages::blocked_from_cache(down));
+      }
     case state::Freshness::stale:
       // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
       if (refresh_in_background() && st.stale_for_ms < settings().ttl_ms.value && m_deps.start_refresh) {
@@ -451,15 +471,21 @@ private:
     return !mode || *mode != "inline";
   }
 
-  void record(const config::Candidate& c, const probe::ProbeResult& result, std::optional<state::RestoredBy> by) {
+  /// Records the verdict; returns the retry time it wrote (for a failure), when it was written.
+  std::optional<util::EpochMs> record(const config::Candidate& c, const probe::ProbeResult& result,
+                                      std::optional<state::RestoredBy> by) {
     const auto& s = settings();
     const probe::MarkContext context{m_deps.clock.now_ms(), s.ttl_ms.value, s.backoff_ms.value, s.max_backoff_ms.value,
                                      c.definition.source.string(), by};
-    update_state([&](json::object& doc) {
-      state::record_verdict(doc, info_of(c), context.now, state::Writer::hook,
-                            [&](json::object& entry) { probe::mark_from_probe(entry, result, context); });
+    std::optional<util::EpochMs> retry_at;
+    const bool written = update_state([&](json::object& doc) {
+      state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {
+        probe::mark_from_probe(entry, result, context);
+        retry_at = util::get_epoch_ms(entry, "nextRetryAt");
+      });
       return true;
     });
+    return written ? retry_at : std::nullopt;
   }
 
   HookOutcome allow(const std::string& event) {
@@ -469,14 +495,14 @@ private:
     return out;
   }
 
-  /// Blocks with `message` (shown to the model), unless fail-open turns it into an allow with the same message.
-  HookOutcome block(const std::string& event, std::string message) {
-    message = util::cap_utf8(message, k_max_model_text);
-    log(message);
+  /// Blocks: `line` goes to stderr as the JS hook wrote it (and is what exit-code mode shows the model), `for_model`
+  /// is the designed text of hook/messages.hpp. Fail-open turns it into an allow.
+  HookOutcome block(const std::string& event, const std::string& line, std::string for_model) {
+    log(util::cap_utf8(line, k_max_model_text));
     if (settings().fail_open.value) return allow(event);
     HookOutcome out = allow(event);
     out.decision = HookOutcome::Decision::block;
-    out.reason = std::move(message);
+    out.reason = util::cap_utf8(for_model, k_max_model_text);
     return out;
   }
 

@@ -52,7 +52,8 @@ struct HookOutcome {
   Decision decision = Decision::allow;
   /// The event acted on.
   std::string event_name;
-  /// For a block: the reason shown to the model (at most 500 characters).
+  /// For a block: the reason shown to the model in json mode (hook/messages.hpp; at most 500 bytes).
+  /// (The JS hook's `[MCPHealthCheck]` line goes to stderr, which exit-code and passthrough modes show the model.)
   std::string reason;
   /// For PostToolUseFailure that leaves a server down: what the model is told.
   std::optional<std::string> additional_context;

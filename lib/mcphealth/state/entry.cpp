@@ -54,6 +54,7 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.expires_at = util::get_epoch_ms(obj, "expiresAt");
   e.next_retry_at = util::get_epoch_ms(obj, "nextRetryAt");
   e.last_restored_at = util::get_epoch_ms(obj, "lastRestoredAt");
+  e.down_since = util::get_epoch_ms(obj, "downSince");
   e.failure_count = clamp_failure_count(util::get_int(obj, "failureCount").value_or(0));
   e.last_error = util::get_string(obj, "lastError");
   e.last_failure_code = FailureCode::from_json(obj.if_contains("lastFailureCode"));
@@ -127,6 +128,7 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
   entry["expiresAt"] = mark.now + mark.ttl_ms;
   entry["nextRetryAt"] = nullptr;
   entry["failureCount"] = 0;
+  entry.erase("downSince");
   entry["lastError"] = nullptr;
   entry["lastFailureCode"] = nullptr;
   if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
@@ -159,6 +161,9 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   entry["expiresAt"] = mark.now;
   entry["nextRetryAt"] = mark.now + delay;
   entry["failureCount"] = failures;
+  // The first failure in a row starts the outage; later ones keep its start (an entry another writer made without
+  // one stays without: that start is unknown).
+  if (failures == 1) entry["downSince"] = mark.now;
   entry["lastError"] = util::cap_utf8(mark.error, k_max_error_bytes);
   entry["lastFailureCode"] = mark.code.to_json();
   if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);

@@ -50,6 +50,8 @@ struct ServerEntry {
   std::optional<util::EpochMs> expires_at;
   std::optional<util::EpochMs> next_retry_at;
   std::optional<util::EpochMs> last_restored_at;
+  /// When the current run of failures began (`downSince`, written by mcphealth); nothing when healthy or unknown.
+  std::optional<util::EpochMs> down_since;
   std::int64_t failure_count = 0;
   std::optional<std::string> last_error;
   FailureCode last_failure_code;

@@ -1,0 +1,61 @@
+#pragma once
+// What the model reads. Every sentence Claude sees from the hook (`permissionDecisionReason`, `additionalContext`)
+// is made here, on one pattern: what is wrong with which server, since when and until when in relative terms, and
+// what to do instead. The `[MCPHealthCheck] ...` lines on stderr are the JS hook's and stay as they are; these
+// are for the model, and each has a test and a row in the README's table.
+#include <mcphealth/state/entry.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::hook::messages {
+
+/// A duration as the model should read it: "30 seconds", "4 minutes", "2 hours", never "0". A time still to come
+/// rounds up ("for the next 5 minutes" until the last second), a time gone by rounds down ("down for 3 minutes").
+enum class Round { up, down };
+std::string in_words(std::int64_t ms, Round round = Round::up);
+
+/// What is known about a server that is down.
+struct Down {
+  std::string server; ///< as tool names spell it
+  std::string tool;   ///< the tool the call was for (blocks only)
+  /// What went wrong, as recorded (a traceback is cut to its last meaningful line here).
+  std::string reason;
+  state::FailureCode code;
+  /// Until the next check, from now; nothing when no mark was recorded.
+  std::optional<std::int64_t> blocked_for_ms;
+  /// Since the first failure in a row, when known.
+  std::optional<std::int64_t> down_for_ms;
+  std::int64_t failures = 0;
+  /// The reconnect command ran (or was started) and the server is still down.
+  bool restart_tried = false;
+};
+
+/// PreToolUse, a probe just found the server down.
+std::string blocked_after_probe(const Down& d);
+/// PreToolUse, the cache says the server is down and its retry has not come.
+std::string blocked_from_cache(const Down& d);
+/// PreToolUse, the definition uses a variable that is not set (`missing` = its name): Claude Code cannot start it.
+std::string blocked_misconfigured(const std::string& server, const std::string& tool, const std::string& missing);
+/// PreToolUse, the payload was over the input limit and could not be checked.
+std::string blocked_input_too_large(const std::string& server, const std::string& tool, const std::string& limit);
+
+/// PostToolUseFailure, the failure marked the server down.
+std::string failed_and_marked_down(const Down& d);
+/// PostToolUseFailure, the failure showed the server in trouble but nothing could be recorded.
+std::string failed_not_recorded(const Down& d);
+/// PostToolUseFailure, the reconnect command restarted the server and it answers again.
+std::string failed_then_restored(const std::string& server, const state::FailureCode& code);
+
+/// SessionStart: one line naming every server known to be down, each with why and for how long.
+struct SessionNote {
+  std::string server;
+  enum class Kind { down, misconfigured, needs_auth } kind = Kind::down;
+  std::string detail; ///< the reason (down), the unset variable (misconfigured)
+  std::optional<std::int64_t> blocked_for_ms;
+};
+std::string session_start(const std::vector<SessionNote>& notes);
+
+} // namespace mcphealth::hook::messages
