@@ -3,6 +3,7 @@
 #include "common.hpp"
 #include "explain_config.hpp"
 #include "hook.hpp"
+#include "install.hpp"
 #include "probe.hpp"
 #include "refresh.hpp"
 #include "reset.hpp"
@@ -41,6 +42,8 @@ constexpr Command k_commands[] = {
     {"explain-config", register_explain_config},
     {"refresh", register_refresh},
     {"watch", register_watch},
+    {"install", register_install},
+    {"uninstall", register_uninstall},
 };
 
 /// The position of the first word that is not an option (or a root option's value): the subcommand, when it is

@@ -3,6 +3,7 @@
 #include "output.hpp"
 
 #include <mcphealth/ops/explain.hpp>
+#include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 
@@ -17,7 +18,7 @@ void register_explain_config(CLI::App& app, Invocation& invocation) {
   CLI::App* sub = app.add_subcommand("explain-config", "Explain which config files the hook reads, what wins, and what is wrong");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
   sub->add_flag("--json", o->json, "Print the same content as JSON");
-  sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers mcphealth, and nothing else");
+  sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers this mcphealth (its absolute path), and nothing else");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR");
   sub->footer("Exit: 0 clean or warnings only, 1 an error finding, 2 usage error. Never prints env or header values.");
   sub->callback([o, &invocation] { invocation.exit_code = run_explain_config(*o, invocation.globals); });
@@ -163,7 +164,8 @@ void print_text(const ops::Explanation& e, bool color) {
 
 int run_explain_config(const ExplainOptions& o, const GlobalOptions& globals) {
   if (o.hook_snippet) {
-    std::fputs(ops::hook_snippet().c_str(), stdout);
+    const auto binary = ops::this_binary();
+    std::fputs(ops::hook_snippet(binary ? binary->string() : std::string("mcphealth")).c_str(), stdout);
     return k_exit_ok;
   }
   util::ProcessEnvironment env;

@@ -53,6 +53,14 @@ _mcphealth() {
       COMPREPLY=($(compgen -W "liveness handshake auto" -- "$cur"))
       return
       ;;
+    --scope)
+      COMPREPLY=($(compgen -W "user project local" -- "$cur"))
+      return
+      ;;
+    --binary)
+      COMPREPLY=($(compgen -f -- "$cur"))
+      return
+      ;;
     --protocol)
       COMPREPLY=($(compgen -W "modern legacy auto" -- "$cur"))
       return
@@ -66,7 +74,7 @@ _mcphealth() {
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--state --config -v --verbose --version --help" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh watch help" -- "$cur"))
+      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh watch install uninstall help" -- "$cur"))
     fi
     return
   fi
@@ -91,6 +99,8 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --cwd --help" ;;
+    install) opts="--scope --cwd --events --binary --statusline --disable-js-hook --dry-run --json --help" ;;
+    uninstall) opts="--scope --cwd --dry-run --json --help" ;;
     refresh)
       opts="--project --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)

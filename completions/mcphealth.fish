@@ -1,5 +1,5 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
-set -l commands hook probe status reset explain-config refresh watch help
+set -l commands hook probe status reset explain-config refresh watch install uninstall help
 
 complete -c mcphealth -f
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l state -r -F -d 'State file'
@@ -14,8 +14,16 @@ complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a reset -d
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a explain-config -d 'Explain the configuration'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a refresh -d 'Re-probe missing or stale marks'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Watch live, probe in the background'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a install -d 'Register the hook in Claude Code settings'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a uninstall -d 'Take the hook out of Claude Code settings'
+complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l scope -x -a 'user project local' -d 'Which settings file'
+complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l dry-run -d 'Print the diff, write nothing'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l statusline -d 'Also set the status line'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l disable-js-hook -d 'Also remove the JS hook'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -d 'Events to register'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l binary -r -F -d 'The mcphealth the hook runs'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a help -d 'Show the help of a command'
-complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config refresh watch'
+complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config refresh watch install uninstall'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l probe -d 'Also probe servers when due'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d 'Re-read configs every S seconds'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l events -d 'JSON lines'
@@ -45,7 +53,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l unhealthy -d 'Fo
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l dry-run -d 'Write nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l list -d 'Print cached names'
 complete -c mcphealth -n "__fish_seen_subcommand_from explain-config" -l hook-snippet -d 'Print the settings.json fragment'
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status reset explain-config" -l json -d 'Print JSON'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status reset explain-config install uninstall" -l json -d 'Print JSON'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -s q -l quiet -d 'Print nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
 

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 
 : "${MCPHEALTH_SOURCE_DIR:?}"
 MAN="$MCPHEALTH_SOURCE_DIR/man/mcphealth.1"
-COMMANDS="hook probe status reset explain-config refresh watch"
+COMMANDS="hook probe status reset explain-config refresh watch install uninstall"
 
 case_man_page_renders_without_warnings() {
   local err

@@ -152,7 +152,8 @@ case_hook_snippet_is_valid_settings_json() {
   assert_eq "$(json_eval "$OUT" 'sorted(d["hooks"])')" '["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionStart"]'
   assert_eq "$(json_eval "$OUT" '"matcher" in d["hooks"]["SessionStart"][0]')" false "SessionStart has no tool to match"
   assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["matcher"]')" 'mcp__.*'
-  assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["hooks"][0]["command"]')" 'mcphealth hook'
+  # The absolute path, as install writes it: the hook starts whatever PATH Claude Code has.
+  assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["hooks"][0]["command"]')" "$MCPHEALTH_BIN hook"
 }
 
 case_unknown_server_is_a_usage_error() {

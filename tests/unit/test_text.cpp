@@ -39,3 +39,12 @@ TEST_CASE("did you mean: the closest candidate, only when it is close", "[text]"
   CHECK(util::closest_match("explain", commands) == std::optional<std::string>("explain-config"));
   CHECK(util::closest_match("zzz", commands) == std::nullopt);
 }
+
+TEST_CASE("shell words split like sh, without expanding anything", "[text]") {
+  using W = std::vector<std::string>;
+  CHECK(util::shell_words("mcphealth hook") == W{"mcphealth", "hook"});
+  CHECK(util::shell_words("  '/opt/my tools/mcphealth'   hook ") == W{"/opt/my tools/mcphealth", "hook"});
+  CHECK(util::shell_words("'it'\\''s' \"a b\" c\\ d") == W{"it's", "a b", "c d"});
+  CHECK(util::shell_words("'' x") == W{"", "x"});
+  CHECK(util::shell_words("$HOME/bin/x ~/y").front() == "$HOME/bin/x");
+}

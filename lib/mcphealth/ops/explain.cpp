@@ -1,9 +1,11 @@
 #include <mcphealth/ops/explain.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/ops/install.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <regex>
@@ -21,8 +23,8 @@ bool Explanation::has_errors() const {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Finding::Severity::error; });
 }
 
-std::string hook_snippet() {
-  const json::array command{json::object{{"type", "command"}, {"command", "mcphealth hook"}}};
+std::string hook_snippet(const std::string& binary) {
+  const json::array command{json::object{{"type", "command"}, {"command", hook_command(binary)}}};
   json::object entry{{"matcher", "mcp__.*"}, {"hooks", command}};
   json::object hooks;
   for (const char* event : {"PreToolUse", "PostToolUseFailure", "PostToolUse"}) hooks[event] = json::array{entry};
@@ -77,6 +79,9 @@ void scan_settings(const fs::path& file, HookRegistration& reg) {
         if (command.find("mcphealth") != std::string::npos && command.find("hook") != std::string::npos &&
             matcher_covers_mcp(matcher)) {
           *covered = true;
+          if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end()) {
+            reg.commands.push_back(command);
+          }
         }
       }
     }
@@ -284,7 +289,26 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
                                                                                    : "PostToolUseFailure";
     add(e, Finding::Severity::error, "hook-not-registered",
         "Claude Code's settings do not run `mcphealth hook` on " + missing + " for MCP tools",
-        "add the fragment `mcphealth explain-config --hook-snippet` prints to ~/.claude/settings.json");
+        "run `mcphealth install` (or add the fragment `mcphealth explain-config --hook-snippet` prints)");
+  }
+  // Registered is not enough: Claude Code runs the command with its own PATH, which a login shell's may not be.
+  for (const auto& command : e.hooks.commands) {
+    const std::vector<std::string> words = util::shell_words(command);
+    if (words.empty()) continue;
+    std::string program = words.front();
+    if (program.rfind("~/", 0) == 0) program = (util::home_dir(env) / program.substr(2)).string();
+    if (program.find('/') != std::string::npos) {
+      if (!config::is_executable_file(program)) {
+        add(e, Finding::Severity::error, "hook-not-startable",
+            "the hook is registered as `" + command + "`, but " + program + " is not an executable file",
+            "run `mcphealth install` to register this binary's absolute path");
+      }
+    } else if (config::find_on_path(program, {"PATH=" + env.get("PATH").value_or("")}).empty()) {
+      add(e, Finding::Severity::error, "hook-not-startable",
+          "the hook is registered as `" + command + "`, but `" + program +
+              "` is not on PATH, so Claude Code cannot start it (PATH=" + env.get("PATH").value_or("") + ")",
+          "run `mcphealth install` to register this binary's absolute path");
+    }
   }
   for (const auto& w : e.hooks.js_hook) {
     add(e, Finding::Severity::error, "js-hook",

@@ -83,6 +83,8 @@ struct HookRegistration {
   bool post_tool_use_failure = false;
   /// Where the JS hook (`mcp-health-check.js`, or an enabled everything-claude-code plugin) was found.
   std::vector<std::string> js_hook;
+  /// The mcphealth hook commands registered for MCP tools, each once.
+  std::vector<std::string> commands;
 };
 
 /// The whole explanation.
@@ -114,7 +116,7 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
 HookRegistration find_hook_registration(const util::Environment& env, const std::filesystem::path& project_dir);
 
 /// The settings.json fragment that registers mcphealth for PreToolUse, PostToolUseFailure and PostToolUse (on MCP
-/// tools) and SessionStart.
-std::string hook_snippet();
+/// tools) and SessionStart, running `binary` (as `mcphealth install` writes it).
+std::string hook_snippet(const std::string& binary);
 
 } // namespace mcphealth::ops

@@ -81,6 +81,37 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
   return best;
 }
 
+std::vector<std::string> shell_words(std::string_view command) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  bool escaped = false;
+  for (char c : command) {
+    if (escaped) {
+      word += c;
+      escaped = false;
+    } else if (quote == 0 && c == '\\') {
+      escaped = in_word = true;
+    } else if (quote != 0) {
+      if (c == quote) quote = 0;
+      else word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(std::move(word));
+  return out;
+}
+
 std::string last_meaningful_line(std::string_view text) {
   auto says_something = [](std::string_view line) {
     if (line.empty() || line.front() == ' ' || line.front() == '\t') return false;

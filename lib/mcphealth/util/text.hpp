@@ -24,6 +24,10 @@ std::string escape_control(std::string_view text);
 /// word for long words).
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+/// Splits a command line into words as /bin/sh would for plain commands: spaces separate, single and double quotes
+/// group, a backslash outside quotes escapes the next character. No expansion of any kind.
+std::vector<std::string> shell_words(std::string_view command);
+
 /// The line of a multi-line error worth showing in one row: the last one that says something, skipping blank
 /// lines, stack frames (indented lines: Python's `  File ...`, Node's `    at ...`), carets and braces, and Node's
 /// closing `Node.js v20.1.0`. For a Python traceback that is `ModuleNotFoundError: No module named 'x'`. Text

@@ -1,0 +1,141 @@
+#include "install.hpp"
+
+#include <mcphealth/ops/install.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/env.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <cstdio>
+
+namespace mcphealth::cli {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
+  sub->add_option("--scope", o->scope,
+                  "Which settings file: user (~/.claude/settings.json, default), project (.claude/settings.json, "
+                  "shared with the repository) or local (.claude/settings.local.json, yours only)")
+      ->check(CLI::IsMember({"user", "project", "local"}));
+  sub->add_option("--cwd", o->cwd, "Project dir for --scope project or local (default: $CLAUDE_PROJECT_DIR, else the current dir)")
+      ->type_name("DIR");
+  sub->add_flag("--dry-run", o->dry_run, "Print the change as a diff; write nothing");
+  sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"}");
+}
+
+fs::path settings_file(const InstallOptions& o, const util::Environment& env) {
+  if (o.scope == "user") {
+    if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return fs::path(*dir) / "settings.json";
+    return util::home_dir(env) / ".claude" / "settings.json";
+  }
+  fs::path project = o.cwd ? fs::path(*o.cwd) : fs::path();
+  if (!o.cwd) {
+    if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) project = *dir;
+    else project = fs::current_path();
+  }
+  return project / ".claude" / (o.scope == "project" ? "settings.json" : "settings.local.json");
+}
+
+} // namespace
+
+void register_install(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<InstallOptions>();
+  CLI::App* sub = app.add_subcommand("install", "Register the hook in Claude Code's settings (idempotent, with a backup)");
+  add_common(sub, o);
+  sub->add_option("--events", o->events,
+                  "Events to register, comma-separated (default: PreToolUse,PostToolUseFailure,PostToolUse,SessionStart)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"}))
+      ->type_name("LIST");
+  sub->add_option("--binary", o->binary, "The mcphealth the hook runs (default: this one's absolute path)")->type_name("PATH");
+  sub->add_flag("--statusline", o->statusline, "Also set statusLine to `mcphealth status --statusline`, when none is set");
+  sub->add_flag("--disable-js-hook", o->disable_js_hook,
+                "Also remove the JS hook (mcp-health-check.js) from this settings file");
+  sub->footer("Exit: 0 installed, or already installed; 2 usage error, or a settings file that does not parse or "
+              "cannot be written (nothing is changed then).");
+  sub->callback([o, &invocation] { invocation.exit_code = run_install(*o, false); });
+}
+
+void register_uninstall(CLI::App& app, Invocation& invocation) {
+  auto o = std::make_shared<InstallOptions>();
+  CLI::App* sub = app.add_subcommand("uninstall", "Take the hook (and mcphealth's status line) out of Claude Code's settings");
+  add_common(sub, o);
+  sub->footer("Exit: 0 removed, or not installed; 2 usage error, or a settings file that does not parse or cannot "
+              "be written.");
+  sub->callback([o, &invocation] { invocation.exit_code = run_install(*o, true); });
+}
+
+int run_install(const InstallOptions& o, bool uninstall) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const fs::path file = settings_file(o, env);
+  ops::InstallPlan plan;
+  if (uninstall) {
+    plan = ops::plan_uninstall(file);
+  } else {
+    ops::InstallRequest request;
+    request.file = file;
+    std::optional<fs::path> binary = o.binary ? std::optional(fs::absolute(*o.binary)) : ops::this_binary();
+    if (!binary) {
+      util::log::error("cannot tell where this mcphealth is; give it with --binary PATH");
+      return k_exit_usage;
+    }
+    request.binary = binary->string();
+    if (!o.events.empty()) request.events = o.events;
+    request.statusline = o.statusline;
+    request.remove_js_hook = o.disable_js_hook;
+    plan = ops::plan_install(request);
+  }
+  if (plan.error) {
+    util::log::error(*plan.error);
+    return k_exit_usage;
+  }
+  const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
+  ops::Applied applied;
+  if (plan.changed() && !o.dry_run) {
+    applied = ops::apply_plan(plan, clock.now_ms());
+    if (!applied.error.empty()) {
+      util::log::error(file.string() + ": " + applied.error);
+      return k_exit_usage;
+    }
+  }
+  const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
+  if (o.json) {
+    json::array notes, js;
+    for (const auto& n : plan.notes) notes.push_back(json::value(n));
+    for (const auto& n : plan.js_hook) js.push_back(json::value(n));
+    json::object out{{"file", file.string()},
+                     {"changed", plan.changed()},
+                     {"dryRun", o.dry_run},
+                     {"backup", applied.backup ? json::value(applied.backup->string()) : json::value(nullptr)},
+                     {"notes", std::move(notes)},
+                     {"jsHook", std::move(js)},
+                     {"diff", diff}};
+    std::fputs(util::pretty_json(out).c_str(), stdout);
+    return k_exit_ok;
+  }
+  if (o.dry_run) {
+    if (diff.empty()) std::printf("%s: nothing to change\n", file.c_str());
+    else std::fputs(diff.c_str(), stdout);
+  } else if (!plan.changed()) {
+    std::printf("%s: nothing to change (%s)\n", file.c_str(), uninstall ? "mcphealth is not registered here" : "already installed");
+  } else {
+    std::printf("%s %s%s\n", uninstall ? "uninstalled from" : "installed in", file.c_str(),
+                applied.backup ? (" (backup: " + applied.backup->string() + ")").c_str() : "");
+  }
+  if (!o.dry_run) {
+    for (const auto& n : plan.notes) std::printf("  %s\n", n.c_str());
+  }
+  if (js_left) {
+    std::fprintf(stderr,
+                 "mcphealth: the JS hook is also registered in %s (%s): both would write the same cache without "
+                 "sharing a lock; run `mcphealth install --disable-js-hook%s` to remove it\n",
+                 file.c_str(), plan.js_hook.front().c_str(), o.scope == "user" ? "" : (" --scope " + o.scope).c_str());
+  }
+  return k_exit_ok;
+}
+
+} // namespace mcphealth::cli

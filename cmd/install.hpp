@@ -1,0 +1,34 @@
+#pragma once
+// `mcphealth install` and `mcphealth uninstall`: register the hook in Claude Code's settings without editing JSON
+// by hand, and take it out again.
+#include "common.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::cli {
+
+/// Options of `mcphealth install` and `uninstall`.
+struct InstallOptions {
+  std::string scope = "user";
+  std::optional<std::string> cwd;
+  std::vector<std::string> events;
+  std::optional<std::string> binary;
+  bool statusline = false;
+  bool disable_js_hook = false;
+  bool dry_run = false;
+  bool json = false;
+};
+
+/// Adds `install` and `uninstall` to `app`.
+void register_install(CLI::App& app, Invocation& invocation);
+void register_uninstall(CLI::App& app, Invocation& invocation);
+
+/// Returns 0 (done, or nothing to change) or 2 (usage error, a settings file that does not parse or cannot be
+/// written).
+int run_install(const InstallOptions& options, bool uninstall);
+
+} // namespace mcphealth::cli

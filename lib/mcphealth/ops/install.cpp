@@ -1,0 +1,334 @@
+#include <mcphealth/ops/install.hpp>
+
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <ctime>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mcphealth::ops {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view k_matcher = "mcp__.*";
+
+bool is_js_hook(const std::string& command) { return command.find("mcp-health-check") != std::string::npos; }
+
+/// The binary as the first word of a command Claude Code runs with the shell: as it is when plain, else in single
+/// quotes (a path with a space or a `$` must reach exec unchanged).
+std::string command_word(const std::string& binary) {
+  const bool plain = !binary.empty() && std::all_of(binary.begin(), binary.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("/._+-", c) != nullptr;
+  });
+  if (plain) return binary;
+  std::string out = "'";
+  for (char c : binary) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string statusline_command(const std::string& binary) { return command_word(binary) + " status --statusline"; }
+
+/// The file as read, parsed into `root` (an empty object when missing); an error when it cannot be used.
+std::optional<std::string> load(const fs::path& file, InstallPlan& plan, json::object& root) {
+  plan.file = file;
+  const util::FileRead read = util::read_file(file);
+  if (read.status == util::FileRead::Status::missing) return std::nullopt;
+  if (read.status == util::FileRead::Status::error) return file.string() + " cannot be read: " + read.error;
+  plan.before = read.bytes;
+  if (util::trim(read.bytes).empty()) return std::nullopt;
+  const util::JsonParse parsed = util::parse_json(read.bytes);
+  if (!parsed.value) {
+    return file.string() + " does not parse (" + parsed.error + " at line " + std::to_string(parsed.line) +
+           ", column " + std::to_string(parsed.column) + "); fix it first, nothing was changed";
+  }
+  if (!parsed.value->is_object()) return file.string() + " is not a JSON object; nothing was changed";
+  root = parsed.value->get_object();
+  return std::nullopt;
+}
+
+/// `root.hooks`, created when missing; nothing when it is there but not an object.
+json::object* hooks_of(json::object& root, bool create) {
+  auto it = root.find("hooks");
+  if (it == root.end()) {
+    if (!create) return nullptr;
+    return &root["hooks"].emplace_object();
+  }
+  return it->value().is_object() ? &it->value().get_object() : nullptr;
+}
+
+/// Removes the hook entries `drop` selects from every event, then groups and events left empty. Returns what went.
+std::vector<std::string> remove_hooks(json::object& hooks, const std::function<bool(const std::string&)>& drop) {
+  std::vector<std::string> removed;
+  std::vector<std::string> empty_events;
+  for (auto& event : hooks) {
+    if (!event.value().is_array()) continue;
+    json::array& groups = event.value().get_array();
+    for (auto g = groups.begin(); g != groups.end();) {
+      json::array* list = nullptr;
+      if (g->is_object()) {
+        auto it = g->get_object().find("hooks");
+        if (it != g->get_object().end() && it->value().is_array()) list = &it->value().get_array();
+      }
+      if (list == nullptr) {
+        ++g;
+        continue;
+      }
+      const std::size_t had = list->size();
+      for (auto h = list->begin(); h != list->end();) {
+        const std::string command =
+            h->is_object() ? util::get_string(h->get_object(), "command").value_or("") : std::string();
+        if (drop(command)) {
+          removed.push_back(std::string(event.key()) + ": " + command);
+          h = list->erase(h);
+        } else {
+          ++h;
+        }
+      }
+      if (had > 0 && list->empty()) g = groups.erase(g);
+      else ++g;
+    }
+    if (groups.empty()) empty_events.emplace_back(event.key());
+  }
+  for (const auto& e : empty_events) hooks.erase(e);
+  return removed;
+}
+
+void finish(InstallPlan& plan, const json::object& root, bool modified) {
+  // Unchanged means the same bytes: a file formatted differently is never rewritten for nothing.
+  plan.after = modified ? util::pretty_json(root) : plan.before;
+}
+
+} // namespace
+
+std::string hook_command(const std::string& binary) { return command_word(binary) + " hook"; }
+
+bool is_mcphealth_hook(const std::string& command) {
+  const std::vector<std::string> w = util::shell_words(command);
+  return w.size() >= 2 && fs::path(w[0]).filename() == "mcphealth" && w[1] == "hook";
+}
+
+InstallPlan plan_install(const InstallRequest& request) {
+  InstallPlan plan;
+  json::object root;
+  if (auto err = load(request.file, plan, root)) {
+    plan.error = err;
+    return plan;
+  }
+  json::object* hooks = hooks_of(root, true);
+  if (hooks == nullptr) {
+    plan.error = request.file.string() + ": \"hooks\" is not an object; nothing was changed";
+    return plan;
+  }
+  bool modified = false;
+  const std::string command = hook_command(request.binary);
+  for (const std::string& event : request.events) {
+    json::value& slot = (*hooks)[event];
+    if (slot.is_null()) slot.emplace_array();
+    if (!slot.is_array()) {
+      plan.error = request.file.string() + ": hooks." + event + " is not a list; nothing was changed";
+      return plan;
+    }
+    bool found = false;
+    for (json::value& group : slot.get_array()) {
+      if (!group.is_object()) continue;
+      auto list = group.get_object().find("hooks");
+      if (list == group.get_object().end() || !list->value().is_array()) continue;
+      for (json::value& h : list->value().get_array()) {
+        if (!h.is_object()) continue;
+        const std::string existing = util::get_string(h.get_object(), "command").value_or("");
+        if (!is_mcphealth_hook(existing)) continue;
+        found = true;
+        if (existing == command) {
+          plan.notes.push_back(event + ": already registered");
+        } else {
+          h.get_object()["command"] = command;
+          modified = true;
+          plan.notes.push_back(event + ": now runs " + command + " (was " + existing + ")");
+        }
+      }
+    }
+    if (found) continue;
+    json::object group;
+    if (event != "SessionStart") group["matcher"] = k_matcher; // SessionStart has no tool to match
+    group["hooks"] = json::array{json::object{{"type", "command"}, {"command", command}}};
+    slot.get_array().push_back(std::move(group));
+    modified = true;
+    plan.notes.push_back(event + ": added " + command);
+  }
+  for (auto& event : *hooks) {
+    if (!event.value().is_array()) continue;
+    for (const auto& group : event.value().get_array()) {
+      if (!group.is_object()) continue;
+      const json::value* list = group.get_object().if_contains("hooks");
+      if (list == nullptr || !list->is_array()) continue;
+      for (const auto& h : list->get_array()) {
+        const std::string c = h.is_object() ? util::get_string(h.get_object(), "command").value_or("") : "";
+        if (is_js_hook(c)) plan.js_hook.push_back(std::string(event.key()) + ": " + c);
+      }
+    }
+  }
+  if (request.remove_js_hook && !plan.js_hook.empty()) {
+    for (const auto& gone : remove_hooks(*hooks, is_js_hook)) plan.notes.push_back("removed the JS hook from " + gone);
+    modified = true;
+  }
+  if (request.statusline) {
+    const json::value* current = root.if_contains("statusLine");
+    if (current == nullptr) {
+      root["statusLine"] = json::object{{"type", "command"}, {"command", statusline_command(request.binary)}};
+      modified = true;
+      plan.notes.push_back("statusLine: set to " + statusline_command(request.binary));
+    } else {
+      const std::string existing =
+          current->is_object() ? util::get_string(current->get_object(), "command").value_or("") : "";
+      plan.notes.push_back("statusLine: already set" + (existing.empty() ? "" : " to " + existing) +
+                           "; left as it is (mcphealth status --statusline can be part of it)");
+    }
+  }
+  finish(plan, root, modified);
+  return plan;
+}
+
+InstallPlan plan_uninstall(const fs::path& file) {
+  InstallPlan plan;
+  json::object root;
+  if (auto err = load(file, plan, root)) {
+    plan.error = err;
+    return plan;
+  }
+  bool modified = false;
+  if (json::object* hooks = hooks_of(root, false)) {
+    for (const auto& gone : remove_hooks(*hooks, is_mcphealth_hook)) plan.notes.push_back("removed " + gone);
+    if (!plan.notes.empty()) modified = true;
+    if (hooks->empty()) root.erase("hooks");
+  }
+  if (const json::value* line = root.if_contains("statusLine"); line != nullptr && line->is_object()) {
+    const std::vector<std::string> w = util::shell_words(util::get_string(line->get_object(), "command").value_or(""));
+    if (w.size() >= 2 && fs::path(w[0]).filename() == "mcphealth" && w[1] == "status") {
+      root.erase("statusLine");
+      modified = true;
+      plan.notes.push_back("removed the statusLine");
+    }
+  }
+  if (!modified) plan.notes.push_back("mcphealth is not registered here");
+  finish(plan, root, modified);
+  return plan;
+}
+
+Applied apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
+  Applied out;
+  unsigned mode = 0644;
+  struct stat st {};
+  const bool existed = ::stat(plan.file.c_str(), &st) == 0;
+  if (existed) {
+    mode = st.st_mode & 07777;
+    const std::time_t seconds = static_cast<std::time_t>(now_ms / 1000);
+    std::tm tm{};
+    ::gmtime_r(&seconds, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const fs::path backup = plan.file.string() + ".bak-" + stamp;
+    if (std::string err = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !err.empty()) {
+      out.error = "cannot write the backup " + backup.string() + ": " + err;
+      return out;
+    }
+    out.backup = backup;
+  }
+  // The project's .claude/ may not exist yet; a new folder gets the usual 0755, as Claude Code makes it.
+  const fs::path dir = plan.file.has_parent_path() ? plan.file.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) {
+      out.error = "cannot create " + dir.string() + ": " + ec.message();
+      return out;
+    }
+  }
+  out.error = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist);
+  return out;
+}
+
+std::string unified_diff(const std::string& before, const std::string& after, const std::string& name) {
+  if (before == after) return {};
+  auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t nl = text.find('\n', start);
+      out.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+    return out;
+  };
+  const std::vector<std::string> a = lines(before), b = lines(after);
+  // Longest common subsequence over lines: settings files are small (a cap keeps a huge one from costing much).
+  if (a.size() * b.size() > 25'000'000) return "--- " + name + "\n+++ " + name + "\n(too large to diff)\n";
+  std::vector<std::vector<std::uint32_t>> lcs(a.size() + 1, std::vector<std::uint32_t>(b.size() + 1, 0));
+  for (std::size_t i = a.size(); i-- > 0;) {
+    for (std::size_t j = b.size(); j-- > 0;) {
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  struct Op { char kind; std::size_t ai, bi; };
+  std::vector<Op> ops;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i < a.size() && j < b.size() && a[i] == b[j]) ops.push_back({' ', i++, j++});
+    else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) ops.push_back({'+', i, j++});
+    else ops.push_back({'-', i++, j});
+  }
+  std::string out = "--- " + name + "\n+++ " + name + " (after)\n";
+  constexpr std::size_t k_context = 3;
+  std::size_t k = 0;
+  while (k < ops.size()) {
+    if (ops[k].kind == ' ') {
+      ++k;
+      continue;
+    }
+    // A hunk: from 3 lines before this change to 3 lines after the last change within reach.
+    std::size_t begin = k >= k_context ? k - k_context : 0;
+    std::size_t end = k;
+    std::size_t quiet = 0;
+    while (end < ops.size() && quiet <= 2 * k_context) {
+      quiet = ops[end].kind == ' ' ? quiet + 1 : 0;
+      ++end;
+    }
+    end = std::min(ops.size(), end - (quiet > k_context ? quiet - k_context : 0));
+    std::size_t a_count = 0, b_count = 0;
+    for (std::size_t x = begin; x < end; ++x) {
+      if (ops[x].kind != '+') ++a_count;
+      if (ops[x].kind != '-') ++b_count;
+    }
+    out += "@@ -" + std::to_string(ops[begin].ai + (a_count ? 1 : 0)) + "," + std::to_string(a_count) + " +" +
+           std::to_string(ops[begin].bi + (b_count ? 1 : 0)) + "," + std::to_string(b_count) + " @@\n";
+    for (std::size_t x = begin; x < end; ++x) {
+      out += ops[x].kind;
+      out += ops[x].kind == '+' ? b[ops[x].bi] : a[ops[x].ai];
+      out += '\n';
+    }
+    k = end;
+  }
+  return out;
+}
+
+std::optional<fs::path> this_binary() {
+#ifdef __linux__
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return fs::path(std::string(buf, static_cast<std::size_t>(n)));
+#endif
+  return std::nullopt;
+}
+
+} // namespace mcphealth::ops

@@ -1,0 +1,78 @@
+#pragma once
+// `mcphealth install` and `uninstall`: the hook's entries merged into (or taken out of) a Claude Code settings
+// file, touching nothing else. A plan is computed first (what the file would become, and why), so `--dry-run`
+// shows exactly what a real run writes.
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// The events `install` registers by default: the two the gate needs, and the two that keep marks fresh and tell
+/// the model at session start.
+inline const std::vector<std::string> k_install_events = {"PreToolUse", "PostToolUseFailure", "PostToolUse",
+                                                          "SessionStart"};
+
+struct InstallRequest {
+  /// The settings file to change.
+  std::filesystem::path file;
+  /// The binary as the hook command should name it: an absolute path, so the hook runs whatever PATH Claude Code
+  /// has.
+  std::string binary;
+  std::vector<std::string> events = k_install_events;
+  /// Also set `statusLine` to `BINARY status --statusline`, when none is set.
+  bool statusline = false;
+  /// Also remove the JS hook's entries (`mcp-health-check`) from this file.
+  bool remove_js_hook = false;
+};
+
+/// What a run would do to the file.
+struct InstallPlan {
+  std::filesystem::path file;
+  /// The file as it is (empty when missing) and as it would be.
+  std::string before;
+  std::string after;
+  bool changed() const { return before != after; }
+  /// One line per change or decision: "PreToolUse: added", "statusLine: already set to ..., left as it is".
+  std::vector<std::string> notes;
+  /// Where the JS hook was found in this file (entries left in place unless asked to remove them).
+  std::vector<std::string> js_hook;
+  /// Set when the file cannot be changed safely (it does not parse, `hooks` is not an object, ...): nothing is
+  /// written.
+  std::optional<std::string> error;
+};
+
+/// The hook command for `binary`: the path as it is when plain, else single-quoted (a path with a space or a `$`
+/// must reach exec unchanged through the shell Claude Code runs hooks with), then ` hook`.
+std::string hook_command(const std::string& binary);
+
+/// True for a hook command that runs mcphealth's hook: its program is named `mcphealth` (any folder) and its
+/// first argument is `hook`.
+bool is_mcphealth_hook(const std::string& command);
+
+/// Plans the install: adds a `mcp__.*` group running `BINARY hook` to each event that has none (SessionStart has
+/// no matcher), points an existing one at `BINARY`, and leaves every other key, group and hook as it is.
+InstallPlan plan_install(const InstallRequest& request);
+
+/// Plans the uninstall: removes every mcphealth hook (and groups and event lists it leaves empty), and the
+/// `statusLine` when it runs mcphealth.
+InstallPlan plan_uninstall(const std::filesystem::path& file);
+
+/// Writes `plan.after` atomically, keeping the file's mode (0644 for a new one), after copying the old file to
+/// `<file>.bak-<YYYYMMDD-HHMMSS>`. Returns the backup's path (nothing when there was no file) or an error.
+struct Applied {
+  std::optional<std::filesystem::path> backup;
+  std::string error;
+};
+Applied apply_plan(const InstallPlan& plan, std::int64_t now_ms);
+
+/// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
+std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
+
+/// The absolute path of the running binary (/proc/self/exe on Linux), or nothing.
+std::optional<std::filesystem::path> this_binary();
+
+} // namespace mcphealth::ops

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# `mcphealth install` / `uninstall`: the hook merged into Claude Code's settings and taken out again, touching
+# nothing else, idempotent, with a backup; --dry-run, --statusline, the JS hook, scopes; explain-config's check that
+# the registered command would start.
+source "$(dirname "$0")/lib.sh"
+
+SETTINGS() { echo "$HOME/.claude/settings.json"; }
+
+# A settings file as Claude Code writes it (two-space JSON), with other hooks, other keys and the JS hook.
+seed_settings() {
+  "$PY" - "$(SETTINGS)" "${1:-}" <<'PY'
+import json, sys
+doc = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    },
+    "enableAllProjectMcpServers": True,
+}
+if sys.argv[2] == "js":
+    doc["hooks"]["PreToolUse"].append({"matcher": "mcp__.*", "hooks": [
+        {"type": "command", "command": "node ~/.claude/hooks/mcp-health-check.js"}]})
+open(sys.argv[1], "w").write(json.dumps(doc, indent=2) + "\n")
+PY
+}
+
+# Each event names the hook exactly once, and the other hooks are still there.
+check_registered() {
+  local file=$1 event
+  for event in PreToolUse PostToolUseFailure PostToolUse SessionStart; do
+    assert_eq "$(json_get "$file" "sum(1 for g in d['hooks']['$event'] for h in g['hooks'] if h['command'] == '$MCPHEALTH_BIN hook')")" 1 "$event"
+  done
+  assert_eq "$(json_get "$file" "[g['matcher'] for g in d['hooks']['PreToolUse'] if any('mcphealth' in h['command'] for h in g['hooks'])]")" "[\"mcp__.*\"]"
+  assert_eq "$(json_get "$file" "[g.get('matcher') for g in d['hooks']['SessionStart']]")" "[null]"
+}
+
+case_install_merges_keeps_everything_else_and_is_idempotent() {
+  seed_settings
+  local original; original=$(cat "$(SETTINGS)")
+  mcph install
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "installed in $(SETTINGS)"
+  assert_contains "$OUT" "PreToolUse: added $MCPHEALTH_BIN hook"
+  check_registered "$(SETTINGS)"
+  assert_eq "$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]")" "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"~/bin/audit.sh\"}]}"
+  assert_eq "$(json_get "$(SETTINGS)" "[d['model'], d['permissions'], d['hooks']['Stop'], d['enableAllProjectMcpServers']]")" \
+    '["opus", {"allow": ["Bash(ls:*)"], "deny": []}, [{"hooks": [{"type": "command", "command": "say done"}]}], true]'
+  # A backup of the file as it was, byte for byte.
+  local backup; backup=$(ls "$HOME/.claude/" | grep '^settings.json.bak-')
+  assert_eq "$(cat "$HOME/.claude/$backup")" "$original"
+  # A second run changes nothing: same bytes, no new backup.
+  local after; after=$(cat "$(SETTINGS)")
+  mcph install
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "nothing to change (already installed)"
+  assert_eq "$(cat "$(SETTINGS)")" "$after"
+  assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 1
+  # Uninstall gives back the original, byte for byte: nothing else was touched.
+  mcph uninstall
+  assert_eq "$RC" 0
+  assert_eq "$(cat "$(SETTINGS)")" "$original"
+  mcph uninstall
+  assert_contains "$OUT" "nothing to change (mcphealth is not registered here)"
+}
+
+case_install_into_a_missing_file_and_an_old_path_is_updated() {
+  rm -f "$(SETTINGS)"
+  mcph install --binary /opt/old/mcphealth
+  assert_eq "$RC" 0
+  assert_eq "$(stat -c %a "$(SETTINGS)")" 644
+  assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 0 "no file, no backup"
+  mcph install
+  assert_contains "$OUT" "PreToolUse: now runs $MCPHEALTH_BIN hook (was /opt/old/mcphealth hook)"
+  check_registered "$(SETTINGS)"
+}
+
+case_dry_run_prints_the_diff_and_writes_nothing() {
+  seed_settings
+  local before; before=$(cat "$(SETTINGS)")
+  mcph install --dry-run --statusline
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "--- $(SETTINGS)"
+  assert_contains "$OUT" "+++ $(SETTINGS) (after)"
+  assert_contains "$OUT" "@@ -"
+  assert_contains "$OUT" "+        \"matcher\": \"mcp__.*\","
+  assert_contains "$OUT" "+  \"statusLine\": {"
+  assert_eq "$(cat "$(SETTINGS)")" "$before"
+  assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 0
+  # Applying the diff gives what a real run writes.
+  printf '%s\n' "$OUT" | sed '1,2d' > "$T/change.diff"
+  cp "$(SETTINGS)" "$T/patched.json"
+  patch -s "$T/patched.json" < "$T/change.diff" || fail "the diff does not apply"
+  mcph install --statusline
+  assert_eq "$(cat "$T/patched.json")" "$(cat "$(SETTINGS)")"
+}
+
+case_statusline_is_set_only_when_none_is() {
+  rm -f "$(SETTINGS)"
+  mcph install --statusline
+  assert_eq "$(json_get "$(SETTINGS)" "d['statusLine']")" "{\"type\": \"command\", \"command\": \"$MCPHEALTH_BIN status --statusline\"}"
+  write_config "$(SETTINGS)" '{"statusLine":{"type":"command","command":"~/my-line.sh"}}'
+  mcph install --statusline
+  assert_contains "$OUT" "statusLine: already set to ~/my-line.sh; left as it is"
+  assert_eq "$(json_get "$(SETTINGS)" "d['statusLine']['command']")" "~/my-line.sh"
+  mcph uninstall
+  assert_eq "$(json_get "$(SETTINGS)" "d['statusLine']['command']")" "~/my-line.sh" "someone else's status line stays"
+}
+
+case_js_hook_is_named_and_removed_only_when_asked() {
+  seed_settings js
+  mcph install
+  assert_contains "$ERR" "the JS hook is also registered"
+  assert_contains "$ERR" "--disable-js-hook"
+  assert_contains "$(cat "$(SETTINGS)")" "mcp-health-check.js"
+  mcph install --disable-js-hook
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "removed the JS hook from PreToolUse: node ~/.claude/hooks/mcp-health-check.js"
+  assert_not_contains "$(cat "$(SETTINGS)")" "mcp-health-check"
+  assert_contains "$(cat "$(SETTINGS)")" "~/bin/audit.sh"
+  check_registered "$(SETTINGS)"
+}
+
+case_scopes_pick_the_file() {
+  mcph install --scope project
+  assert_eq "$RC" 0
+  check_registered "$PROJ/.claude/settings.json"
+  mcph install --scope local --events PreToolUse,PostToolUseFailure
+  assert_eq "$(json_get "$PROJ/.claude/settings.local.json" "sorted(d['hooks'])")" "[\"PostToolUseFailure\", \"PreToolUse\"]"
+  mcph install --scope global
+  assert_eq "$RC" 2
+  mcph install --events PreToolUse,Nope
+  assert_eq "$RC" 2
+}
+
+case_a_file_that_does_not_parse_is_left_alone() {
+  printf '{"hooks": {' > "$(SETTINGS)"
+  mcph install
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "does not parse"
+  assert_contains "$ERR" "line 1"
+  assert_eq "$(cat "$(SETTINGS)")" '{"hooks": {'
+  write_config "$(SETTINGS)" '{"hooks": []}'
+  mcph install
+  assert_eq "$RC" 2
+  assert_contains "$ERR" '"hooks" is not an object'
+}
+
+case_a_binary_path_with_a_space_is_quoted() {
+  mkdir -p "$T/my tools"
+  cp "$MCPHEALTH_BIN" "$T/my tools/mcphealth"
+  mcph install --binary "$T/my tools/mcphealth" --events PreToolUse
+  local command; command=$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]['hooks'][0]['command']")
+  assert_eq "$command" "'$T/my tools/mcphealth' hook"
+  # Claude Code runs it with the shell: it must start.
+  echo '{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{}}' | sh -c "$command" || fail "the command does not run: $command"
+}
+
+case_explain_config_checks_the_registered_command_starts() {
+  write_config "$(SETTINGS)" '{"enableAllProjectMcpServers":true,"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"mcphealth hook"}]}],"PostToolUseFailure":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"mcphealth hook"}]}]}}'
+  PATH=/usr/bin:/bin mcph explain-config --json
+  assert_contains "$(json_eval "$OUT" '[f["message"] for f in d["findings"] if f["id"] == "hook-not-startable"]')" "but \`mcphealth\` is not on PATH"
+  mkdir -p "$T/bin" && ln -s "$MCPHEALTH_BIN" "$T/bin/mcphealth"
+  PATH="$T/bin:/usr/bin:/bin" mcph explain-config --json
+  assert_eq "$(json_eval "$OUT" '[f for f in d["findings"] if f["id"] == "hook-not-startable"]')" "[]"
+  mcph install
+  PATH=/usr/bin:/bin mcph explain-config --json
+  assert_eq "$(json_eval "$OUT" '[f for f in d["findings"] if f["id"] in ("hook-not-startable", "hook-not-registered")]')" "[]"
+}
+
+main "$@"
