@@ -60,7 +60,9 @@ json::object to_json(const ops::Explanation& e) {
   json::array servers;
   for (const auto& s : e.servers) {
     json::array shadowed;
-    for (const auto& d : s.shadowed) shadowed.push_back(json::object{{"path", d.source.string()}, {"scope", d.scope}});
+    for (const auto& d : s.shadowed) {
+      shadowed.push_back(json::object{{"path", d.definition.source.string()}, {"scope", d.definition.scope}, {"target", d.target}});
+    }
     json::object o{{"name", s.name}, {"toolName", s.tool_name}, {"source", s.winner.source.string()},
                    {"scope", config::scope_name(s.scope)}, {"standing", config::standing_name(s.standing)},
                    {"definition", s.fingerprint}, {"shadowed", std::move(shadowed)}, {"kind", s.kind}, {"target", s.target},
@@ -118,7 +120,10 @@ void print_text(const ops::Explanation& e, bool color) {
     std::printf("  %s: %s, %s scope, from %s%s\n", s.name.c_str(), s.kind.c_str(), std::string(config::scope_name(s.scope)).c_str(),
                 s.winner.source.c_str(), s.standing == config::Standing::misconfigured ? " (MISCONFIGURED)" : "");
     if (s.tool_name != s.name) std::printf("    in tool names: mcp__%s__...\n", s.tool_name.c_str());
-    for (const auto& d : s.shadowed) std::printf("    shadowed: %s (%s)\n", d.source.c_str(), d.scope.c_str());
+    for (const auto& d : s.shadowed) {
+      std::printf("    shadowed: %s (%s), which would run %s\n", d.definition.source.c_str(), d.definition.scope.c_str(),
+                  d.target.c_str());
+    }
     if (s.kind == "stdio") {
       std::printf("    command: %s\n", s.command_line.c_str());
       std::printf("    on PATH: %s\n", s.resolved_command ? s.resolved_command->c_str() : "NO, not found");

@@ -11,8 +11,11 @@
 
 #include <boost/json.hpp>
 
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <exception>
+#include <string_view>
 #include <unistd.h>
 
 namespace mcphealth::cli {
@@ -107,6 +110,22 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
                             log_line("could not start a background refresh; the next call probes inline");
                           }
                         }};
+    // -v: the decision path, one line per step, on stderr under its own prefix (the [MCPHealthCheck] lines are a
+    // contract; these are for people). -vv: each step with the time since the hook started.
+    const auto started = std::chrono::steady_clock::now();
+    if (globals.verbosity >= 1) {
+      deps.trace = [&globals, started](std::string_view step) {
+        std::string line = "[mcphealth";
+        if (globals.verbosity >= 2) {
+          const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+          char buf[32];
+          std::snprintf(buf, sizeof buf, " +%.2fms", static_cast<double>(us.count()) / 1000.0);
+          line += buf;
+        }
+        line += "] " + util::escape_control(step) + "\n";
+        write_all(STDERR_FILENO, line);
+      };
+    }
     const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
 
     const bool blocked = outcome.decision == hook::HookOutcome::Decision::block;

@@ -68,13 +68,15 @@ case_server_details_never_show_values() {
 case_shadowed_definition_is_a_warning() {
   register_hooks
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"dup":{"command":"true"}}}'
-  write_config "$HOME/.claude.json" '{"mcpServers":{"dup":{"command":"false"}}}'
+  write_config "$HOME/.claude.json" '{"mcpServers":{"dup":{"command":"/opt/old server/run","args":["--port","8 1"]}}}'
   mcph explain-config dup --json
   assert_eq "$(json_eval "$OUT" 'd["servers"][0]["scope"]')" "project"
   assert_eq "$(json_eval "$OUT" '[s["scope"] for s in d["servers"][0]["shadowed"]]')" '["user"]'
   assert_eq "$(finding shadowed)" '["warning"]'
+  # What the shadowed one would run, shell-quoted: which of two "dup"s is which is plain to see.
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["shadowed"][0]["target"]')" "'/opt/old server/run' '--port' '8 1'"
   mcph explain-config dup
-  assert_contains "$OUT" "shadowed: $HOME/.claude.json (user)"
+  assert_contains "$OUT" "shadowed: $HOME/.claude.json (user), which would run '/opt/old server/run' '--port' '8 1'"
 }
 
 case_command_not_on_path_is_a_warning() {

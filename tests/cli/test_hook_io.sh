@@ -194,6 +194,63 @@ case_unwritable_state_is_reported_not_blocking() {
 
 MCPHEALTH_PREFIX="[MCPHealthCheck] "
 
+# verbose_hook FLAG PAYLOAD: the hook with a root option (-v, -vv) before it; sets OUT, ERR, RC.
+verbose_hook() {
+  local errf; errf=$(mktemp)
+  set +e
+  OUT=$(printf '%s' "$2" | "$MCPHEALTH_BIN" "$1" hook 2>"$errf")
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+}
+
+case_v_traces_the_decision_path_of_a_probe_and_a_cache_hit() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  verbose_hook -v "$(pre_payload svc search)"
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "[mcphealth] event PreToolUse (the payload's hook_event_name)"
+  assert_contains "$ERR" "[mcphealth] tool on server svc: search"
+  assert_contains "$ERR" "[mcphealth] state file $(STATE): missing"
+  assert_contains "$ERR" "no current bindings for svc; reading the configs"
+  assert_contains "$ERR" "svc is defined in $PROJ/.mcp.json (project scope), definition "
+  assert_contains "$ERR" "[mcphealth] cache: no entry for svc"
+  assert_contains "$ERR" "[mcphealth] probe of svc: answered (healthy) in "
+  assert_contains "$ERR" "protocol 2025-11-25"
+  assert_contains "$ERR" "[mcphealth] recorded definitions."
+  assert_contains "$ERR" "and servers.svc: healthy for 2m0s"
+  assert_contains "$ERR" "[mcphealth] decision: allow"
+  # The second call is a cache hit: the bindings decide, no config is read.
+  verbose_hook -v "$(pre_payload svc search)"
+  assert_contains "$ERR" "bindings current; svc is definition "
+  assert_contains "$ERR" "[mcphealth] cache: healthy, fresh for "
+  assert_not_contains "$ERR" "reading the configs"
+  assert_not_contains "$ERR" "probe of"
+  assert_contains "$ERR" "[mcphealth] decision: allow"
+}
+
+case_v_traces_a_block_and_vv_adds_timings() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  verbose_hook -vv "$(pre_payload svc)"
+  assert_contains "$ERR" "probe of svc: exited (unhealthy) in "
+  assert_contains "$ERR" "fixture crashed: missing API key"
+  assert_contains "$ERR" "unhealthy, retry in 30s"
+  assert_contains "$ERR" "decision: block"
+  grep -qE '^\[mcphealth \+[0-9]+\.[0-9]{2}ms\] decision: block$' <<<"$ERR" || fail "no timing on the -vv lines: $ERR"
+  verbose_hook -v "$(pre_payload svc)"
+  assert_contains "$ERR" "[mcphealth] cache: unhealthy (fixture crashed: missing API key), retry in "
+  # Without -v, only the JS hook's lines.
+  hook "$(pre_payload svc)"
+  assert_not_contains "$ERR" "[mcphealth"
+  assert_contains "$ERR" "[MCPHealthCheck] svc is marked unhealthy until"
+}
+
+case_v_says_why_a_non_mcp_call_is_allowed() {
+  verbose_hook -v '{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{}}'
+  assert_contains "$ERR" "[mcphealth] tool Read is not an MCP tool: allow"
+  assert_contains "$ERR" "[mcphealth] decision: allow"
+}
+
 case_reason_to_model_capped_at_500() {
   local long; long=$(head -c 2000 /dev/zero | tr '\0' e)
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--message\",\"$long\"")}}"

@@ -13,6 +13,9 @@
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/state/health.hpp>
+#include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/text.hpp>
 
 namespace mcphealth::hook {
 
@@ -33,6 +36,17 @@ namespace {
 using state::ServerEntry;
 using state::StateStore;
 
+std::string load_status_words(state::LoadStatus status) {
+  switch (status) {
+  case state::LoadStatus::ok: return "read";
+  case state::LoadStatus::missing: return "missing (nothing cached yet)";
+  case state::LoadStatus::corrupt: return "not a state file (ignored)";
+  case state::LoadStatus::newer_version: return "a newer version (read, never written)";
+  case state::LoadStatus::unreadable: return "unreadable";
+  }
+  return "?";
+}
+
 /// What a server name means in this folder: the definition Claude Code uses, or why there is none.
 struct Target {
   CallTarget call;
@@ -50,10 +64,16 @@ public:
   HookOutcome run() {
     const std::string event_name = resolve_event_name(m_request, m_deps.env);
     const Event event = event_from_name(event_name);
+    trace([&] { return "event " + event_name + " (" + event_source() + ")"; });
     if (m_request.input.truncated) return answer_truncated(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
     const std::optional<CallTarget> call = find_target(m_request.input.payload);
-    if (!call) return allow(event_name);
+    if (!call) {
+      trace([&] { return "tool " + util::get_string(m_request.input.payload, "tool_name").value_or("(none)") +
+                         " is not an MCP tool: allow"; });
+      return allow(event_name);
+    }
+    trace([&] { return "tool on server " + call->server + ": " + call->tool; });
     if (m_request.input.parse_error) {
       log("the hook input is not valid JSON (" + *m_request.input.parse_error + "); " + event_name + " of " + call->tool +
           " on " + call->server + " is decided from the fields found in its text");
@@ -69,17 +89,43 @@ public:
   }
 
 private:
+  /// Hands a step of the decision path to the trace; `make` builds its text only when someone reads it.
+  template <typename Make>
+  void trace(Make&& make) {
+    if (m_deps.trace) m_deps.trace(make());
+  }
+
+  std::string event_source() const {
+    if (m_request.event_flag && !m_request.event_flag->empty()) return "--event";
+    if (util::get_string(m_request.input.payload, "hook_event_name")) return "the payload's hook_event_name";
+    if (m_deps.env.get("CLAUDE_HOOK_EVENT_NAME")) return "CLAUDE_HOOK_EVENT_NAME";
+    return "the default";
+  }
+
   /// PreToolUse: the cache decides when it can (the hot path: the state file and a few stats); otherwise the
   /// configs are read, and the definition Claude Code uses is probed (and recovered) under its probe lock.
   HookOutcome pre_tool_use(const std::string& event, const CallTarget& call) {
     state::StateSnapshot snap = store().read();
+    trace([&] { return "state file " + store().path().string() + ": " + load_status_words(snap.status); });
     if (std::optional<state::Binding> bound = bound_here(snap, call.server)) {
+      trace([&] {
+        return "folder " + folder_key() + ": bindings current; " + call.server + " is " +
+               (bound->definition ? "definition " + bound->definition->substr(0, 12) : bound->standing);
+      });
       if (auto cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, bound->definition))) {
         return *cached;
       }
       if (!bound->definition) return allow_unbound(event, call.server, *bound);
     }
+    trace([&] { return "folder " + folder_key() + ": no current bindings for " + call.server + "; reading the configs"; });
     const Target target = resolve_target(call);
+    trace([&] {
+      const config::Candidate* c = target.candidate;
+      return c ? call.server + " is defined in " + c->definition.source.string() + " (" +
+                     std::string(config::scope_name(c->scope)) + " scope), definition " + c->fingerprint.substr(0, 12)
+               : call.server + ": no definition Claude Code starts here (" + target.binding.standing +
+                     (target.binding.reason.empty() ? "" : ": " + target.binding.reason) + ")";
+    });
     if (auto cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
       return *cached;
     }
@@ -112,8 +158,18 @@ private:
                                      s.reconnect_timeout_ms.value,
                                      before ? before->last_failure_code : state::FailureCode::none(),
                                      recover::Reconnect::when_down};
+    const util::EpochMs probe_start = m_deps.clock.now_ms();
     const recover::Recovery recovery = recover::check_and_recover(request, m_deps.prober, m_deps.runner, m_deps.env);
     const probe::ProbeResult& result = recovery.result;
+    trace([&] {
+      std::string text = "probe of " + name + ": " + probe::kind_name(result.kind) + " (" +
+                         std::string(state::health_name(probe::health_of(result))) + ") in " +
+                         std::to_string(m_deps.clock.now_ms() - probe_start) + " ms";
+      if (result.protocol_version) text += ", protocol " + *result.protocol_version;
+      if (!result.ok && !result.reason.empty()) text += ": " + util::last_meaningful_line(result.reason);
+      if (recovery.reconnect.attempt != recover::Attempt::none) text += "; reconnect " + recover::describe(recovery.reconnect);
+      return text;
+    });
     if (result.kind == probe::Kind::not_probed) {
       log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
       return allow(event);
@@ -428,10 +484,27 @@ private:
 
   /// A decision when the cache holds one: fresh healthy allows, unhealthy in backoff blocks.
   std::optional<HookOutcome> decide_from_cache(const std::string& event, const CallTarget& call, const json::object* entry) {
-    if (entry == nullptr) return std::nullopt;
+    if (entry == nullptr) {
+      trace([&] { return "cache: no entry for " + call.server; });
+      return std::nullopt;
+    }
     const ServerEntry e = ServerEntry::from_json(*entry);
     // The retry bound needs the settings; a healthy entry (the common hit) does not.
     const state::Standing st = state::standing_of(e, m_deps.clock.now_ms(), e.unhealthy() ? retry_bound() : 0);
+    trace([&] {
+      const util::EpochMs now = m_deps.clock.now_ms();
+      switch (st.freshness) {
+      case state::Freshness::fresh:
+        return "cache: healthy, fresh for " + util::format_duration_short(e.expires_at.value_or(now) - now) + ": allow";
+      case state::Freshness::in_backoff:
+        return "cache: unhealthy (" + e.last_error.value_or("") + "), retry in " +
+               util::format_duration_short(*st.retry_at - now) + ": block";
+      case state::Freshness::stale: return "cache: healthy but expired " + util::format_duration_short(st.stale_for_ms) + " ago";
+      case state::Freshness::due: return std::string("cache: unhealthy, retry due: probe");
+      case state::Freshness::unknown: break;
+      }
+      return "cache: status '" + e.status + "' decides nothing: probe";
+    });
     switch (st.freshness) {
     case state::Freshness::fresh: return allow(event);
     case state::Freshness::in_backoff:
@@ -453,8 +526,10 @@ private:
       // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
       if (refresh_in_background() && st.stale_for_ms < settings().ttl_ms.value && m_deps.start_refresh) {
         m_deps.start_refresh(folder_key(), {config::tool_server_name(call.server)});
+        trace([&] { return std::string("allow now; a background refresh re-probes it"); });
         return allow(event);
       }
+      trace([&] { return std::string("expired by more than a TTL (or refresh is inline): probe now"); });
       return std::nullopt;
     case state::Freshness::due:
     case state::Freshness::unknown: break;
@@ -484,6 +559,12 @@ private:
         retry_at = util::get_epoch_ms(entry, "nextRetryAt");
       });
       return true;
+    });
+    trace([&] {
+      if (!written) return std::string("nothing recorded (the state file could not be written)");
+      return "recorded definitions." + c.fingerprint.substr(0, 12) + " and servers." + c.tool_name + ": " +
+             (result.ok ? "healthy for " + util::format_duration_short(s.ttl_ms.value)
+                        : "unhealthy, retry in " + util::format_duration_short(retry_at.value_or(context.now) - context.now));
     });
     return written ? retry_at : std::nullopt;
   }
@@ -554,6 +635,13 @@ private:
 
 } // namespace
 
-HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps) { return HookRun(request, deps).run(); }
+HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps) {
+  HookOutcome out = HookRun(request, deps).run();
+  if (deps.trace) {
+    deps.trace(std::string("decision: ") + (out.decision == HookOutcome::Decision::block ? "block" : "allow") +
+               (out.additional_context ? " (with context for the model)" : ""));
+  }
+  return out;
+}
 
 } // namespace mcphealth::hook

@@ -36,6 +36,9 @@ struct HookDeps {
   /// Starts a detached re-probe of some servers (tool names) of a folder, which outlives this run; nothing = no
   /// background refresh (the stale mark waits for an inline probe).
   std::function<void(const std::string& folder, const std::vector<std::string>& servers)> start_refresh = {};
+  /// Receives each step of the decision path (`-v`): what the cache said, which file and scope define the server,
+  /// what a probe saw and how long it took, what was written. Empty (the default) = no trace, and no text is made.
+  std::function<void(std::string_view)> trace = {};
 };
 
 /// One invocation.

@@ -187,7 +187,9 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     s.plugin = c.plugin;
     s.fingerprint = c.fingerprint;
     for (const auto* other : res.candidates_for(c.tool_name)) {
-      if (other->standing == config::Standing::shadowed) s.shadowed.push_back(other->definition);
+      if (other->standing == config::Standing::shadowed) {
+        s.shadowed.push_back({other->definition, written_target(other->definition)});
+      }
     }
     const config::ResolvedServer& resolved = *c.resolved;
     s.kind = kind_of(resolved.transport);
@@ -211,7 +213,9 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
 
     if (!s.shadowed.empty()) {
       std::string list;
-      for (const auto& d : s.shadowed) list += (list.empty() ? "" : ", ") + d.source.string() + " (" + d.scope + ")";
+      for (const auto& d : s.shadowed) {
+        list += (list.empty() ? "" : ", ") + d.definition.source.string() + " (" + d.definition.scope + ")";
+      }
       add(e, Finding::Severity::warning, "shadowed",
           s.name + " is defined in " + std::to_string(s.shadowed.size() + 1) + " places; " + where(c) + " wins, shadowing " + list,
           "remove the definitions you do not mean, so the one you edit is the one used");

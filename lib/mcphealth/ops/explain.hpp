@@ -51,7 +51,12 @@ struct ServerExplanation {
   std::optional<std::string> project;
   std::optional<std::string> plugin;
   std::string fingerprint;
-  std::vector<config::ServerDefinition> shadowed;
+  /// The definitions this one shadows, each with what it would run (shell-quoted) or its URL.
+  struct Shadowed {
+    config::ServerDefinition definition;
+    std::string target;
+  };
+  std::vector<Shadowed> shadowed;
   /// `stdio`, `http`, `sse` or `unsupported`.
   std::string kind;
   /// The command or URL after expansion.
