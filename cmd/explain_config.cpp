@@ -153,13 +153,14 @@ void print_text(const ops::Explanation& e, bool color) {
   std::printf("\n%s\n", bold("Settings").c_str());
   for (const auto& s : e.settings) std::printf("  %-18s %s  [%s]\n", (s.name + ":").c_str(), s.value.c_str(), s.origin.c_str());
   std::printf("\n%s\n", bold("Hooks").c_str());
-  std::printf("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "registered" : "NOT registered",
-              e.hooks.post_tool_use_failure ? "registered" : "NOT registered",
+  std::printf("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "✔ registered" : "✘ NOT registered",
+              e.hooks.post_tool_use_failure ? "✔ registered" : "✘ NOT registered",
               e.hooks.files.empty() ? "no settings files" : std::to_string(e.hooks.files.size()).append(" settings file(s)").c_str());
   std::printf("\n%s\n", bold("Findings").c_str());
   if (e.findings.empty()) std::printf("  none: all clear\n");
   for (const auto& f : e.findings) {
-    std::string sev = ops::severity_name(f.severity);
+    // The symbols of the tables and the man page: ✘ for what breaks the gate, ! for what deserves a look.
+    std::string sev = (f.severity == ops::Finding::Severity::error ? "✘ " : "! ") + ops::severity_name(f.severity);
     if (color) sev = (f.severity == ops::Finding::Severity::error ? "\033[31m" : "\033[33m") + sev + "\033[0m";
     std::printf("  %s: %s\n    hint: %s\n", sev.c_str(), f.message.c_str(), f.hint.c_str());
   }

@@ -160,7 +160,7 @@ case_a_binary_path_with_a_space_is_quoted() {
 case_explain_config_checks_the_registered_command_starts() {
   write_config "$(SETTINGS)" '{"enableAllProjectMcpServers":true,"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"mcphealth hook"}]}],"PostToolUseFailure":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"mcphealth hook"}]}]}}'
   PATH=/usr/bin:/bin mcph explain-config --json
-  assert_contains "$(json_eval "$OUT" '[f["message"] for f in d["findings"] if f["id"] == "hook-not-startable"]')" "but \`mcphealth\` is not on PATH"
+  assert_contains "$(json_eval "$OUT" '[f["message"] for f in d["findings"] if f["id"] == "hook-not-startable"]')" "registered, but \`mcphealth\` is not on PATH"
   mkdir -p "$T/bin" && ln -s "$MCPHEALTH_BIN" "$T/bin/mcphealth"
   PATH="$T/bin:/usr/bin:/bin" mcph explain-config --json
   assert_eq "$(json_eval "$OUT" '[f for f in d["findings"] if f["id"] == "hook-not-startable"]')" "[]"

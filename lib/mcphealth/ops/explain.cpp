@@ -304,13 +304,14 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
     if (program.find('/') != std::string::npos) {
       if (!config::is_executable_file(program)) {
         add(e, Finding::Severity::error, "hook-not-startable",
-            "the hook is registered as `" + command + "`, but " + program + " is not an executable file",
+            "the hook is registered, but " + program + " is not an executable file, so Claude Code cannot start `" +
+                command + "`",
             "run `mcphealth install` to register this binary's absolute path");
       }
     } else if (config::find_on_path(program, {"PATH=" + env.get("PATH").value_or("")}).empty()) {
       add(e, Finding::Severity::error, "hook-not-startable",
-          "the hook is registered as `" + command + "`, but `" + program +
-              "` is not on PATH, so Claude Code cannot start it (PATH=" + env.get("PATH").value_or("") + ")",
+          "the hook is registered, but `" + program + "` is not on PATH, so Claude Code cannot start `" + command +
+              "` (PATH=" + env.get("PATH").value_or("") + ")",
           "run `mcphealth install` to register this binary's absolute path");
     }
   }
