@@ -72,6 +72,7 @@ json::object row_json(const ops::ProbeRow& row) {
   o["status"] = state::health_name(probe::health_of(r));
   o["ok"] = r.ok;
   o["kind"] = probe::kind_name(r.kind);
+  o["exit"] = optional_value(r.exit_status);
   o["transport"] = row.transport;
   o["latencyMs"] = r.latency_ms;
   o["protocolVersion"] = optional_value(r.protocol_version);
@@ -99,6 +100,7 @@ void print_table(const std::vector<ops::ProbeRow>& rows, std::optional<std::size
   for (const ops::ProbeRow& row : rows) {
     const probe::ProbeResult& r = row.result;
     std::string reason = util::last_meaningful_line(r.reason);
+    if (r.exit_status) reason = "exit " + *r.exit_status + ": " + reason;
     if (r.http_status && r.ok) reason = "HTTP " + std::to_string(*r.http_status);
     if (row.reconnect) reason += (reason.empty() ? "" : "; ") + std::string("reconnect ") + *row.reconnect;
     std::string scope = row.scope;

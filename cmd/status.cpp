@@ -62,6 +62,16 @@ std::string hint_of(const ops::StatusRow& row) {
   return ops::hint_for({row.health, kind.value_or(""), reason, http});
 }
 
+/// The last error as one line: how the process ended, when it exited, then its last meaningful line.
+std::string why(const ops::StatusRow& row) {
+  std::string line = util::last_meaningful_line(row.entry.last_error.value_or(""));
+  const json::object* probe = util::get_object(row.raw, "probe");
+  if (const auto exit = probe ? util::get_string(*probe, "exit") : std::nullopt; exit && row.down()) {
+    line = "exit " + *exit + ": " + line;
+  }
+  return line;
+}
+
 json::object row_json(const ops::StatusRow& row) {
   json::object o;
   o["name"] = row.name;
@@ -77,7 +87,7 @@ json::object row_json(const ops::StatusRow& row) {
   o["retryInMs"] = opt(row.retry_in_ms);
   o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
   o["pinnedAtBackoffCap"] = row.pinned_at_cap;
-  o["lastErrorLine"] = row.entry.last_error ? json::value(util::last_meaningful_line(*row.entry.last_error)) : json::value(nullptr);
+  o["lastErrorLine"] = row.entry.last_error ? json::value(why(row)) : json::value(nullptr);
   const std::string hint = hint_of(row);
   o["hint"] = hint.empty() ? json::value(nullptr) : json::value(hint);
   return o;
@@ -186,7 +196,7 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {code_text.empty() ? "-" : code_text},
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
-               {util::last_meaningful_line(row.entry.last_error.value_or(""))}});
+               {why(row)}});
     if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + hint + "\n";
   }
   std::string out = table.render(color, width);

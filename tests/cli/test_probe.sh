@@ -340,13 +340,17 @@ case_traceback_shows_its_last_line_and_json_keeps_it_all() {
   config "py=$(stdio_def import-missing)"
   mcph probe py
   assert_eq "$RC" 1
-  assert_contains "$OUT" "ModuleNotFoundError: No module named 'nosuchmod_for_mcphealth'"
+  # Why it is down: how it ended, and the line that says why.
+  assert_contains "$OUT" "exit 1: ModuleNotFoundError: No module named 'nosuchmod_for_mcphealth'"
   assert_not_contains "$OUT" "Traceback"
   assert_eq "$(grep -c . <<<"$OUT")" 3 "the header, one row and the hint: [$OUT]"
   assert_contains "$OUT" "hint: py: install the missing Python module"
   mcph probe py --json
   assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "Traceback (most recent call last)"
   assert_contains "$(json_eval "$OUT" 'd["servers"][0]["hint"]')" "Python module"
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["exit"]')" 1
+  mcph status
+  assert_contains "$OUT" "exit 1: ModuleNotFoundError: No module named 'nosuchmod_for_mcphealth'"
 }
 
 case_table_has_no_colour_when_piped_or_no_color() {

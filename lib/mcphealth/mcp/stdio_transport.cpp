@@ -18,6 +18,11 @@ constexpr std::size_t k_max_line = 16 * 1024 * 1024;
 
 bool StdioTransport::running() { return !m_child->poll_exit().has_value(); }
 
+std::optional<std::string> StdioTransport::exit_status() {
+  auto status = m_child->poll_exit();
+  return status ? std::optional(status->describe()) : std::nullopt;
+}
+
 std::string StdioTransport::stderr_text() const { return util::trim(m_err); }
 
 std::string StdioTransport::exit_reason() {

@@ -4,6 +4,7 @@
 #include <mcphealth/proc/child.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mcphealth::mcp {
@@ -22,6 +23,8 @@ public:
   std::string stderr_text() const;
   /// True while the child runs.
   bool running();
+  /// How the child ended (`1`, `SIGKILL`), once it has; nothing while it runs.
+  std::optional<std::string> exit_status();
   /// Why the child is gone: its stderr, else `process exited before handshake (<code or signal>)`.
   std::string exit_reason();
 

@@ -41,6 +41,7 @@ json::object ProbeResult::details() const {
   o["kind"] = kind_name(kind);
   o["latencyMs"] = latency_ms;
   if (http_status) o["httpStatus"] = *http_status;
+  if (exit_status) o["exit"] = *exit_status;
   if (protocol_version) o["protocolVersion"] = *protocol_version;
   if (server_name) o["serverName"] = *server_name;
   if (server_version) o["serverVersion"] = *server_version;

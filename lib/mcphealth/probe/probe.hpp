@@ -53,6 +53,8 @@ struct ProbeResult {
   /// The failure code recorded as `lastFailureCode`.
   state::FailureCode code;
   std::optional<int> http_status;
+  /// How a stdio server that exited ended: `3` (its exit code) or `SIGSEGV`.
+  std::optional<std::string> exit_status;
   /// From `Retry-After`, in milliseconds from now.
   std::optional<std::int64_t> retry_after_ms;
   std::int64_t latency_ms = 0;

@@ -56,6 +56,7 @@ ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t
   if (exited) {
     if (child.stderr_fd() >= 0) proc::drain_fd(child.stderr_fd(), err, k_max_stderr_bytes);
     r.kind = Kind::exited;
+    r.exit_status = exited->describe();
     std::string text = util::trim(err);
     r.reason = text.empty() ? "process exited before handshake (" + exited->describe() + ")" : text;
   } else {
@@ -98,6 +99,7 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
     default:
       r.kind = Kind::exited;
       r.reason = transport.running() ? hs.failure.reason : transport.exit_reason();
+      r.exit_status = transport.exit_status();
       break;
     }
   }
