@@ -13,6 +13,7 @@
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>
+#include <mcphealth/util/version.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -113,7 +114,7 @@ int mcphealth_main(int argc, char** argv) {
   if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, invocation.globals);
 
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
-  app.set_version_flag("--version", std::string("mcphealth ") + MCPHEALTH_VERSION);
+  app.set_version_flag("--version", "mcphealth " + std::string(util::version()));
   app.add_option("--state", invocation.globals.state,
                  "State file (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, else "
                  "~/.claude/mcp-health-cache.json)")

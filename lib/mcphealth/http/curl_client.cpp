@@ -2,6 +2,7 @@
 #include <mcphealth/http/client.hpp>
 
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/version.hpp>
 
 #include <curl/curl.h>
 
@@ -163,7 +164,7 @@ Response CurlClient::perform(const Request& request) {
   if (user_no_proxy == nullptr) user_no_proxy = std::getenv("NO_PROXY");
   const std::string no_proxy =
       no_proxy_list(user_no_proxy ? std::optional<std::string>(user_no_proxy) : std::nullopt);
-  const std::string user_agent = std::string("mcphealth/") + MCPHEALTH_VERSION;
+  const std::string user_agent = "mcphealth/" + std::string(util::version());
 
   m_api.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   // http and https only, redirects included: never file://, gopher://, dict:// or any other scheme libcurl knows.

@@ -1,5 +1,7 @@
 #include <mcphealth/mcp/jsonrpc.hpp>
 
+#include <mcphealth/util/version.hpp>
+
 namespace mcphealth::mcp {
 
 namespace json = boost::json;
@@ -19,13 +21,13 @@ std::string notification_line(std::string_view method, const json::object& param
 json::object initialize_params() {
   return {{"protocolVersion", k_initialize_version},
           {"capabilities", json::object()},
-          {"clientInfo", {{"name", "mcphealth"}, {"version", MCPHEALTH_VERSION}}}};
+          {"clientInfo", {{"name", "mcphealth"}, {"version", util::version()}}}};
 }
 
 json::object modern_params() {
   json::object meta{{"io.modelcontextprotocol/protocolVersion", k_modern_version},
                     {"io.modelcontextprotocol/clientCapabilities", json::object()},
-                    {"io.modelcontextprotocol/clientInfo", {{"name", "mcphealth"}, {"version", MCPHEALTH_VERSION}}}};
+                    {"io.modelcontextprotocol/clientInfo", {{"name", "mcphealth"}, {"version", util::version()}}}};
   return {{"_meta", std::move(meta)}};
 }
 
