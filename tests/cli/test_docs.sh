@@ -78,11 +78,13 @@ case_bash_completes_configured_names_for_probe() {
 }
 
 case_zsh_and_fish_completions_parse() {
+  command -v zsh >/dev/null && command -v fish >/dev/null || skip "zsh and fish are not installed"
   zsh -n "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" || fail "zsh completion does not parse"
   fish -n "$MCPHEALTH_SOURCE_DIR/completions/mcphealth.fish" || fail "fish completion does not parse"
 }
 
 case_fish_completes_cached_names() {
+  command -v fish >/dev/null || skip "fish is not installed"
   seed_state '{"version":1,"servers":{"agentmemory":{"status":"unhealthy"}}}'
   mkdir -p "$T/bin"
   ln -s "$MCPHEALTH_BIN" "$T/bin/mcphealth"
