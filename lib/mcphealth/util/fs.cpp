@@ -15,6 +15,15 @@ namespace fs = std::filesystem;
 namespace {
 constexpr std::int64_t k_lock_poll_ms = 10;
 
+// Record locks owned by the open file description (Linux 3.15+), not by the process: a second holder in this
+// process (a thread) is excluded like another process, and closing one lock's descriptor never drops another's,
+// as closing any descriptor of the file does to classic POSIX locks.
+#ifdef F_OFD_SETLK
+constexpr int k_set_record_lock = F_OFD_SETLK;
+#else
+constexpr int k_set_record_lock = F_SETLK;
+#endif
+
 std::string describe_errno(const std::string& what, int err) {
   return what + ": " + std::strerror(err);
 }
@@ -249,7 +258,7 @@ RecordLock& RecordLock::operator=(RecordLock&& other) noexcept {
 }
 
 RecordLock::~RecordLock() {
-  if (m_fd >= 0) ::close(m_fd); // closing releases every record lock this process holds on the file
+  if (m_fd >= 0) ::close(m_fd); // an open-file-description lock goes with its own descriptor, and only it
 }
 
 RecordLock RecordLock::acquire(const fs::path& path, std::string_view key, std::int64_t wait_ms, Clock& clock,
@@ -275,7 +284,7 @@ RecordLock RecordLock::acquire(const fs::path& path, std::string_view key, std::
   const EpochMs deadline = clock.now_ms() + wait_ms;
   bool waited = false;
   for (;;) {
-    if (::fcntl(fd, F_SETLK, &rec) == 0) {
+    if (::fcntl(fd, k_set_record_lock, &rec) == 0) {
       lock.m_fd = fd;
       outcome = waited ? Outcome::taken_after_wait : Outcome::taken;
       return lock;

@@ -64,7 +64,9 @@ private:
 };
 
 /// An exclusive one-byte `fcntl` record lock at an offset of a shared lock file: one lock per key without one file
-/// per key. Two keys that hash alike only serialize each other, which is safe.
+/// per key. Two keys that hash alike only serialize each other, which is safe. On Linux the lock belongs to its own
+/// open file description: it excludes a second holder in the same process too, and releasing it releases nothing
+/// else.
 class RecordLock {
 public:
   RecordLock() = default;
