@@ -1,0 +1,149 @@
+// The Streamable HTTP transport against a fake HTTP client (the seam of http/client.hpp): what it sends (Accept,
+// the session, the protocol version, the DELETE at the end) and what it makes of JSON, SSE, server requests in the
+// stream, and HTTP errors. The real transport against real servers is in tests/cli (fixtures, server-everything).
+#include "fakes.hpp"
+
+#include <mcphealth/http/client.hpp>
+#include <mcphealth/mcp/http_transport.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <deque>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+
+/// Answers each request with the next scripted response, delivering a body through `on_body` in two chunks (so
+/// parsers meet a chunk boundary), and keeps every request.
+class ScriptedClient final : public http::Client {
+public:
+  struct Scripted {
+    long status;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+  };
+  std::deque<Scripted> script;
+  std::vector<http::Request> requests;
+
+  http::Response perform(const http::Request& request) override {
+    requests.push_back(request);
+    http::Response r;
+    if (script.empty()) {
+      r.error = "no scripted response";
+      return r;
+    }
+    const Scripted s = script.front();
+    script.pop_front();
+    r.status = r.status_so_far = s.status;
+    r.headers = s.headers;
+    if (!request.on_body) {
+      r.body = s.body;
+      return r;
+    }
+    const std::size_t half = s.body.size() / 2;
+    if (request.on_body(std::string_view(s.body).substr(0, half), r)) request.on_body(std::string_view(s.body).substr(half), r);
+    return r;
+  }
+};
+
+std::optional<std::string> header_of(const http::Request& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::pair<std::string, std::string>> k_json = {{"content-type", "application/json"}};
+const std::vector<std::pair<std::string, std::string>> k_sse = {{"content-type", "text/event-stream"}};
+
+} // namespace
+
+TEST_CASE("Streamable HTTP keeps the session, names the protocol after negotiation, and ends the session", "[http_transport]") {
+  testing::FakeClock clock;
+  ScriptedClient client;
+  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {{"Authorization", "Bearer t"}}};
+  client.script = {
+      {200, {{"content-type", "application/json"}, {"mcp-session-id", "abc"}},
+       R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}})"},
+      {202, {}, ""},
+      {200, k_sse, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"a\"}]}}\n\n"},
+      {204, {}, ""},
+  };
+  {
+    mcp::StreamableHttpTransport t(server, client, clock);
+    const mcp::CallOutcome init = t.call("initialize", {}, clock.now_ms() + 5'000);
+    REQUIRE(init.status == mcp::CallOutcome::Status::result);
+    CHECK(init.result.at("protocolVersion") == "2025-11-25");
+    t.set_protocol_version("2025-11-25");
+    t.notify("notifications/initialized", {}, clock.now_ms() + 5'000);
+    const mcp::CallOutcome list = t.call("tools/list", {}, clock.now_ms() + 5'000);
+    REQUIRE(list.status == mcp::CallOutcome::Status::result);
+    CHECK(list.result.at("tools").as_array().size() == 1);
+  } // closing ends the session
+  REQUIRE(client.requests.size() == 4);
+  const http::Request& first = client.requests[0];
+  CHECK(first.method == "POST");
+  CHECK(header_of(first, "Accept") == std::optional<std::string>("application/json, text/event-stream"));
+  CHECK(header_of(first, "Authorization") == std::optional<std::string>("Bearer t"));
+  CHECK_FALSE(header_of(first, "Mcp-Session-Id"));
+  CHECK_FALSE(header_of(first, "MCP-Protocol-Version"));
+  for (std::size_t i = 1; i < 4; ++i) {
+    CHECK(header_of(client.requests[i], "Mcp-Session-Id") == std::optional<std::string>("abc"));
+    CHECK(header_of(client.requests[i], "MCP-Protocol-Version") == std::optional<std::string>("2025-11-25"));
+  }
+  CHECK(client.requests[3].method == "DELETE");
+}
+
+TEST_CASE("a server request met in the stream is answered after it", "[http_transport]") {
+  testing::FakeClock clock;
+  ScriptedClient client;
+  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  client.script = {
+      {200, k_sse,
+       "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}\n\n"
+       "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"},
+      {202, {}, ""},
+  };
+  mcp::StreamableHttpTransport t(server, client, clock);
+  CHECK(t.call("ping", {}, clock.now_ms() + 5'000).status == mcp::CallOutcome::Status::result);
+  REQUIRE(client.requests.size() == 2);
+  const auto reply = util::parse_json(client.requests[1].body);
+  REQUIRE(reply.value);
+  CHECK(reply.value->at("id") == "s1");
+  CHECK(reply.value->at("result").as_object().empty());
+}
+
+TEST_CASE("an HTTP error is a failure with its status, Retry-After and Bearer challenge", "[http_transport]") {
+  testing::FakeClock clock;
+  ScriptedClient client;
+  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  client.script = {{503, {{"retry-after", "7"}}, "busy"},
+                   {401, {{"www-authenticate", "Bearer realm=\"x\""}}, ""},
+                   {200, k_json, "not json"}};
+  mcp::StreamableHttpTransport t(server, client, clock);
+  const mcp::CallOutcome busy = t.call("initialize", {}, clock.now_ms() + 5'000);
+  CHECK(busy.status == mcp::CallOutcome::Status::failed);
+  CHECK(busy.http_status == 503);
+  CHECK(busy.retry_after_ms == 7'000);
+  CHECK(busy.reason == "HTTP 503");
+  const mcp::CallOutcome auth = t.call("initialize", {}, clock.now_ms() + 5'000);
+  CHECK(auth.http_status == 401);
+  CHECK(auth.bearer_challenge);
+  const mcp::CallOutcome garbage = t.call("initialize", {}, clock.now_ms() + 5'000);
+  CHECK(garbage.status == mcp::CallOutcome::Status::failed);
+  CHECK(garbage.reason == "HTTP 200 without an MCP answer to initialize");
+}
+
+TEST_CASE("a request that fails before a status is a transport failure", "[http_transport]") {
+  testing::FakeClock clock;
+  ScriptedClient client; // nothing scripted: every request fails
+  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  mcp::StreamableHttpTransport t(server, client, clock);
+  const mcp::CallOutcome out = t.call("initialize", {}, clock.now_ms() + 5'000);
+  CHECK(out.status == mcp::CallOutcome::Status::failed);
+  CHECK(out.transport_failure);
+  CHECK(out.reason == "no scripted response");
+}
