@@ -3,7 +3,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/util/clock.hpp>
-#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/lockfile.hpp>
 
 #include <catch2/catch.hpp>
 

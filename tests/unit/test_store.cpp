@@ -2,6 +2,7 @@
 
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/lockfile.hpp>
 
 #include <catch2/catch.hpp>
 

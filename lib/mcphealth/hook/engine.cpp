@@ -12,6 +12,7 @@
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/lockfile.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/state/health.hpp>
 #include <mcphealth/util/clock.hpp>

@@ -7,6 +7,7 @@
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/lockfile.hpp>
 
 #include <algorithm>
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/lockfile.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <cerrno>

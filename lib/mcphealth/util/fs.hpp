@@ -1,6 +1,6 @@
 #pragma once
 // File-system primitives the state store and discovery share: whole-file reads, folders created private,
-// atomic replacement, and bounded-wait locks.
+// atomic replacement (locks are in util/lockfile.hpp).
 #include <mcphealth/util/clock.hpp>
 
 #include <cstdint>
@@ -42,51 +42,5 @@ std::string atomic_replace(const std::filesystem::path& path, std::string_view b
 
 /// Returns the text of `errno` value `err` as its symbolic name (`ENOENT`), or `E<number>` when unknown.
 std::string errno_name(int err);
-
-/// An exclusive `flock` on a lock file, released when destroyed.
-class FileLock {
-public:
-  FileLock() = default;
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  FileLock(FileLock&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
-  FileLock& operator=(FileLock&& other) noexcept;
-  ~FileLock();
-
-  /// Takes an exclusive lock on `path` (created 0600 if missing), waiting at most `wait_ms`. On failure returns a
-  /// lock that is not held and sets `error` (empty when the wait ran out).
-  static FileLock acquire(const std::filesystem::path& path, std::int64_t wait_ms, Clock& clock, std::string& error);
-  /// True when the lock is held.
-  bool held() const { return m_fd >= 0; }
-
-private:
-  int m_fd = -1;
-};
-
-/// An exclusive one-byte `fcntl` record lock at an offset of a shared lock file: one lock per key without one file
-/// per key. Two keys that hash alike only serialize each other, which is safe. On Linux the lock belongs to its own
-/// open file description: it excludes a second holder in the same process too, and releasing it releases nothing
-/// else.
-class RecordLock {
-public:
-  RecordLock() = default;
-  RecordLock(const RecordLock&) = delete;
-  RecordLock& operator=(const RecordLock&) = delete;
-  RecordLock(RecordLock&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
-  RecordLock& operator=(RecordLock&& other) noexcept;
-  ~RecordLock();
-
-  /// The outcome of an attempt: taken at once, taken after waiting for another holder, or not taken.
-  enum class Outcome { taken, taken_after_wait, timed_out, failed };
-
-  /// Locks the record for `key` in `path`, waiting at most `wait_ms`.
-  static RecordLock acquire(const std::filesystem::path& path, std::string_view key, std::int64_t wait_ms, Clock& clock,
-                            Outcome& outcome);
-  /// True when the lock is held.
-  bool held() const { return m_fd >= 0; }
-
-private:
-  int m_fd = -1;
-};
 
 } // namespace mcphealth::util
