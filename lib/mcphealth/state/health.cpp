@@ -47,7 +47,7 @@ Health health_of(const ServerEntry& entry, const boost::json::object& raw) {
   const auto kind = probe ? util::get_string(*probe, "kind") : std::nullopt;
   auto is = [&](std::string_view k) { return kind && *kind == k; };
   if (entry.healthy()) {
-    const auto status = probe ? util::get_int(*probe, "httpStatus") : std::nullopt;
+    const std::int64_t status = probe ? util::get_int(*probe, "httpStatus").value_or(0) : 0;
     if (is("needs-auth") || status == 401 || status == 403) return Health::needs_auth;
     if (is("alive-silent")) return Health::alive_silent;
     if (is("reachable")) return Health::reachable;
