@@ -23,11 +23,11 @@ struct Down {
   std::string tool;   ///< the tool the call was for (blocks only)
   /// What went wrong, as recorded (a traceback is cut to its last meaningful line here).
   std::string reason;
-  state::FailureCode code;
+  state::FailureCode code = {};
   /// Until the next check, from now; nothing when no mark was recorded.
-  std::optional<std::int64_t> blocked_for_ms;
+  std::optional<std::int64_t> blocked_for_ms = std::nullopt;
   /// Since the first failure in a row, when known.
-  std::optional<std::int64_t> down_for_ms;
+  std::optional<std::int64_t> down_for_ms = std::nullopt;
   std::int64_t failures = 0;
   /// The reconnect command ran (or was started) and the server is still down.
   bool restart_tried = false;
@@ -54,7 +54,7 @@ struct SessionNote {
   std::string server;
   enum class Kind { down, misconfigured, needs_auth } kind = Kind::down;
   std::string detail; ///< the reason (down), the unset variable (misconfigured)
-  std::optional<std::int64_t> blocked_for_ms;
+  std::optional<std::int64_t> blocked_for_ms = std::nullopt;
 };
 std::string session_start(const std::vector<SessionNote>& notes);
 
