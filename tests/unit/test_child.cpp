@@ -85,7 +85,7 @@ TEST_CASE("a timeout ends the whole group, grandchildren too", "[child]") {
   CHECK_FALSE(alive(grandchild));
 }
 
-TEST_CASE("destroying a child ends its group; a released one is left running", "[child]") {
+TEST_CASE("destroying a child ends its group: a released one is left running", "[child]") {
   TempDir dir;
   util::SystemClock clock;
   const auto pid_file = dir.path() / "grandchild";

@@ -62,7 +62,7 @@ struct Harness {
 
 } // namespace
 
-TEST_CASE("a fresh healthy entry allows without probing; an expired one probes again (inline)", "[engine]") {
+TEST_CASE("a fresh healthy entry allows without probing: an expired one probes again (inline)", "[engine]") {
   Harness h;
   h.env.set("MCPHEALTH_REFRESH", "inline");
   CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);

@@ -41,7 +41,7 @@ TEST_CASE("reachable statuses are healthy and 401/403 need auth", "[probe]") {
   }
 }
 
-TEST_CASE("other statuses are down; 429 and 503 carry their code and Retry-After", "[probe]") {
+TEST_CASE("other statuses are down: 429 and 503 carry their code and Retry-After", "[probe]") {
   auto not_found = probe_with(404);
   CHECK_FALSE(not_found.ok);
   CHECK(not_found.reason == "HTTP 404");

@@ -31,7 +31,7 @@ TEST_CASE("{server} becomes a reference to $MCPHEALTH_SERVER written for its quo
   CHECK(recover::shell_quote("it's") == R"('it'\''s')");
 }
 
-TEST_CASE("names from the payload run only when plain; config names run, passed by variable", "[reconnect]") {
+TEST_CASE("names from the payload run only when plain: config names run, passed by variable", "[reconnect]") {
   CHECK(recover::is_plain_server_name("my-server_1.x"));
   CHECK_FALSE(recover::is_plain_server_name("x;touch y"));
   CHECK_FALSE(recover::is_plain_server_name("$(id)"));

@@ -57,7 +57,7 @@ TEST_CASE("tool names replace every character outside [A-Za-z0-9_-]", "[resolver
   CHECK(config::plugin_tool_server_name("a.b", "c d") == "plugin_a_b_c_d");
 }
 
-TEST_CASE("local scope walks up to the nearest projects key; project scope to the nearest .mcp.json", "[resolver]") {
+TEST_CASE("local scope walks up to the nearest projects key: project scope to the nearest .mcp.json", "[resolver]") {
   Layout l;
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}");
   l.write(l.home / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
@@ -159,7 +159,7 @@ TEST_CASE("a managed config takes over, and managed policies deny by name, url a
   CHECK(r.candidates_for("cmd").front()->standing == config::Standing::managed_only);
 }
 
-TEST_CASE("a user's allowlist broadens a managed one, unless allowManagedMcpServersOnly; a user's denial counts", "[resolver]") {
+TEST_CASE("a user's allowlist broadens a managed one, unless allowManagedMcpServersOnly: a user's denial counts", "[resolver]") {
   Layout l;
   l.claude_json("{}", R"("mcpServers":{"a":)" + stdio("a") + R"(,"b":)" + stdio("b") + R"(,"c":)" + stdio("c") + "}");
   l.write(l.dir.path() / "managed" / "managed-settings.json", R"({"allowedMcpServers":[{"serverName":"a"}]})");

@@ -21,7 +21,7 @@ TEST_CASE("the last meaningful line of a Node crash skips frames, braces and the
         "Error: Cannot find module '/srv/x.js'");
 }
 
-TEST_CASE("one line comes back trimmed; nothing meaningful falls back to the first line", "[text]") {
+TEST_CASE("one line comes back trimmed: nothing meaningful falls back to the first line", "[text]") {
   CHECK(util::last_meaningful_line("  HTTP 503  ") == "HTTP 503");
   CHECK(util::last_meaningful_line("spawn nosuch ENOENT") == "spawn nosuch ENOENT");
   CHECK(util::last_meaningful_line("first\r\nsecond\r\n") == "second");

@@ -10,7 +10,7 @@ json::object empty_doc() { return json::object{{"version", 1}, {"servers", json:
 void mark(json::object& e) { e["status"] = "healthy"; e["checkedAt"] = 1000; }
 } // namespace
 
-TEST_CASE("two definitions of one name keep two verdicts; the servers entry mirrors the last", "[verdicts]") {
+TEST_CASE("two definitions of one name keep two verdicts: the servers entry mirrors the last", "[verdicts]") {
   json::object doc = empty_doc();
   state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", "/a/.mcp.json"}, 1000, state::Writer::probe, mark);
   state::record_verdict(doc, {"fpB", "dup", "dup", "project", "/b", "/b/.mcp.json"}, 1000, state::Writer::probe,
