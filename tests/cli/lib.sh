@@ -148,6 +148,9 @@ run_case() {
     esac
   done
   unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+  # Nor the caller's terminal: colour and table width are decided per case (CI may run with TERM=dumb, or COLUMNS).
+  unset NO_COLOR COLUMNS LINES
+  export TERM=xterm
   # Fast probes: the default liveness timeout is 5 s. A sanitized build starts and handshakes slower: it sets more.
   export ECC_MCP_HEALTH_TIMEOUT_MS=${MCPHEALTH_TEST_TIMEOUT_MS:-400}
   # The user has approved the project's .mcp.json servers, as Claude Code records it; the trust tests undo this.

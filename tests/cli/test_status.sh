@@ -151,6 +151,8 @@ case_colour_only_on_a_terminal_without_no_color() {
   assert_contains "$(cat "$T/tty.txt")" $'\033[31m'
   NO_COLOR=1 script -qec "$MCPHEALTH_BIN status" /dev/null > "$T/tty2.txt" || true
   assert_not_contains "$(cat "$T/tty2.txt")" $'\033[3'
+  TERM=dumb script -qec "$MCPHEALTH_BIN status" /dev/null > "$T/tty2.txt" || true
+  assert_not_contains "$(cat "$T/tty2.txt")" $'\033[3'
 }
 
 case_alive_silent_is_its_own_state_not_healthy() {
