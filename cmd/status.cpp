@@ -3,7 +3,6 @@
 #include "output.hpp"
 
 #include <mcphealth/config/resolver.hpp>
-#include <mcphealth/ops/hints.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -52,26 +51,6 @@ std::string timing(const ops::StatusRow& row) {
 
 json::value opt(const std::optional<std::int64_t>& v) { return v ? json::value(*v) : json::value(nullptr); }
 
-/// What to do about a row that is not fine, from what its entry recorded.
-std::string hint_of(const ops::StatusRow& row) {
-  const json::object* probe = util::get_object(row.raw, "probe");
-  const std::optional<std::string> kind = probe ? util::get_string(*probe, "kind") : std::nullopt;
-  std::optional<int> http;
-  if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = row.entry.last_failure_code.status;
-  const std::string reason = row.entry.last_error.value_or("");
-  return ops::hint_for({row.health, kind.value_or(""), reason, http});
-}
-
-/// The last error as one line: how the process ended, when it exited, then its last meaningful line.
-std::string why(const ops::StatusRow& row) {
-  std::string line = util::last_meaningful_line(row.entry.last_error.value_or(""));
-  const json::object* probe = util::get_object(row.raw, "probe");
-  if (const auto exit = probe ? util::get_string(*probe, "exit") : std::nullopt; exit && row.down()) {
-    line = "exit " + *exit + ": " + line;
-  }
-  return line;
-}
-
 json::object row_json(const ops::StatusRow& row) {
   json::object o;
   o["name"] = row.name;
@@ -87,9 +66,8 @@ json::object row_json(const ops::StatusRow& row) {
   o["retryInMs"] = opt(row.retry_in_ms);
   o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
   o["pinnedAtBackoffCap"] = row.pinned_at_cap;
-  o["lastErrorLine"] = row.entry.last_error ? json::value(why(row)) : json::value(nullptr);
-  const std::string hint = hint_of(row);
-  o["hint"] = hint.empty() ? json::value(nullptr) : json::value(hint);
+  o["lastErrorLine"] = row.entry.last_error ? json::value(row.why) : json::value(nullptr);
+  o["hint"] = row.hint.empty() ? json::value(nullptr) : json::value(row.hint);
   return o;
 }
 
@@ -196,8 +174,8 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {code_text.empty() ? "-" : code_text},
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
-               {why(row)}});
-    if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + hint + "\n";
+               {row.why}});
+    if (!row.hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + row.hint + "\n";
   }
   std::string out = table.render(color, width);
   if (!hints.empty()) out += "\n" + hints;

@@ -30,18 +30,27 @@ Outcome in_another_process(const std::filesystem::path& file, const std::string&
   return static_cast<Outcome>(WEXITSTATUS(status));
 }
 
+/// A scratch lock file, and a way to ask for a key in this process.
+struct LockFile {
+  TempDir dir;
+  std::filesystem::path file = dir.path() / "probe.lock";
+  util::SystemClock clock;
+  util::RecordLock take(const std::string& key, std::int64_t wait_ms, Outcome& outcome) {
+    return util::RecordLock::acquire(file, key, wait_ms, clock, outcome);
+  }
+};
+
 } // namespace
 
 TEST_CASE("a record lock has one holder per key, in this process as in another", "[lock]") {
-  TempDir dir;
-  const auto file = dir.path() / "probe.lock";
-  util::SystemClock clock;
+  LockFile locks;
+  const auto& file = locks.file;
   Outcome outcome = Outcome::failed;
-  util::RecordLock a = util::RecordLock::acquire(file, "a", 0, clock, outcome);
+  util::RecordLock a = locks.take("a", 0, outcome);
   REQUIRE(outcome == Outcome::taken);
   CHECK(a.held());
   // A second holder in the same process (probes run on threads) waits, then gives up.
-  util::RecordLock again = util::RecordLock::acquire(file, "a", 30, clock, outcome);
+  util::RecordLock again = locks.take("a", 30, outcome);
   CHECK(outcome == Outcome::timed_out);
   CHECK_FALSE(again.held());
   CHECK(in_another_process(file, "a") == Outcome::timed_out);
@@ -52,13 +61,12 @@ TEST_CASE("a record lock has one holder per key, in this process as in another",
 
 TEST_CASE("releasing one key's lock leaves the others held", "[lock]") {
   // Classic POSIX record locks belong to the process: closing any descriptor of the file drops them all.
-  TempDir dir;
-  const auto file = dir.path() / "probe.lock";
-  util::SystemClock clock;
+  LockFile locks;
+  const auto& file = locks.file;
   Outcome outcome = Outcome::failed;
-  util::RecordLock a = util::RecordLock::acquire(file, "a", 0, clock, outcome);
+  util::RecordLock a = locks.take("a", 0, outcome);
   REQUIRE(outcome == Outcome::taken);
-  { util::RecordLock b = util::RecordLock::acquire(file, "b", 0, clock, outcome); }
+  { util::RecordLock b = locks.take("b", 0, outcome); }
   CHECK(in_another_process(file, "a") == Outcome::timed_out);
 }
 

@@ -23,6 +23,12 @@ namespace {
 
 constexpr std::string_view k_matcher = "mcp__.*";
 
+/// True for a command whose program is named `mcphealth` (any folder) and whose first argument is `subcommand`.
+bool runs_mcphealth(const std::string& command, std::string_view subcommand) {
+  const std::vector<std::string> w = util::shell_words(command);
+  return w.size() >= 2 && fs::path(w[0]).filename() == "mcphealth" && w[1] == subcommand;
+}
+
 bool is_js_hook(const std::string& command) { return command.find("mcp-health-check") != std::string::npos; }
 
 /// The binary as the first word of a command Claude Code runs with the shell: as it is when plain, else in single
@@ -114,8 +120,7 @@ void finish(InstallPlan& plan, const json::object& root, bool modified) {
 std::string hook_command(const std::string& binary) { return command_word(binary) + " hook"; }
 
 bool is_mcphealth_hook(const std::string& command) {
-  const std::vector<std::string> w = util::shell_words(command);
-  return w.size() >= 2 && fs::path(w[0]).filename() == "mcphealth" && w[1] == "hook";
+  return runs_mcphealth(command, "hook");
 }
 
 InstallPlan plan_install(const InstallRequest& request) {
@@ -213,8 +218,7 @@ InstallPlan plan_uninstall(const fs::path& file) {
     if (hooks->empty()) root.erase("hooks");
   }
   if (const json::value* line = root.if_contains("statusLine"); line != nullptr && line->is_object()) {
-    const std::vector<std::string> w = util::shell_words(util::get_string(line->get_object(), "command").value_or(""));
-    if (w.size() >= 2 && fs::path(w[0]).filename() == "mcphealth" && w[1] == "status") {
+    if (runs_mcphealth(util::get_string(line->get_object(), "command").value_or(""), "status")) {
       root.erase("statusLine");
       modified = true;
       plan.notes.push_back("removed the statusLine");

@@ -1,9 +1,11 @@
 #include <mcphealth/ops/status.hpp>
 
-#include <mcphealth/util/clock.hpp>
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/ops/hints.hpp>
 #include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <tuple>
@@ -100,6 +102,12 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   row.definition = state::definition_of(raw);
   row.scope = util::get_string(raw, "scope");
   row.project = util::get_string(raw, "project");
+  const state::ProbeNotes notes = state::probe_notes(raw);
+  row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
+  if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
+  std::optional<int> http;
+  if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = row.entry.last_failure_code.status;
+  row.hint = hint_for({row.health, notes.kind.value_or(""), row.entry.last_error.value_or(""), http});
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {

@@ -53,6 +53,10 @@ struct StatusRow {
   std::optional<std::int64_t> retry_in_ms;
   /// Its retry delay has reached the cap: it will only be retried every `max backoff`.
   bool pinned_at_cap = false;
+  /// The last error as one line (how a process that exited ended, then the error's last meaningful line), and
+  /// what to do about it (ops/hints.hpp); empty when there is none.
+  std::string why;
+  std::string hint;
 };
 
 /// Everything `status` reports.

@@ -31,18 +31,19 @@ std::map<std::string, const json::object*> entries_of(const state::StateSnapshot
   return out;
 }
 
-/// What an entry's status says for transitions: only up and down are; anything else is no verdict.
+/// Which side of a transition an entry is on: only up and down count; no entry, or a status that is neither,
+/// is no verdict. Derived from the entry's health, which the event names.
 enum class Side { none, up, down };
-Side side_of(const json::object* e) {
-  if (e == nullptr) return Side::none;
-  const state::ServerEntry entry = state::ServerEntry::from_json(*e);
-  return entry.healthy() ? Side::up : entry.unhealthy() ? Side::down : Side::none;
+Side side_of(state::Health h) {
+  return h == state::Health::unknown ? Side::none : state::is_down(h) ? Side::down : Side::up;
+}
+state::Health health_at(const json::object* e) {
+  return e ? state::health_of(state::ServerEntry::from_json(*e), *e) : state::Health::unknown;
 }
 
 /// How the event names each side: the one vocabulary (state/health.hpp), or `none`.
-std::string health_word(const json::object* e) {
-  if (side_of(e) == Side::none) return "none";
-  return std::string(state::health_name(state::health_of(state::ServerEntry::from_json(*e), *e)));
+std::string health_word(state::Health h) {
+  return side_of(h) == Side::none ? "none" : std::string(state::health_name(h));
 }
 
 WatchEvent event_for(const std::string& key, const json::object* before, const json::object* after, util::EpochMs now) {
@@ -50,8 +51,8 @@ WatchEvent event_for(const std::string& key, const json::object* before, const j
   WatchEvent ev;
   ev.ts = now;
   ev.server = util::get_string(*e, "toolName").value_or(key.substr(key.find(' ') + 1));
-  ev.from = health_word(before);
-  ev.to = health_word(after);
+  ev.from = health_word(health_at(before));
+  ev.to = health_word(health_at(after));
   ev.failure_count = state::clamp_failure_count(util::get_int(*e, "failureCount").value_or(0));
   ev.reason = after ? util::get_string(*after, "lastError").value_or("") : std::string();
   ev.by = after ? util::get_string(*after, "updatedBy").value_or("unknown") : std::string("reset");
@@ -70,7 +71,7 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
   for (const auto& [key, entry] : new_entries) {
     auto it = old_entries.find(key);
     const json::object* prev = it == old_entries.end() ? nullptr : it->second;
-    const Side from = side_of(prev), to = side_of(entry);
+    const Side from = side_of(health_at(prev)), to = side_of(health_at(entry));
     WatchEvent ev = event_for(key, prev, entry, now);
     if (prev == nullptr) {
       // A verdict adopted from an entry without a definition is the same server going on, not a new one.

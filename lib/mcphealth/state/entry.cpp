@@ -63,6 +63,12 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   return e;
 }
 
+ProbeNotes probe_notes(const json::object& entry) {
+  const json::object* probe = util::get_object(entry, "probe");
+  if (probe == nullptr) return {};
+  return {util::get_string(*probe, "kind"), util::get_string(*probe, "exit")};
+}
+
 std::int64_t clamp_failure_count(std::int64_t count) {
   return std::clamp<std::int64_t>(count, 0, k_max_failure_count);
 }

@@ -120,6 +120,15 @@ struct Standing {
 /// Decides where `entry` stands at `now`.
 Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
 
+/// From an entry's last probe details (`probe`), for the operator's tables: what the probe saw (`exited`,
+/// `needs-auth`, ...) and, for a process that exited, how it ended (`1`, `SIGSEGV`). Not part of ServerEntry:
+/// the hook's cache hit never needs them.
+struct ProbeNotes {
+  std::optional<std::string> kind;
+  std::optional<std::string> exit_status;
+};
+ProbeNotes probe_notes(const boost::json::object& entry);
+
 /// The most consecutive failures a file may claim; more (a hand edit, a corrupt file) reads as this many, so
 /// counting one more can never overflow.
 inline constexpr std::int64_t k_max_failure_count = 1'000'000'000;
