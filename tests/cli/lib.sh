@@ -151,8 +151,9 @@ run_case() {
   # Nor the caller's terminal: colour and table width are decided per case (CI may run with TERM=dumb, or COLUMNS).
   unset NO_COLOR COLUMNS LINES
   export TERM=xterm
-  # Fast probes: the default liveness timeout is 5 s. A sanitized build starts and handshakes slower: it sets more.
-  export ECC_MCP_HEALTH_TIMEOUT_MS=${MCPHEALTH_TEST_TIMEOUT_MS:-400}
+  # Fast probes: the default liveness timeout is 5 s. 1 s leaves a Python fixture room to start on two busy cores
+  # (at 400 ms CI once saw one miss it); a sanitized build starts and handshakes slower: it sets more.
+  export ECC_MCP_HEALTH_TIMEOUT_MS=${MCPHEALTH_TEST_TIMEOUT_MS:-1000}
   # The user has approved the project's .mcp.json servers, as Claude Code records it; the trust tests undo this.
   write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
   # No managed settings of the machine's leak in.

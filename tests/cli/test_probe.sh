@@ -76,6 +76,17 @@ case_server_ping_is_answered_and_other_requests_refused() {
   assert_eq "$(field '["kind"]')" answered "the fixture exits unless ping got {} and roots/list got -32601"
 }
 
+case_slow_starting_modern_server_is_still_modern() {
+  # server/discover gets a third of the timeout; a modern server that starts later answers it late, then refuses
+  # initialize. The late answer is the verdict (this read "initialize failed: Method not found" before).
+  config "svc=$(stdio_def modern '"--start-delay-ms","700"')"
+  probe_json svc --timeout-ms 1800
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" answered
+  assert_eq "$(field '["protocolVersion"]')" 2026-07-28
+  assert_eq "$(field '["serverName"]')" fixture-modern
+}
+
 case_modern_server_is_discovered() {
   config "svc=$(stdio_def modern '"--tools","2"')"
   probe_json svc
@@ -194,14 +205,15 @@ case_hanging_http_is_a_timeout() {
 case_many_servers_at_once_all_reported() {
   local pairs=() i
   for i in $(seq 1 24); do pairs+=("ok$i=$(stdio_def healthy)"); done
-  for i in $(seq 1 8); do pairs+=("hang$i=$(stdio_def hang)"); done
+  for i in $(seq 1 4); do pairs+=("hang$i=$(stdio_def hang)"); done
   config "${pairs[@]}"
-  probe_json --all --depth handshake --timeout-ms 4000
+  # 28 Python starts at once on two busy cores: one took over 4 s in CI, so the timeout leaves room for that.
+  probe_json --all --depth handshake --timeout-ms 12000
   assert_eq "$RC" 1
-  assert_eq "$(json_eval "$OUT" 'len(d["servers"])')" 32
+  assert_eq "$(json_eval "$OUT" 'len(d["servers"])')" 28
   assert_eq "$(json_eval "$OUT" 'sum(1 for s in d["servers"] if s["kind"] == "answered")')" 24
-  assert_eq "$(json_eval "$OUT" 'sum(1 for s in d["servers"] if s["kind"] == "timeout")')" 8
-  assert_eq "$(json_get "$(STATE)" 'len(d["servers"])')" 32
+  assert_eq "$(json_eval "$OUT" 'sum(1 for s in d["servers"] if s["kind"] == "timeout")')" 4
+  assert_eq "$(json_get "$(STATE)" 'len(d["servers"])')" 28
 }
 
 case_parallel_limit_still_probes_everything() {

@@ -158,7 +158,7 @@ case_colour_only_on_a_terminal_without_no_color() {
 case_alive_silent_is_its_own_state_not_healthy() {
   # A server that starts and never answers costs a timeout per cold call: status must not call it healthy.
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"hung\":$(stdio_def hang),\"good\":$(stdio_def healthy)}}"
-  mcph probe --all --timeout-ms 400
+  mcph probe --all --timeout-ms 1500
   assert_eq "$RC" 0 "alive-silent counts as up"
   mcph status
   assert_eq "$RC" 0

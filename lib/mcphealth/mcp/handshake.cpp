@@ -38,9 +38,8 @@ bool supports_modern(const json::object& result) {
   return false;
 }
 
-bool try_modern(Transport& transport, util::EpochMs deadline, HandshakeResult& out) {
-  CallOutcome discover = transport.call("server/discover", modern_params(), deadline);
-  note_http_failure(discover, out);
+/// Takes a `server/discover` answer: true (and the server's details read) when it names the stateless revision.
+bool accept_discover(Transport& transport, const CallOutcome& discover, util::EpochMs deadline, HandshakeResult& out) {
   if (discover.status != CallOutcome::Status::result || !supports_modern(discover.result)) {
     out.failure = discover;
     if (discover.status == CallOutcome::Status::result) {
@@ -58,6 +57,12 @@ bool try_modern(Transport& transport, util::EpochMs deadline, HandshakeResult& o
   transport.set_protocol_version(out.protocol_version);
   count_tools(transport, modern_params(), deadline, out);
   return true;
+}
+
+bool try_modern(Transport& transport, util::EpochMs deadline, HandshakeResult& out) {
+  CallOutcome discover = transport.call("server/discover", modern_params(), deadline);
+  note_http_failure(discover, out);
+  return accept_discover(transport, discover, deadline, out);
 }
 
 bool try_initialize(Transport& transport, util::EpochMs deadline, HandshakeResult& out) {
@@ -102,7 +107,15 @@ HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs
       return out; // refused or broken: initialize would meet the same
     }
   }
-  try_initialize(transport, deadline, out);
+  if (try_initialize(transport, deadline, out) || protocol != Protocol::automatic) return out;
+  // A server slow to start answers both requests in order: a modern one said what it is to the discover that timed
+  // out, then refused initialize. Its late answer is the verdict, not the refusal.
+  if (std::optional<CallOutcome> late = transport.late_answer("server/discover");
+      late && late->status == CallOutcome::Status::result && supports_modern(late->result)) {
+    HandshakeResult modern;
+    accept_discover(transport, *late, deadline, modern);
+    return modern;
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <mcphealth/mcp/jsonrpc.hpp>
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <poll.h>
 #include <unistd.h>
@@ -120,9 +121,27 @@ CallOutcome StdioTransport::call(std::string_view method, const json::object& pa
       out.reason = exit_reason();
       return out;
     }
-    if (m_clock.now_ms() >= deadline) return no_answer_in_time(method);
+    if (m_clock.now_ms() >= deadline) {
+      std::erase_if(m_timed_out, [&](const auto& t) { return t.first == method; });
+      m_timed_out.emplace_back(method, id);
+      return no_answer_in_time(method);
+    }
     pump(deadline);
   }
+}
+
+std::optional<CallOutcome> StdioTransport::late_answer(std::string_view method) {
+  const auto timed_out = std::find_if(m_timed_out.begin(), m_timed_out.end(), [&](const auto& t) { return t.first == method; });
+  if (timed_out == m_timed_out.end()) return std::nullopt;
+  if (m_child->stdout_fd() >= 0) pump(m_clock.now_ms()); // what has arrived by now, without waiting
+  for (auto it = m_messages.begin(); it != m_messages.end(); ++it) {
+    if (!is_response_to(*it, timed_out->second)) continue;
+    CallOutcome out = outcome_of_response(it->get_object());
+    m_messages.erase(it);
+    m_timed_out.erase(timed_out);
+    return out;
+  }
+  return std::nullopt;
 }
 
 void StdioTransport::notify(std::string_view method, const json::object& params, util::EpochMs deadline) {

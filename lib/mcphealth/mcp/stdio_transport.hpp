@@ -16,6 +16,7 @@ public:
   ~StdioTransport() override { close(); }
 
   CallOutcome call(std::string_view method, const boost::json::object& params, util::EpochMs deadline) override;
+  std::optional<CallOutcome> late_answer(std::string_view method) override;
   void notify(std::string_view method, const boost::json::object& params, util::EpochMs deadline) override;
   void close() override;
 
@@ -37,6 +38,8 @@ private:
   std::unique_ptr<proc::Child> m_child;
   util::Clock& m_clock;
   std::int64_t m_next_id = 1;
+  /// The id of the last request of each method that timed out: late_answer() looks for its answer.
+  std::vector<std::pair<std::string, std::int64_t>> m_timed_out;
   std::string m_out_buffer;
   std::string m_err;
   std::vector<boost::json::value> m_messages;

@@ -49,6 +49,13 @@ public:
   /// Sends request `method` and waits until `deadline` for the response; requests from the server meanwhile are
   /// answered (`ping` with `{}`, anything else with -32601) and notifications skipped.
   virtual CallOutcome call(std::string_view method, const boost::json::object& params, util::EpochMs deadline) = 0;
+  /// The answer to the last request of `method` that timed out, when it has arrived since (only a stream keeps
+  /// such answers: stdio does, HTTP cannot). A server that starts slowly answers a first request after its
+  /// deadline; this lets the handshake still hear that answer once a later one comes back.
+  virtual std::optional<CallOutcome> late_answer(std::string_view method) {
+    (void)method;
+    return std::nullopt;
+  }
   /// Sends a notification.
   virtual void notify(std::string_view method, const boost::json::object& params, util::EpochMs deadline) = 0;
   /// Records the negotiated protocol version (HTTP sends it as `MCP-Protocol-Version` from then on).
