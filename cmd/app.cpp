@@ -4,6 +4,7 @@
 #include "explain_config.hpp"
 #include "hook.hpp"
 #include "install.hpp"
+#include "policy.hpp"
 #include "probe.hpp"
 #include "refresh.hpp"
 #include "reset.hpp"
@@ -41,6 +42,7 @@ constexpr Command k_commands[] = {
     {"status", register_status},
     {"reset", register_reset},
     {"explain-config", register_explain_config},
+    {"policy", register_policy},
     {"refresh", register_refresh},
     {"watch", register_watch},
     {"install", register_install},
@@ -52,7 +54,7 @@ constexpr Command k_commands[] = {
 int command_index(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
-    if (arg == "--state" || arg == "--config") {
+    if (arg == "--state" || arg == "--config" || arg == "--policy") {
       ++i;
       continue;
     }
@@ -121,6 +123,10 @@ int mcphealth_main(int argc, char** argv) {
       ->type_name("PATH");
   app.add_option("--config", invocation.globals.configs,
                  "MCP config file to read instead of searching Claude Code's places (repeatable)")
+      ->type_name("PATH");
+  app.add_option("--policy", invocation.globals.policy,
+                 "Per-server policy file (default: $MCPHEALTH_POLICY, else $XDG_CONFIG_HOME/mcphealth/policy.json or "
+                 "~/.config/mcphealth/policy.json)")
       ->type_name("PATH");
   app.add_flag("-v,--verbose", invocation.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
   app.require_subcommand(1);

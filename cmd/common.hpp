@@ -14,6 +14,7 @@ namespace mcphealth::cli {
 struct GlobalOptions {
   std::optional<std::string> state;
   std::vector<std::string> configs;
+  std::optional<std::string> policy;
   int verbosity = 0;
 
   /// The overrides these options make to the resolved settings.
@@ -21,6 +22,7 @@ struct GlobalOptions {
     config::SettingsOverrides o;
     if (state) o.state_path = *state;
     for (const auto& c : configs) o.config_paths.emplace_back(c);
+    if (policy) o.policy_path = *policy;
     return o;
   }
 };

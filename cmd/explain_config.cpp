@@ -38,6 +38,12 @@ std::string file_status(const config::FileReport& f) {
   return "exists";
 }
 
+/// A reconnect command as a person reads it: the shell text, or the argv words.
+std::string reconnect_text(const recover::ReconnectCommand& c) {
+  if (c.argv.empty()) return c.command;
+  return config::ReconnectSpec{c.argv, {}}.text() + " (no shell)";
+}
+
 json::array strings(const std::vector<std::string>& v) {
   json::array a;
   for (const auto& s : v) a.push_back(json::value(s));
@@ -72,8 +78,11 @@ json::object to_json(const ops::Explanation& e) {
     o["plugin"] = s.plugin ? json::value(*s.plugin) : json::value(nullptr);
     o["commandLine"] = s.kind == "stdio" ? json::value(s.command_line) : json::value(nullptr);
     o["resolvedCommand"] = s.resolved_command ? json::value(*s.resolved_command) : json::value(nullptr);
-    o["reconnectCommand"] = s.reconnect ? json::value(s.reconnect->command) : json::value(nullptr);
+    o["reconnectCommand"] = s.reconnect ? json::value(reconnect_text(*s.reconnect)) : json::value(nullptr);
     o["reconnectVariable"] = s.reconnect ? json::value(s.reconnect->variable) : json::value(nullptr);
+    json::object own;
+    for (const auto& v : s.own_settings) own[v.name] = json::object{{"value", v.value}, {"origin", v.origin}};
+    o["ownSettings"] = std::move(own);
     servers.push_back(std::move(o));
   }
   json::array skipped;
@@ -95,6 +104,7 @@ json::object to_json(const ops::Explanation& e) {
           {"trusted", e.trusted},
           {"managedConfig", e.managed_config ? json::value(*e.managed_config) : json::value(nullptr)},
           {"settings", std::move(settings)},
+          {"policy", json::object{{"path", e.policy_path}, {"status", e.policy_status}}},
           {"hooks", json::object{{"settingsFiles", strings(e.hooks.files)}, {"preToolUse", e.hooks.pre_tool_use},
                                  {"postToolUseFailure", e.hooks.post_tool_use_failure}, {"jsHook", strings(e.hooks.js_hook)}}},
           {"findings", std::move(findings)}};
@@ -140,7 +150,10 @@ void print_text(const ops::Explanation& e, bool color) {
     if (!header_names.empty()) std::printf("    headers: %s\n", header_names.c_str());
     if (!unset.empty()) std::printf("    unset here: %s\n", unset.c_str());
     std::printf("    reconnect: %s\n",
-                s.reconnect ? (s.reconnect->command + " (from " + s.reconnect->variable + ")").c_str() : "none configured");
+                s.reconnect ? (reconnect_text(*s.reconnect) + " (from " + s.reconnect->variable + ")").c_str() : "none configured");
+    for (const auto& v : s.own_settings) {
+      std::printf("    %s: %s  [%s]\n", v.name.c_str(), v.value.c_str(), v.origin.c_str());
+    }
   }
   std::printf("\n%s\n", bold("Not checked (Claude Code does not start these here)").c_str());
   if (e.skipped.empty()) std::printf("  (none)\n");
@@ -152,6 +165,9 @@ void print_text(const ops::Explanation& e, bool color) {
   }
   std::printf("\n%s\n", bold("Settings").c_str());
   for (const auto& s : e.settings) std::printf("  %-18s %s  [%s]\n", (s.name + ":").c_str(), s.value.c_str(), s.origin.c_str());
+  std::printf("  %-18s %s: %s\n", "policy file:", e.policy_path.c_str(), e.policy_status.c_str());
+  std::printf("  (precedence: flag > policy servers.<name> > policy defaults > MCPHEALTH_* > ECC_* > default; a\n"
+              "   server's own values are listed with it; mcphealth policy shows them all)\n");
   std::printf("\n%s\n", bold("Hooks").c_str());
   std::printf("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "✔ registered" : "✘ NOT registered",
               e.hooks.post_tool_use_failure ? "✔ registered" : "✘ NOT registered",

@@ -100,9 +100,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     request.overrides = globals.overrides();
 
     util::SystemClock clock;
-    std::string depth_warning;
-    probe::LiveProber prober(clock, probe::probe_options_from_env(env, depth_warning));
-    if (!depth_warning.empty()) warnings.push_back(depth_warning);
+    probe::LiveProber prober(clock);
     recover::ShellRunner runner(clock, env);
     hook::HookDeps deps{clock, env, prober, runner, log_line, warnings,
                         [&globals](const std::string& folder, const std::vector<std::string>& servers) {

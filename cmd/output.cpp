@@ -73,7 +73,8 @@ Cell health_cell(state::Health health) {
   case Health::unhealthy:
   case Health::misconfigured: return {text, Color::red};
   case Health::unknown:
-  case Health::not_probed: break;
+  case Health::not_probed:
+  case Health::skipped: break;
   }
   return {text, Color::dim};
 }

@@ -2,6 +2,7 @@
 
 #include "output.hpp"
 
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/ops/hints.hpp>
 #include <mcphealth/ops/probe.hpp>
 #include <mcphealth/util/json.hpp>
@@ -24,13 +25,16 @@ void register_probe(CLI::App& app, Invocation& invocation) {
                 "in this one, and user and plugin scope; each distinct definition once");
   sub->add_option("--depth", o->depth,
                   "liveness (process up / HTTP status), handshake (MCP answer or needs-auth only), auto (default: "
-                  "handshake; a silent live stdio server and a reachable HTTP endpoint count as up)")
+                  "handshake; a silent live stdio server and a reachable HTTP endpoint count as up). Overrides the "
+                  "policy file and MCPHEALTH_PROBE_DEPTH for every server")
       ->check(CLI::IsMember({"liveness", "handshake", "auto"}));
   sub->add_option("--protocol", o->protocol,
-                  "modern (2026-07-28 server/discover), legacy (initialize), auto (default: modern, then legacy)")
+                  "modern (2026-07-28 server/discover), legacy (initialize), auto (default: modern, then legacy). "
+                  "Overrides the policy file for every server")
       ->check(CLI::IsMember({"modern", "legacy", "auto"}));
   sub->add_option("--timeout-ms", o->timeout_ms,
-                  "Per-server timeout in ms (default: $MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else 5000)")
+                  "Per-server timeout in ms, for every server (default: the policy file's timeoutMs, else "
+                  "$MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else 5000)")
       ->type_name("MS")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{3'600'000}));
   sub->add_option("--parallel", o->parallel, "At most N probes at a time (default 0: all at once)")->type_name("N");
@@ -129,7 +133,11 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   }
   util::ProcessEnvironment env;
   util::SystemClock clock;
-  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  config::SettingsOverrides overrides = globals.overrides();
+  if (o.depth) overrides.probe = config::parse_probe_mode(*o.depth);
+  if (o.protocol) overrides.protocol = config::parse_protocol_mode(*o.protocol);
+  overrides.timeout_ms = o.timeout_ms;
+  const config::Settings settings = config::resolve_settings(env, overrides);
   // -q is for cron, which mails whatever is printed: warnings only when asked for with -v.
   const bool say_warnings = !o.quiet || globals.verbosity > 0;
   if (say_warnings) warn_all(settings.warnings);
@@ -138,9 +146,6 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   request.servers = o.servers;
   request.all = o.all;
   if (o.project) request.project = *o.project;
-  request.options.depth = *probe::parse_depth(o.depth);
-  request.options.protocol = *probe::parse_protocol(o.protocol);
-  request.timeout_ms = o.timeout_ms.value_or(settings.timeout_ms.value);
   request.parallel = o.parallel;
   request.record = o.no_update ? ops::Record::no : ops::Record::yes;
   request.reconnect = o.reconnect ? recover::Reconnect::when_down : recover::Reconnect::never;

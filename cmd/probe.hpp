@@ -15,8 +15,8 @@ namespace mcphealth::cli {
 struct ProbeCommandOptions {
   std::vector<std::string> servers;
   bool all = false;
-  std::string depth = "auto";
-  std::string protocol = "auto";
+  std::optional<std::string> depth;
+  std::optional<std::string> protocol;
   std::optional<std::int64_t> timeout_ms;
   std::size_t parallel = 0;
   Format format = Format::table;

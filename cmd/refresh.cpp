@@ -1,5 +1,6 @@
 #include "refresh.hpp"
 
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/ops/refresh.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/log.hpp>
@@ -32,9 +33,10 @@ int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
   // However a server behaves, this ends: one probe, one reconnect and one re-probe per server at the most, and
   // then the alarm (its default action ends us; the probe's child dies with us through its parent-death signal).
-  ::alarm(static_cast<unsigned>((2 * settings.timeout_ms.value + settings.reconnect_timeout_ms.value) / 1000 + 10));
-  std::string depth_warning;
-  probe::LiveProber prober(clock, probe::probe_options_from_env(env, depth_warning));
+  // The policy may give a server longer timeouts than the environment does.
+  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  ::alarm(static_cast<unsigned>(policy.longest_recovery_ms(settings) / 1000 + 10));
+  probe::LiveProber prober(clock);
   recover::ShellRunner runner(clock, env);
   const ops::RefreshReport report = ops::refresh_stale({o.servers}, settings, discovery_for(env, settings, o.project), env,
                                                        clock, prober, runner);
@@ -50,6 +52,7 @@ bool start_detached_refresh(const GlobalOptions& globals, const std::string& fol
   std::vector<std::string> args{self};
   if (globals.state) args.insert(args.end(), {"--state", *globals.state});
   for (const auto& c : globals.configs) args.insert(args.end(), {"--config", c});
+  if (globals.policy) args.insert(args.end(), {"--policy", *globals.policy});
   args.insert(args.end(), {"refresh", "--project", folder, "--"});
   args.insert(args.end(), servers.begin(), servers.end());
   std::vector<char*> argv;

@@ -89,7 +89,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   std::optional<std::vector<ops::ConfiguredServer>> configured;
   if (!o.statusline) {
     // Every folder Claude Code knows: a definition some project still uses is never "gone".
-    configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env);
+    configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings);
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
   if (!o.servers.empty()) {

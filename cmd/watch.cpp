@@ -165,7 +165,7 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     }
     if (terminal || o.once) {
       if (clock.now_ms() - configured_at > o.interval_s * 1000) {
-        configured = ops::configured_everywhere(inputs, env);
+        configured = ops::configured_everywhere(inputs, env, settings);
         configured_at = clock.now_ms();
       }
       const ops::StatusReport report = ops::build_status(after, configured, settings, clock.now_ms());

@@ -30,8 +30,11 @@ class FakeProber final : public probe::Prober {
 public:
   std::deque<probe::ProbeResult> results;
   int calls = 0;
-  probe::ProbeResult probe(const config::ResolvedServer&, std::int64_t) override {
+  /// The spec of each probe asked for.
+  std::vector<probe::ProbeSpec> specs;
+  probe::ProbeResult probe(const config::ResolvedServer&, const probe::ProbeSpec& spec) override {
     ++calls;
+    specs.push_back(spec);
     if (results.empty()) {
       probe::ProbeResult none;
       none.kind = probe::Kind::not_probed;
@@ -65,6 +68,14 @@ public:
   proc::CommandResult result = ok();
   proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t) override {
     commands.push_back(command);
+    servers.emplace_back(server);
+    return result;
+  }
+  /// Records an argv as its words joined by `|`.
+  proc::CommandResult run_argv(const std::vector<std::string>& argv, std::string_view server, std::int64_t) override {
+    std::string joined;
+    for (const auto& word : argv) joined += (joined.empty() ? "" : "|") + word;
+    commands.push_back(joined);
     servers.emplace_back(server);
     return result;
   }

@@ -24,7 +24,7 @@ TEST_CASE("a batch runs probes in parallel and keeps the items' order", "[batch]
   class MeetingProber final : public probe::Prober {
   public:
     explicit MeetingProber(Rendezvous& r) : m_r(r) {}
-    probe::ProbeResult probe(const config::ResolvedServer& s, std::int64_t) override {
+    probe::ProbeResult probe(const config::ResolvedServer& s, const probe::ProbeSpec&) override {
       std::unique_lock<std::mutex> lock(m_r.mutex);
       m_r.peak = std::max(m_r.peak, ++m_r.running);
       m_r.changed.notify_all();
@@ -40,13 +40,13 @@ TEST_CASE("a batch runs probes in parallel and keeps the items' order", "[batch]
   };
   std::vector<probe::BatchItem> items;
   for (int i = 0; i < 6; ++i) {
-    items.push_back({"s" + std::to_string(i), {{"s" + std::to_string(i), "/c", "x", {}}, config::UnsupportedServer{}, {}}});
+    items.push_back({"s" + std::to_string(i), {{"s" + std::to_string(i), "/c", "x", {}}, config::UnsupportedServer{}, {}}, {1000, {}}});
   }
   util::SystemClock clock;
   for (std::size_t parallel : {std::size_t{0}, std::size_t{2}}) {
     Rendezvous meet;
     meet.want = parallel == 0 ? 6 : 2;
-    auto out = probe::probe_batch(items, 1000, parallel, [&] { return std::make_unique<MeetingProber>(meet); }, clock);
+    auto out = probe::probe_batch(items, parallel, [&] { return std::make_unique<MeetingProber>(meet); }, clock);
     REQUIRE(out.size() == 6);
     for (int i = 0; i < 6; ++i) CHECK(out[static_cast<std::size_t>(i)].result.reason == "s" + std::to_string(i));
     CHECK(meet.peak == meet.want);

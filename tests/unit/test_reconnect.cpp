@@ -37,10 +37,10 @@ TEST_CASE("names from the payload run only when plain: config names run, passed 
   CHECK_FALSE(recover::is_plain_server_name("$(id)"));
   CHECK_FALSE(recover::is_plain_server_name(""));
   FakeRunner runner;
-  auto refused = recover::run_reconnect({"pm2 restart {server}", "V"}, "x;touch y", recover::NameOrigin::payload, 100, runner);
+  auto refused = recover::run_reconnect({"pm2 restart {server}", {}, "V"}, "x;touch y", recover::NameOrigin::payload, 100, runner);
   CHECK(refused.status == recover::ReconnectOutcome::Status::refused);
   CHECK(runner.commands.empty());
-  auto defined = recover::run_reconnect({"pm2 restart {server}", "V"}, "x;touch y", recover::NameOrigin::config, 100, runner);
+  auto defined = recover::run_reconnect({"pm2 restart {server}", {}, "V"}, "x;touch y", recover::NameOrigin::config, 100, runner);
   CHECK(defined.status == recover::ReconnectOutcome::Status::ok);
   REQUIRE(runner.commands.size() == 1);
   CHECK(runner.commands[0] == R"(pm2 restart "${MCPHEALTH_SERVER}")");
@@ -50,12 +50,12 @@ TEST_CASE("names from the payload run only when plain: config names run, passed 
 TEST_CASE("a failed reconnect says why: stderr, else stdout, else the status", "[reconnect]") {
   FakeRunner runner;
   runner.result = FakeRunner::failing("  no such process \n");
-  CHECK(recover::run_reconnect({"c", "V"}, "s", recover::NameOrigin::config, 100, runner).reason == "no such process");
+  CHECK(recover::run_reconnect({"c", {}, "V"}, "s", recover::NameOrigin::config, 100, runner).reason == "no such process");
   runner.result.err.clear();
   runner.result.out = "out text";
-  CHECK(recover::run_reconnect({"c", "V"}, "s", recover::NameOrigin::config, 100, runner).reason == "out text");
+  CHECK(recover::run_reconnect({"c", {}, "V"}, "s", recover::NameOrigin::config, 100, runner).reason == "out text");
   runner.result.out.clear();
-  CHECK(recover::run_reconnect({"c", "V"}, "s", recover::NameOrigin::config, 100, runner).reason == "exited with 1");
+  CHECK(recover::run_reconnect({"c", {}, "V"}, "s", recover::NameOrigin::config, 100, runner).reason == "exited with 1");
   runner.result.status = proc::CommandResult::Status::timed_out;
-  CHECK(recover::run_reconnect({"c", "V"}, "s", recover::NameOrigin::config, 250, runner).reason == "timed out after 250 ms");
+  CHECK(recover::run_reconnect({"c", {}, "V"}, "s", recover::NameOrigin::config, 250, runner).reason == "timed out after 250 ms");
 }

@@ -10,6 +10,7 @@ std::string Origin::text() const {
   switch (kind) {
   case Kind::variable: return "variable " + name;
   case Kind::flag: return "flag " + name;
+  case Kind::policy: return "policy " + name;
   case Kind::built_in: break;
   }
   return "default";
@@ -20,11 +21,24 @@ std::string SettingWarning::text() const {
   case Code::not_a_whole_number:
     return "ignoring " + variable + "=" + value + ": not a non-negative whole number; using " + detail;
   case Code::capped: return "capping " + variable + "=" + value + " at " + detail;
+  case Code::not_a_choice: return "ignoring " + variable + "=" + value + ": expected " + detail;
   case Code::home_in_path:
     return variable + " entry '" + value + "' starts with ~ or $HOME; mcphealth expands it to " + detail +
            ", but launchd and the JS hook would not";
   }
   return {};
+}
+
+std::string ReconnectSpec::text() const {
+  if (argv.empty()) return shell;
+  std::string out;
+  for (const auto& word : argv) {
+    const bool plain = !word.empty() && word.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += (out.empty() ? "" : " ") + (plain ? word : quoted + "'");
+  }
+  return out;
 }
 
 fs::path expand_home(const std::string& path, const util::Environment& env, bool& expanded) {
@@ -123,7 +137,17 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
     s.fail_open = {util::is_truthy(found->value), Origin::variable(found->name)};
   }
+  if (auto v = env.get("MCPHEALTH_PROBE_DEPTH"); v && !v->empty()) {
+    if (*v == "liveness") s.probe = {ProbeMode::liveness, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
+    else if (*v == "handshake") s.probe = {ProbeMode::handshake, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
+    else if (*v == "auto") s.probe = {ProbeMode::automatic, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
+    else s.warnings.push_back({SettingWarning::Code::not_a_choice, "MCPHEALTH_PROBE_DEPTH", *v, "liveness, handshake or auto"});
+  }
+  if (flags.timeout_ms) s.timeout_ms = {*flags.timeout_ms, Origin::flag("--timeout-ms")};
+  if (flags.probe) s.probe = {*flags.probe, Origin::flag("--depth")};
+  if (flags.protocol) s.protocol = {*flags.protocol, Origin::flag("--protocol")};
   s.config_paths = resolve_config_paths(env, flags, s.warnings);
+  s.policy_path = resolve_policy_path(env, flags);
   return s;
 }
 

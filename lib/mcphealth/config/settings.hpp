@@ -13,14 +13,16 @@ namespace mcphealth::config {
 
 /// Where a setting's value came from. Text is made only where it is printed (`text()`).
 struct Origin {
-  enum class Kind { built_in, variable, flag };
+  enum class Kind { built_in, variable, policy, flag };
   Kind kind = Kind::built_in;
-  /// The variable as it was set (`MCPHEALTH_TTL_MS` or `ECC_MCP_HEALTH_TTL_MS`) or the flag (`--state`).
+  /// The variable as it was set (`MCPHEALTH_TTL_MS` or `ECC_MCP_HEALTH_TTL_MS`), the flag (`--state`), or the
+  /// policy entry (`defaults`, `servers.github`).
   std::string name;
 
   static Origin variable(std::string name) { return {Kind::variable, std::move(name)}; }
   static Origin flag(std::string name) { return {Kind::flag, std::move(name)}; }
-  /// "default", "variable NAME" or "flag --name".
+  static Origin policy(std::string name) { return {Kind::policy, std::move(name)}; }
+  /// "default", "variable NAME", "policy servers.NAME" or "flag --name".
   std::string text() const;
 };
 
@@ -37,6 +39,7 @@ struct SettingWarning {
     not_a_whole_number, ///< ignored; `detail` is the value used instead
     capped,             ///< too large; `detail` is the cap used instead
     home_in_path,       ///< `~` or `$HOME` expanded in a path list; `detail` is the expansion
+    not_a_choice,       ///< not one of the accepted words; ignored; `detail` lists them
   };
   Code code;
   std::string variable; ///< as it was set
@@ -46,10 +49,31 @@ struct SettingWarning {
   std::string text() const;
 };
 
-/// What the command line says, when it says anything; flags win over variables.
+/// How a server is probed: not at all (`skip`: the hook allows without probing, failures are still recorded), or
+/// at a depth (see probe::Depth).
+enum class ProbeMode { automatic, liveness, handshake, skip };
+
+/// Which protocol generation a probe speaks: modern (2026-07-28 `server/discover`), legacy (`initialize`), or
+/// modern then legacy.
+enum class ProtocolMode { automatic, modern, legacy };
+
+/// A reconnect command from the policy: an argv run without a shell (`{server}` in any word becomes the name), or
+/// a string run with `/bin/sh -c` as the variables' commands are.
+struct ReconnectSpec {
+  std::vector<std::string> argv;
+  std::string shell;
+  /// The command as a person reads it.
+  std::string text() const;
+};
+
+/// What the command line says, when it says anything; flags win over everything else.
 struct SettingsOverrides {
   std::optional<std::filesystem::path> state_path;
   std::vector<std::filesystem::path> config_paths;
+  std::optional<std::filesystem::path> policy_path;
+  std::optional<std::int64_t> timeout_ms;
+  std::optional<ProbeMode> probe;
+  std::optional<ProtocolMode> protocol;
 };
 
 /// The defaults the JS hook uses, kept in one place.
@@ -69,6 +93,13 @@ struct Settings {
   Setting<std::int64_t> max_backoff_ms{k_default_max_backoff_ms};
   Setting<std::int64_t> reconnect_timeout_ms{k_default_reconnect_timeout_ms};
   Setting<bool> fail_open{false};
+  /// How to probe (`MCPHEALTH_PROBE_DEPTH`, `--depth`, the policy's `probe`).
+  Setting<ProbeMode> probe{ProbeMode::automatic};
+  Setting<ProtocolMode> protocol{ProtocolMode::automatic};
+  /// The policy's reconnect command; nothing = the variables decide (recover/reconnect.hpp).
+  Setting<std::optional<ReconnectSpec>> reconnect;
+  /// The policy file (config/policy.hpp): `--policy`, `MCPHEALTH_POLICY`, else the XDG place.
+  Setting<std::filesystem::path> policy_path;
   /// Explicit config files (flag or variable) that replace the search; empty = search Claude Code's places.
   Setting<std::vector<std::filesystem::path>> config_paths;
   /// Things worth telling the user: malformed numbers, `~` in a path variable.
@@ -86,6 +117,10 @@ Setting<std::filesystem::path> resolve_state_path(const util::Environment& env, 
 Setting<std::vector<std::filesystem::path>> resolve_config_paths(const util::Environment& env,
                                                                  const SettingsOverrides& flags,
                                                                  std::vector<SettingWarning>& warnings);
+
+/// Where the policy file is: `--policy`, else `MCPHEALTH_POLICY`, else `$XDG_CONFIG_HOME/mcphealth/policy.json`,
+/// else `~/.config/mcphealth/policy.json` (defined with the policy, config/policy.cpp).
+Setting<std::filesystem::path> resolve_policy_path(const util::Environment& env, const SettingsOverrides& flags);
 
 /// Resolves every setting.
 Settings resolve_settings(const util::Environment& env, const SettingsOverrides& flags);

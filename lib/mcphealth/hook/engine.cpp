@@ -3,6 +3,7 @@
 #include <mcphealth/hook/messages.hpp>
 
 #include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
@@ -74,6 +75,7 @@ public:
                          " is not an MCP tool: allow"; });
       return allow(event_name);
     }
+    m_call = *call;
     trace([&] { return "tool on server " + call->server + ": " + call->tool; });
     if (m_request.input.parse_error) {
       log("the hook input is not valid JSON (" + *m_request.input.parse_error + "); " + event_name + " of " + call->tool +
@@ -117,6 +119,10 @@ private:
         return *cached;
       }
       if (!bound->definition) return allow_unbound(event, call.server, *bound);
+      // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
+      if (!policy().has_project_rules() && server_settings(nullptr, call.server).probe.value == config::ProbeMode::skip) {
+        return allow_skipped(event, call.server);
+      }
     }
     trace([&] { return "folder " + folder_key() + ": no current bindings for " + call.server + "; reading the configs"; });
     const Target target = resolve_target(call);
@@ -131,6 +137,7 @@ private:
       return *cached;
     }
     if (target.candidate == nullptr) return allow_unbound(event, call.server, target.binding);
+    if (server_settings(target.candidate).probe.value == config::ProbeMode::skip) return allow_skipped(event, call.server);
 
     // One probe at a time per definition: a hook that finds one in flight waits for its result.
     util::RecordLock::Outcome lock_outcome = util::RecordLock::Outcome::taken;
@@ -154,11 +161,9 @@ private:
   HookOutcome probe_and_decide(const std::string& event, const Target& target, const std::optional<ServerEntry>& before) {
     const config::Candidate& c = *target.candidate;
     const std::string& name = target.call.server;
-    const auto& s = settings();
-    recover::RecoveryRequest request{c.definition.name, recover::NameOrigin::config, &*c.resolved, s.timeout_ms.value,
-                                     s.reconnect_timeout_ms.value,
-                                     before ? before->last_failure_code : state::FailureCode::none(),
-                                     recover::Reconnect::when_down};
+    const recover::RecoveryRequest request =
+        recover::request_for(c, server_settings(&c), before ? before->last_failure_code : state::FailureCode::none(),
+                             recover::Reconnect::when_down);
     const util::EpochMs probe_start = m_deps.clock.now_ms();
     const recover::Recovery recovery = recover::check_and_recover(request, m_deps.prober, m_deps.runner, m_deps.env);
     const probe::ProbeResult& result = recovery.result;
@@ -212,9 +217,9 @@ private:
     if (!code) return allow(event);
 
     const std::string& name = call.server;
-    const auto& s = settings();
     const Target target = resolve_target(call);
     const config::Candidate* c = target.candidate;
+    const config::Settings& s = server_settings(c, name);
     util::EpochMs retry_at = 0;
     const state::UnhealthyMark mark{m_deps.clock.now_ms(), util::cap_utf8(text, k_max_model_text), *code,
                                     c ? std::optional(c->definition.source.string()) : std::nullopt,
@@ -250,7 +255,7 @@ private:
   /// The reconnect half of PostToolUseFailure; true when the server is back.
   bool reconnect_after_failure(const CallTarget& call, const config::Candidate* c, state::FailureCode code) {
     const std::string& name = call.server;
-    const auto& s = settings();
+    const config::Settings& s = server_settings(c, name);
     const std::string lock_key = c ? c->fingerprint : name;
     util::RecordLock::Outcome lock_outcome = util::RecordLock::Outcome::taken;
     util::RecordLock lock;
@@ -259,10 +264,12 @@ private:
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
       return false;
     }
-    const recover::RecoveryRequest request{c ? c->definition.name : name,
-                                           c ? recover::NameOrigin::config : recover::NameOrigin::payload,
-                                           c ? &*c->resolved : nullptr, s.timeout_ms.value, s.reconnect_timeout_ms.value,
-                                           code, recover::Reconnect::when_down};
+    // A name no config defines can still have its reconnect command run (a plain name only: see run_reconnect).
+    const recover::RecoveryRequest request =
+        c != nullptr ? recover::request_for(*c, s, code, recover::Reconnect::when_down)
+                     : recover::RecoveryRequest{name, recover::NameOrigin::payload, nullptr, probe::spec_of(s),
+                                                s.reconnect_timeout_ms.value, code, recover::Reconnect::when_down, nullptr,
+                                                recover::policy_command(s)};
     const recover::ReconnectReport report =
         recover::reconnect_and_reprobe(request, code, m_deps.prober, m_deps.runner, m_deps.env);
     switch (report.attempt) {
@@ -296,9 +303,13 @@ private:
     const json::object* entry = state::decision_entry(snap.doc, call.server, fingerprint);
     if (entry == nullptr) return allow(event);
     const util::EpochMs now = m_deps.clock.now_ms();
-    const std::int64_t ttl = settings().ttl_ms.value;
+    // A healthy mark carries its TTL (the policy that wrote it); only restoring one needs the settings.
+    const auto ttl_of = [&](const ServerEntry& cur) {
+      if (auto own = cur.ttl_ms()) return *own;
+      return server_settings(nullptr, call.server).ttl_ms.value;
+    };
     const auto needs_refresh = [&](const ServerEntry& cur) {
-      return cur.unhealthy() || (cur.healthy() && cur.expires_at.value_or(0) - now < ttl / 2);
+      return cur.unhealthy() || (cur.healthy() && cur.expires_at.value_or(0) - now < ttl_of(cur) / 2);
     };
     if (!needs_refresh(ServerEntry::from_json(*entry))) return allow(event); // runs on every success: write nothing
     bool restored = false;
@@ -309,10 +320,10 @@ private:
         if (!needs_refresh(fresh)) return;
         changed = true;
         if (fresh.unhealthy()) {
-          state::mark_healthy(cur, {now, ttl, fresh.source, state::RestoredBy::tool_success, std::nullopt});
+          state::mark_healthy(cur, {now, ttl_of(fresh), fresh.source, state::RestoredBy::tool_success, std::nullopt});
           restored = true;
         } else {
-          state::refresh_healthy(cur, now, ttl);
+          state::refresh_healthy(cur, now, ttl_of(fresh));
         }
       };
       if (fingerprint && state::decision_entry(doc, call.server, fingerprint) != nullptr) {
@@ -375,7 +386,7 @@ private:
         log("Hook input exceeded " + limit + " bytes and no tool name was found in it; allowing the call");
         return allow(event_name);
       }
-      if (settings().fail_open.value) {
+      if (server_settings(nullptr, call->server).fail_open.value) {
         log("Hook input exceeded " + limit + " bytes while checking " + call->server + "; allowing " + call->tool +
             " because fail-open mode is enabled");
         return allow(event_name);
@@ -459,7 +470,8 @@ private:
   /// The target of a call, from the configs (see resolution()).
   Target resolve_target(const CallTarget& call, Bind bind = Bind::yes) {
     const config::Resolution& res = resolution(bind, config::tool_server_name(call.server));
-    return Target{call, binding_for(res, call.server), res.winner(call.server)};
+    m_candidate = res.winner(call.server);
+    return Target{call, binding_for(res, call.server), m_candidate};
   }
 
   static state::Binding binding_for(const config::Resolution& res, const std::string& server) {
@@ -525,7 +537,7 @@ private:
       }
     case state::Freshness::stale:
       // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
-      if (refresh_in_background() && st.stale_for_ms < settings().ttl_ms.value && m_deps.start_refresh) {
+      if (refresh_in_background() && st.stale_for_ms < e.ttl_ms().value_or(settings().ttl_ms.value) && m_deps.start_refresh) {
         m_deps.start_refresh(folder_key(), {config::tool_server_name(call.server)});
         trace([&] { return std::string("allow now; a background refresh re-probes it"); });
         return allow(event);
@@ -539,7 +551,11 @@ private:
   }
 
   /// The most a nextRetryAt is honoured past its check: the backoff cap, or the Retry-After cap if larger.
-  std::int64_t retry_bound() { return std::max(settings().max_backoff_ms.value, state::k_max_retry_after_ms); }
+  std::int64_t retry_bound() {
+    const std::int64_t cap = m_call ? server_settings(m_candidate, m_call->server).max_backoff_ms.value
+                                    : settings().max_backoff_ms.value;
+    return std::max(cap, state::k_max_retry_after_ms);
+  }
 
   /// `MCPHEALTH_REFRESH=inline` makes a stale mark wait for its probe, as before; `background` (the default) does not.
   bool refresh_in_background() {
@@ -550,9 +566,8 @@ private:
   /// Records the verdict; returns the retry time it wrote (for a failure), when it was written.
   std::optional<util::EpochMs> record(const config::Candidate& c, const probe::ProbeResult& result,
                                       std::optional<state::RestoredBy> by) {
-    const auto& s = settings();
-    const probe::MarkContext context{m_deps.clock.now_ms(), s.ttl_ms.value, s.backoff_ms.value, s.max_backoff_ms.value,
-                                     c.definition.source.string(), by};
+    const config::Settings& s = server_settings(&c);
+    const probe::MarkContext context = probe::mark_context(s, m_deps.clock.now_ms(), c.definition.source.string(), by);
     std::optional<util::EpochMs> retry_at;
     const bool written = update_state([&](json::object& doc) {
       state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {
@@ -581,7 +596,8 @@ private:
   /// is the designed text of hook/messages.hpp. Fail-open turns it into an allow.
   HookOutcome block(const std::string& event, const std::string& line, std::string for_model) {
     log(util::cap_utf8(line, k_max_model_text));
-    if (settings().fail_open.value) return allow(event);
+    const bool fail_open = m_call ? server_settings(m_candidate, m_call->server).fail_open.value : settings().fail_open.value;
+    if (fail_open) return allow(event);
     HookOutcome out = allow(event);
     out.decision = HookOutcome::Decision::block;
     out.reason = util::cap_utf8(for_model, k_max_model_text);
@@ -616,8 +632,60 @@ private:
     for (const auto& w : settings().warnings) log(w.text());
   }
 
+  /// The policy file, read the first time a decision needs it (never on a cache hit). An invalid one is said once
+  /// per change of the file (its stamp is remembered in the state file), and then the environment decides.
+  const config::Policy& policy() {
+    if (m_policy) return *m_policy;
+    m_policy = config::load_policy(config::resolve_policy_path(m_deps.env, m_request.overrides), m_deps.env);
+    trace([&] {
+      switch (m_policy->status) {
+      case config::Policy::Status::absent: return "policy " + m_policy->path.value.string() + ": none";
+      case config::Policy::Status::ok:
+        return "policy " + m_policy->path.value.string() + ": " + std::to_string(m_policy->rules.size()) + " server entries";
+      case config::Policy::Status::invalid: break;
+      }
+      return "policy " + m_policy->path.value.string() + ": not valid, ignored";
+    });
+    if (m_policy->status == config::Policy::Status::invalid) {
+      const state::StateSnapshot snap = store().read();
+      if (state::policy_problem_said(snap.doc) != m_policy->stamp) {
+        const std::size_t shown = std::min<std::size_t>(m_policy->problems.size(), 3);
+        std::string problems;
+        for (std::size_t i = 0; i < shown; ++i) problems += (i ? "; " : "") + m_policy->problems[i].text();
+        if (m_policy->problems.size() > shown) problems += "; and " + std::to_string(m_policy->problems.size() - shown) + " more";
+        log("policy file " + m_policy->path.value.string() + " is not valid, so it is ignored and the environment decides (" +
+            problems + "); run mcphealth policy to see every problem");
+        const std::string stamp = m_policy->stamp;
+        update_state([&](json::object& doc) {
+          state::remember_policy_problem(doc, stamp);
+          return true;
+        });
+      }
+    }
+    return *m_policy;
+  }
+
+  /// The settings for one server: the environment's, with the policy laid over them. `c` is its definition when
+  /// known (a policy entry can name its project); otherwise `name` (a tool-name server) alone decides.
+  const config::Settings& server_settings(const config::Candidate* c, const std::string& name = {}) {
+    const std::string key = c ? c->fingerprint : name;
+    if (!m_server_settings || m_server_settings_key != key) {
+      const std::optional<std::filesystem::path> project =
+          c && c->project ? std::optional<std::filesystem::path>(*c->project) : std::nullopt;
+      m_server_settings = config::settings_for(settings(), policy(), c ? c->tool_name : config::tool_server_name(name), project);
+      m_server_settings_key = key;
+    }
+    return *m_server_settings;
+  }
+
+  /// Allows a call the policy says not to probe (`probe: skip`); a failure mark still blocks (decided before).
+  HookOutcome allow_skipped(const std::string& event, const std::string& name) {
+    trace([&] { return name + ": probe skipped by the policy (" + server_settings(m_candidate, name).probe.origin.text() + "): allow"; });
+    return allow(event);
+  }
+
   std::int64_t probe_lock_wait_ms() {
-    const auto& s = settings();
+    const config::Settings& s = server_settings(m_candidate, m_call ? m_call->server : std::string());
     // Long enough for another hook's probe, reconnect and re-probe.
     return 2 * s.timeout_ms.value + s.reconnect_timeout_ms.value + 2000;
   }
@@ -628,6 +696,12 @@ private:
   HookDeps& m_deps;
   std::optional<StateStore> m_store;
   std::optional<config::Settings> m_settings;
+  std::optional<config::Policy> m_policy;
+  std::optional<config::Settings> m_server_settings;
+  std::string m_server_settings_key;
+  /// The call being decided, once known, and its definition once resolved.
+  std::optional<CallTarget> m_call;
+  const config::Candidate* m_candidate = nullptr;
   std::optional<config::DiscoveryInputs> m_inputs;
   std::optional<config::Resolution> m_resolution;
   /// For PostToolUseFailure that leaves a server down: what the model is told.

@@ -3,6 +3,7 @@
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/probe/probe.hpp>
+#include <mcphealth/recover/recover.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
@@ -151,7 +152,7 @@ void explain_files(Explanation& e, const config::Resolution& res, const config::
 
 /// Step 2: per name, the definition Claude Code uses, what it shadows, and every definition it does not use.
 void explain_servers(Explanation& e, const config::Resolution& res, const util::Environment& env,
-                     const std::vector<std::string>& only) {
+                     const config::Settings& settings, const config::Policy& policy, const std::vector<std::string>& only) {
   const auto chosen = [&](const config::Candidate& c) {
     return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {
              return n == c.definition.name || config::tool_server_name(n) == c.tool_name;
@@ -209,7 +210,11 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     } else {
       s.unsupported_reason = std::get<config::UnsupportedServer>(resolved.transport).reason;
     }
-    s.reconnect = recover::find_reconnect_command(c.definition.name, env);
+    const config::Settings own = config::settings_for(settings, policy, c);
+    s.reconnect = own.reconnect.value ? recover::policy_command(own) : recover::find_reconnect_command(c.definition.name, env);
+    for (auto& v : server_values(own, c.definition.name, env)) {
+      if (v.origin.rfind("policy ", 0) == 0 || v.origin.rfind("flag ", 0) == 0) s.own_settings.push_back(std::move(v));
+    }
 
     if (!s.shadowed.empty()) {
       std::string list;
@@ -245,12 +250,8 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
 }
 
 /// Step 3: the settings in force, with their origin.
-void explain_settings(Explanation& e, const util::Environment& env, const config::Settings& settings) {
-  std::string depth_warning;
-  probe::ProbeOptions probe_options = probe::probe_options_from_env(env, depth_warning);
-  std::string depth = probe_options.depth == probe::Depth::liveness    ? "liveness"
-                      : probe_options.depth == probe::Depth::handshake ? "handshake"
-                                                                       : "auto";
+void explain_settings(Explanation& e, const util::Environment& env, const config::Settings& settings,
+                      const config::Policy& policy) {
   std::vector<config::SettingWarning> limit_warnings;
   const auto input_limit = config::resolve_input_max_bytes(env, limit_warnings);
   e.settings = {
@@ -260,17 +261,33 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
       {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin.text()},
       {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin.text()},
       {"reconnect timeout", std::to_string(settings.reconnect_timeout_ms.value) + " ms", settings.reconnect_timeout_ms.origin.text()},
-      {"probe depth", depth, env.get("MCPHEALTH_PROBE_DEPTH") && depth_warning.empty() ? "variable MCPHEALTH_PROBE_DEPTH" : "default"},
+      {"probe depth", std::string(config::probe_mode_name(settings.probe.value)), settings.probe.origin.text()},
+      {"protocol", std::string(config::protocol_mode_name(settings.protocol.value)), settings.protocol.origin.text()},
       {"input limit", std::to_string(input_limit.value) + " bytes", input_limit.origin.text()},
       {"output mode", "json", "default (the hook's --output flag)"},
       {"fail-open", settings.fail_open.value ? "on" : "off", settings.fail_open.origin.text()},
       {"config files", settings.config_paths.value.empty() ? "searched" : "explicit", settings.config_paths.origin.text()},
   };
-  if (!depth_warning.empty()) add(e, Finding::Severity::warning, "bad-variable", depth_warning, "use liveness, handshake or auto");
+  e.policy_path = policy.path.value.string();
+  switch (policy.status) {
+  case config::Policy::Status::absent: e.policy_status = "none (" + policy.path.origin.text() + ")"; break;
+  case config::Policy::Status::ok:
+    e.policy_status = std::to_string(policy.rules.size()) + " server entries (" + policy.path.origin.text() + ")";
+    break;
+  case config::Policy::Status::invalid:
+    e.policy_status = "not valid, ignored (" + policy.path.origin.text() + ")";
+    for (const auto& problem : policy.problems) {
+      add(e, Finding::Severity::error, "policy-invalid", policy.path.value.string() + ": " + problem.text(),
+          "fix it (mcphealth policy lists every problem); until then the environment decides for every server");
+    }
+    break;
+  }
   std::vector<config::SettingWarning> number_warnings = settings.warnings;
   number_warnings.insert(number_warnings.end(), limit_warnings.begin(), limit_warnings.end());
   for (const auto& w : number_warnings) {
-    if (w.code == config::SettingWarning::Code::not_a_whole_number) {
+    if (w.code == config::SettingWarning::Code::not_a_choice) {
+      add(e, Finding::Severity::warning, "bad-variable", w.text(), "use one of the words it lists");
+    } else if (w.code == config::SettingWarning::Code::not_a_whole_number) {
       add(e, Finding::Severity::warning, "bad-variable", w.text(), "use a whole number");
     } else if (w.code == config::SettingWarning::Code::capped) {
       add(e, Finding::Severity::warning, "bad-variable", w.text(), "no setting needs more than about 31 years");
@@ -343,9 +360,10 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
   Explanation e;
   e.project_dir = inputs.project_dir.string();
   const config::Resolution res = config::resolve(inputs, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env);
   explain_files(e, res, settings);
-  explain_servers(e, res, env, only);
-  explain_settings(e, env, settings);
+  explain_servers(e, res, env, settings, policy, only);
+  explain_settings(e, env, settings, policy);
   explain_hooks(e, env, inputs);
   return e;
 }

@@ -5,6 +5,7 @@
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/ops/policy.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/env.hpp>
 
@@ -71,13 +72,8 @@ struct ServerExplanation {
   std::vector<std::string> unset_vars;
   std::optional<recover::ReconnectCommand> reconnect;
   std::string unsupported_reason;
-};
-
-/// A setting as in force, with its origin.
-struct EffectiveSetting {
-  std::string name;
-  std::string value;
-  std::string origin;
+  /// The per-server values a policy entry or a flag set (the rest are the settings in force for every server).
+  std::vector<EffectiveSetting> own_settings;
 };
 
 /// Whether Claude Code's settings register a hook for MCP tools, and what runs there.
@@ -107,6 +103,9 @@ struct Explanation {
   /// Every configured server name, winners in search order (for messages about unknown names).
   std::vector<std::string> configured;
   std::vector<EffectiveSetting> settings;
+  /// The policy file: where, and whether it applies.
+  std::string policy_path;
+  std::string policy_status;
   HookRegistration hooks;
   std::vector<Finding> findings;
   /// True when any finding is an error.

@@ -40,6 +40,7 @@ std::string hint_for(const Seen& s) {
                              ":-default} in the config";
   }
   case Health::not_probed: return "install libcurl to probe HTTP servers";
+  case Health::skipped: return {};
   case Health::unhealthy: break;
   default: return {};
   }

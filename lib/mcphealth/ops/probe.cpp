@@ -1,6 +1,7 @@
 #include <mcphealth/ops/probe.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/probe/prometheus.hpp>
 #include <mcphealth/probe/record.hpp>
@@ -116,31 +117,35 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   }
   const std::vector<const config::Candidate*> chosen = choose(request, folders, report.error);
   if (report.error) return report;
+  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  for (const auto& problem : policy.problems) {
+    report.warnings.push_back("policy " + policy.path.value.string() + " ignored: " + problem.text());
+  }
+  std::vector<config::Settings> own;
+  for (const config::Candidate* c : chosen) own.push_back(config::settings_for(settings, policy, *c));
 
-  // A misconfigured definition is never started: the recovery policy says so without a probe.
+  // A misconfigured definition is never started, nor one the policy skips: the recovery policy says so.
   std::vector<probe::BatchItem> items;
   std::vector<std::optional<std::size_t>> item_of(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
-    if (chosen[i]->standing == config::Standing::misconfigured) continue;
+    if (chosen[i]->standing == config::Standing::misconfigured || own[i].probe.value == config::ProbeMode::skip) continue;
     item_of[i] = items.size();
-    items.push_back({chosen[i]->tool_name, *chosen[i]->resolved});
+    items.push_back({chosen[i]->tool_name, *chosen[i]->resolved, probe::spec_of(own[i])});
   }
-  const std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
-      items, request.timeout_ms, request.parallel,
-      [&] { return std::make_unique<probe::LiveProber>(clock, request.options); }, clock);
+  const std::vector<probe::BatchOutcome> outcomes =
+      probe::probe_batch(items, request.parallel, [&] { return std::make_unique<probe::LiveProber>(clock); }, clock);
 
   state::StateStore store(settings.state_path.value, clock);
   const state::StateSnapshot before = store.read();
   recover::ShellRunner runner(clock, env);
-  probe::LiveProber prober(clock, request.options);
+  probe::LiveProber prober(clock);
   std::vector<probe::ProbedServer> to_record;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const config::Candidate& c = *chosen[i];
     const json::object* prev = state::decision_entry(before.doc, c.tool_name, c.fingerprint);
-    const recover::RecoveryRequest rr{c.definition.name, recover::NameOrigin::config, &*c.resolved, request.timeout_ms,
-                                      settings.reconnect_timeout_ms.value,
-                                      prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
-                                      request.reconnect, item_of[i] ? &outcomes[*item_of[i]].result : nullptr};
+    const recover::RecoveryRequest rr = recover::request_for(
+        c, own[i], prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{}, request.reconnect,
+        item_of[i] ? &outcomes[*item_of[i]].result : nullptr);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
     ProbeRow row{c.tool_name, c.definition.name, recovery.result, probed_at,
@@ -148,9 +153,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
                  std::string(config::scope_name(c.scope)), c.project, c.fingerprint, std::nullopt};
     if (recovery.reconnect.attempt != recover::Attempt::none) row.reconnect = recover::describe(recovery.reconnect);
     const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_name, row.scope, c.project, row.source};
-    to_record.push_back({who, row.result, row.probed_at,
-                         {clock.now_ms(), settings.ttl_ms.value, settings.backoff_ms.value, settings.max_backoff_ms.value,
-                          row.source, recovery.restored_by}});
+    to_record.push_back({who, row.result, row.probed_at, probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by)});
     report.rows.push_back(std::move(row));
   }
 

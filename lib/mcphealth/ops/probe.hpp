@@ -27,8 +27,6 @@ struct ProbeRequest {
   bool all = false;
   /// `--project DIR`: only that folder; otherwise `all` covers every folder in `~/.claude.json` and this one.
   std::optional<std::filesystem::path> project;
-  probe::ProbeOptions options;
-  std::int64_t timeout_ms = 0;
   /// At most this many probes at a time (0 = all at once).
   std::size_t parallel = 0;
   Record record = Record::yes;
@@ -69,7 +67,9 @@ struct ProbeReport {
   bool any_down() const;
 };
 
-/// Runs the probes. `base` gives the folder named servers are looked up in (and, for `all`, one more folder).
+/// Runs the probes, each definition with its settings (`settings` with the policy file's entries for it laid
+/// over; a server whose policy says `probe: skip` gets a `skipped` row and no verdict). `base` gives the folder
+/// named servers are looked up in (and, for `all`, one more folder).
 ProbeReport run_probes(const ProbeRequest& request, const config::Settings& settings, const config::DiscoveryInputs& base,
                        const util::Environment& env, util::Clock& clock);
 

@@ -1,6 +1,7 @@
 #include <mcphealth/ops/refresh.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
@@ -31,6 +32,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
                             probe::Prober& prober, recover::CommandRunner& runner) {
   RefreshReport report;
   const config::Resolution res = config::resolve(inputs, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env);
   state::StateStore store(settings.state_path.value, clock);
   const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
   for (const config::Candidate* c : res.winners()) {
@@ -56,17 +58,16 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const json::object* prev = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
-    const recover::RecoveryRequest rr{c->definition.name, recover::NameOrigin::config, &*c->resolved,
-                                      settings.timeout_ms.value, settings.reconnect_timeout_ms.value,
-                                      prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
-                                      recover::Reconnect::when_down};
+    const config::Settings own = config::settings_for(settings, policy, *c);
+    const recover::RecoveryRequest rr = recover::request_for(
+        *c, own, prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
+        recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
-    if (recovery.result.kind == probe::Kind::not_probed) {
+    if (recovery.result.kind == probe::Kind::not_probed || recovery.result.kind == probe::Kind::skipped) {
       report.lines.push_back(c->tool_name + ": not probed (" + recovery.result.reason + ")");
       continue;
     }
-    const probe::MarkContext context{clock.now_ms(), settings.ttl_ms.value, settings.backoff_ms.value,
-                                     settings.max_backoff_ms.value, c->definition.source.string(), recovery.restored_by};
+    const probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
     const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_name,
                                     std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
     store.update([&](json::object& doc) {

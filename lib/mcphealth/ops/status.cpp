@@ -1,5 +1,6 @@
 #include <mcphealth/ops/status.hpp>
 
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/ops/hints.hpp>
 #include <mcphealth/state/verdicts.hpp>
@@ -127,13 +128,16 @@ std::string where(const StatusRow& row) {
 
 } // namespace
 
-std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env) {
+std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
+                                                    const config::Settings& settings) {
   std::vector<ConfiguredServer> out;
+  const config::Policy policy = config::load_policy(settings.policy_path, env);
   for (const auto& folder : config::resolve_everywhere(base, env)) {
     for (const auto* c : folder.resolution.winners()) {
       if (std::none_of(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; })) {
+        const bool skipped = config::settings_for(settings, policy, *c).probe.value == config::ProbeMode::skip;
         out.push_back({c->tool_name, c->definition.source.string(), c->fingerprint, std::string(config::scope_name(c->scope)),
-                       c->project});
+                       c->project, skipped});
       }
     }
   }
@@ -167,6 +171,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
         row.config_source = c.source;
         if (!row.scope) row.scope = c.scope;
         if (!row.project) row.project = c.project;
+        if (c.probe_skipped && !row.entry.unhealthy()) row.health = state::Health::skipped;
       }
     }
     for (const auto& c : *configured) {
@@ -176,7 +181,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       if (cached) continue;
       StatusRow row;
       row.name = c.name;
-      row.health = state::Health::unknown;
+      row.health = c.probe_skipped ? state::Health::skipped : state::Health::unknown;
       row.configured = true;
       row.config_source = c.source;
       row.definition = c.fingerprint;

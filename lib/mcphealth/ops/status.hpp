@@ -24,6 +24,8 @@ struct ConfiguredServer {
   std::string fingerprint;
   std::string scope;
   std::optional<std::string> project;
+  /// The policy says not to probe it (`probe: skip`): shown as `skipped` unless a failure marked it down.
+  bool probe_skipped = false;
 };
 
 /// One server as `status` shows it.
@@ -66,7 +68,8 @@ struct StatusReport {
 };
 
 /// Every definition Claude Code would start in `base`'s folder or any folder it knows (each once).
-std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env);
+std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
+                                                    const config::Settings& settings);
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.

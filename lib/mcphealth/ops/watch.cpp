@@ -1,4 +1,5 @@
 #include <mcphealth/ops/watch.hpp>
+#include <mcphealth/config/policy.hpp>
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/probe/record.hpp>
@@ -170,39 +171,43 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
   }
   state::StateStore store(m_settings.state_path.value, m_clock);
   const state::StateSnapshot before = store.read();
+  const config::Policy policy = config::load_policy(m_settings.policy_path, m_env);
   std::vector<const config::Candidate*> due;
+  std::vector<config::Settings> own;
   std::vector<probe::BatchItem> items;
   for (const auto* c : m_candidates) {
-    if (next_probe_at(state::decision_entry(before.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
-                      m_seen_at[c->fingerprint], m_settings, m_jitter) > now) {
+    config::Settings s = config::settings_for(m_settings, policy, *c);
+    if (s.probe.value == config::ProbeMode::skip ||
+        next_probe_at(state::decision_entry(before.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
+                      m_seen_at[c->fingerprint], s, m_jitter) > now) {
       continue;
     }
     due.push_back(c);
-    if (c->standing != config::Standing::misconfigured) items.push_back({c->tool_name, *c->resolved});
+    if (c->standing != config::Standing::misconfigured) items.push_back({c->tool_name, *c->resolved, probe::spec_of(s)});
+    own.push_back(std::move(s));
   }
   if (!due.empty()) {
     probe::LiveProber prober(m_clock);
-    const std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
-        items, m_settings.timeout_ms.value, 0, [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
+    const std::vector<probe::BatchOutcome> outcomes =
+        probe::probe_batch(items, 0, [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
     if (stop.load()) return m_clock.now_ms(); // probes cut short by a signal say nothing about the servers
     recover::ShellRunner runner(m_clock, m_env);
     std::vector<probe::ProbedServer> probed;
     std::size_t item = 0;
-    for (const auto* c : due) {
+    for (std::size_t i = 0; i < due.size(); ++i) {
+      const config::Candidate* c = due[i];
       const bool was_probed = c->standing != config::Standing::misconfigured;
       const probe::BatchOutcome* o = was_probed ? &outcomes[item++] : nullptr;
       const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
-      const recover::RecoveryRequest rr{c->definition.name, recover::NameOrigin::config, &*c->resolved,
-                                        m_settings.timeout_ms.value, m_settings.reconnect_timeout_ms.value,
-                                        prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
-                                        recover::Reconnect::when_down, o ? &o->result : nullptr};
+      const recover::RecoveryRequest rr = recover::request_for(
+          *c, own[i], prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
+          recover::Reconnect::when_down, o ? &o->result : nullptr);
       const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, m_env);
       const std::string scope(config::scope_name(c->scope));
       probed.push_back({{c->fingerprint, c->definition.name, c->tool_name, scope, c->project, c->definition.source.string()},
                         recovery.result,
                         o ? o->started_at : now,
-                        {m_clock.now_ms(), m_settings.ttl_ms.value, m_settings.backoff_ms.value, m_settings.max_backoff_ms.value,
-                         c->definition.source.string(), recovery.restored_by}});
+                        probe::mark_context(own[i], m_clock.now_ms(), c->definition.source.string(), recovery.restored_by)});
     }
     std::vector<std::string> skipped;
     store.update([&](json::object& doc) { return probe::record_probes(doc, probed, state::Writer::watch, skipped); });
@@ -212,8 +217,10 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
   const state::StateSnapshot after = store.read();
   util::EpochMs next = m_resolved_at + m_resolve_every_ms;
   for (const auto* c : m_candidates) {
+    const config::Settings s = config::settings_for(m_settings, policy, *c);
+    if (s.probe.value == config::ProbeMode::skip) continue;
     next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
-                                        m_seen_at[c->fingerprint], m_settings, m_jitter));
+                                        m_seen_at[c->fingerprint], s, m_jitter));
   }
   return std::max(next, now);
 }

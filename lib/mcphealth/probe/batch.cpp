@@ -5,7 +5,7 @@
 
 namespace mcphealth::probe {
 
-std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::int64_t timeout_ms, std::size_t parallel,
+std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
                                       const ProberFactory& make_prober, util::Clock& clock) {
   std::vector<BatchOutcome> out(items.size());
   if (items.empty()) return out;
@@ -16,7 +16,7 @@ std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::
     for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
       out[i].name = items[i].name;
       out[i].started_at = clock.now_ms();
-      out[i].result = prober->probe(items[i].server, timeout_ms);
+      out[i].result = prober->probe(items[i].server, items[i].spec);
     }
   };
   if (workers == 1) {

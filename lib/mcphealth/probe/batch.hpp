@@ -13,6 +13,7 @@ namespace mcphealth::probe {
 struct BatchItem {
   std::string name;
   config::ResolvedServer server;
+  ProbeSpec spec;
 };
 
 /// One finished probe.
@@ -25,8 +26,9 @@ struct BatchOutcome {
 /// Makes a prober for one worker thread.
 using ProberFactory = std::function<std::unique_ptr<Prober>()>;
 
-/// Probes every item with at most `parallel` probes at a time (0 = all at once); results in the items' order.
-std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::int64_t timeout_ms, std::size_t parallel,
+/// Probes every item (as its spec says) with at most `parallel` probes at a time (0 = all at once); results in the
+/// items' order.
+std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
                                       const ProberFactory& make_prober, util::Clock& clock);
 
 } // namespace mcphealth::probe

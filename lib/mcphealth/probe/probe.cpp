@@ -19,6 +19,7 @@ std::string kind_name(Kind kind) {
   case Kind::unsupported: return "unsupported";
   case Kind::misconfigured: return "misconfigured";
   case Kind::not_probed: return "not-probed";
+  case Kind::skipped: return "skipped";
   }
   return "unknown";
 }
@@ -26,6 +27,7 @@ std::string kind_name(Kind kind) {
 state::Health health_of(const ProbeResult& r) {
   using state::Health;
   if (r.kind == Kind::not_probed) return Health::not_probed;
+  if (r.kind == Kind::skipped) return Health::skipped;
   if (r.kind == Kind::misconfigured) return Health::misconfigured;
   if (!r.ok) return Health::unhealthy;
   switch (r.kind) {
@@ -64,9 +66,9 @@ std::string protocol_error_reason(const mcp::CallOutcome& failure) {
   return reason;
 }
 
-ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t timeout_ms) {
+ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeSpec& spec) {
   if (const auto* stdio = std::get_if<config::StdioServer>(&server.transport)) {
-    return probe_stdio(*stdio, timeout_ms, m_options, m_clock);
+    return probe_stdio(*stdio, spec.timeout_ms, spec.options, m_clock);
   }
   if (const auto* remote = std::get_if<config::HttpServer>(&server.transport)) {
     std::string error;
@@ -77,7 +79,7 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t
       r.reason = "HTTP probes need libcurl (" + error + ")";
       return r;
     }
-    return probe_http(*remote, timeout_ms, m_options, *m_http, m_clock);
+    return probe_http(*remote, spec.timeout_ms, spec.options, *m_http, m_clock);
   }
   ProbeResult r;
   r.kind = Kind::unsupported;
@@ -85,27 +87,21 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, std::int64_t
   return r;
 }
 
-std::optional<Depth> parse_depth(std::string_view text) {
-  if (text == "liveness") return Depth::liveness;
-  if (text == "handshake") return Depth::handshake;
-  if (text == "auto") return Depth::automatic;
-  return std::nullopt;
-}
-
-std::optional<mcp::Protocol> parse_protocol(std::string_view text) {
-  if (text == "modern") return mcp::Protocol::modern;
-  if (text == "legacy") return mcp::Protocol::legacy;
-  if (text == "auto") return mcp::Protocol::automatic;
-  return std::nullopt;
-}
-
-ProbeOptions probe_options_from_env(const util::Environment& env, std::string& warning) {
-  ProbeOptions options;
-  if (auto v = env.get("MCPHEALTH_PROBE_DEPTH"); v && !v->empty()) {
-    if (auto depth = parse_depth(*v)) options.depth = *depth;
-    else warning = "ignoring MCPHEALTH_PROBE_DEPTH=" + *v + ": expected liveness, handshake or auto";
+ProbeSpec spec_of(const config::Settings& settings) {
+  ProbeSpec spec;
+  spec.timeout_ms = settings.timeout_ms.value;
+  switch (settings.probe.value) {
+  case config::ProbeMode::liveness: spec.options.depth = Depth::liveness; break;
+  case config::ProbeMode::handshake: spec.options.depth = Depth::handshake; break;
+  case config::ProbeMode::automatic:
+  case config::ProbeMode::skip: spec.options.depth = Depth::automatic; break;
   }
-  return options;
+  switch (settings.protocol.value) {
+  case config::ProtocolMode::modern: spec.options.protocol = mcp::Protocol::modern; break;
+  case config::ProtocolMode::legacy: spec.options.protocol = mcp::Protocol::legacy; break;
+  case config::ProtocolMode::automatic: spec.options.protocol = mcp::Protocol::automatic; break;
+  }
+  return spec;
 }
 
 } // namespace mcphealth::probe

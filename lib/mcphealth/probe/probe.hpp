@@ -2,6 +2,7 @@
 // Probing one server: the result type every transport returns, and the seam the hook and `probe` call through,
 // so their logic is tested with a fake prober and real probes are tested against real processes.
 #include <mcphealth/config/server.hpp>
+#include <mcphealth/config/settings.hpp>
 #include <mcphealth/http/client.hpp>
 #include <mcphealth/mcp/handshake.hpp>
 #include <mcphealth/mcp/jsonrpc.hpp>
@@ -33,6 +34,7 @@ enum class Kind {
   unsupported,    // the definition is neither stdio nor HTTP
   misconfigured,  // Claude Code refuses the definition (an unset ${VAR} without a default): not started, not probed
   not_probed,     // this machine cannot run such a probe (no libcurl): no verdict either way
+  skipped,        // the policy says not to probe this server (`probe: skip`): no verdict either way
 };
 
 /// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
@@ -73,39 +75,39 @@ struct ProbeResult {
 /// classes).
 enum class Depth { liveness, handshake, automatic };
 
-/// Parses `liveness`, `handshake` or `auto`.
-std::optional<Depth> parse_depth(std::string_view text);
-/// Parses `modern`, `legacy` or `auto`.
-std::optional<mcp::Protocol> parse_protocol(std::string_view text);
-
 /// How to probe.
 struct ProbeOptions {
   Depth depth = Depth::automatic;
   mcp::Protocol protocol = mcp::Protocol::automatic;
 };
 
-/// Reads the probe depth from `MCPHEALTH_PROBE_DEPTH` (default auto); an invalid value is reported in `warning`.
-ProbeOptions probe_options_from_env(const util::Environment& env, std::string& warning);
+/// How to probe one server, and for how long.
+struct ProbeSpec {
+  std::int64_t timeout_ms = 0;
+  ProbeOptions options;
+};
+
+/// The probe a server's settings ask for: its timeout, depth and protocol (`probe: skip` is decided before any
+/// probe, and probes as `auto` if asked).
+ProbeSpec spec_of(const config::Settings& settings);
 
 /// Probes a resolved server. An interface so the hook's decisions are tested without processes or sockets.
 class Prober {
 public:
   virtual ~Prober() = default;
-  /// Probes `server`, taking at most about `timeout_ms`.
-  virtual ProbeResult probe(const config::ResolvedServer& server, std::int64_t timeout_ms) = 0;
+  /// Probes `server` as `spec` says, taking at most about `spec.timeout_ms`.
+  virtual ProbeResult probe(const config::ResolvedServer& server, const ProbeSpec& spec) = 0;
 };
 
 /// Probes for real: processes for stdio servers, HTTP requests for remote ones.
 class LiveProber final : public Prober {
 public:
   /// `http` is the HTTP client to use; nothing = libcurl, loaded the first time an HTTP server is probed.
-  explicit LiveProber(util::Clock& clock, ProbeOptions options = {}, http::Client* http = nullptr)
-      : m_clock(clock), m_options(options), m_http(http) {}
-  ProbeResult probe(const config::ResolvedServer& server, std::int64_t timeout_ms) override;
+  explicit LiveProber(util::Clock& clock, http::Client* http = nullptr) : m_clock(clock), m_http(http) {}
+  ProbeResult probe(const config::ResolvedServer& server, const ProbeSpec& spec) override;
 
 private:
   util::Clock& m_clock;
-  ProbeOptions m_options;
   http::Client* m_http;
 };
 

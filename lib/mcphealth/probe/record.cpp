@@ -19,7 +19,7 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
                    std::vector<std::string>& skipped) {
   bool changed = false;
   for (const ProbedServer& p : probed) {
-    if (p.result.kind == Kind::not_probed) continue;
+    if (p.result.kind == Kind::not_probed || p.result.kind == Kind::skipped) continue; // no verdict to record
     const json::object* current = state::decision_entry(doc, p.who.tool_name, p.who.fingerprint);
     const auto checked = current ? util::get_epoch_ms(*current, "checkedAt") : std::nullopt;
     if (checked && *checked > p.started_at) {
@@ -30,6 +30,12 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
     changed = true;
   }
   return changed;
+}
+
+MarkContext mark_context(const config::Settings& settings, util::EpochMs now, std::optional<std::string> source,
+                         std::optional<state::RestoredBy> restored_by) {
+  return {now, settings.ttl_ms.value, settings.backoff_ms.value, settings.max_backoff_ms.value, std::move(source),
+          restored_by};
 }
 
 } // namespace mcphealth::probe

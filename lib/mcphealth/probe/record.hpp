@@ -21,6 +21,10 @@ struct MarkContext {
   std::optional<state::RestoredBy> restored_by;
 };
 
+/// The context for marking a server under `settings` (its TTL and backoff, policy applied).
+MarkContext mark_context(const config::Settings& settings, util::EpochMs now, std::optional<std::string> source,
+                         std::optional<state::RestoredBy> restored_by);
+
 /// Marks `entry` healthy or unhealthy from `result` (reason, code, Retry-After and probe details included).
 void mark_from_probe(boost::json::object& entry, const ProbeResult& result, const MarkContext& context);
 

@@ -1,5 +1,6 @@
 #include <mcphealth/recover/reconnect.hpp>
 
+#include <mcphealth/config/server.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <cctype>
@@ -18,9 +19,9 @@ std::string reconnect_env_suffix(std::string_view server) {
 std::optional<ReconnectCommand> find_reconnect_command(std::string_view server, const util::Environment& env) {
   const std::string suffix = reconnect_env_suffix(server);
   if (!suffix.empty() && suffix != "COMMAND" && suffix != "TIMEOUT_MS") {
-    if (auto found = util::lookup_setting(env, "ECC_MCP_RECONNECT_" + suffix)) return ReconnectCommand{found->value, found->name};
+    if (auto found = util::lookup_setting(env, "ECC_MCP_RECONNECT_" + suffix)) return ReconnectCommand{found->value, {}, found->name};
   }
-  if (auto found = util::lookup_setting(env, "ECC_MCP_RECONNECT_COMMAND")) return ReconnectCommand{found->value, found->name};
+  if (auto found = util::lookup_setting(env, "ECC_MCP_RECONNECT_COMMAND")) return ReconnectCommand{found->value, {}, found->name};
   return std::nullopt;
 }
 
@@ -75,14 +76,44 @@ std::string expand_reconnect_command(std::string_view command) {
   return out;
 }
 
-proc::CommandResult ShellRunner::run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) {
+std::vector<std::string> expand_reconnect_argv(const std::vector<std::string>& argv, std::string_view server) {
+  constexpr std::string_view placeholder = "{server}";
+  std::vector<std::string> out;
+  for (const auto& word : argv) {
+    std::string expanded;
+    for (std::size_t i = 0; i < word.size();) {
+      if (word.compare(i, placeholder.size(), placeholder) == 0) {
+        expanded += server;
+        i += placeholder.size();
+      } else {
+        expanded += word[i++];
+      }
+    }
+    out.push_back(std::move(expanded));
+  }
+  return out;
+}
+
+std::vector<std::string> ShellRunner::environment_for(std::string_view server) const {
   const std::string variable(k_server_variable);
   std::vector<std::string> environment;
   for (auto& entry : m_env.entries()) {
     if (entry.compare(0, variable.size() + 1, variable + "=") != 0) environment.push_back(entry);
   }
   environment.push_back(variable + "=" + std::string(server));
-  return proc::run_to_completion({"/bin/sh", {"-c", command}, std::move(environment)}, timeout_ms, m_clock);
+  return environment;
+}
+
+proc::CommandResult ShellRunner::run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) {
+  return proc::run_to_completion({"/bin/sh", {"-c", command}, environment_for(server)}, timeout_ms, m_clock);
+}
+
+proc::CommandResult ShellRunner::run_argv(const std::vector<std::string>& argv, std::string_view server,
+                                          std::int64_t timeout_ms) {
+  std::vector<std::string> environment = environment_for(server);
+  std::filesystem::path program = config::find_on_path(argv.front(), environment);
+  if (program.empty()) program = argv.front(); // spawning it reports ENOENT with the name the user wrote
+  return proc::run_to_completion({program, {argv.begin() + 1, argv.end()}, std::move(environment)}, timeout_ms, m_clock);
 }
 
 ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view server, NameOrigin origin,
@@ -94,7 +125,9 @@ ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view
                  ": it is not defined in any config file and is not made of [A-Za-z0-9._-]";
     return out;
   }
-  proc::CommandResult result = runner.run_shell(expand_reconnect_command(command.command), server, timeout_ms);
+  proc::CommandResult result = command.argv.empty()
+                                   ? runner.run_shell(expand_reconnect_command(command.command), server, timeout_ms)
+                                   : runner.run_argv(expand_reconnect_argv(command.argv, server), server, timeout_ms);
   switch (result.status) {
   case proc::CommandResult::Status::spawn_failed: out.reason = result.error; break;
   case proc::CommandResult::Status::timed_out:

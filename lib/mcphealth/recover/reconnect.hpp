@@ -9,15 +9,20 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::recover {
 
 /// The variable a reconnect command finds the server's name in; `{server}` becomes a reference to it.
 inline constexpr std::string_view k_server_variable = "MCPHEALTH_SERVER";
 
-/// A configured reconnect command and the variable it came from.
+/// A configured reconnect command and where it came from.
 struct ReconnectCommand {
+  /// Run with `/bin/sh -c` (the variables' form, or a string in the policy); empty when `argv` is used.
   std::string command;
+  /// Run without a shell (a list in the policy); `{server}` in a word becomes the name itself.
+  std::vector<std::string> argv;
+  /// The variable (`ECC_MCP_RECONNECT_GITHUB`) or the policy entry (`policy servers.github`).
   std::string variable;
 };
 
@@ -46,6 +51,9 @@ public:
   /// Runs `command` with `/bin/sh -c` in its own process group, with `MCPHEALTH_SERVER=server` added to the
   /// environment, killing the group after `timeout_ms`.
   virtual proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) = 0;
+  /// Runs `argv` (the program looked up on PATH) without a shell, otherwise as run_shell does.
+  virtual proc::CommandResult run_argv(const std::vector<std::string>& argv, std::string_view server,
+                                       std::int64_t timeout_ms) = 0;
 };
 
 /// The real runner: this process's environment plus `MCPHEALTH_SERVER`.
@@ -53,8 +61,13 @@ class ShellRunner final : public CommandRunner {
 public:
   ShellRunner(util::Clock& clock, const util::Environment& env) : m_clock(clock), m_env(env) {}
   proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) override;
+  proc::CommandResult run_argv(const std::vector<std::string>& argv, std::string_view server,
+                               std::int64_t timeout_ms) override;
 
 private:
+  /// This process's environment with `MCPHEALTH_SERVER=server`.
+  std::vector<std::string> environment_for(std::string_view server) const;
+
   util::Clock& m_clock;
   const util::Environment& m_env;
 };
@@ -69,6 +82,9 @@ struct ReconnectOutcome {
 
 /// Whether a server name comes from a config file (trusted as a name) or only from the hook's payload.
 enum class NameOrigin { config, payload };
+
+/// Replaces every `{server}` in each word of `argv` with `server` (no shell ever reads the words).
+std::vector<std::string> expand_reconnect_argv(const std::vector<std::string>& argv, std::string_view server);
 
 /// Runs the reconnect `command` for `server`. A payload name that is not plain is refused: it is not a server the
 /// user defined, and no command should run for it.

@@ -10,7 +10,7 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
     report.attempt = Attempt::rate_limited;
     return report;
   }
-  const std::optional<ReconnectCommand> command = find_reconnect_command(request.name, env);
+  const std::optional<ReconnectCommand> command = request.command ? request.command : find_reconnect_command(request.name, env);
   if (!command) {
     report.attempt = Attempt::no_command;
     return report;
@@ -23,7 +23,7 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
   }
   report.reason = rc.reason;
   if (report.attempt == Attempt::ok && request.server != nullptr) {
-    report.reprobe = prober.probe(*request.server, request.timeout_ms);
+    report.reprobe = prober.probe(*request.server, request.spec);
   }
   return report;
 }
@@ -38,7 +38,12 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
     out.result.reason = "misconfigured: ${" + request.server->unset_vars.front() + "} is not set";
     return out;
   }
-  out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.timeout_ms);
+  if (request.skipped_by) {
+    out.result.kind = probe::Kind::skipped;
+    out.result.reason = "not probed: probe is skip (" + *request.skipped_by + ")";
+    return out;
+  }
+  out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.spec);
   if (out.result.ok || out.result.kind == probe::Kind::not_probed) return out;
   const state::FailureCode code = out.result.code.present() ? out.result.code : request.previous_code;
   out.reconnect = reconnect_and_reprobe(request, code, prober, runner, env);
@@ -51,6 +56,26 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
   }
   out.result = std::move(again);
   return out;
+}
+
+std::optional<ReconnectCommand> policy_command(const config::Settings& settings) {
+  if (!settings.reconnect.value) return std::nullopt;
+  const config::ReconnectSpec& spec = *settings.reconnect.value;
+  return ReconnectCommand{spec.shell, spec.argv, settings.reconnect.origin.text()};
+}
+
+RecoveryRequest request_for(const config::Candidate& candidate, const config::Settings& settings,
+                            state::FailureCode previous, Reconnect reconnect, const probe::ProbeResult* already_probed) {
+  return {candidate.definition.name,
+          NameOrigin::config,
+          candidate.resolved ? &*candidate.resolved : nullptr,
+          probe::spec_of(settings),
+          settings.reconnect_timeout_ms.value,
+          previous,
+          reconnect,
+          already_probed,
+          policy_command(settings),
+          settings.probe.value == config::ProbeMode::skip ? std::optional(settings.probe.origin.text()) : std::nullopt};
 }
 
 std::string describe(const ReconnectReport& report) {

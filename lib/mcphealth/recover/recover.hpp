@@ -1,7 +1,9 @@
 #pragma once
 // The one recovery policy: probe; when the server is down (and not rate limiting), run its reconnect command and
 // probe again; say how it came back. The hook, `probe --reconnect` and `watch` all recover through here.
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/server.hpp>
+#include <mcphealth/config/settings.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -33,14 +35,27 @@ struct RecoveryRequest {
   NameOrigin origin = NameOrigin::config;
   /// What to probe; nothing = no probe is possible (a reconnect may still run, without a re-probe).
   const config::ResolvedServer* server = nullptr;
-  std::int64_t timeout_ms = 0;
+  probe::ProbeSpec spec;
   std::int64_t reconnect_timeout_ms = 0;
   /// The entry's `lastFailureCode` before this check: a 429 there still forbids a restart.
   state::FailureCode previous_code;
   Reconnect reconnect = Reconnect::when_down;
   /// A probe already made of this server (by a batch): used instead of probing it again.
   const probe::ProbeResult* already_probed = nullptr;
+  /// The policy's reconnect command; nothing = the variables' (find_reconnect_command).
+  std::optional<ReconnectCommand> command = std::nullopt;
+  /// Set when the policy says not to probe this server (`probe: skip`): where it says so. Nothing is started.
+  std::optional<std::string> skipped_by = std::nullopt;
 };
+
+/// The request for a definition under its settings (policy applied): its probe spec, reconnect timeout and
+/// command. `previous` is its entry's `lastFailureCode`.
+RecoveryRequest request_for(const config::Candidate& candidate, const config::Settings& settings,
+                            state::FailureCode previous, Reconnect reconnect,
+                            const probe::ProbeResult* already_probed = nullptr);
+
+/// The policy's reconnect command in `settings`, if it sets one.
+std::optional<ReconnectCommand> policy_command(const config::Settings& settings);
 
 /// The outcome of the reconnect half.
 struct ReconnectReport {

@@ -60,6 +60,12 @@ struct ServerEntry {
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
+  /// The TTL a healthy mark was written with (expiresAt - checkedAt): the entry says which policy made it, so
+  /// extending or refreshing it needs no settings.
+  std::optional<std::int64_t> ttl_ms() const {
+    if (!healthy() || !checked_at || !expires_at || *expires_at <= *checked_at) return std::nullopt;
+    return *expires_at - *checked_at;
+  }
   /// Reads an entry.
   static ServerEntry from_json(const boost::json::object& obj);
 };

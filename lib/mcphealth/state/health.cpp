@@ -14,6 +14,7 @@ std::string_view health_name(Health h) {
   case Health::misconfigured: return "misconfigured";
   case Health::unknown: return "unknown";
   case Health::not_probed: return "not-probed";
+  case Health::skipped: return "skipped";
   }
   return "unknown";
 }
@@ -26,6 +27,7 @@ std::string_view health_symbol(Health h) {
   case Health::alive_silent: return "~";
   case Health::unhealthy:
   case Health::misconfigured: return "✘";
+  case Health::skipped: return "-";
   case Health::unknown:
   case Health::not_probed: break;
   }
@@ -38,6 +40,7 @@ std::string_view health_words(Health h) {
   case Health::alive_silent: return "alive, silent";
   case Health::unknown: return "never checked";
   case Health::not_probed: return "not probed";
+  case Health::skipped: return "skipped (policy)";
   default: return health_name(h);
   }
 }

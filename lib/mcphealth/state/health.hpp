@@ -18,11 +18,12 @@ enum class Health {
   misconfigured, ///< Claude Code refuses the definition (an unset ${VAR}): down, never started
   unknown,       ///< configured but never checked, or a status another writer made up
   not_probed,    ///< this machine cannot probe it (no libcurl): no verdict either way
+  skipped,       ///< the policy says not to probe it (`probe: skip`): no verdict, only failures mark it
 };
 
 inline constexpr Health k_all_health[] = {Health::healthy,   Health::reachable,     Health::needs_auth,
                                           Health::alive_silent, Health::unhealthy, Health::misconfigured,
-                                          Health::unknown,   Health::not_probed};
+                                          Health::unknown,   Health::not_probed,    Health::skipped};
 
 /// The kebab-case name, the same in every output: `healthy`, `needs-auth`, `alive-silent`, ...
 std::string_view health_name(Health h);

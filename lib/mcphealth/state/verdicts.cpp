@@ -190,4 +190,10 @@ bool forget_server(json::object& doc, std::string_view server) {
   return removed;
 }
 
+std::string policy_problem_said(const json::object& doc) {
+  return util::get_string(doc, "policyProblemSaid").value_or("");
+}
+
+void remember_policy_problem(json::object& doc, std::string_view stamp) { doc["policyProblemSaid"] = stamp; }
+
 } // namespace mcphealth::state

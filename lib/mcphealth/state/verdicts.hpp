@@ -95,4 +95,11 @@ std::optional<std::string> definition_of(const boost::json::object& entry);
 /// bindings in every folder. Returns true when anything was removed.
 bool forget_server(boost::json::object& doc, std::string_view server);
 
+/// The stamp of the invalid policy file the hook last reported (`policyProblemSaid`): it says a problem once per
+/// change of the file, not on every call. Empty when none was reported.
+std::string policy_problem_said(const boost::json::object& doc);
+
+/// Remembers that the invalid policy file with `stamp` was reported.
+void remember_policy_problem(boost::json::object& doc, std::string_view stamp);
+
 } // namespace mcphealth::state
