@@ -16,7 +16,7 @@ _mcphealth() {
   cmd=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-      --state | --config)
+      --state | --config | --policy)
         root+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
         ((i++))
         ;;
@@ -29,7 +29,7 @@ _mcphealth() {
   done
 
   case $prev in
-    --state | --config | --prometheus)
+    --state | --config | --policy | --prometheus)
       COMPREPLY=($(compgen -f -- "$cur"))
       return
       ;;
@@ -72,9 +72,9 @@ _mcphealth() {
 
   if [ -z "$cmd" ]; then
     if [[ $cur == -* ]]; then
-      COMPREPLY=($(compgen -W "--state --config -v --verbose --version --help" -- "$cur"))
+      COMPREPLY=($(compgen -W "--state --config --policy -v --verbose --version --help" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "hook probe status reset explain-config refresh watch install uninstall help" -- "$cur"))
+      COMPREPLY=($(compgen -W "hook probe status reset explain-config policy refresh watch install uninstall help" -- "$cur"))
     fi
     return
   fi
@@ -96,6 +96,10 @@ _mcphealth() {
       ;;
     explain-config)
       opts="--json --hook-snippet --cwd --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
+      ;;
+    policy)
+      opts="--json --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --cwd --help" ;;

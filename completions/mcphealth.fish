@@ -1,9 +1,10 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
-set -l commands hook probe status reset explain-config refresh watch install uninstall help
+set -l commands hook probe status reset explain-config policy refresh watch install uninstall help
 
 complete -c mcphealth -f
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l state -r -F -d 'State file'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l config -r -F -d 'MCP config file to read instead of searching'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l policy -r -F -d 'Per-server policy file'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -s v -l verbose -d 'Say more on stderr'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l version -d 'Print the version'
 
@@ -12,6 +13,7 @@ complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a probe -d
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the health cache'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a reset -d "Forget servers' health"
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a explain-config -d 'Explain the configuration'
+complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a policy -d 'Show the effective per-server policy'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a refresh -d 'Re-probe missing or stale marks'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Watch live, probe in the background'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a install -d 'Register the hook in Claude Code settings'
@@ -23,7 +25,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from install" -l disable-js-hoo
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -d 'Events to register'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l binary -r -F -d 'The mcphealth the hook runs'
 complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a help -d 'Show the help of a command'
-complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config refresh watch install uninstall'
+complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config policy refresh watch install uninstall'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l probe -d 'Also probe servers when due'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d 'Re-read configs every S seconds'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l events -d 'JSON lines'
@@ -53,9 +55,9 @@ complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l unhealthy -d 'Fo
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l dry-run -d 'Write nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l list -d 'Print cached names'
 complete -c mcphealth -n "__fish_seen_subcommand_from explain-config" -l hook-snippet -d 'Print the settings.json fragment'
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status reset explain-config install uninstall" -l json -d 'Print JSON'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status reset explain-config policy install uninstall" -l json -d 'Print JSON'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -s q -l quiet -d 'Print nothing'
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config" -a '(mcphealth status --names 2>/dev/null)' -d 'server'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -a '(mcphealth reset --list 2>/dev/null)' -d 'cached server'
