@@ -145,12 +145,24 @@ PYEOF
 }
 
 case_legacy_sse_only_server_is_answered() {
-  start_mcp_http --transport legacy-sse --tools 6
+  start_mcp_http --transport legacy-sse --tools 6 --log-file "$T/log"
   config "old={\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}"
   probe_json old
   assert_eq "$RC" 0
   assert_eq "$(field '["kind"]')" answered
   assert_eq "$(field '["tools"]')" 6
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["old"]["probe"]["via"]')" sse
+  assert_eq "$(head -1 "$T/log" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["method"])')" POST
+  # Learned: the next probe opens the SSE stream first, and never POSTs a Streamable HTTP request.
+  : > "$T/log"
+  probe_json old
+  assert_eq "$(field '["kind"]')" answered
+  assert_eq "$(head -1 "$T/log" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["method"])')" GET
+  "$PY" - "$T/log" <<'PYEOF' || fail "a Streamable HTTP POST was sent to a learned SSE server"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert not [r for r in reqs if r["method"] == "POST" and r["path"] == "/sse"], reqs
+PYEOF
 }
 
 case_modern_http_server() {
@@ -405,6 +417,32 @@ case_no_process_left_after_probing_forking_servers() {
   if is_running "$child"; then fail "grandchild $child survived"; fi
   if is_running "$hanging"; then fail "the hanging server $hanging survived"; fi
   true
+}
+
+case_learned_era_skips_discover_for_a_legacy_server_and_falls_back_when_it_moves() {
+  config "svc=$(stdio_def switch "\"--flag-file\",\"$T/modern\",\"--log-file\",\"$T/methods\"")"
+  probe_json svc --timeout-ms 3000
+  assert_eq "$(field '["protocolVersion"]')" 2025-11-25
+  assert_contains "$(cat "$T/methods")" "server/discover" "the first probe does not know the era yet"
+  : > "$T/methods"
+  probe_json svc --timeout-ms 3000
+  assert_eq "$(field '["kind"]')" answered
+  assert_not_contains "$(cat "$T/methods")" "server/discover" "a learned legacy era starts with initialize"
+  assert_eq "$(head -1 "$T/methods")" initialize
+  # The server moves to the 2026-07-28 protocol: initialize is refused, discover follows, and is learned.
+  touch "$T/modern"
+  : > "$T/methods"
+  probe_json svc --timeout-ms 3000
+  assert_eq "$RC" 0
+  assert_eq "$(field '["protocolVersion"]')" 2026-07-28
+  assert_eq "$(tr '\n' ' ' < "$T/methods")" "initialize server/discover tools/list "
+  : > "$T/methods"
+  probe_json svc --timeout-ms 3000
+  assert_eq "$(head -1 "$T/methods")" server/discover
+  # With --protocol (or a policy's protocol) nothing learned applies.
+  rm "$T/modern"
+  probe_json svc --timeout-ms 3000 --protocol legacy --no-update
+  assert_eq "$(field '["protocolVersion"]')" 2025-11-25
 }
 
 main "$@"

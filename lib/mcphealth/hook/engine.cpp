@@ -152,18 +152,17 @@ private:
         return *after_wait;
       }
     }
-    const json::object* entry = state::decision_entry(snap.doc, call.server, target.binding.definition);
-    const std::optional<ServerEntry> before = entry ? std::optional(ServerEntry::from_json(*entry)) : std::nullopt;
-    return probe_and_decide(event, target, before);
+    return probe_and_decide(event, target, state::decision_entry(snap.doc, call.server, target.binding.definition));
   }
 
   /// Probes the definition through the one recovery policy, records the verdict, and allows or blocks.
-  HookOutcome probe_and_decide(const std::string& event, const Target& target, const std::optional<ServerEntry>& before) {
+  /// `entry` is the definition's last verdict, if any.
+  HookOutcome probe_and_decide(const std::string& event, const Target& target, const json::object* entry) {
     const config::Candidate& c = *target.candidate;
     const std::string& name = target.call.server;
+    const std::optional<ServerEntry> before = entry ? std::optional(ServerEntry::from_json(*entry)) : std::nullopt;
     const recover::RecoveryRequest request =
-        recover::request_for(c, server_settings(&c), before ? before->last_failure_code : state::FailureCode::none(),
-                             recover::Reconnect::when_down);
+        recover::request_for(c, server_settings(&c), entry, recover::Reconnect::when_down);
     const util::EpochMs probe_start = m_deps.clock.now_ms();
     const recover::Recovery recovery = recover::check_and_recover(request, m_deps.prober, m_deps.runner, m_deps.env);
     const probe::ProbeResult& result = recovery.result;
@@ -265,11 +264,12 @@ private:
       return false;
     }
     // A name no config defines can still have its reconnect command run (a plain name only: see run_reconnect).
-    const recover::RecoveryRequest request =
-        c != nullptr ? recover::request_for(*c, s, code, recover::Reconnect::when_down)
+    recover::RecoveryRequest request =
+        c != nullptr ? recover::request_for(*c, s, nullptr, recover::Reconnect::when_down)
                      : recover::RecoveryRequest{name, recover::NameOrigin::payload, nullptr, probe::spec_of(s),
                                                 s.reconnect_timeout_ms.value, code, recover::Reconnect::when_down, nullptr,
                                                 recover::policy_command(s)};
+    request.previous_code = code;
     const recover::ReconnectReport report =
         recover::reconnect_and_reprobe(request, code, m_deps.prober, m_deps.runner, m_deps.env);
     switch (report.attempt) {

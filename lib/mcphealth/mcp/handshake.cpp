@@ -97,6 +97,20 @@ HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs
     try_modern(transport, deadline, out);
     return out;
   }
+  if (protocol == Protocol::legacy_first) {
+    if (try_initialize(transport, deadline, out)) return out;
+    // Refused (a JSON-RPC error, an HTTP status): it may have moved to the modern protocol. Gone or silent: a
+    // discover would meet the same.
+    const CallOutcome& f = out.failure;
+    if (f.status == CallOutcome::Status::closed || f.status == CallOutcome::Status::timeout ||
+        (f.status == CallOutcome::Status::failed && f.transport_failure)) {
+      return out;
+    }
+    HandshakeResult modern;
+    modern.first_http_failure = out.first_http_failure;
+    if (try_modern(transport, deadline, modern)) return modern;
+    return out;
+  }
   if (protocol == Protocol::automatic) {
     const util::EpochMs now = clock.now_ms();
     const util::EpochMs discover_deadline = now + std::max<std::int64_t>(1, (deadline - now) / 3);

@@ -25,7 +25,8 @@ struct HandshakeResult {
 };
 
 /// Runs the handshake over `transport` until `deadline`. Under `automatic`, `server/discover` gets a third of the
-/// time left, so a legacy server that ignores it still leaves time for `initialize`.
+/// time left, so a legacy server that ignores it still leaves time for `initialize`; under `legacy_first`,
+/// `initialize` goes first and `server/discover` follows only when it is refused.
 HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs deadline, util::Clock& clock);
 
 } // namespace mcphealth::mcp

@@ -15,9 +15,10 @@ inline constexpr std::string_view k_oldest_version = "2024-11-05";
 /// The stateless revision, spoken through `server/discover` and `_meta` on every request.
 inline constexpr std::string_view k_modern_version = "2026-07-28";
 
-/// Which protocol generation to speak: `modern` (2026-07-28), `legacy` (initialize), or `auto` (modern first, then
-/// legacy on any error or silence).
-enum class Protocol { automatic, modern, legacy };
+/// Which protocol generation to speak: `modern` (2026-07-28), `legacy` (initialize), `auto` (modern first, then
+/// legacy on any error or silence), or `legacy_first` (initialize first, then modern when initialize is refused:
+/// for a server that answered initialize last time, so a legacy server never meets server/discover).
+enum class Protocol { automatic, modern, legacy, legacy_first };
 
 /// Serializes a request as one line (no embedded newlines, as stdio requires).
 std::string request_line(std::int64_t id, std::string_view method, const boost::json::object& params);

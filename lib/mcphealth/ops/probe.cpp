@@ -125,27 +125,27 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   for (const config::Candidate* c : chosen) own.push_back(config::settings_for(settings, policy, *c));
 
   // A misconfigured definition is never started, nor one the policy skips: the recovery policy says so.
+  state::StateStore store(settings.state_path.value, clock);
+  const state::StateSnapshot before = store.read();
   std::vector<probe::BatchItem> items;
   std::vector<std::optional<std::size_t>> item_of(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (chosen[i]->standing == config::Standing::misconfigured || own[i].probe.value == config::ProbeMode::skip) continue;
     item_of[i] = items.size();
-    items.push_back({chosen[i]->tool_name, *chosen[i]->resolved, probe::spec_of(own[i])});
+    const json::object* prev = state::decision_entry(before.doc, chosen[i]->tool_name, chosen[i]->fingerprint);
+    items.push_back({chosen[i]->tool_name, *chosen[i]->resolved, probe::spec_of(own[i], prev)});
   }
   const std::vector<probe::BatchOutcome> outcomes =
       probe::probe_batch(items, request.parallel, [&] { return std::make_unique<probe::LiveProber>(clock); }, clock);
 
-  state::StateStore store(settings.state_path.value, clock);
-  const state::StateSnapshot before = store.read();
   recover::ShellRunner runner(clock, env);
   probe::LiveProber prober(clock);
   std::vector<probe::ProbedServer> to_record;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const config::Candidate& c = *chosen[i];
     const json::object* prev = state::decision_entry(before.doc, c.tool_name, c.fingerprint);
-    const recover::RecoveryRequest rr = recover::request_for(
-        c, own[i], prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{}, request.reconnect,
-        item_of[i] ? &outcomes[*item_of[i]].result : nullptr);
+    const recover::RecoveryRequest rr =
+        recover::request_for(c, own[i], prev, request.reconnect, item_of[i] ? &outcomes[*item_of[i]].result : nullptr);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
     ProbeRow row{c.tool_name, c.definition.name, recovery.result, probed_at,

@@ -59,9 +59,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     }
     const json::object* prev = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
     const config::Settings own = config::settings_for(settings, policy, *c);
-    const recover::RecoveryRequest rr = recover::request_for(
-        *c, own, prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
-        recover::Reconnect::when_down);
+    const recover::RecoveryRequest rr = recover::request_for(*c, own, prev, recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     if (recovery.result.kind == probe::Kind::not_probed || recovery.result.kind == probe::Kind::skipped) {
       report.lines.push_back(c->tool_name + ": not probed (" + recovery.result.reason + ")");

@@ -183,7 +183,10 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
       continue;
     }
     due.push_back(c);
-    if (c->standing != config::Standing::misconfigured) items.push_back({c->tool_name, *c->resolved, probe::spec_of(s)});
+    if (c->standing != config::Standing::misconfigured) {
+      const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
+      items.push_back({c->tool_name, *c->resolved, probe::spec_of(s, prev)});
+    }
     own.push_back(std::move(s));
   }
   if (!due.empty()) {
@@ -199,9 +202,8 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
       const bool was_probed = c->standing != config::Standing::misconfigured;
       const probe::BatchOutcome* o = was_probed ? &outcomes[item++] : nullptr;
       const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
-      const recover::RecoveryRequest rr = recover::request_for(
-          *c, own[i], prev ? state::ServerEntry::from_json(*prev).last_failure_code : state::FailureCode{},
-          recover::Reconnect::when_down, o ? &o->result : nullptr);
+      const recover::RecoveryRequest rr =
+          recover::request_for(*c, own[i], prev, recover::Reconnect::when_down, o ? &o->result : nullptr);
       const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, m_env);
       const std::string scope(config::scope_name(c->scope));
       probed.push_back({{c->fingerprint, c->definition.name, c->tool_name, scope, c->project, c->definition.source.string()},

@@ -97,27 +97,29 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
   ProbeResult r;
   const util::EpochMs started = clock.now_ms();
   const util::EpochMs deadline = started + timeout_ms;
+  const auto try_sse = [&] {
+    mcp::LegacySseTransport sse(server, client, clock);
+    if (sse.open(deadline)) return false;
+    mcp::HandshakeResult legacy = mcp::handshake(sse, mcp::Protocol::legacy, deadline, clock);
+    r.latency_ms = clock.now_ms() - started;
+    if (!legacy.answered) return false;
+    take_answer(legacy, "sse", r);
+    return true;
+  };
+  // A server that answered over legacy SSE last time is asked that way first; the usual order follows if not.
+  const bool sse_first = options.protocol == mcp::Protocol::automatic && options.learned.http == LearnedMethod::Http::sse;
+  if (sse_first && try_sse()) return r;
   mcp::HandshakeResult hs;
   {
     mcp::StreamableHttpTransport streamable(server, client, clock);
-    hs = mcp::handshake(streamable, options.protocol, deadline, clock);
+    hs = mcp::handshake(streamable, first_protocol(options), deadline, clock);
     r.latency_ms = clock.now_ms() - started;
   }
   if (hs.answered) {
-    take_answer(hs, r);
+    take_answer(hs, "streamable-http", r);
     return r;
   }
-  if (refused_post(hs.first_http_failure) && clock.now_ms() < deadline) {
-    mcp::LegacySseTransport sse(server, client, clock);
-    if (!sse.open(deadline)) {
-      mcp::HandshakeResult legacy = mcp::handshake(sse, mcp::Protocol::legacy, deadline, clock);
-      r.latency_ms = clock.now_ms() - started;
-      if (legacy.answered) {
-        take_answer(legacy, r);
-        return r;
-      }
-    }
-  }
+  if (!sse_first && refused_post(hs.first_http_failure) && clock.now_ms() < deadline && try_sse()) return r;
   r.latency_ms = clock.now_ms() - started;
   classify_without_answer(hs, options.depth, r);
   return r;

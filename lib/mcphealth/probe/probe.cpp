@@ -1,5 +1,7 @@
 #include <mcphealth/probe/probe.hpp>
 
+#include <mcphealth/util/json.hpp>
+
 namespace mcphealth::probe {
 
 namespace json = boost::json;
@@ -48,10 +50,32 @@ json::object ProbeResult::details() const {
   if (server_name) o["serverName"] = *server_name;
   if (server_version) o["serverVersion"] = *server_version;
   if (tool_count) o["tools"] = *tool_count;
+  if (via) o["via"] = *via;
   return o;
 }
 
-void take_answer(const mcp::HandshakeResult& hs, ProbeResult& r) {
+LearnedMethod learned_from(const json::object* entry) {
+  LearnedMethod out;
+  const json::object* details = entry ? util::get_object(*entry, "probe") : nullptr;
+  if (details == nullptr || util::get_string(*details, "kind") != std::optional<std::string>("answered")) return out;
+  if (auto version = util::get_string(*details, "protocolVersion")) {
+    out.era = *version == mcp::k_modern_version ? LearnedMethod::Era::modern : LearnedMethod::Era::legacy;
+  }
+  const std::optional<std::string> via = util::get_string(*details, "via");
+  if (via == std::optional<std::string>("sse")) out.http = LearnedMethod::Http::sse;
+  if (via == std::optional<std::string>("streamable-http")) out.http = LearnedMethod::Http::streamable;
+  return out;
+}
+
+mcp::Protocol first_protocol(const ProbeOptions& options) {
+  if (options.protocol == mcp::Protocol::automatic && options.learned.era == LearnedMethod::Era::legacy) {
+    return mcp::Protocol::legacy_first;
+  }
+  return options.protocol;
+}
+
+void take_answer(const mcp::HandshakeResult& hs, std::string via, ProbeResult& r) {
+  r.via = std::move(via);
   r.ok = true;
   r.kind = Kind::answered;
   r.protocol_version = hs.protocol_version;
@@ -87,8 +111,9 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeS
   return r;
 }
 
-ProbeSpec spec_of(const config::Settings& settings) {
+ProbeSpec spec_of(const config::Settings& settings, const json::object* entry) {
   ProbeSpec spec;
+  if (settings.protocol.value == config::ProtocolMode::automatic) spec.options.learned = learned_from(entry);
   spec.timeout_ms = settings.timeout_ms.value;
   switch (settings.probe.value) {
   case config::ProbeMode::liveness: spec.options.depth = Depth::liveness; break;

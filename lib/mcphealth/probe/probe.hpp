@@ -64,6 +64,8 @@ struct ProbeResult {
   std::optional<std::string> server_name;
   std::optional<std::string> server_version;
   std::optional<std::int64_t> tool_count;
+  /// How it answered: `stdio`, `streamable-http` or `sse` (set only with an MCP answer).
+  std::optional<std::string> via;
 
   /// The `probe` object stored in a state entry: kind, latency and whichever details are known.
   boost::json::object details() const;
@@ -75,10 +77,24 @@ struct ProbeResult {
 /// classes).
 enum class Depth { liveness, handshake, automatic };
 
+/// What the last probe of a definition learned about how it answers: tried first next time, with the usual
+/// fallback when it stops answering that way.
+struct LearnedMethod {
+  enum class Era { unknown, modern, legacy };
+  enum class Http { unknown, streamable, sse };
+  Era era = Era::unknown;
+  Http http = Http::unknown;
+};
+
+/// Reads what the last MCP answer recorded in a state entry (`probe.protocolVersion`, `probe.via`) says.
+LearnedMethod learned_from(const boost::json::object* entry);
+
 /// How to probe.
 struct ProbeOptions {
   Depth depth = Depth::automatic;
   mcp::Protocol protocol = mcp::Protocol::automatic;
+  /// Used only under `automatic`: a legacy era starts with initialize, an SSE server with its GET stream.
+  LearnedMethod learned;
 };
 
 /// How to probe one server, and for how long.
@@ -88,8 +104,8 @@ struct ProbeSpec {
 };
 
 /// The probe a server's settings ask for: its timeout, depth and protocol (`probe: skip` is decided before any
-/// probe, and probes as `auto` if asked).
-ProbeSpec spec_of(const config::Settings& settings);
+/// probe, and probes as `auto` if asked), and what its last verdict `entry` learned, when the protocol is `auto`.
+ProbeSpec spec_of(const config::Settings& settings, const boost::json::object* entry = nullptr);
 
 /// Probes a resolved server. An interface so the hook's decisions are tested without processes or sockets.
 class Prober {
@@ -134,8 +150,12 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
 /// first (reason: its stderr, else the exit status) or cannot be started. The process group is gone afterwards.
 ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock);
 
-/// Fills `r` as a healthy `answered` result from a handshake that got an answer.
-void take_answer(const mcp::HandshakeResult& handshake, ProbeResult& r);
+/// Fills `r` as a healthy `answered` result from a handshake that got an answer `via` a transport.
+void take_answer(const mcp::HandshakeResult& handshake, std::string via, ProbeResult& r);
+
+/// The protocol a handshake starts with: the asked one, except that under `automatic` a definition whose last
+/// answer was legacy starts with initialize (a legacy server never meets server/discover, which may stall it).
+mcp::Protocol first_protocol(const ProbeOptions& options);
 
 /// The reason for a JSON-RPC error answer: `initialize failed: <message> (<code>)`.
 std::string protocol_error_reason(const mcp::CallOutcome& failure);

@@ -76,10 +76,10 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
   std::unique_ptr<proc::Child> started_child = start_server(server, r);
   if (!started_child) return r;
   mcp::StdioTransport transport(std::move(started_child), clock);
-  const mcp::HandshakeResult hs = mcp::handshake(transport, options.protocol, started + timeout_ms, clock);
+  const mcp::HandshakeResult hs = mcp::handshake(transport, first_protocol(options), started + timeout_ms, clock);
   r.latency_ms = clock.now_ms() - started; // the answer's time, not the shutdown's
   if (hs.answered) {
-    take_answer(hs, r);
+    take_answer(hs, "stdio", r);
   } else {
     switch (hs.failure.status) {
     case mcp::CallOutcome::Status::rpc_error:

@@ -65,13 +65,14 @@ std::optional<ReconnectCommand> policy_command(const config::Settings& settings)
 }
 
 RecoveryRequest request_for(const config::Candidate& candidate, const config::Settings& settings,
-                            state::FailureCode previous, Reconnect reconnect, const probe::ProbeResult* already_probed) {
+                            const boost::json::object* previous, Reconnect reconnect,
+                            const probe::ProbeResult* already_probed) {
   return {candidate.definition.name,
           NameOrigin::config,
           candidate.resolved ? &*candidate.resolved : nullptr,
-          probe::spec_of(settings),
+          probe::spec_of(settings, previous),
           settings.reconnect_timeout_ms.value,
-          previous,
+          previous ? state::ServerEntry::from_json(*previous).last_failure_code : state::FailureCode{},
           reconnect,
           already_probed,
           policy_command(settings),

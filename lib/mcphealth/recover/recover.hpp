@@ -48,10 +48,10 @@ struct RecoveryRequest {
   std::optional<std::string> skipped_by = std::nullopt;
 };
 
-/// The request for a definition under its settings (policy applied): its probe spec, reconnect timeout and
-/// command. `previous` is its entry's `lastFailureCode`.
+/// The request for a definition under its settings (policy applied): its probe spec (with what its last verdict
+/// `previous` learned about how it answers), reconnect timeout and command, and the last failure code.
 RecoveryRequest request_for(const config::Candidate& candidate, const config::Settings& settings,
-                            state::FailureCode previous, Reconnect reconnect,
+                            const boost::json::object* previous, Reconnect reconnect,
                             const probe::ProbeResult* already_probed = nullptr);
 
 /// The policy's reconnect command in `settings`, if it sets one.
