@@ -174,6 +174,47 @@ case_modern_http_server() {
   assert_contains "$(grep '"tools/list"' "$T/log")" '"MCP-Protocol-Version": "2026-07-28"'
 }
 
+case_strict_modern_server_gets_its_headers_on_every_post() {
+  # A strict 2026-07-28 server refuses a POST whose Mcp-Method or MCP-Protocol-Version does not mirror the body.
+  start_mcp_http --strict --log-file "$T/log"
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web --depth handshake
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" answered "not merely reachable: discover passed the strict checks"
+  assert_eq "$(field '["protocolVersion"]')" 2026-07-28
+  "$PY" - "$T/log" <<'PYEOF' || fail "a POST lacked its mirrored headers, or a GET/DELETE was sent"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["rpc"] for r in reqs] == ["server/discover", "tools/list"], reqs
+for r in reqs:
+    assert r["method"] == "POST", r
+    assert r["headers"].get("Mcp-Method") == r["rpc"], r
+    assert r["headers"].get("MCP-Protocol-Version") == "2026-07-28", r
+PYEOF
+}
+
+case_strict_server_without_2026_is_initialized_with_a_version_it_lists() {
+  # -32022 UnsupportedProtocolVersion lists what the server speaks: initialize with the newest one we speak too.
+  start_mcp_http --strict --supported 2025-03-26,2025-06-18,2099-01-01 --log-file "$T/log"
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web --depth handshake
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" answered
+  assert_eq "$(field '["protocolVersion"]')" 2025-06-18
+}
+
+case_header_mismatch_is_named_as_our_bug() {
+  start_mcp_http --strict --mismatch-always
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
+  probe_json web
+  assert_eq "$RC" 0 "the server is up: it answers, and refuses only our request"
+  assert_eq "$(field '["kind"]')" reachable
+  assert_contains "$(field '["reason"]')" "HeaderMismatch, -32020). That is a bug in mcphealth, not in the server"
+  probe_json web --depth handshake
+  assert_eq "$RC" 1
+  assert_contains "$(field '["reason"]')" "a bug in mcphealth"
+}
+
 case_http_401_with_bearer_challenge_needs_auth() {
   start_mcp_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
   config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"

@@ -147,3 +147,21 @@ TEST_CASE("a request that fails before a status is a transport failure", "[http_
   CHECK(out.transport_failure);
   CHECK(out.reason == "no scripted response");
 }
+
+TEST_CASE("a POST mirrors its method, target name and protocol version in headers, as 2026-07-28 requires", "[http]") {
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  const json::object modern = mcp::modern_params();
+  CHECK(mcp::mirrored_headers("server/discover", modern, "") ==
+        Headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "server/discover"}});
+  json::object call = modern;
+  call["name"] = "search";
+  CHECK(mcp::mirrored_headers("tools/call", call, "2026-07-28") ==
+        Headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "search"}});
+  json::object read{{"uri", "file:///a b"}};
+  CHECK(mcp::mirrored_headers("resources/read", read, "2025-11-25") ==
+        Headers{{"MCP-Protocol-Version", "2025-11-25"}, {"Mcp-Method", "resources/read"}, {"Mcp-Name", "file:///a b"}});
+  // The body's _meta wins over the negotiated version, so the two can never disagree.
+  CHECK(mcp::mirrored_headers("tools/list", modern, "2025-11-25").front().second == "2026-07-28");
+  CHECK(mcp::mirrored_headers("initialize", mcp::initialize_params(), "") == Headers{{"Mcp-Method", "initialize"}});
+  CHECK(mcp::mirrored_headers("", {}, "2025-11-25") == Headers{{"MCP-Protocol-Version", "2025-11-25"}});
+}

@@ -65,25 +65,49 @@ bool try_modern(Transport& transport, util::EpochMs deadline, HandshakeResult& o
   return accept_discover(transport, discover, deadline, out);
 }
 
-bool try_initialize(Transport& transport, util::EpochMs deadline, HandshakeResult& out) {
-  CallOutcome init = transport.call("initialize", initialize_params(), deadline);
+/// The newest version in a -32022 answer's `supported` list that mcphealth speaks with initialize; nothing when
+/// the answer is not a -32022 or names none.
+std::optional<std::string> offered_legacy_version(const CallOutcome& refusal) {
+  if (refusal.error_code != k_unsupported_protocol_version || !refusal.error_data.is_object()) return std::nullopt;
+  const json::object& data = refusal.error_data.get_object();
+  auto it = data.find("supported");
+  if (it == data.end() || !it->value().is_array()) return std::nullopt;
+  std::optional<std::string> best;
+  for (const auto& v : it->value().get_array()) {
+    if (!v.is_string() || v.get_string().size() != 10) continue;
+    const std::string version(v.get_string());
+    if (version < k_oldest_version || version > k_initialize_version) continue;
+    if (!best || version > *best) best = version;
+  }
+  return best;
+}
+
+bool try_initialize(Transport& transport, util::EpochMs deadline, HandshakeResult& out,
+                    std::string_view version = k_initialize_version) {
+  CallOutcome init = transport.call("initialize", initialize_params(version), deadline);
   note_http_failure(init, out);
+  // Refused with the versions the server does speak: ask again with the newest of them that we speak too.
+  if (init.status != CallOutcome::Status::result) {
+    if (auto offered = offered_legacy_version(init); offered && *offered != version) {
+      init = transport.call("initialize", initialize_params(*offered), deadline);
+    }
+  }
   if (init.status != CallOutcome::Status::result) {
     out.failure = init;
     return false;
   }
-  const std::string version = util::get_string(init.result, "protocolVersion").value_or("");
-  if (version.size() != 10 || version < k_oldest_version) {
+  const std::string answered = util::get_string(init.result, "protocolVersion").value_or("");
+  if (answered.size() != 10 || answered < k_oldest_version) {
     out.failure = init;
     out.failure.status = CallOutcome::Status::rpc_error;
-    out.failure.error_message = "initialize answered with protocolVersion '" + version + "', older than " +
+    out.failure.error_message = "initialize answered with protocolVersion '" + answered + "', older than " +
                                 std::string(k_oldest_version) + " or not a version";
     return false;
   }
   out.answered = true;
-  out.protocol_version = version;
+  out.protocol_version = answered;
   read_server_info(util::get_object(init.result, "serverInfo"), out);
-  transport.set_protocol_version(version);
+  transport.set_protocol_version(answered);
   transport.notify("notifications/initialized", {}, deadline);
   count_tools(transport, {}, deadline, out);
   return true;
@@ -115,6 +139,11 @@ HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs
     const util::EpochMs now = clock.now_ms();
     const util::EpochMs discover_deadline = now + std::max<std::int64_t>(1, (deadline - now) / 3);
     if (try_modern(transport, discover_deadline, out)) return out;
+    // A 2026-07-28 server that does not speak 2026-07-28 says which versions it does: initialize with one of them.
+    if (auto offered = offered_legacy_version(out.failure)) {
+      if (try_initialize(transport, deadline, out, *offered)) return out;
+      return out;
+    }
     // A process that died answers nothing more; an HTTP server that refused discover may still initialize.
     if (out.failure.status == CallOutcome::Status::closed) return out;
     if (out.failure.status == CallOutcome::Status::failed && out.failure.transport_failure && !out.failure.timed_out) {

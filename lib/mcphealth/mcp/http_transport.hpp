@@ -17,6 +17,12 @@
 namespace mcphealth::mcp {
 
 /// Streamable HTTP.
+/// The headers a Streamable HTTP POST of request or notification `method` with `params` mirrors from its body, as
+/// 2026-07-28 requires: `Mcp-Method` always; `Mcp-Name` for `tools/call`, `prompts/get` (the name) and
+/// `resources/read` (the uri); `MCP-Protocol-Version` from the body's `_meta`, else `negotiated` (when not empty).
+std::vector<std::pair<std::string, std::string>> mirrored_headers(std::string_view method, const boost::json::object& params,
+                                                                  const std::string& negotiated);
+
 class StreamableHttpTransport final : public Transport {
 public:
   StreamableHttpTransport(const config::HttpServer& server, http::Client& client, util::Clock& clock)
@@ -29,7 +35,10 @@ public:
   void close() override;
 
 private:
-  http::Request post(const std::string& body, util::EpochMs deadline) const;
+  /// A POST of `body`; `method` and `params` (of a request or notification; empty for a reply) give the headers
+  /// that mirror the body: `Mcp-Method`, `Mcp-Name`, and `MCP-Protocol-Version` equal to the body's `_meta`.
+  http::Request post(const std::string& body, std::string_view method, const boost::json::object& params,
+                     util::EpochMs deadline) const;
 
   const config::HttpServer& m_server;
   http::Client& m_client;

@@ -18,14 +18,14 @@ std::string notification_line(std::string_view method, const json::object& param
   return json::serialize(msg);
 }
 
-json::object initialize_params() {
-  return {{"protocolVersion", k_initialize_version},
+json::object initialize_params(std::string_view version) {
+  return {{"protocolVersion", version},
           {"capabilities", json::object()},
           {"clientInfo", {{"name", "mcphealth"}, {"version", util::version()}}}};
 }
 
 json::object modern_params() {
-  json::object meta{{"io.modelcontextprotocol/protocolVersion", k_modern_version},
+  json::object meta{{k_meta_protocol_version, k_modern_version},
                     {"io.modelcontextprotocol/clientCapabilities", json::object()},
                     {"io.modelcontextprotocol/clientInfo", {{"name", "mcphealth"}, {"version", util::version()}}}};
   return {{"_meta", std::move(meta)}};

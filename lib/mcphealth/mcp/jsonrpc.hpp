@@ -14,6 +14,12 @@ inline constexpr std::string_view k_initialize_version = "2025-11-25";
 inline constexpr std::string_view k_oldest_version = "2024-11-05";
 /// The stateless revision, spoken through `server/discover` and `_meta` on every request.
 inline constexpr std::string_view k_modern_version = "2026-07-28";
+/// The `_meta` key every 2026-07-28 request carries its protocol version under.
+inline constexpr std::string_view k_meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
+/// 2026-07-28 errors: the HTTP headers that mirror the body do not match it (or are missing), and the version
+/// asked for is not one the server implements (`data.supported` lists those it does).
+inline constexpr std::int64_t k_header_mismatch = -32020;
+inline constexpr std::int64_t k_unsupported_protocol_version = -32022;
 
 /// Which protocol generation to speak: `modern` (2026-07-28), `legacy` (initialize), `auto` (modern first, then
 /// legacy on any error or silence), or `legacy_first` (initialize first, then modern when initialize is refused:
@@ -27,7 +33,7 @@ std::string request_line(std::int64_t id, std::string_view method, const boost::
 std::string notification_line(std::string_view method, const boost::json::object& params);
 
 /// The params of our `initialize`: the newest initialize-generation version, empty capabilities, our clientInfo.
-boost::json::object initialize_params();
+boost::json::object initialize_params(std::string_view version = k_initialize_version);
 
 /// The params of a modern (2026-07-28) request: only the `_meta` every such request carries.
 boost::json::object modern_params();

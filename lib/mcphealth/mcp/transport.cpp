@@ -18,6 +18,7 @@ CallOutcome outcome_of_response(const boost::json::object& response) {
     out.status = CallOutcome::Status::rpc_error;
     out.error_code = util::get_int(*err, "code").value_or(0);
     out.error_message = util::get_string(*err, "message").value_or("");
+    if (auto data = err->find("data"); data != err->end()) out.error_data = data->value();
   } else {
     out.status = CallOutcome::Status::result;
     if (const boost::json::object* result = util::get_object(response, "result")) out.result = *result;

@@ -25,6 +25,8 @@ struct CallOutcome {
   boost::json::object result;
   std::int64_t error_code = 0;
   std::string error_message;
+  /// The JSON-RPC error's `data`, when it had one (a -32022 lists the supported versions there).
+  boost::json::value error_data;
   /// Why, for `closed` and `failed`: the process's stderr or exit status, `HTTP 503`, `connect ECONNREFUSED ...`.
   std::string reason;
   std::optional<int> http_status;

@@ -79,6 +79,7 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   if (depth == Depth::automatic && is_reachable_status(status)) {
     r.ok = true;
     r.kind = Kind::reachable;
+    if (!failure.error_message.empty()) r.reason = failure.reason; // what the server said it refused, and why
     return;
   }
   r.kind = is_reachable_status(status) ? Kind::protocol_error : Kind::http_status;
