@@ -1,7 +1,8 @@
 // libFuzzer target for everything mcphealth parses from outside: hook payloads (whole or cut off), state files,
-// config definitions, SSE streams and JSON-RPC messages. The hook must never crash into a session; this hunts for
+// config definitions, policy files, SSE streams and JSON-RPC messages. The hook must never crash into a session; this hunts for
 // inputs that would make it. Build and run with scripts/fuzz.
 #include <mcphealth/config/expand.hpp>
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/hook/classify.hpp>
 #include <mcphealth/hook/payload.hpp>
@@ -68,6 +69,16 @@ void as_config(const json::value& value) {
   }
 }
 
+void as_policy(std::string_view text) {
+  const util::MapEnvironment env{{"HOME", "/h"}};
+  const config::Policy p = config::parse_policy(text, {"/p.json", {}}, env);
+  check(p.status == config::Policy::Status::ok || !p.problems.empty());
+  const config::Settings base = config::resolve_settings(env, {});
+  for (const auto& rule : p.rules) (void)config::settings_for(base, p, rule.pattern, rule.project);
+  (void)config::settings_for(base, p, "any", std::filesystem::path("/p"));
+  (void)p.longest_recovery_ms(base);
+}
+
 void as_protocol(std::string_view text, const std::optional<json::value>& value) {
   mcp::SseParser sse;
   const std::size_t half = text.size() / 2;
@@ -92,6 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     as_config(*parsed.value);
   }
   as_protocol(text, parsed.value);
+  as_policy(text);
 
   util::MapEnvironment env{{"SET", "v"}};
   std::vector<std::string> unset;

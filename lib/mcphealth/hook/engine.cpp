@@ -354,8 +354,9 @@ private:
         continue;
       }
       const json::object* entry = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
+      const bool skipped = server_settings(c).probe.value == config::ProbeMode::skip; // nothing to refresh
       if (entry == nullptr) {
-        to_refresh.push_back(c->tool_name);
+        if (!skipped) to_refresh.push_back(c->tool_name);
         continue;
       }
       const ServerEntry e = ServerEntry::from_json(*entry);
@@ -366,7 +367,7 @@ private:
       }
       if (st.freshness == state::Freshness::in_backoff) {
         notes.push_back({c->tool_name, Note::Kind::down, e.last_error.value_or(""), *st.retry_at - now});
-      } else if (st.freshness != state::Freshness::fresh) {
+      } else if (st.freshness != state::Freshness::fresh && !skipped) {
         to_refresh.push_back(c->tool_name);
       }
     }
@@ -668,7 +669,7 @@ private:
   /// The settings for one server: the environment's, with the policy laid over them. `c` is its definition when
   /// known (a policy entry can name its project); otherwise `name` (a tool-name server) alone decides.
   const config::Settings& server_settings(const config::Candidate* c, const std::string& name = {}) {
-    const std::string key = c ? c->fingerprint : name;
+    const std::string key = c ? "definition " + c->fingerprint : "name " + name;
     if (!m_server_settings || m_server_settings_key != key) {
       const std::optional<std::filesystem::path> project =
           c && c->project ? std::optional<std::filesystem::path>(*c->project) : std::nullopt;
