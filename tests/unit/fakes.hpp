@@ -1,6 +1,7 @@
 #pragma once
 // Fakes for the core's seams: a clock that moves only when told, a scripted prober and command runner, and a
 // temporary folder per test.
+#include <mcphealth/http/client.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/store.hpp>
@@ -13,6 +14,13 @@
 #include <vector>
 
 namespace mcphealth::testing {
+
+/// URL resolution for fake HTTP clients: libcurl's own, the real part (the fakes stand in for the network only).
+inline std::optional<std::string> resolve_with_libcurl(const std::string& base, const std::string& reference) {
+  std::string error;
+  http::Client* curl = http::curl_client(error);
+  return curl ? curl->resolve_reference(base, reference) : std::nullopt;
+}
 
 class FakeClock final : public util::Clock {
 public:

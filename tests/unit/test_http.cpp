@@ -47,3 +47,16 @@ TEST_CASE("headers are found by their lower-case name", "[http]") {
   CHECK(r.header("retry-after") == std::optional<std::string>("3"));
   CHECK_FALSE(r.header("x"));
 }
+
+TEST_CASE("endpoint URIs resolve against the SSE URL as RFC 3986 says, with libcurl's URL parser", "[http]") {
+  std::string error;
+  http::Client* curl = http::curl_client(error);
+  REQUIRE(curl != nullptr);
+  CHECK(curl->resolve_reference("http://h:1/sse", "/messages?s=1") == "http://h:1/messages?s=1");
+  CHECK(curl->resolve_reference("http://h:1/a/sse?x=1", "messages") == "http://h:1/a/messages");
+  CHECK(curl->resolve_reference("http://h:1/sse", "http://other/m") == "http://other/m");
+  // A network-path reference keeps the scheme and replaces the host (the hand-written resolver made it a path).
+  CHECK(curl->resolve_reference("https://h:1/sse", "//cdn.example/x") == "https://cdn.example/x");
+  CHECK(curl->resolve_reference("http://h:1/a/b/sse", "../m?q=1") == "http://h:1/a/m?q=1");
+  CHECK(curl->resolve_reference("not a url", "/m") == std::nullopt);
+}

@@ -4,12 +4,14 @@
 #include "fakes.hpp"
 
 #include <mcphealth/http/client.hpp>
-#include <mcphealth/mcp/http_transport.hpp>
+#include <mcphealth/mcp/legacy_sse.hpp>
+#include <mcphealth/mcp/streamable_http.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <mutex>
 
 using namespace mcphealth;
 namespace json = boost::json;
@@ -17,7 +19,7 @@ namespace json = boost::json;
 namespace {
 
 /// Answers each request with the next scripted response, delivering a body through `on_body` in two chunks (so
-/// parsers meet a chunk boundary), and keeps every request.
+/// parsers meet a chunk boundary), and keeps every request. Safe for the legacy transport's stream thread.
 class ScriptedClient final : public http::Client {
 public:
   struct Scripted {
@@ -28,15 +30,22 @@ public:
   std::deque<Scripted> script;
   std::vector<http::Request> requests;
 
+  std::optional<std::string> resolve_reference(const std::string& base, const std::string& reference) override {
+    return testing::resolve_with_libcurl(base, reference);
+  }
   http::Response perform(const http::Request& request) override {
-    requests.push_back(request);
     http::Response r;
-    if (script.empty()) {
-      r.error = "no scripted response";
-      return r;
+    Scripted s;
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      requests.push_back(request);
+      if (script.empty()) {
+        r.error = "no scripted response";
+        return r;
+      }
+      s = script.front();
+      script.pop_front();
     }
-    const Scripted s = script.front();
-    script.pop_front();
     r.status = r.status_so_far = s.status;
     r.headers = s.headers;
     if (!request.on_body) {
@@ -47,6 +56,14 @@ public:
     if (request.on_body(std::string_view(s.body).substr(0, half), r)) request.on_body(std::string_view(s.body).substr(half), r);
     return r;
   }
+  /// The requests so far (a copy: the stream thread may still add one).
+  std::vector<http::Request> seen() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return requests;
+  }
+
+private:
+  std::mutex m_mutex;
 };
 
 std::optional<std::string> header_of(const http::Request& r, const std::string& name) {
@@ -164,4 +181,90 @@ TEST_CASE("a POST mirrors its method, target name and protocol version in header
   CHECK(mcp::mirrored_headers("tools/list", modern, "2025-11-25").front().second == "2026-07-28");
   CHECK(mcp::mirrored_headers("initialize", mcp::initialize_params(), "") == Headers{{"Mcp-Method", "initialize"}});
   CHECK(mcp::mirrored_headers("", {}, "2025-11-25") == Headers{{"MCP-Protocol-Version", "2025-11-25"}});
+}
+
+// The legacy HTTP+SSE transport. The scripted GET stream carries every event at once (the endpoint, then the
+// answers), which the transport queues; POSTs are answered 202, as a legacy server does.
+
+TEST_CASE("legacy SSE resolves the endpoint with libcurl, POSTs there, and reads the answer from the stream", "[http_transport]") {
+  testing::FakeClock clock;
+  ScriptedClient client;
+  const config::HttpServer server{"https://h.example:8443/a/sse", "sse", {{"X-Key", "k"}}};
+  client.script = {
+      {200, k_sse,
+       "event: endpoint\ndata: //other.example/messages?session=1\n\n"
+       "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv\",\"method\":\"ping\"}\n\n"
+       "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\n"},
+      {202, {}, ""}, // the request
+      {202, {}, ""}, // the reply to the server's ping
+  };
+  {
+    mcp::LegacySseTransport t(server, client, clock);
+    REQUIRE_FALSE(t.open(clock.now_ms() + 5000));
+    const mcp::CallOutcome out = t.call("tools/list", {}, clock.now_ms() + 5000);
+    CHECK(out.status == mcp::CallOutcome::Status::result);
+  }
+  const std::vector<http::Request> seen = client.seen();
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0].method == "GET");
+  CHECK(header_of(seen[0], "Accept") == "text/event-stream");
+  CHECK(seen[1].method == "POST");
+  CHECK(seen[1].url == "https://other.example/messages?session=1"); // a network-path reference keeps the scheme
+  CHECK(header_of(seen[1], "X-Key") == "k");
+  CHECK(seen[2].body.find("\"id\":\"srv\"") != std::string::npos); // the ping was answered
+}
+
+TEST_CASE("legacy SSE says why it could not open: a status, a stream without an endpoint, a bad endpoint", "[http_transport]") {
+  testing::FakeClock clock;
+  const config::HttpServer server{"http://127.0.0.1:9/sse", "sse", {}};
+  {
+    ScriptedClient client;
+    client.script = {{404, k_json, "{}"}};
+    mcp::LegacySseTransport t(server, client, clock);
+    const std::optional<mcp::CallOutcome> failed = t.open(clock.now_ms() + 1000);
+    REQUIRE(failed);
+    CHECK(failed->http_status == 404);
+  }
+  {
+    ScriptedClient client;
+    client.script = {{200, k_sse, ": only a comment\n\n"}};
+    mcp::LegacySseTransport t(server, client, clock);
+    const std::optional<mcp::CallOutcome> failed = t.open(clock.now_ms() + 1000);
+    REQUIRE(failed);
+    CHECK(failed->reason == "SSE stream ended without an endpoint event");
+  }
+  {
+    ScriptedClient client;
+    client.script = {{200, k_sse, "event: endpoint\ndata: http://[::1\n\n"}};
+    mcp::LegacySseTransport t(server, client, clock);
+    const std::optional<mcp::CallOutcome> failed = t.open(clock.now_ms() + 1000);
+    REQUIRE(failed);
+    CHECK(failed->transport_failure);
+    CHECK(failed->reason.find("is not a URL relative to http://127.0.0.1:9/sse") != std::string::npos);
+  }
+}
+
+TEST_CASE("legacy SSE: a refused POST is an HTTP failure, and a stream that ends first a transport failure", "[http_transport]") {
+  testing::FakeClock clock;
+  const config::HttpServer server{"http://127.0.0.1:9/sse", "sse", {}};
+  {
+    ScriptedClient client;
+    client.script = {{200, k_sse, "event: endpoint\ndata: /m\n\n"}, {503, {{"retry-after", "7"}}, ""}};
+    mcp::LegacySseTransport t(server, client, clock);
+    REQUIRE_FALSE(t.open(clock.now_ms() + 1000));
+    const mcp::CallOutcome out = t.call("initialize", {}, clock.now_ms() + 1000);
+    CHECK(out.status == mcp::CallOutcome::Status::failed);
+    CHECK(out.http_status == 503);
+    CHECK(out.retry_after_ms == 7000);
+  }
+  {
+    ScriptedClient client;
+    client.script = {{200, k_sse, "event: endpoint\ndata: /m\n\n"}, {202, {}, ""}};
+    mcp::LegacySseTransport t(server, client, clock);
+    REQUIRE_FALSE(t.open(clock.now_ms() + 1000));
+    const mcp::CallOutcome out = t.call("initialize", {}, clock.now_ms() + 1000);
+    CHECK(out.status == mcp::CallOutcome::Status::failed);
+    CHECK(out.transport_failure);
+    CHECK(out.reason == "SSE stream closed before the answer to initialize");
+  }
 }

@@ -1,7 +1,6 @@
 #include "fakes.hpp"
 
 #include <mcphealth/mcp/handshake.hpp>
-#include <mcphealth/mcp/http_transport.hpp>
 #include <mcphealth/mcp/jsonrpc.hpp>
 #include <mcphealth/mcp/sse.hpp>
 
@@ -141,10 +140,4 @@ TEST_CASE("an initialize answer older than 2024-11-05 is refused", "[mcp]") {
   auto hs = mcp::handshake(t, mcp::Protocol::legacy, 3000, clock);
   CHECK_FALSE(hs.answered);
   CHECK(hs.failure.status == mcp::CallOutcome::Status::rpc_error);
-}
-
-TEST_CASE("endpoint URIs resolve against the SSE URL", "[mcp]") {
-  CHECK(mcp::resolve_url("http://h:1/sse", "/messages?s=1") == "http://h:1/messages?s=1");
-  CHECK(mcp::resolve_url("http://h:1/a/sse?x=1", "messages") == "http://h:1/a/messages");
-  CHECK(mcp::resolve_url("http://h:1/sse", "http://other/m") == "http://other/m");
 }

@@ -16,6 +16,9 @@ public:
     last = request;
     return response;
   }
+  std::optional<std::string> resolve_reference(const std::string& base, const std::string& reference) override {
+    return testing::resolve_with_libcurl(base, reference);
+  }
 };
 
 probe::ProbeResult probe_with(long status, std::vector<std::pair<std::string, std::string>> headers = {}) {

@@ -73,6 +73,9 @@ public:
   virtual ~Client() = default;
   /// Performs `request`, blocking until it completes, fails, is stopped by `on_body` or times out.
   virtual Response perform(const Request& request) = 0;
+  /// Resolves URL `reference` (absolute, `//host/path`, `/path`, `path`, `?query`) against `base` as RFC 3986
+  /// says, with the same URL parser that performs the requests; nothing when either does not parse.
+  virtual std::optional<std::string> resolve_reference(const std::string& base, const std::string& reference) = 0;
 };
 
 /// Returns the process-wide libcurl client, loading libcurl on first use; nullptr (and `error`) when it cannot be

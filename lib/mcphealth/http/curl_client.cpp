@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
+#include <memory>
 #include <mutex>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,6 +30,11 @@ struct CurlApi {
   curl_slist* (*slist_append)(curl_slist*, const char*) = nullptr;
   void (*slist_free_all)(curl_slist*) = nullptr;
   const char* (*easy_strerror)(CURLcode) = nullptr;
+  CURLU* (*url)() = nullptr;
+  CURLUcode (*url_set)(CURLU*, CURLUPart, const char*, unsigned int) = nullptr;
+  CURLUcode (*url_get)(const CURLU*, CURLUPart, char**, unsigned int) = nullptr;
+  void (*url_cleanup)(CURLU*) = nullptr;
+  void (*free)(void*) = nullptr;
 };
 
 template <typename Fn>
@@ -105,6 +111,19 @@ class CurlClient final : public Client {
 public:
   explicit CurlClient(CurlApi api) : m_api(api) {}
   Response perform(const Request& request) override;
+  std::optional<std::string> resolve_reference(const std::string& base, const std::string& reference) override {
+    // A CURLU holding `base` resolves a relative URL set on it against `base`.
+    std::unique_ptr<CURLU, void (*)(CURLU*)> url(m_api.url(), m_api.url_cleanup);
+    if (!url || m_api.url_set(url.get(), CURLUPART_URL, base.c_str(), 0) != CURLUE_OK ||
+        m_api.url_set(url.get(), CURLUPART_URL, reference.c_str(), 0) != CURLUE_OK) {
+      return std::nullopt;
+    }
+    char* text = nullptr;
+    if (m_api.url_get(url.get(), CURLUPART_URL, &text, 0) != CURLUE_OK || text == nullptr) return std::nullopt;
+    std::string out(text);
+    m_api.free(text);
+    return out;
+  }
 
 private:
   std::string describe_failure(CURL* curl, CURLcode code, const Request& request);
@@ -243,7 +262,9 @@ Client* curl_client(std::string& error) {
                     resolve(lib, "curl_easy_cleanup", api.easy_cleanup) &&
                     resolve(lib, "curl_slist_append", api.slist_append) &&
                     resolve(lib, "curl_slist_free_all", api.slist_free_all) &&
-                    resolve(lib, "curl_easy_strerror", api.easy_strerror);
+                    resolve(lib, "curl_easy_strerror", api.easy_strerror) && resolve(lib, "curl_url", api.url) &&
+                    resolve(lib, "curl_url_set", api.url_set) && resolve(lib, "curl_url_get", api.url_get) &&
+                    resolve(lib, "curl_url_cleanup", api.url_cleanup) && resolve(lib, "curl_free", api.free);
     if (!ok) {
       load_error = "cannot load libcurl: a symbol is missing";
       return;

@@ -1,7 +1,8 @@
 #include <mcphealth/probe/probe.hpp>
 
 #include <mcphealth/mcp/handshake.hpp>
-#include <mcphealth/mcp/http_transport.hpp>
+#include <mcphealth/mcp/legacy_sse.hpp>
+#include <mcphealth/mcp/streamable_http.hpp>
 
 namespace mcphealth::probe {
 
