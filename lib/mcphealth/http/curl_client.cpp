@@ -1,7 +1,7 @@
 // The libcurl client, resolved symbol by symbol from a dlopen'd libcurl: the binary never links it.
 #include <mcphealth/http/client.hpp>
 
-#include <mcphealth/util/fs.hpp>
+#include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/util/version.hpp>
 
 #include <curl/curl.h>
@@ -151,7 +151,7 @@ std::string CurlClient::describe_failure(CURL* curl, CURLcode code, const Reques
                                 : host_of(request.url);
   switch (code) {
   case CURLE_COULDNT_CONNECT:
-    return "connect " + (os_errno != 0 ? util::errno_name(static_cast<int>(os_errno)) : std::string("failed")) + " " +
+    return "connect " + (os_errno != 0 ? proc::errno_name(static_cast<int>(os_errno)) : std::string("failed")) + " " +
            where;
   case CURLE_COULDNT_RESOLVE_HOST: return "getaddrinfo ENOTFOUND " + host_of(request.url);
   case CURLE_COULDNT_RESOLVE_PROXY: return "proxy: getaddrinfo ENOTFOUND (check https_proxy/http_proxy)";

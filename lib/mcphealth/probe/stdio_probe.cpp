@@ -1,9 +1,10 @@
 #include <mcphealth/probe/probe.hpp>
 
+#include <mcphealth/proc/errno_name.hpp>
+
 #include <mcphealth/mcp/handshake.hpp>
 #include <mcphealth/mcp/stdio_transport.hpp>
 #include <mcphealth/proc/child.hpp>
-#include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <cerrno>
@@ -21,7 +22,7 @@ std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, Pro
     error = spawned.error;
   }
   r.kind = Kind::spawn_failed;
-  r.reason = "spawn " + server.command + " " + util::errno_name(error);
+  r.reason = "spawn " + server.command + " " + proc::errno_name(error);
   return nullptr;
 }
 } // namespace

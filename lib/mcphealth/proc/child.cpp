@@ -1,17 +1,17 @@
-// Boost.Process v2 (header-only in 1.81) on std::filesystem: Boost.Filesystem would be one more shared library to load.
+// Starting children with Boost.Process v2's launcher (header-only in 1.81, on std::filesystem: Boost.Filesystem
+// would be one more shared library to load), with our own initializers for the process group and the
+// environment. Pipes, waiting with a deadline and ending the group are plain POSIX here: v2 waits through an
+// io_context, which the probes' poll loop over the child's stdout and stderr does not need.
 #include <boost/optional.hpp>
 #include <boost/type_traits.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
-#include <boost/process/v2/environment.hpp>
-// 1.81 declares process_environment::on_setup in the header but defines it only here, even when header-only.
-#include <boost/process/v2/impl/environment.ipp>
 
 #include <mcphealth/proc/child.hpp>
+#include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/proc/groups.hpp>
 
-#include <mcphealth/util/fs.hpp>
 
 #include <cerrno>
 #include <csignal>
@@ -49,6 +49,22 @@ struct OwnGroupInit {
   template <typename... Args>
   void on_exec_error(Args&&...) {
     ::_exit(127);
+  }
+};
+
+/// Gives the child exactly `entries` as its environment: the launcher's `envp` is pointed at them before the fork.
+/// (Boost 1.81's own process_environment defines its setup hook only in a non-header .ipp file.)
+struct ExactEnvironment {
+  std::vector<const char*> pointers;
+
+  explicit ExactEnvironment(const std::vector<std::string>& entries) {
+    for (const auto& e : entries) pointers.push_back(e.c_str());
+    pointers.push_back(nullptr);
+  }
+  template <typename Launcher>
+  bp::error_code on_setup(Launcher& launcher, const std::filesystem::path&, const char* const*) {
+    launcher.env = pointers.data();
+    return {};
   }
 };
 
@@ -109,8 +125,7 @@ struct Child::Impl {
 Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 
 Child::~Child() {
-  util::SystemClock clock;
-  terminate_group(0, clock);
+  kill_group();
   close_fd(m_impl->in);
   close_fd(m_impl->out);
   close_fd(m_impl->err);
@@ -153,6 +168,12 @@ void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
   }
   const util::EpochMs deadline = clock.now_ms() + grace_ms;
   while (!poll_exit() && clock.now_ms() < deadline) clock.sleep_ms(5);
+  kill_group();
+}
+
+void Child::kill_group() {
+  if (m_impl->pid <= 0) return;
+  const pid_t group = m_impl->pid;
   ::kill(-group, SIGKILL);
   int status = 0;
   if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
@@ -179,7 +200,7 @@ SpawnResult spawn(const SpawnSpec& spec) {
     bp::process_stdio stdio{in[0], out[1], err[1]};
     if (spec.environment) {
       proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
-                                                  bp::process_environment(*spec.environment), OwnGroupInit{}));
+                                                  ExactEnvironment(*spec.environment), OwnGroupInit{}));
     } else {
       proc.emplace(
           bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio, OwnGroupInit{}));
@@ -232,7 +253,7 @@ CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, 
   SpawnResult spawned = spawn(spec);
   if (!spawned.child) {
     result.status = CommandResult::Status::spawn_failed;
-    result.error = "spawn " + spec.executable.string() + " " + util::errno_name(spawned.error);
+    result.error = "spawn " + spec.executable.string() + " " + errno_name(spawned.error);
     return result;
   }
   Child& child = *spawned.child;

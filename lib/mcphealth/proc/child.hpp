@@ -57,6 +57,8 @@ public:
   void release();
   /// Ends the process group: SIGTERM, up to `grace_ms` for it to go, then SIGKILL; reaps the child.
   void terminate_group(std::int64_t grace_ms, util::Clock& clock);
+  /// Ends the process group at once with SIGKILL and reaps the child (what destruction does: no clock needed).
+  void kill_group();
 
 private:
   std::unique_ptr<Impl> m_impl;

@@ -40,7 +40,4 @@ enum class Folders { create, must_exist };
 std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600,
                            Folders folders = Folders::create);
 
-/// Returns the text of `errno` value `err` as its symbolic name (`ENOENT`), or `E<number>` when unknown.
-std::string errno_name(int err);
-
 } // namespace mcphealth::util
