@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -23,11 +24,15 @@ void register_refresh(CLI::App& app, Invocation& invocation) {
   sub->add_option("--project", o->project, "The folder (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR");
   sub->footer("A server another process is probing is skipped (its result will do); one with a fresh mark too. "
+              "Runs at nice 10 (its probes too): it is background work, and the agent's calls come first. "
               "Exit: 0 nothing refreshed is down, 1 something is, 2 usage error.");
   sub->callback([o, &invocation] { invocation.exit_code = run_refresh(*o, invocation.globals); });
 }
 
 int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
+  // Background work: on a busy machine the hook calls that did not wait for this refresh should not wait for its
+  // CPU either. The servers it starts inherit the priority.
+  ::setpriority(PRIO_PROCESS, 0, 10);
   util::ProcessEnvironment env;
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(env, globals.overrides());

@@ -238,17 +238,13 @@ private:
 
     const bool restored = reconnect_after_failure(call, c, *code);
     messages::Down down{name, call.tool, text, *code};
-    if (restored) {
-      m_outcome_context = messages::failed_then_restored(name, *code);
-    } else if (written) {
+    if (restored) return allow(event, messages::failed_then_restored(name, *code));
+    if (written) {
       down.blocked_for_ms = retry_at - m_deps.clock.now_ms();
-      m_outcome_context = messages::failed_and_marked_down(down);
-    } else {
-      // Nothing was recorded, so nothing will block the next call: say what is known, not a mark that does not exist.
-      m_outcome_context = messages::failed_not_recorded(down);
+      return allow(event, messages::failed_and_marked_down(down));
     }
-    m_outcome_context = util::cap_utf8(*m_outcome_context, k_max_model_text);
-    return allow(event);
+    // Nothing was recorded, so nothing will block the next call: say what is known, not a mark that does not exist.
+    return allow(event, messages::failed_not_recorded(down));
   }
 
   /// The reconnect half of PostToolUseFailure; true when the server is back.
@@ -372,8 +368,8 @@ private:
       }
     }
     if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(folder_key(), to_refresh);
-    if (!notes.empty()) m_outcome_context = util::cap_utf8(messages::session_start(notes), k_max_model_text);
-    return allow(event);
+    if (notes.empty()) return allow(event);
+    return allow(event, messages::session_start(notes));
   }
 
   /// A payload over the limit cannot be checked safely: PreToolUse blocks it (the JS hook's wording, which people
@@ -586,10 +582,11 @@ private:
     return written ? retry_at : std::nullopt;
   }
 
-  HookOutcome allow(const std::string& event) {
+  /// Allows the call; `context` (at most 500 bytes of it) is what the model is told with it, if anything.
+  HookOutcome allow(const std::string& event, std::optional<std::string> context = std::nullopt) {
     HookOutcome out;
     out.event_name = event;
-    out.additional_context = m_outcome_context;
+    if (context) out.additional_context = util::cap_utf8(*context, k_max_model_text);
     return out;
   }
 
@@ -705,8 +702,6 @@ private:
   const config::Candidate* m_candidate = nullptr;
   std::optional<config::DiscoveryInputs> m_inputs;
   std::optional<config::Resolution> m_resolution;
-  /// For PostToolUseFailure that leaves a server down: what the model is told.
-  std::optional<std::string> m_outcome_context;
 };
 
 } // namespace
