@@ -132,11 +132,14 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   util::EpochMs configured_at = 0;
   int code = k_exit_ok;
 
+  std::int64_t sweeps = 0;
   while (!g_stop.load()) {
     util::EpochMs next = clock.now_ms() + 1000; // the terminal's "ago / retry in" columns move every second
     if (watcher) {
       next = std::min(next, watcher->sweep(g_stop));
       if (g_stop.load()) break;
+      util::log::debug("sweep " + std::to_string(++sweeps) + " done; next in " +
+                       std::to_string(std::max<std::int64_t>(0, next - clock.now_ms())) + " ms");
     }
     const state::StateSnapshot after = store.read();
     for (const ops::WatchEvent& ev : ops::transitions(before, after, clock.now_ms())) {

@@ -7,8 +7,8 @@
   recovery  Time from a server coming back to the hook allowing it, with `watch --probe` running.
   watch     `watch --probe` over 32 servers: CPU time of the watcher per sweep and per hour, and its RSS and open file
             descriptors at the start and the end.
-  soak      (only with --soak N) `watch --probe` over 4 servers with a 300 ms TTL until it has made N sweeps' worth
-            of probes (4 N): its RSS and open file descriptors sampled every 100 sweeps, to show neither grows.
+  soak      (only with --soak N) `watch --probe` over 32 servers with a 3 s TTL for N sweeps (counted from its -vv
+            lines): its RSS and open file descriptors sampled every 100 sweeps, to show neither grows.
 Every timing is wall time around subprocess.run, the same for the hook and the no-op, so the ratios are fair.
 usage: refresh_figures.py BIN NOOP FIXTURES [SECONDS]
        refresh_figures.py BIN NOOP FIXTURES --soak SWEEPS
@@ -144,33 +144,36 @@ def watch_cost():
 
 
 def soak(sweeps):
-    servers = 4
+    servers = 32
     root, proj, env = scratch({"s%d" % i: ["--count-file", "COUNT"] for i in range(servers)})
     count = os.path.join(root, "count")
     cfg = os.path.join(proj, ".mcp.json")
-    open(cfg, "w").write(open(cfg).read().replace("COUNT", count))
-    env.update({"ECC_MCP_HEALTH_TTL_MS": "300"})
-    watch = subprocess.Popen([BIN, "watch", "--probe", "--events"], env=env, cwd=proj, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    lines = lambda: sum(1 for _ in open(count)) if os.path.exists(count) else 0
+    text = open(cfg).read()
+    open(cfg, "w").write(text.replace("COUNT", count))
+    env.update({"ECC_MCP_HEALTH_TTL_MS": "3000"})
+    log = os.path.join(root, "watch.log")
+    watch = subprocess.Popen([BIN, "-vv", "watch", "--probe", "--events"], env=env, cwd=proj, stdout=subprocess.DEVNULL,
+                             stderr=open(log, "w"))
+    done = lambda: sum(1 for l in open(log) if " debug sweep " in l) if os.path.exists(log) else 0
+    probes = lambda: sum(1 for _ in open(count)) if os.path.exists(count) else 0
     start = time.monotonic()
     samples, next_mark = [], 0
     while True:
-        done = lines() // servers
-        if done >= next_mark:
+        n = done()
+        if n >= next_mark:
             cpu, rss, fds = proc_stats(watch.pid)
-            samples.append((done, rss, fds, cpu))
+            samples.append((n, probes(), rss, fds, cpu))
             next_mark += 100
-        if done >= sweeps or watch.poll() is not None:
+        if n >= sweeps or watch.poll() is not None:
             break
-        time.sleep(0.2)
+        time.sleep(0.1)
     watch.send_signal(signal.SIGTERM)
     watch.wait()
     shutil.rmtree(root, ignore_errors=True)
-    print("soak: watch --probe, %d servers, TTL 300 ms: %d sweeps' worth of probes in %.0f s" %
-          (servers, samples[-1][0], time.monotonic() - start))
-    for done, rss, fds, cpu in samples:
-        print("  after %5d sweeps: RSS %6d kB, open fds %3d, CPU %7.0f ms" % (done, rss, fds, cpu))
+    print("soak: watch --probe, %d servers, TTL 3 s: %d sweeps, %d probes in %.0f s" %
+          (servers, samples[-1][0], samples[-1][1], time.monotonic() - start))
+    for n, p, rss, fds, cpu in samples:
+        print("  after %5d sweeps (%5d probes): RSS %6d kB, open fds %3d, CPU %7.0f ms" % (n, p, rss, fds, cpu))
 
 
 def main():
