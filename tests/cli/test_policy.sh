@@ -89,7 +89,7 @@ case_argv_reconnect_runs_without_a_shell_for_a_name_with_spaces() {
   assert_eq "$RC" 0 "the reconnect brought it back"
   assert_file_exists "$T/up-my server"
   assert_eq "$(json_eval "$OUT" 'd["servers"][0]["reconnect"]')" ok
-  # A name is a word of argv, never shell text: one with shell syntax is passed as it is.
+  # The name is one word of argv wherever {server} stands in it, space included; no shell reads it.
   policy "{\"servers\":{\"my server\":{\"reconnect\":[\"touch\",\"$T/made-{server}\"]}}}"
   rm -f "$T/up"
   mcph probe my_server --reconnect --json

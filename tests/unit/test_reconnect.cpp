@@ -1,6 +1,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/recover/reconnect.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -28,7 +29,7 @@ TEST_CASE("{server} becomes a reference to $MCPHEALTH_SERVER written for its quo
   CHECK(recover::expand_reconnect_command("echo '{server}'") == R"(echo ''"${MCPHEALTH_SERVER}"'')");
   CHECK(recover::expand_reconnect_command(R"(echo \"{server})") == R"(echo \""${MCPHEALTH_SERVER}")");
   CHECK(recover::expand_reconnect_command(R"(echo "it's {server}")") == R"(echo "it's ${MCPHEALTH_SERVER}")");
-  CHECK(recover::shell_quote("it's") == R"('it'\''s')");
+  CHECK(util::shell_quote("it's") == R"('it'\''s')");
 }
 
 TEST_CASE("names from the payload run only when plain: config names run, passed by variable", "[reconnect]") {

@@ -55,27 +55,6 @@ std::string PolicyProblem::text() const {
 
 namespace {
 
-/// True when `text` matches `pattern`, where `*` matches any run of characters.
-bool glob_match(std::string_view pattern, std::string_view text) {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 /// A name or pattern as tool names spell it: each run between `*`s spelled as Claude Code spells server names.
 std::string tool_spelling(std::string_view pattern) {
   std::string out;
@@ -238,7 +217,7 @@ std::string file_stamp(const fs::path& path) {
 
 bool PolicyRule::applies_to(std::string_view server, const std::optional<fs::path>& defined_in) const {
   if (project && (!defined_in || absolute_normal(*defined_in) != *project)) return false;
-  return glob_match(pattern, server);
+  return util::glob_match(pattern, server);
 }
 
 bool Policy::has_project_rules() const {

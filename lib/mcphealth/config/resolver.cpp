@@ -3,6 +3,7 @@
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <sys/stat.h>
@@ -38,6 +39,10 @@ std::string_view standing_name(Standing standing) {
   case Standing::not_read: return "not-read";
   }
   return {};
+}
+
+bool Candidate::named(std::string_view name) const {
+  return name == definition.name || tool_server_name(name) == tool_name;
 }
 
 const Candidate* Resolution::winner(std::string_view tool_server) const {
@@ -119,27 +124,6 @@ bool lists(const json::object& o, std::string_view key, std::string_view name) {
   return false;
 }
 
-/// `*` matches any run of characters; everything else matches itself.
-bool glob_match(std::string_view pattern, std::string_view text) {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
-      ++p;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 /// Whether an `allowedMcpServers`/`deniedMcpServers` entry matches a definition.
 bool policy_entry_matches(const json::value& entry, const ServerDefinition& def) {
   if (!entry.is_object()) return false;
@@ -147,7 +131,7 @@ bool policy_entry_matches(const json::value& entry, const ServerDefinition& def)
   if (auto name = util::get_string(e, "serverName")) return *name == def.name;
   if (auto url = util::get_string(e, "serverUrl")) {
     auto actual = util::get_string(def.raw, "url");
-    return actual && glob_match(*url, *actual);
+    return actual && util::glob_match(*url, *actual);
   }
   if (auto it = e.find("serverCommand"); it != e.end() && it->value().is_array()) {
     json::array argv;

@@ -67,6 +67,8 @@ struct Candidate {
 
   /// True when this is the definition Claude Code uses for its name (active or misconfigured).
   bool wins() const { return standing == Standing::active || standing == Standing::misconfigured; }
+  /// True when a user's `name` means this one: its name in the config file, or as tool names spell it.
+  bool named(std::string_view name) const;
 };
 
 /// What the resolver saw and decided for one folder.

@@ -1,5 +1,7 @@
 #include <mcphealth/config/settings.hpp>
 
+#include <mcphealth/util/text.hpp>
+
 #include <charconv>
 
 namespace mcphealth::config {
@@ -34,9 +36,7 @@ std::string ReconnectSpec::text() const {
   std::string out;
   for (const auto& word : argv) {
     const bool plain = !word.empty() && word.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
-    std::string quoted = "'";
-    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += (out.empty() ? "" : " ") + (plain ? word : quoted + "'");
+    out += (out.empty() ? "" : " ") + (plain ? word : util::shell_quote(word));
   }
   return out;
 }

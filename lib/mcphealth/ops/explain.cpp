@@ -102,10 +102,10 @@ void add(Explanation& e, Finding::Severity s, std::string id, std::string messag
 /// A definition's command line as written (before expansion), each word shell-quoted; or its URL.
 std::string written_target(const config::ServerDefinition& def) {
   if (auto url = util::get_string(def.raw, "url"); url && !def.raw.contains("command")) return *url;
-  std::string out = recover::shell_quote(util::get_string(def.raw, "command").value_or(""));
+  std::string out = util::shell_quote(util::get_string(def.raw, "command").value_or(""));
   if (auto it = def.raw.find("args"); it != def.raw.end() && it->value().is_array()) {
     for (const auto& a : it->value().get_array()) {
-      out += " " + recover::shell_quote(a.is_string() ? std::string(a.get_string()) : json::serialize(a));
+      out += " " + util::shell_quote(a.is_string() ? std::string(a.get_string()) : json::serialize(a));
     }
   }
   return out;
@@ -155,13 +155,13 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
                      const config::Settings& settings, const config::Policy& policy, const std::vector<std::string>& only) {
   const auto chosen = [&](const config::Candidate& c) {
     return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {
-             return n == c.definition.name || config::tool_server_name(n) == c.tool_name;
+             return c.named(n);
            });
   };
   for (const auto* w : res.winners()) e.configured.push_back(w->tool_name);
   for (const auto& name : only) {
     const bool known = std::any_of(res.candidates.begin(), res.candidates.end(), [&](const config::Candidate& c) {
-      return name == c.definition.name || config::tool_server_name(name) == c.tool_name;
+      return c.named(name);
     });
     if (!known) e.unknown_servers.push_back(name);
   }
@@ -198,8 +198,8 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     if (const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport)) {
       s.target = stdio->command;
       s.args = stdio->args;
-      s.command_line = recover::shell_quote(stdio->command);
-      for (const auto& a : stdio->args) s.command_line += " " + recover::shell_quote(a);
+      s.command_line = util::shell_quote(stdio->command);
+      for (const auto& a : stdio->args) s.command_line += " " + util::shell_quote(a);
       s.env_names = stdio->env_names;
       if (!stdio->executable.empty() && config::is_executable_file(stdio->executable)) {
         s.resolved_command = stdio->executable.string();
@@ -213,7 +213,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     const config::Settings own = config::settings_for(settings, policy, c);
     s.reconnect = own.reconnect.value ? recover::policy_command(own) : recover::find_reconnect_command(c.definition.name, env);
     for (auto& v : server_values(own, c.definition.name, env)) {
-      if (v.origin.rfind("policy ", 0) == 0 || v.origin.rfind("flag ", 0) == 0) s.own_settings.push_back(std::move(v));
+      if (v.kind == config::Origin::Kind::policy || v.kind == config::Origin::Kind::flag) s.own_settings.push_back(std::move(v));
     }
 
     if (!s.shadowed.empty()) {

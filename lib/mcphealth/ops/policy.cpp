@@ -10,25 +10,30 @@ namespace mcphealth::ops {
 
 std::vector<EffectiveSetting> server_values(const config::Settings& own, const std::string& config_name,
                                             const util::Environment& env) {
-  const auto ms = [](const config::Setting<std::int64_t>& s) { return std::to_string(s.value); };
+  const auto entry = [](std::string name, std::string value, const config::Origin& origin) {
+    return EffectiveSetting{std::move(name), std::move(value), origin.text(), origin.kind};
+  };
+  const auto ms = [&](std::string name, const config::Setting<std::int64_t>& s) {
+    return entry(std::move(name), std::to_string(s.value), s.origin);
+  };
   std::vector<EffectiveSetting> out{
-      {"probe", std::string(config::probe_mode_name(own.probe.value)), own.probe.origin.text()},
-      {"protocol", std::string(config::protocol_mode_name(own.protocol.value)), own.protocol.origin.text()},
-      {"timeoutMs", ms(own.timeout_ms), own.timeout_ms.origin.text()},
-      {"ttlMs", ms(own.ttl_ms), own.ttl_ms.origin.text()},
-      {"backoffMs", ms(own.backoff_ms), own.backoff_ms.origin.text()},
-      {"maxBackoffMs", ms(own.max_backoff_ms), own.max_backoff_ms.origin.text()},
-      {"failOpen", own.fail_open.value ? "true" : "false", own.fail_open.origin.text()},
+      entry("probe", std::string(config::probe_mode_name(own.probe.value)), own.probe.origin),
+      entry("protocol", std::string(config::protocol_mode_name(own.protocol.value)), own.protocol.origin),
+      ms("timeoutMs", own.timeout_ms),
+      ms("ttlMs", own.ttl_ms),
+      ms("backoffMs", own.backoff_ms),
+      ms("maxBackoffMs", own.max_backoff_ms),
+      entry("failOpen", own.fail_open.value ? "true" : "false", own.fail_open.origin),
   };
   if (own.reconnect.value) {
     const std::string how = own.reconnect.value->argv.empty() ? " (with /bin/sh -c)" : " (no shell)";
-    out.push_back({"reconnect", own.reconnect.value->text() + how, own.reconnect.origin.text()});
+    out.push_back(entry("reconnect", own.reconnect.value->text() + how, own.reconnect.origin));
   } else if (auto command = recover::find_reconnect_command(config_name, env)) {
-    out.push_back({"reconnect", command->command + " (with /bin/sh -c)", "variable " + command->variable});
+    out.push_back(entry("reconnect", command->command + " (with /bin/sh -c)", config::Origin::variable(command->variable)));
   } else {
-    out.push_back({"reconnect", "none", "default"});
+    out.push_back(entry("reconnect", "none", {}));
   }
-  out.push_back({"reconnectTimeoutMs", ms(own.reconnect_timeout_ms), own.reconnect_timeout_ms.origin.text()});
+  out.push_back(ms("reconnectTimeoutMs", own.reconnect_timeout_ms));
   return out;
 }
 
@@ -39,13 +44,13 @@ PolicyReport policy_report(const util::Environment& env, const config::Settings&
   const config::Resolution res = config::resolve(inputs, env);
   const auto wanted = [&](const config::Candidate& c) {
     return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {
-             return n == c.definition.name || config::tool_server_name(n) == c.tool_name;
+             return c.named(n);
            });
   };
   for (const auto& name : only) {
     const auto winners = res.winners();
     if (std::none_of(winners.begin(), winners.end(), [&](const config::Candidate* c) {
-          return name == c->definition.name || config::tool_server_name(name) == c->tool_name;
+          return c->named(name);
         })) {
       report.unknown.push_back(name);
     }

@@ -17,7 +17,10 @@ namespace mcphealth::ops {
 struct EffectiveSetting {
   std::string name;
   std::string value;
+  /// The origin as printed (`policy servers.github`, `variable MCPHEALTH_TTL_MS`, `default`).
   std::string origin;
+  /// What kind of origin, for deciding without reading the text.
+  config::Origin::Kind kind = config::Origin::Kind::built_in;
 };
 
 /// One server's effective values.

@@ -2,6 +2,7 @@
 
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cctype>
 
@@ -31,16 +32,6 @@ bool is_plain_server_name(std::string_view server) {
     if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '_' && c != '-') return false;
   }
   return true;
-}
-
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  out += "'";
-  return out;
 }
 
 std::string expand_reconnect_command(std::string_view command) {
@@ -121,7 +112,7 @@ ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view
   ReconnectOutcome out;
   if (origin == NameOrigin::payload && !is_plain_server_name(server)) {
     out.status = ReconnectOutcome::Status::refused;
-    out.reason = "refusing to run the reconnect command for server name " + shell_quote(server) +
+    out.reason = "refusing to run the reconnect command for server name " + util::shell_quote(server) +
                  ": it is not defined in any config file and is not made of [A-Za-z0-9._-]";
     return out;
   }

@@ -36,9 +36,6 @@ std::optional<ReconnectCommand> find_reconnect_command(std::string_view server, 
 /// True for names made only of `[A-Za-z0-9._-]`.
 bool is_plain_server_name(std::string_view server);
 
-/// Quotes `text` for `/bin/sh` with single quotes (for showing a command, never for building one).
-std::string shell_quote(std::string_view text);
-
 /// Replaces every `{server}` in `command` with a reference to `$MCPHEALTH_SERVER` written for the quoting context it
 /// stands in (bare, inside double quotes, inside single quotes), so that no name can end a quote or run code: the
 /// name itself never enters the command text.

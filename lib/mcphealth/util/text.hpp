@@ -24,6 +24,12 @@ std::string escape_control(std::string_view text);
 /// word for long words).
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+/// True when `text` matches `pattern`, where `*` matches any run of characters and everything else itself.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+/// Quotes `text` for `/bin/sh` with single quotes (for showing a command, never for building one).
+std::string shell_quote(std::string_view text);
+
 /// Splits a command line into words as /bin/sh would for plain commands: spaces separate, single and double quotes
 /// group, a backslash outside quotes escapes the next character. No expansion of any kind.
 std::vector<std::string> shell_words(std::string_view command);
