@@ -42,9 +42,13 @@ struct Harness {
     req.overrides.state_path = state_path();
     req.overrides.config_paths = {dir.path() / "mcp.json"};
     hook::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
-                        [this](const std::string&, const std::vector<std::string>& s) { refreshes.push_back(s); }};
+                        [this](const std::string&, const std::vector<std::string>& s) { refreshes.push_back(s); },
+                        trace};
     return hook::run_hook_engine(req, deps);
   }
+
+  /// The `-v` trace of the next runs; a test uses it to act at a known step of the decision.
+  std::function<void(std::string_view)> trace;
 
   std::filesystem::path state_path() const { return dir.path() / "state.json"; }
   state::ServerEntry entry(const std::string& name = "svc") const {
@@ -240,6 +244,24 @@ TEST_CASE("a mark expired by more than one TTL, or MCPHEALTH_REFRESH=inline, wai
   h.run("PreToolUse");
   CHECK(h.prober.calls == 3);
   CHECK(h.refreshes.empty());
+}
+
+TEST_CASE("a hook that read the state before another's probe finished does not probe again", "[engine]") {
+  // Hook B reads the state file (nothing cached), then hook A probes, records and releases the probe lock before B
+  // asks for it: B takes the lock at once, without waiting, and must still see A's verdict rather than probe again.
+  Harness h;
+  h.prober.results = {FakeProber::down("boom")};
+  bool other_ran = false;
+  h.trace = [&](std::string_view step) {
+    if (other_ran || step.find("reading the configs") == std::string_view::npos) return;
+    other_ran = true; // hook A's own steps pass through here and do nothing
+    CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::block); // hook A, start to end
+  };
+  const auto out = h.run("PreToolUse"); // hook B
+  REQUIRE(other_ran);
+  CHECK(out.decision == hook::HookOutcome::Decision::block);
+  CHECK(h.prober.calls == 1);
+  CHECK(h.entry().failure_count == 1);
 }
 
 TEST_CASE("session start refreshes what is missing or stale and names what is down", "[engine]") {

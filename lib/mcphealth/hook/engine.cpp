@@ -146,10 +146,16 @@ private:
       lock = util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint, probe_lock_wait_ms(),
                                        m_deps.clock, lock_outcome);
     }
-    if (lock_outcome == util::RecordLock::Outcome::taken_after_wait) {
+    // Read again under the lock: another hook may have probed and recorded since the read above, and released the
+    // lock before this one asked for it (so it was taken without waiting).
+    if (lock.held()) {
       snap = store().read();
-      if (auto after_wait = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
-        return *after_wait;
+      trace([&] {
+        return std::string("probe lock taken") +
+               (lock_outcome == util::RecordLock::Outcome::taken_after_wait ? " after waiting" : "") + "; state re-read";
+      });
+      if (auto now_cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
+        return *now_cached;
       }
     }
     return probe_and_decide(event, target, state::decision_entry(snap.doc, call.server, target.binding.definition));
