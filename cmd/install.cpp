@@ -94,13 +94,14 @@ int run_install(const InstallOptions& o, bool uninstall) {
     return k_exit_usage;
   }
   const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
-  ops::Applied applied;
+  std::optional<fs::path> backup;
   if (plan.changed() && !o.dry_run) {
-    applied = ops::apply_plan(plan, clock.now_ms());
-    if (!applied.error.empty()) {
-      util::log::error(file.string() + ": " + applied.error);
+    auto applied = ops::apply_plan(plan, clock.now_ms());
+    if (!applied) {
+      util::log::error(file.string() + ": " + applied.error().message);
       return k_exit_usage;
     }
+    backup = *applied;
   }
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
   if (o.json) {
@@ -110,7 +111,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     json::object out{{"file", file.string()},
                      {"changed", plan.changed()},
                      {"dryRun", o.dry_run},
-                     {"backup", applied.backup ? json::value(applied.backup->string()) : json::value(nullptr)},
+                     {"backup", backup ? json::value(backup->string()) : json::value(nullptr)},
                      {"notes", std::move(notes)},
                      {"jsHook", std::move(js)},
                      {"diff", diff}};
@@ -124,7 +125,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     std::printf("%s: nothing to change (%s)\n", file.c_str(), uninstall ? "mcphealth is not registered here" : "already installed");
   } else {
     std::printf("%s %s%s\n", uninstall ? "uninstalled from" : "installed in", file.c_str(),
-                applied.backup ? (" (backup: " + applied.backup->string() + ")").c_str() : "");
+                backup ? (" (backup: " + backup->string() + ")").c_str() : "");
   }
   if (!o.dry_run) {
     for (const auto& n : plan.notes) std::printf("  %s\n", n.c_str());

@@ -98,8 +98,8 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
   warn_all(settings.warnings);
   if (o.prometheus) {
-    if (std::string problem = probe::textfile_problem(*o.prometheus); !problem.empty()) {
-      util::log::error("--prometheus " + *o.prometheus + ": " + problem);
+    if (auto usable = probe::check_textfile_path(*o.prometheus); !usable) {
+      util::log::error("--prometheus " + *o.prometheus + ": " + usable.error().message);
       return k_exit_usage;
     }
   }
@@ -162,8 +162,8 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     }
     before = after;
     if (o.prometheus && watcher) {
-      if (std::string err = probe::write_textfile(*o.prometheus, probe::metrics_from_state(after.doc)); !err.empty()) {
-        util::log::warn("cannot write " + *o.prometheus + ": " + err);
+      if (auto written = probe::write_textfile(*o.prometheus, probe::metrics_from_state(after.doc)); !written) {
+        util::log::warn("cannot write " + *o.prometheus + ": " + written.error().message);
       }
     }
     if (terminal || o.once) {

@@ -17,9 +17,8 @@ namespace mcphealth::testing {
 
 /// URL resolution for fake HTTP clients: libcurl's own, the real part (the fakes stand in for the network only).
 inline std::optional<std::string> resolve_with_libcurl(const std::string& base, const std::string& reference) {
-  std::string error;
-  http::Client* curl = http::curl_client(error);
-  return curl ? curl->resolve_reference(base, reference) : std::nullopt;
+  const auto curl = http::curl_client();
+  return curl ? (*curl)->resolve_reference(base, reference) : std::nullopt;
 }
 
 class FakeClock final : public util::Clock {

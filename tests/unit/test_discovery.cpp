@@ -60,10 +60,11 @@ TEST_CASE("a FIFO or a device as a config file is refused at once, never read wi
 TEST_CASE("a file over the read limit is refused", "[discovery]") {
   TempDir dir;
   write_json(dir.path() / "big.json", std::string(2048, ' ') + "{}");
-  auto read = util::read_file(dir.path() / "big.json", 1024);
-  CHECK(read.status == util::FileRead::Status::error);
-  CHECK(read.error.find("larger than") != std::string::npos);
-  CHECK(util::read_file(dir.path() / "big.json").status == util::FileRead::Status::ok);
+  const auto read = util::read_file(dir.path() / "big.json", 1024);
+  REQUIRE_FALSE(read);
+  CHECK(read.error().kind == util::ReadError::Kind::unreadable);
+  CHECK(read.error().message.find("larger than") != std::string::npos);
+  CHECK(util::read_file(dir.path() / "big.json").ok());
 }
 
 TEST_CASE("the fingerprint changes when a config file appears", "[discovery]") {

@@ -16,7 +16,10 @@ namespace json = boost::json;
 
 namespace {
 void write_text(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
-std::string read_text(const std::filesystem::path& p) { return util::read_file(p).bytes; }
+std::string read_text(const std::filesystem::path& p) {
+  auto read = util::read_file(p);
+  return read ? *read : std::string();
+}
 bool mark(json::object& doc, const char* name) {
   state::entry_of(doc, name)["status"] = "healthy";
   return true;
@@ -92,9 +95,8 @@ TEST_CASE("a held lock makes a writer give up after its wait", "[store]") {
   TempDir dir;
   FakeClock clock;
   state::StateStore store(dir.path() / "state.json", clock);
-  std::string error;
-  util::FileLock held = util::FileLock::acquire(store.lock_path(), 0, clock, error);
-  REQUIRE(held.held());
+  const auto held = util::FileLock::acquire(store.lock_path(), 0, clock);
+  REQUIRE(held.ok());
   const auto before = clock.now_ms();
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); }, 2000);
   CHECK(r.outcome == state::UpdateResult::Outcome::lock_timeout);

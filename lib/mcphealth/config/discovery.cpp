@@ -91,14 +91,14 @@ void collect_servers(const json::object& holder, FileReport& report) {
 FileReport read_source(const ConfigSource& source) {
   FileReport report;
   report.source = source;
-  util::FileRead file = util::read_file(source.file);
-  if (file.status == util::FileRead::Status::missing) return report;
-  if (file.status == util::FileRead::Status::error) {
+  const auto file = util::read_file(source.file);
+  if (!file && file.error().missing()) return report;
+  if (!file) {
     report.status = FileReport::Status::unreadable;
-    report.error = file.error;
+    report.error = file.error().message;
     return report;
   }
-  util::JsonParse parsed = util::parse_json(file.bytes);
+  util::JsonParse parsed = util::parse_json(*file);
   if (!parsed.value) {
     report.status = FileReport::Status::parse_error;
     report.error = parsed.error;

@@ -319,18 +319,15 @@ Policy parse_policy(std::string_view text, const Setting<fs::path>& path, const 
 }
 
 Policy load_policy(const Setting<fs::path>& path, const util::Environment& env) {
-  const util::FileRead read = util::read_file(path.value, k_max_policy_bytes);
+  const auto read = util::read_file(path.value, k_max_policy_bytes);
   Policy out;
-  switch (read.status) {
-  case util::FileRead::Status::missing:
+  if (read) {
+    out = parse_policy(*read, path, env);
+  } else {
     out.path = path;
-    return out;
-  case util::FileRead::Status::error:
-    out.path = path;
+    if (read.error().missing()) return out;
     out.status = Policy::Status::invalid;
-    out.problems.push_back({{}, 0, 0, read.error});
-    break;
-  case util::FileRead::Status::ok: out = parse_policy(read.bytes, path, env); break;
+    out.problems.push_back({{}, 0, 0, read.error().message});
   }
   out.stamp = file_stamp(path.value);
   return out;

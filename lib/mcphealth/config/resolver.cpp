@@ -85,14 +85,14 @@ struct JsonFile {
 JsonFile load_json(const fs::path& path) {
   JsonFile out;
   out.path = path;
-  util::FileRead read = util::read_file(path);
-  if (read.status == util::FileRead::Status::missing) return out;
+  const auto read = util::read_file(path);
+  if (!read && read.error().missing()) return out;
   out.exists = true;
-  if (read.status == util::FileRead::Status::error) {
-    out.error = read.error;
+  if (!read) {
+    out.error = read.error().message;
     return out;
   }
-  util::JsonParse parsed = util::parse_json(read.bytes);
+  util::JsonParse parsed = util::parse_json(*read);
   if (!parsed.value) {
     out.error = parsed.error;
     out.line = parsed.line;

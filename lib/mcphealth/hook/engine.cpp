@@ -140,20 +140,18 @@ private:
     if (server_settings(target.candidate).probe.value == config::ProbeMode::skip) return allow_skipped(event, call.server);
 
     // One probe at a time per definition: a hook that finds one in flight waits for its result.
-    util::RecordLock::Outcome lock_outcome = util::RecordLock::Outcome::taken;
-    util::RecordLock lock;
+    // Without the lock (the cache is off, the lock file cannot be used, or another hook's probe outlasted the
+    // wait) the probe goes ahead: a duplicate probe is better than a call decided on nothing.
+    std::optional<util::Result<util::RecordLock, util::LockError>> lock;
     if (!store().disabled()) {
-      lock = util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint, probe_lock_wait_ms(),
-                                       m_deps.clock, lock_outcome);
+      lock.emplace(util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint,
+                                             probe_lock_wait_ms(), m_deps.clock));
     }
     // Read again under the lock: another hook may have probed and recorded since the read above, and released the
     // lock before this one asked for it (so it was taken without waiting).
-    if (lock.held()) {
+    if (lock && lock->ok()) {
       snap = store().read();
-      trace([&] {
-        return std::string("probe lock taken") +
-               (lock_outcome == util::RecordLock::Outcome::taken_after_wait ? " after waiting" : "") + "; state re-read";
-      });
+      trace([&] { return std::string("probe lock taken") + ((*lock)->waited() ? " after waiting" : "") + "; state re-read"; });
       if (auto now_cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
         return *now_cached;
       }
@@ -258,10 +256,9 @@ private:
     const std::string& name = call.server;
     const config::Settings& s = server_settings(c, name);
     const std::string lock_key = c ? c->fingerprint : name;
-    util::RecordLock::Outcome lock_outcome = util::RecordLock::Outcome::taken;
-    util::RecordLock lock;
-    if (!store().disabled()) lock = util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock, lock_outcome);
-    if (lock_outcome == util::RecordLock::Outcome::timed_out) {
+    std::optional<util::Result<util::RecordLock, util::LockError>> lock;
+    if (!store().disabled()) lock.emplace(util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock));
+    if (lock && !lock->ok() && lock->error().timed_out()) {
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
       return false;
     }

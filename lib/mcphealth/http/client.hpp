@@ -1,6 +1,8 @@
 #pragma once
 // HTTP behind a seam. The real client is libcurl, loaded with dlopen the first time an HTTP request is made: a
 // linked libcurl (37 shared libraries) would cost every hook run ~20 ms of start-up, HTTP server or not.
+#include <mcphealth/util/result.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -78,9 +80,8 @@ public:
   virtual std::optional<std::string> resolve_reference(const std::string& base, const std::string& reference) = 0;
 };
 
-/// Returns the process-wide libcurl client, loading libcurl on first use; nullptr (and `error`) when it cannot be
-/// loaded.
-Client* curl_client(std::string& error);
+/// Returns the process-wide libcurl client, loading libcurl on first use; why not when it cannot be loaded.
+util::Result<Client*> curl_client();
 
 /// Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now_ms`; nothing when it is
 /// neither. A date in the past gives 0; a delay past a century (or past what 64 bits hold) saturates at a century,

@@ -240,7 +240,7 @@ Response CurlClient::perform(const Request& request) {
 
 } // namespace
 
-Client* curl_client(std::string& error) {
+util::Result<Client*> curl_client() {
   static std::once_flag once;
   static CurlClient* client = nullptr;
   static std::string load_error;
@@ -272,8 +272,8 @@ Client* curl_client(std::string& error) {
     api.global_init(CURL_GLOBAL_DEFAULT);
     client = new CurlClient(api); // lives as long as the process, like the library
   });
-  if (client == nullptr) error = load_error;
-  return client;
+  if (client == nullptr) return util::fail(load_error);
+  return static_cast<Client*>(client);
 }
 
 } // namespace mcphealth::http

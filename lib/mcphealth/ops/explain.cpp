@@ -47,10 +47,10 @@ bool matcher_covers_mcp(const std::string& matcher) {
 }
 
 void scan_settings(const fs::path& file, HookRegistration& reg) {
-  util::FileRead read = util::read_file(file);
-  if (read.status != util::FileRead::Status::ok) return;
+  const auto read = util::read_file(file);
+  if (!read) return;
   reg.files.push_back(file.string());
-  util::JsonParse parsed = util::parse_json(read.bytes);
+  util::JsonParse parsed = util::parse_json(*read);
   if (!parsed.value || !parsed.value->is_object()) return;
   const json::object& root = parsed.value->get_object();
   if (const json::object* plugins = util::get_object(root, "enabledPlugins")) {

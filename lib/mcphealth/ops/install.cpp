@@ -48,12 +48,12 @@ std::string statusline_command(const std::string& binary) { return command_word(
 /// The file as read, parsed into `root` (an empty object when missing); an error when it cannot be used.
 std::optional<std::string> load(const fs::path& file, InstallPlan& plan, json::object& root) {
   plan.file = file;
-  const util::FileRead read = util::read_file(file);
-  if (read.status == util::FileRead::Status::missing) return std::nullopt;
-  if (read.status == util::FileRead::Status::error) return file.string() + " cannot be read: " + read.error;
-  plan.before = read.bytes;
-  if (util::trim(read.bytes).empty()) return std::nullopt;
-  const util::JsonParse parsed = util::parse_json(read.bytes);
+  const auto read = util::read_file(file);
+  if (!read && read.error().missing()) return std::nullopt;
+  if (!read) return file.string() + " cannot be read: " + read.error().message;
+  plan.before = *read;
+  if (util::trim(*read).empty()) return std::nullopt;
+  const util::JsonParse parsed = util::parse_json(*read);
   if (!parsed.value) {
     return file.string() + " does not parse (" + parsed.error + " at line " + std::to_string(parsed.line) +
            ", column " + std::to_string(parsed.column) + "); fix it first, nothing was changed";
@@ -229,8 +229,8 @@ InstallPlan plan_uninstall(const fs::path& file) {
   return plan;
 }
 
-Applied apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
-  Applied out;
+util::Result<std::optional<fs::path>> apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
+  std::optional<fs::path> backup_made;
   unsigned mode = 0644;
   struct stat st {};
   const bool existed = ::stat(plan.file.c_str(), &st) == 0;
@@ -242,24 +242,22 @@ Applied apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     const fs::path backup = plan.file.string() + ".bak-" + stamp;
-    if (std::string err = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !err.empty()) {
-      out.error = "cannot write the backup " + backup.string() + ": " + err;
-      return out;
+    if (auto written = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !written) {
+      return util::fail("cannot write the backup " + backup.string() + ": " + written.error().message);
     }
-    out.backup = backup;
+    backup_made = backup;
   }
   // The project's .claude/ may not exist yet; a new folder gets the usual 0755, as Claude Code makes it.
   const fs::path dir = plan.file.has_parent_path() ? plan.file.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     fs::create_directories(dir, ec);
-    if (ec) {
-      out.error = "cannot create " + dir.string() + ": " + ec.message();
-      return out;
-    }
+    if (ec) return util::fail("cannot create " + dir.string() + ": " + ec.message());
   }
-  out.error = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist);
-  return out;
+  if (auto written = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist); !written) {
+    return util::fail(written.error());
+  }
+  return backup_made;
 }
 
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name) {

@@ -2,6 +2,8 @@
 // `mcphealth install` and `uninstall`: the hook's entries merged into (or taken out of) a Claude Code settings
 // file, touching nothing else. A plan is computed first (what the file would become, and why), so `--dry-run`
 // shows exactly what a real run writes.
+#include <mcphealth/util/result.hpp>
+
 #include <boost/json.hpp>
 
 #include <filesystem>
@@ -62,12 +64,8 @@ InstallPlan plan_install(const InstallRequest& request);
 InstallPlan plan_uninstall(const std::filesystem::path& file);
 
 /// Writes `plan.after` atomically, keeping the file's mode (0644 for a new one), after copying the old file to
-/// `<file>.bak-<YYYYMMDD-HHMMSS>`. Returns the backup's path (nothing when there was no file) or an error.
-struct Applied {
-  std::optional<std::filesystem::path> backup;
-  std::string error;
-};
-Applied apply_plan(const InstallPlan& plan, std::int64_t now_ms);
+/// `<file>.bak-<YYYYMMDD-HHMMSS>`. Returns the backup's path (nothing when there was no file).
+util::Result<std::optional<std::filesystem::path>> apply_plan(const InstallPlan& plan, std::int64_t now_ms);
 
 /// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);

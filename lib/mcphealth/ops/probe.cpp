@@ -83,7 +83,7 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
 }
 
 /// Writes the node_exporter textfile (atomically, 0644: node_exporter usually runs as another user).
-std::string write_prometheus(const fs::path& path, const std::vector<ProbeRow>& rows, const state::StateSnapshot& before) {
+util::Result<void> write_prometheus(const fs::path& path, const std::vector<ProbeRow>& rows, const state::StateSnapshot& before) {
   std::vector<probe::MetricRow> metrics;
   for (const ProbeRow& row : rows) {
     const json::object* prev = state::decision_entry(before.doc, row.name, row.fingerprint);
@@ -101,8 +101,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
                        const util::Environment& env, util::Clock& clock) {
   ProbeReport report;
   if (request.prometheus) {
-    if (std::string problem = probe::textfile_problem(*request.prometheus); !problem.empty()) {
-      report.error = "--prometheus " + request.prometheus->string() + ": " + problem;
+    if (auto usable = probe::check_textfile_path(*request.prometheus); !usable) {
+      report.error = "--prometheus " + request.prometheus->string() + ": " + usable.error().message;
       return report;
     }
   }
@@ -183,8 +183,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     for (const auto& name : skipped) report.warnings.push_back(name + ": a newer check was recorded meanwhile; kept it");
   }
   if (request.prometheus) {
-    if (std::string err = write_prometheus(*request.prometheus, report.rows, before); !err.empty()) {
-      report.error = "cannot write " + request.prometheus->string() + ": " + err;
+    if (auto written = write_prometheus(*request.prometheus, report.rows, before); !written) {
+      report.error = "cannot write " + request.prometheus->string() + ": " + written.error().message;
     }
   }
   return report;

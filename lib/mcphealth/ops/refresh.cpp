@@ -45,10 +45,9 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       report.lines.push_back(c->tool_name + ": skipped (fresh)");
       continue;
     }
-    util::RecordLock::Outcome taken = util::RecordLock::Outcome::taken;
-    util::RecordLock lock;
-    if (!store.disabled()) lock = util::RecordLock::acquire(store.probe_lock_path(), c->fingerprint, 0, clock, taken);
-    if (taken == util::RecordLock::Outcome::timed_out) {
+    std::optional<util::Result<util::RecordLock, util::LockError>> lock;
+    if (!store.disabled()) lock.emplace(util::RecordLock::acquire(store.probe_lock_path(), c->fingerprint, 0, clock));
+    if (lock && !lock->ok() && lock->error().timed_out()) {
       report.lines.push_back(c->tool_name + ": skipped (being probed)");
       continue;
     }

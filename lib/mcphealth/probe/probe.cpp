@@ -95,13 +95,15 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeS
     return probe_stdio(*stdio, spec.timeout_ms, spec.options, m_clock);
   }
   if (const auto* remote = std::get_if<config::HttpServer>(&server.transport)) {
-    std::string error;
-    if (m_http == nullptr) m_http = http::curl_client(error);
     if (m_http == nullptr) {
-      ProbeResult r;
-      r.kind = Kind::not_probed;
-      r.reason = "HTTP probes need libcurl (" + error + ")";
-      return r;
+      const auto loaded = http::curl_client();
+      if (!loaded) {
+        ProbeResult r;
+        r.kind = Kind::not_probed;
+        r.reason = "HTTP probes need libcurl (" + loaded.error().message + ")";
+        return r;
+      }
+      m_http = *loaded;
     }
     return probe_http(*remote, spec.timeout_ms, spec.options, *m_http, m_clock);
   }

@@ -81,17 +81,17 @@ std::vector<MetricRow> metrics_from_state(const boost::json::object& doc) {
   return rows;
 }
 
-std::string textfile_problem(const std::filesystem::path& path) {
+util::Result<void> check_textfile_path(const std::filesystem::path& path) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    return "the folder " + dir.string() + " does not exist (mcphealth never creates it: create it, or fix the path)";
+    return util::fail("the folder " + dir.string() + " does not exist (mcphealth never creates it: create it, or fix the path)");
   }
-  return {};
+  return util::ok();
 }
 
-std::string write_textfile(const std::filesystem::path& path, const std::vector<MetricRow>& rows) {
-  if (std::string problem = textfile_problem(path); !problem.empty()) return problem;
+util::Result<void> write_textfile(const std::filesystem::path& path, const std::vector<MetricRow>& rows) {
+  if (auto usable = check_textfile_path(path); !usable) return usable;
   return util::atomic_replace(path, render_prometheus(rows), 0644, util::Folders::must_exist);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The node_exporter textfile-collector format, so a fleet's MCP health reaches Prometheus.
 #include <mcphealth/state/health.hpp>
+#include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
 
@@ -33,13 +34,13 @@ std::string render_prometheus(const std::vector<MetricRow>& rows);
 /// One row per verdict in a state file, as its last recorded probe left it (`watch --prometheus`).
 std::vector<MetricRow> metrics_from_state(const boost::json::object& doc);
 
-/// Why metrics cannot be written at `path` (its folder is missing or not a folder); empty when they can. Checked
-/// before probing: a typo in the path must fail at once, not write where node_exporter does not read.
-std::string textfile_problem(const std::filesystem::path& path);
+/// Checks that metrics can be written at `path`: its folder exists (mcphealth never creates it). Checked before
+/// probing: a typo in the path must fail at once, not write where node_exporter does not read.
+util::Result<void> check_textfile_path(const std::filesystem::path& path);
 
 /// Writes the textfile atomically, mode 0644 (node_exporter usually runs as another user), never creating a
-/// folder. Returns an error message, or empty.
-std::string write_textfile(const std::filesystem::path& path, const std::vector<MetricRow>& rows);
+/// folder.
+util::Result<void> write_textfile(const std::filesystem::path& path, const std::vector<MetricRow>& rows);
 
 /// Escapes a label value (backslash, double quote, newline).
 std::string escape_label(const std::string& value);

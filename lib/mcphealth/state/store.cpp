@@ -56,17 +56,13 @@ StateSnapshot load_state(const fs::path& path) {
     snap.status = LoadStatus::missing;
     return snap;
   }
-  util::FileRead file = util::read_file(path);
-  if (file.status == util::FileRead::Status::missing) {
-    snap.status = LoadStatus::missing;
+  const auto file = util::read_file(path);
+  if (!file) {
+    snap.status = file.error().missing() ? LoadStatus::missing : LoadStatus::unreadable;
+    snap.error = file.error().message;
     return snap;
   }
-  if (file.status == util::FileRead::Status::error) {
-    snap.status = LoadStatus::unreadable;
-    snap.error = file.error;
-    return snap;
-  }
-  util::JsonParse parsed = util::parse_json(file.bytes);
+  util::JsonParse parsed = util::parse_json(*file);
   if (!parsed.value) {
     snap.status = LoadStatus::corrupt;
     snap.error = "not JSON (" + parsed.error + " at line " + std::to_string(parsed.line) + ", column " +
@@ -87,16 +83,15 @@ StateSnapshot load_state(const fs::path& path) {
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
   UpdateResult result;
   if (disabled()) return result; // the cache is off: nothing to lock, nothing to write
-  std::string lock_error;
-  util::FileLock lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock, lock_error);
-  if (!lock.held()) {
-    if (lock_error.empty()) {
+  const auto lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock);
+  if (!lock) {
+    if (lock.error().timed_out()) {
       result.outcome = UpdateResult::Outcome::lock_timeout;
       result.message = "state lock " + lock_path().string() + " still held after " + std::to_string(lock_wait_ms) +
                        " ms; not writing " + m_path.string();
     } else {
       result.outcome = UpdateResult::Outcome::failed;
-      result.message = lock_error;
+      result.message = lock.error().message;
     }
     return result;
   }
@@ -126,9 +121,9 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
     result.moved_aside = aside;
   }
   snap.doc["version"] = k_state_version;
-  if (std::string err = util::atomic_replace(m_path, util::pretty_json(snap.doc)); !err.empty()) {
+  if (auto written = util::atomic_replace(m_path, util::pretty_json(snap.doc)); !written) {
     result.outcome = UpdateResult::Outcome::failed;
-    result.message = "cannot write state file: " + err;
+    result.message = "cannot write state file: " + written.error().message;
     return result;
   }
   result.outcome = UpdateResult::Outcome::written;

@@ -2,6 +2,7 @@
 // File-system primitives the state store and discovery share: whole-file reads, folders created private,
 // atomic replacement (locks are in util/lockfile.hpp).
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/result.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -11,12 +12,14 @@
 
 namespace mcphealth::util {
 
-/// The outcome of reading a whole file: its bytes, or that it does not exist, or why it could not be read.
-struct FileRead {
-  enum class Status { ok, missing, error };
-  Status status = Status::missing;
-  std::string bytes;
-  std::string error;
+/// Why a whole file was not read: it does not exist (a normal case for most callers), or it could not be read.
+struct ReadError {
+  enum class Kind { missing, unreadable };
+  Kind kind = Kind::missing;
+  /// For `unreadable`: why (`Permission denied`, `it is a FIFO, not a regular file`).
+  std::string message;
+
+  bool missing() const { return kind == Kind::missing; }
 };
 
 /// The most `read_file` reads of one file: a config or state file larger than this is refused.
@@ -24,20 +27,20 @@ inline constexpr std::size_t k_max_read_bytes = 64 * 1024 * 1024;
 
 /// Reads all of `path`, which must be a regular file of at most `max_bytes`. Opened without blocking, so a FIFO
 /// or a device is refused at once (an error naming what it is) instead of hanging or reading without end.
-FileRead read_file(const std::filesystem::path& path, std::size_t max_bytes = k_max_read_bytes);
+Result<std::string, ReadError> read_file(const std::filesystem::path& path, std::size_t max_bytes = k_max_read_bytes);
 
 /// What a path is, in words, when it is not a regular file: `a FIFO`, `a device`, `a folder`, `a socket`; empty for
 /// a regular file or a path that does not exist.
 std::string non_regular_kind(const std::filesystem::path& path);
 
-/// Creates `dir` and its missing parents with mode 0700; returns an error message, or empty on success.
-std::string make_private_dirs(const std::filesystem::path& dir);
+/// Creates `dir` and its missing parents with mode 0700.
+Result<void> make_private_dirs(const std::filesystem::path& dir);
 
 /// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode `mode`, 0600 unless said), fsync,
 /// rename. Refuses a `path` that is a symlink or anything but a regular file. A missing folder is created (0700)
-/// with `Folders::create`, an error with `Folders::must_exist`. Returns an error message, or empty on success.
+/// with `Folders::create`, an error with `Folders::must_exist`.
 enum class Folders { create, must_exist };
-std::string atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600,
-                           Folders folders = Folders::create);
+Result<void> atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600,
+                            Folders folders = Folders::create);
 
 } // namespace mcphealth::util

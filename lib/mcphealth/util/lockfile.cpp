@@ -27,64 +27,49 @@ constexpr int k_set_record_lock = F_SETLK;
 
 std::string describe_errno(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
-int open_lock_file(const fs::path& path, std::string& error) {
+Result<UniqueFd, LockError> open_lock_file(const fs::path& path) {
   if (path.has_parent_path()) {
-    if (auto err = make_private_dirs(path.parent_path()); !err.empty()) {
-      error = err;
-      return -1;
+    if (auto made = make_private_dirs(path.parent_path()); !made) {
+      return fail(LockError{LockError::Kind::failed, made.error().message});
     }
   }
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) error = describe_errno("cannot open lock file " + path.string(), errno);
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return fail(LockError{LockError::Kind::failed, describe_errno("cannot open lock file " + path.string(), errno)});
   return fd;
 }
-} // namespace
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (m_fd >= 0) ::close(m_fd);
-    m_fd = other.release();
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (m_fd >= 0) ::close(m_fd);
-}
-
-FileLock FileLock::acquire(const fs::path& path, std::int64_t wait_ms, Clock& clock, std::string& error) {
-  FileLock lock;
-  int fd = open_lock_file(path, error);
-  if (fd < 0) return lock;
+/// Tries `try_lock` on `fd` until it succeeds, fails for a reason other than contention, or `wait_ms` runs out.
+/// Returns whether it had to wait.
+template <class TryLock>
+Result<bool, LockError> take(int fd, TryLock try_lock, const fs::path& path, std::int64_t wait_ms, Clock& clock) {
   const EpochMs deadline = clock.now_ms() + wait_ms;
+  bool waited = false;
   for (;;) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      lock.m_fd = UniqueFd(fd);
-      return lock;
+    if (try_lock(fd) == 0) return waited;
+    if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EACCES && errno != EINTR) {
+      return fail(LockError{LockError::Kind::failed, describe_errno("cannot lock " + path.string(), errno)});
     }
-    if (errno != EWOULDBLOCK && errno != EINTR) {
-      error = describe_errno("cannot lock " + path.string(), errno);
-      ::close(fd);
-      return lock;
-    }
-    if (clock.now_ms() >= deadline) {
-      ::close(fd);
-      return lock;
-    }
+    if (clock.now_ms() >= deadline) return fail(LockError{LockError::Kind::timed_out, {}});
+    waited = true;
     clock.sleep_ms(k_lock_poll_ms);
   }
 }
+} // namespace
 
+Result<FileLock, LockError> FileLock::acquire(const fs::path& path, std::int64_t wait_ms, Clock& clock) {
+  auto fd = open_lock_file(path);
+  if (!fd) return fail(fd.error());
+  auto taken = take(fd->get(), [](int f) { return ::flock(f, LOCK_EX | LOCK_NB); }, path, wait_ms, clock);
+  if (!taken) return fail(taken.error());
+  FileLock lock;
+  lock.m_fd = std::move(*fd);
+  return lock;
+}
 
-RecordLock RecordLock::acquire(const fs::path& path, std::string_view key, std::int64_t wait_ms, Clock& clock,
-                               Outcome& outcome) {
-  RecordLock lock;
-  std::string error;
-  int fd = open_lock_file(path, error);
-  if (fd < 0) {
-    outcome = Outcome::failed;
-    return lock;
-  }
+Result<RecordLock, LockError> RecordLock::acquire(const fs::path& path, std::string_view key, std::int64_t wait_ms,
+                                                  Clock& clock) {
+  auto fd = open_lock_file(path);
+  if (!fd) return fail(fd.error());
   // FNV-1a: stable across runs and platforms, unlike std::hash.
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : key) {
@@ -96,27 +81,12 @@ RecordLock RecordLock::acquire(const fs::path& path, std::string_view key, std::
   rec.l_whence = SEEK_SET;
   rec.l_start = static_cast<off_t>(h % (1ull << 30));
   rec.l_len = 1;
-  const EpochMs deadline = clock.now_ms() + wait_ms;
-  bool waited = false;
-  for (;;) {
-    if (::fcntl(fd, k_set_record_lock, &rec) == 0) {
-      lock.m_fd = UniqueFd(fd);
-      outcome = waited ? Outcome::taken_after_wait : Outcome::taken;
-      return lock;
-    }
-    if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
-      ::close(fd);
-      outcome = Outcome::failed;
-      return lock;
-    }
-    if (clock.now_ms() >= deadline) {
-      ::close(fd);
-      outcome = Outcome::timed_out;
-      return lock;
-    }
-    waited = true;
-    clock.sleep_ms(k_lock_poll_ms);
-  }
+  auto taken = take(fd->get(), [&rec](int f) { return ::fcntl(f, k_set_record_lock, &rec); }, path, wait_ms, clock);
+  if (!taken) return fail(taken.error());
+  RecordLock lock;
+  lock.m_fd = std::move(*fd);
+  lock.m_waited = *taken;
+  return lock;
 }
 
 } // namespace mcphealth::util

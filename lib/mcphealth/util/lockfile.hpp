@@ -2,6 +2,8 @@
 // Locks on files: one exclusive lock on a whole file (the state file's writer), and one-byte record locks keyed by
 // a string in a shared file (one probe per definition at a time).
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/result.hpp>
+#include <mcphealth/util/unique_fd.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -10,38 +12,21 @@
 
 namespace mcphealth::util {
 
-/// A file descriptor that is closed when its owner goes: movable, not copyable; -1 when it owns none.
-class UniqueFd {
-public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : m_fd(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  UniqueFd(UniqueFd&& other) noexcept : m_fd(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  ~UniqueFd();
+/// Why a lock was not taken: another holder kept it past the wait, or the lock file could not be used.
+struct LockError {
+  enum class Kind { timed_out, failed };
+  Kind kind = Kind::failed;
+  /// For `failed`: why (`cannot open lock file ...: Permission denied`).
+  std::string message;
 
-  int get() const { return m_fd; }
-  bool valid() const { return m_fd >= 0; }
-  /// Gives the descriptor up without closing it.
-  int release() {
-    const int fd = m_fd;
-    m_fd = -1;
-    return fd;
-  }
-
-private:
-  int m_fd = -1;
+  bool timed_out() const { return kind == Kind::timed_out; }
 };
 
 /// An exclusive `flock` on a lock file, released when destroyed (closing the descriptor releases it).
 class FileLock {
 public:
-  /// Takes an exclusive lock on `path` (created 0600 if missing), waiting at most `wait_ms`. On failure returns a
-  /// lock that is not held and sets `error` (empty when the wait ran out).
-  static FileLock acquire(const std::filesystem::path& path, std::int64_t wait_ms, Clock& clock, std::string& error);
-  /// True when the lock is held.
-  bool held() const { return m_fd.valid(); }
+  /// Takes an exclusive lock on `path` (created 0600 if missing), waiting at most `wait_ms`.
+  static Result<FileLock, LockError> acquire(const std::filesystem::path& path, std::int64_t wait_ms, Clock& clock);
 
 private:
   UniqueFd m_fd;
@@ -53,17 +38,15 @@ private:
 /// else.
 class RecordLock {
 public:
-  /// The outcome of an attempt: taken at once, taken after waiting for another holder, or not taken.
-  enum class Outcome { taken, taken_after_wait, timed_out, failed };
-
   /// Locks the record for `key` in `path`, waiting at most `wait_ms`.
-  static RecordLock acquire(const std::filesystem::path& path, std::string_view key, std::int64_t wait_ms, Clock& clock,
-                            Outcome& outcome);
-  /// True when the lock is held.
-  bool held() const { return m_fd.valid(); }
+  static Result<RecordLock, LockError> acquire(const std::filesystem::path& path, std::string_view key,
+                                               std::int64_t wait_ms, Clock& clock);
+  /// True when another holder had it first, so this one waited for it (and what it guarded may have changed).
+  bool waited() const { return m_waited; }
 
 private:
   UniqueFd m_fd; // an open-file-description lock goes with its own descriptor, and only it
+  bool m_waited = false;
 };
 
 } // namespace mcphealth::util
