@@ -34,7 +34,7 @@ constexpr int k_exit_internal = 3;
 /// Every subcommand, in the order `--help` lists them.
 struct Command {
   const char* name;
-  void (*register_fn)(CLI::App&, Invocation&);
+  void (*register_fn)(CLI::App&, CommandLine&);
 };
 constexpr Command k_commands[] = {
     {"hook", register_hook},
@@ -110,27 +110,27 @@ int mcphealth_main(int argc, char** argv) {
   // signal that ends us (a hook past Claude Code's timeout, Ctrl-C) ends the process groups we started first.
   std::signal(SIGPIPE, SIG_IGN);
   proc::end_groups_on_signals();
-  Invocation invocation;
+  CommandLine command_line;
   // Claude Code runs the hook as exactly `mcphealth hook`, before every MCP tool call. With nothing to parse there is
   // no CLI to build (CLI11's option setup is most of what start-up costs over a no-op; scripts/bench).
-  if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, invocation.globals);
+  if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, command_line.globals);
 
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
   app.set_version_flag("--version", "mcphealth " + std::string(util::version()));
-  app.add_option("--state", invocation.globals.state,
+  app.add_option("--state", command_line.globals.state,
                  "State file (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, else "
                  "~/.claude/mcp-health-cache.json)")
       ->type_name("PATH");
-  app.add_option("--config", invocation.globals.configs,
+  app.add_option("--config", command_line.globals.configs,
                  "MCP config file to read instead of searching Claude Code's places (repeatable)")
       ->type_name("PATH");
-  app.add_option("--policy", invocation.globals.policy,
+  app.add_option("--policy", command_line.globals.policy,
                  "Per-server policy file (default: $MCPHEALTH_POLICY, else $XDG_CONFIG_HOME/mcphealth/policy.json or "
                  "~/.config/mcphealth/policy.json)")
       ->type_name("PATH");
-  app.add_flag("-v,--verbose", invocation.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
+  app.add_flag("-v,--verbose", command_line.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
   app.require_subcommand(1);
-  app.parse_complete_callback([&invocation] { util::log::configure(invocation.globals.verbosity); });
+  app.parse_complete_callback([&command_line] { util::log::configure(command_line.globals.verbosity); });
 
   // `mcphealth help [COMMAND]` is `mcphealth [COMMAND] --help`.
   const int at = command_index(argc, argv);
@@ -149,7 +149,7 @@ int mcphealth_main(int argc, char** argv) {
   bool only_one = false;
   for (const Command& c : k_commands) only_one = only_one || chosen == c.name;
   for (const Command& c : k_commands) {
-    if (!only_one || chosen == c.name) c.register_fn(app, invocation);
+    if (!only_one || chosen == c.name) c.register_fn(app, command_line);
   }
 
   if (!chosen.empty() && !only_one) {
@@ -176,7 +176,7 @@ int mcphealth_main(int argc, char** argv) {
     util::log::error(std::string("internal error: ") + e.what());
     return k_exit_internal;
   }
-  return invocation.exit_code;
+  return command_line.exit_code;
 }
 
 } // namespace mcphealth::cli

@@ -44,7 +44,7 @@ std::string join_names(const std::vector<std::string>& names);
 void warn_all(const std::vector<config::SettingWarning>& warnings);
 
 /// The parse's shared state: root options, and the exit code the subcommand's run function returns.
-struct Invocation {
+struct CommandLine {
   GlobalOptions globals;
   int exit_code = 0;
 };

@@ -13,7 +13,7 @@ namespace mcphealth::cli {
 
 namespace json = boost::json;
 
-void register_explain_config(CLI::App& app, Invocation& invocation) {
+void register_explain_config(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<ExplainOptions>();
   CLI::App* sub = app.add_subcommand("explain-config", "Explain which config files the hook reads, what wins, and what is wrong");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
@@ -21,7 +21,7 @@ void register_explain_config(CLI::App& app, Invocation& invocation) {
   sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers this mcphealth (its absolute path), and nothing else");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR");
   sub->footer("Exit: 0 clean or warnings only, 1 an error finding, 2 usage error. Never prints env or header values.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_explain_config(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_explain_config(*o, command_line.globals); });
 }
 
 namespace {

@@ -19,7 +19,7 @@ struct ExplainOptions {
 };
 
 /// Adds `explain-config` to `app`.
-void register_explain_config(CLI::App& app, Invocation& invocation);
+void register_explain_config(CLI::App& app, CommandLine& command_line);
 
 /// Explains; returns 0 (clean or warnings only), 1 (an error finding) or 2 (usage error).
 int run_explain_config(const ExplainOptions& options, const GlobalOptions& globals);

@@ -57,7 +57,7 @@ std::string answer_json(const hook::HookOutcome& outcome) {
 
 } // namespace
 
-void register_hook(CLI::App& app, Invocation& invocation) {
+void register_hook(CLI::App& app, CommandLine& command_line) {
   auto options = std::make_shared<HookOptions>();
   CLI::App* sub = app.add_subcommand("hook", "Run as the Claude Code hook: one payload on stdin, a decision out");
   sub->add_option("--output", options->output,
@@ -70,7 +70,7 @@ void register_hook(CLI::App& app, Invocation& invocation) {
                   "hook_event_name")
       ->type_name("EVENT");
   sub->footer("Never blocks by accident: bad options and internal errors allow the call with a message on stderr.");
-  sub->callback([options, &invocation] { invocation.exit_code = run_hook(*options, invocation.globals); });
+  sub->callback([options, &command_line] { command_line.exit_code = run_hook(*options, command_line.globals); });
 }
 
 int hook_usage_error(const std::string& message, bool passthrough) {
@@ -95,7 +95,8 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     std::vector<std::string> warnings;
     for (const auto& w : limit_warnings) warnings.push_back(w.text());
     const auto marked = util::lookup_setting(env, "ECC_HOOK_INPUT_TRUNCATED");
-    request.input = hook::read_input(STDIN_FILENO, limit.value, marked && util::is_truthy(marked->value));
+    request.input = hook::read_input(STDIN_FILENO, limit.value,
+                                     marked && util::is_truthy(marked->value) ? hook::CutByCaller::yes : hook::CutByCaller::no);
     request.event_flag = options.event;
     request.overrides = globals.overrides();
 

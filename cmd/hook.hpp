@@ -17,7 +17,7 @@ struct HookOptions {
 };
 
 /// Adds `hook` to `app`.
-void register_hook(CLI::App& app, Invocation& invocation);
+void register_hook(CLI::App& app, CommandLine& command_line);
 
 /// Runs the hook: reads the payload on stdin, decides, answers; returns the exit code (0, or 2 for a block in the
 /// exit-code and passthrough modes).

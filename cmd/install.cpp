@@ -41,7 +41,7 @@ fs::path settings_file(const InstallOptions& o, const util::Environment& env) {
 
 } // namespace
 
-void register_install(CLI::App& app, Invocation& invocation) {
+void register_install(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<InstallOptions>();
   CLI::App* sub = app.add_subcommand("install", "Register the hook in Claude Code's settings (idempotent, with a backup)");
   add_common(sub, o);
@@ -56,43 +56,45 @@ void register_install(CLI::App& app, Invocation& invocation) {
                 "Also remove the JS hook (mcp-health-check.js) from this settings file");
   sub->footer("Exit: 0 installed, or already installed; 2 usage error, or a settings file that does not parse or "
               "cannot be written (nothing is changed then).");
-  sub->callback([o, &invocation] { invocation.exit_code = run_install(*o, false); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_install(*o, false); });
 }
 
-void register_uninstall(CLI::App& app, Invocation& invocation) {
+void register_uninstall(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<InstallOptions>();
   CLI::App* sub = app.add_subcommand("uninstall", "Take the hook (and mcphealth's status line) out of Claude Code's settings");
   add_common(sub, o);
   sub->footer("Exit: 0 removed, or not installed; 2 usage error, or a settings file that does not parse or cannot "
               "be written.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_install(*o, true); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_install(*o, true); });
 }
 
 int run_install(const InstallOptions& o, bool uninstall) {
   util::ProcessEnvironment env;
   util::SystemClock clock;
   const fs::path file = settings_file(o, env);
-  ops::InstallPlan plan;
-  if (uninstall) {
-    plan = ops::plan_uninstall(file);
-  } else {
-    ops::InstallRequest request;
-    request.file = file;
-    std::optional<fs::path> binary = o.binary ? std::optional(fs::absolute(*o.binary)) : ops::this_binary();
+  std::optional<fs::path> binary;
+  if (!uninstall) {
+    binary = o.binary ? std::optional(fs::absolute(*o.binary)) : ops::this_binary();
     if (!binary) {
       util::log::error("cannot tell where this mcphealth is; give it with --binary PATH");
       return k_exit_usage;
     }
+  }
+  const util::Result<ops::InstallPlan> planned = [&] {
+    if (uninstall) return ops::plan_uninstall(file);
+    ops::InstallRequest request;
+    request.file = file;
     request.binary = binary->string();
     if (!o.events.empty()) request.events = o.events;
     request.statusline = o.statusline;
     request.remove_js_hook = o.disable_js_hook;
-    plan = ops::plan_install(request);
-  }
-  if (plan.error) {
-    util::log::error(*plan.error);
+    return ops::plan_install(request);
+  }();
+  if (!planned) {
+    util::log::error(planned.error().message);
     return k_exit_usage;
   }
+  const ops::InstallPlan& plan = *planned;
   const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
   std::optional<fs::path> backup;
   if (plan.changed() && !o.dry_run) {

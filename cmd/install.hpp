@@ -24,8 +24,8 @@ struct InstallOptions {
 };
 
 /// Adds `install` and `uninstall` to `app`.
-void register_install(CLI::App& app, Invocation& invocation);
-void register_uninstall(CLI::App& app, Invocation& invocation);
+void register_install(CLI::App& app, CommandLine& command_line);
+void register_uninstall(CLI::App& app, CommandLine& command_line);
 
 /// Returns 0 (done, or nothing to change) or 2 (usage error, a settings file that does not parse or cannot be
 /// written).

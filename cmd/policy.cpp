@@ -10,7 +10,7 @@ namespace mcphealth::cli {
 
 namespace json = boost::json;
 
-void register_policy(CLI::App& app, Invocation& invocation) {
+void register_policy(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<PolicyOptions>();
   CLI::App* sub = app.add_subcommand("policy", "Show the effective per-server policy: each value and where it comes from");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
@@ -20,7 +20,7 @@ void register_policy(CLI::App& app, Invocation& invocation) {
               "without) > policy defaults > MCPHEALTH_* > ECC_* > default.\n"
               "Exit: 0 the policy file is valid or absent, 1 it is not valid (ignored; every problem is listed), "
               "2 usage error.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_policy(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_policy(*o, command_line.globals); });
 }
 
 namespace {

@@ -19,7 +19,7 @@ struct PolicyOptions {
 };
 
 /// Adds `policy` to `app`.
-void register_policy(CLI::App& app, Invocation& invocation);
+void register_policy(CLI::App& app, CommandLine& command_line);
 
 /// Prints the effective policy; returns 0 (the file is valid or absent), 1 (the file is not valid: every problem
 /// is printed, and the values shown are the environment's) or 2 (usage error: a server Claude Code would not start).

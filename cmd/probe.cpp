@@ -16,7 +16,7 @@ namespace mcphealth::cli {
 
 namespace json = boost::json;
 
-void register_probe(CLI::App& app, Invocation& invocation) {
+void register_probe(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<ProbeCommandOptions>();
   CLI::App* sub = app.add_subcommand("probe", "Probe MCP servers for real (MCP handshake), record the results");
   sub->add_option("servers", o->servers, "Servers to probe (as tool names spell them: every definition of that name is probed)")->type_name("SERVER");
@@ -53,7 +53,7 @@ void register_probe(CLI::App& app, Invocation& invocation) {
                 "warnings only with -v");
   sub->footer("Exit: 0 nothing unhealthy (needs-auth and alive-silent count as up), 1 something unhealthy, "
               "2 usage or config error.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_probe(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_probe(*o, command_line.globals); });
 }
 
 namespace {

@@ -30,7 +30,7 @@ struct ProbeCommandOptions {
 };
 
 /// Adds `probe` to `app`.
-void register_probe(CLI::App& app, Invocation& invocation);
+void register_probe(CLI::App& app, CommandLine& command_line);
 
 /// Probes, records, reports; returns 0 (nothing unhealthy), 1 (something unhealthy) or 2 (usage or config error).
 int run_probe(const ProbeCommandOptions& options, const GlobalOptions& globals);

@@ -16,7 +16,7 @@ extern char** environ;
 
 namespace mcphealth::cli {
 
-void register_refresh(CLI::App& app, Invocation& invocation) {
+void register_refresh(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<RefreshOptions>();
   CLI::App* sub = app.add_subcommand(
       "refresh", "Re-probe the servers of a folder whose marks are missing or stale (the hook starts this detached)");
@@ -26,7 +26,7 @@ void register_refresh(CLI::App& app, Invocation& invocation) {
   sub->footer("A server another process is probing is skipped (its result will do); one with a fresh mark too. "
               "Runs at nice 10 (its probes too): it is background work, and the agent's calls come first. "
               "Exit: 0 nothing refreshed is down, 1 something is, 2 usage error.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_refresh(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_refresh(*o, command_line.globals); });
 }
 
 int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {

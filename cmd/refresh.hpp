@@ -18,7 +18,7 @@ struct RefreshOptions {
 };
 
 /// Adds `refresh` to `app`.
-void register_refresh(CLI::App& app, Invocation& invocation);
+void register_refresh(CLI::App& app, CommandLine& command_line);
 
 /// Refreshes; returns 0 (nothing refreshed is down), 1 (something is) or 2 (usage error).
 int run_refresh(const RefreshOptions& options, const GlobalOptions& globals);

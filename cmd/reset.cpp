@@ -11,7 +11,7 @@ namespace mcphealth::cli {
 
 namespace json = boost::json;
 
-void register_reset(CLI::App& app, Invocation& invocation) {
+void register_reset(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<ResetOptions>();
   CLI::App* sub = app.add_subcommand("reset", "Forget servers' health (the next call probes them afresh)");
   sub->add_option("servers", o->servers, "Servers to forget")->type_name("SERVER");
@@ -23,7 +23,7 @@ void register_reset(CLI::App& app, Invocation& invocation) {
   sub->add_flag("--strict", o->strict, "A name not in the cache is an error (exit 2), not a note");
   sub->footer("Exit: 0 done (or nothing to remove, or a name not in the cache: scripts re-run it), 2 usage error, a "
               "name not in the cache with --strict, or the state file could not be written.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_reset(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_reset(*o, command_line.globals); });
 }
 
 int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
@@ -72,8 +72,8 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
   };
   const ops::ResetResult result =
       ops::remove_entries(store, names, select, o.dry_run ? ops::DryRun::yes : ops::DryRun::no);
-  if (!o.dry_run && !result.update.ok()) {
-    util::log::error(result.update.message);
+  if (!o.dry_run && !result.update) {
+    util::log::error(result.update.error().message);
     return k_exit_usage;
   }
   if (o.json) {

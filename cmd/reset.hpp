@@ -21,7 +21,7 @@ struct ResetOptions {
 };
 
 /// Adds `reset` to `app`.
-void register_reset(CLI::App& app, Invocation& invocation);
+void register_reset(CLI::App& app, CommandLine& command_line);
 
 /// Removes entries under the hook's lock; returns 0 (done, or nothing to do, or a name not in the cache) or 2 (usage
 /// error, a name not in the cache with --strict, or the

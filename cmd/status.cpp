@@ -15,7 +15,7 @@ namespace mcphealth::cli {
 
 namespace json = boost::json;
 
-void register_status(CLI::App& app, Invocation& invocation) {
+void register_status(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<StatusOptions>();
   CLI::App* sub = app.add_subcommand("status", "Show the health cache: what is up, down, in backoff, and why");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
@@ -32,7 +32,7 @@ void register_status(CLI::App& app, Invocation& invocation) {
   sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR");
   sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_status(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_status(*o, command_line.globals); });
 }
 
 namespace {

@@ -29,7 +29,7 @@ struct StatusOptions {
 std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width);
 
 /// Adds `status` to `app`.
-void register_status(CLI::App& app, Invocation& invocation);
+void register_status(CLI::App& app, CommandLine& command_line);
 
 /// Reads the state file (never writes it, never probes); returns 0 (nothing unhealthy), 1 (a server is unhealthy) or
 /// 2 (error).

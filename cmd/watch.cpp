@@ -29,7 +29,7 @@ namespace mcphealth::cli {
 
 namespace json = boost::json;
 
-void register_watch(CLI::App& app, Invocation& invocation) {
+void register_watch(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<WatchOptions>();
   CLI::App* sub = app.add_subcommand("watch", "Watch the health cache live; with --probe, also keep it fresh");
   sub->add_flag("--probe", o->probe,
@@ -50,7 +50,7 @@ void register_watch(CLI::App& app, Invocation& invocation) {
       ->type_name("FILE");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR");
   sub->footer("Exit: 0 after SIGTERM, SIGINT or q; with --once 0 nothing unhealthy, 1 something is; 2 usage error.");
-  sub->callback([o, &invocation] { invocation.exit_code = run_watch(*o, invocation.globals); });
+  sub->callback([o, &command_line] { command_line.exit_code = run_watch(*o, command_line.globals); });
 }
 
 namespace {
@@ -136,8 +136,10 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   while (!g_stop.load()) {
     util::EpochMs next = clock.now_ms() + 1000; // the terminal's "ago / retry in" columns move every second
     if (watcher) {
-      next = std::min(next, watcher->sweep(g_stop));
+      const ops::Sweep sweep = watcher->sweep(g_stop);
       if (g_stop.load()) break;
+      if (sweep.not_recorded) util::log::warn("this sweep's verdicts were not recorded: " + *sweep.not_recorded);
+      next = std::min(next, sweep.next_at);
       util::log::debug("sweep " + std::to_string(++sweeps) + " done; next in " +
                        std::to_string(std::max<std::int64_t>(0, next - clock.now_ms())) + " ms");
     }

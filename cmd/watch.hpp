@@ -22,7 +22,7 @@ struct WatchOptions {
 };
 
 /// Adds `watch` to `app`.
-void register_watch(CLI::App& app, Invocation& invocation);
+void register_watch(CLI::App& app, CommandLine& command_line);
 
 /// Watches until SIGTERM/SIGINT (or `q` on a terminal), then exits 0; with --once, status's exit code.
 int run_watch(const WatchOptions& options, const GlobalOptions& globals);

@@ -55,7 +55,7 @@ void as_state(const json::value& value) {
     check(state::ServerEntry::from_json(entry).healthy());
   }
   // What the writer writes must read back.
-  check(util::parse_json(util::pretty_json(value)).value.has_value());
+  check(util::parse_json(util::pretty_json(value)).ok());
 }
 
 void as_config(const json::value& value) {
@@ -79,7 +79,7 @@ void as_policy(std::string_view text) {
   (void)p.longest_recovery_ms(base);
 }
 
-void as_protocol(std::string_view text, const std::optional<json::value>& value) {
+void as_protocol(std::string_view text, const json::value* value) {
   mcp::SseParser sse;
   const std::size_t half = text.size() / 2;
   for (const auto& e : sse.feed(text.substr(0, half))) (void)util::parse_json(e.data);
@@ -87,7 +87,7 @@ void as_protocol(std::string_view text, const std::optional<json::value>& value)
   if (!value) return;
   const mcp::MessageKind kind = mcp::classify(*value);
   if (kind == mcp::MessageKind::server_request) {
-    check(util::parse_json(mcp::reply_to_server_request(value->get_object())).value.has_value());
+    check(util::parse_json(mcp::reply_to_server_request(value->get_object())).ok());
   }
   if (kind == mcp::MessageKind::response) (void)mcp::outcome_of_response(value->get_object());
 }
@@ -98,11 +98,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   as_payload(text);
   const util::JsonParse parsed = util::parse_json(text);
-  if (parsed.value) {
-    as_state(*parsed.value);
-    as_config(*parsed.value);
+  if (parsed) {
+    as_state(*parsed);
+    as_config(*parsed);
   }
-  as_protocol(text, parsed.value);
+  as_protocol(text, parsed ? &*parsed : nullptr);
   as_policy(text);
 
   util::MapEnvironment env{{"SET", "v"}};

@@ -67,9 +67,9 @@ TEST_CASE("a command that cannot start says why", "[child]") {
   const proc::CommandResult r = proc::run_to_completion({"/no/such/program", {}, std::nullopt}, 5'000, clock);
   CHECK(r.status == proc::CommandResult::Status::spawn_failed);
   CHECK_FALSE(r.error.empty());
-  const proc::SpawnResult s = proc::spawn({"/no/such/program", {}, std::nullopt});
-  CHECK(s.child == nullptr);
-  CHECK(s.error == ENOENT);
+  const auto s = proc::spawn({"/no/such/program", {}, std::nullopt});
+  REQUIRE_FALSE(s);
+  CHECK(s.error().code == ENOENT);
 }
 
 TEST_CASE("a timeout ends the whole group, grandchildren too", "[child]") {
@@ -90,9 +90,9 @@ TEST_CASE("destroying a child ends its group: a released one is left running", "
   util::SystemClock clock;
   const auto pid_file = dir.path() / "grandchild";
   {
-    proc::SpawnResult s = proc::spawn(sh("sleep 600 & echo $! > '" + pid_file.string() + "'; wait"));
-    REQUIRE(s.child != nullptr);
-    CHECK_FALSE(s.child->poll_exit().has_value());
+    auto s = proc::spawn(sh("sleep 600 & echo $! > '" + pid_file.string() + "'; wait"));
+    REQUIRE(s.ok());
+    CHECK_FALSE((*s)->poll_exit().has_value());
     REQUIRE(read_pid(pid_file, clock) > 0);
   }
   const pid_t grandchild = read_pid(pid_file, clock);
@@ -102,11 +102,11 @@ TEST_CASE("destroying a child ends its group: a released one is left running", "
   std::filesystem::remove(pid_file);
   pid_t kept = 0;
   {
-    proc::SpawnResult s = proc::spawn(sh("sleep 600 & echo $! > '" + pid_file.string() + "'; wait"));
-    REQUIRE(s.child != nullptr);
+    auto s = proc::spawn(sh("sleep 600 & echo $! > '" + pid_file.string() + "'; wait"));
+    REQUIRE(s.ok());
     kept = read_pid(pid_file, clock);
     REQUIRE(kept > 0);
-    s.child->release();
+    (*s)->release();
   }
   clock.sleep_ms(50);
   CHECK(alive(kept));

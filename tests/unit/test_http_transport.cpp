@@ -128,9 +128,9 @@ TEST_CASE("a server request met in the stream is answered after it", "[http_tran
   CHECK(t.call("ping", {}, clock.now_ms() + 5'000).status == mcp::CallOutcome::Status::result);
   REQUIRE(client.requests.size() == 2);
   const auto reply = util::parse_json(client.requests[1].body);
-  REQUIRE(reply.value);
-  CHECK(reply.value->at("id") == "s1");
-  CHECK(reply.value->at("result").as_object().empty());
+  REQUIRE(reply.ok());
+  CHECK(reply->at("id") == "s1");
+  CHECK(reply->at("result").as_object().empty());
 }
 
 TEST_CASE("an HTTP error is a failure with its status, Retry-After and Bearer challenge", "[http_transport]") {

@@ -68,8 +68,10 @@ TEST_CASE("status shows one row per definition, with its scope and project, and 
 TEST_CASE("an unwritable state path says why", "[ops]") {
   testing::TempDir dir;
   std::ofstream(dir.path() / "file") << "x";
-  CHECK(ops::unwritable_reason(dir.path() / "file" / "state.json").find("is not a folder") != std::string::npos);
-  CHECK(ops::unwritable_reason(dir.path() / "new" / "deeper" / "state.json").empty());
+  const auto blocked = ops::check_writable(dir.path() / "file" / "state.json");
+  REQUIRE_FALSE(blocked);
+  CHECK(blocked.error().message.find("is not a folder") != std::string::npos);
+  CHECK(ops::check_writable(dir.path() / "new" / "deeper" / "state.json").ok());
 }
 
 TEST_CASE("hook registration needs both events on a matcher that covers MCP tools", "[ops]") {

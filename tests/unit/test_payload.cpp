@@ -42,15 +42,15 @@ TEST_CASE("raw text yields the target when the payload is cut off", "[payload]")
   CHECK_FALSE(hook::find_raw_string_field(R"({"a":"unterminat)", "a"));
 }
 
-TEST_CASE("input over the limit is cut and marked truncated", "[payload]") {
+TEST_CASE("input over the limit is cut and marked incomplete", "[payload]") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   const std::string text = R"({"tool_name":"mcp__s__t","pad":"xxxxxxxxxxxxxxxxxxxxxxxx"})";
   REQUIRE(::write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   ::close(fds[1]);
-  auto in = hook::read_input(fds[0], 20, false);
+  auto in = hook::read_input(fds[0], 20, hook::CutByCaller::no);
   ::close(fds[0]);
-  CHECK(in.truncated);
+  CHECK(in.incomplete);
   CHECK(in.raw == text.substr(0, 20));
   CHECK(in.payload.empty());
 }
@@ -70,14 +70,14 @@ TEST_CASE("a lone surrogate escape is mended, a valid pair and an escaped backsl
   CHECK(util::repair_lone_surrogates(R"({"a":"\udc00"})") == std::optional<std::string>(R"({"a":"\uFFFD"})"));
   CHECK_FALSE(util::repair_lone_surrogates(R"({"a":"\ud83d\ude00"})"));
   CHECK_FALSE(util::repair_lone_surrogates(R"({"a":"\\ud800"})")); // a backslash, then the text ud800
-  CHECK(util::parse_json(R"({"a":"cut \ud83d"})").value);
+  CHECK(util::parse_json(R"({"a":"cut \ud83d"})").ok());
 }
 
 TEST_CASE("payloads parse past Boost's default depth, and with invalid UTF-8", "[payload]") {
   std::string deep = "1";
   for (int i = 0; i < 1000; ++i) deep = "[" + deep + "]";
-  CHECK(util::parse_json(R"({"tool_input":)" + deep + "}").value);
-  CHECK(util::parse_json("{\"a\":\"\xff\xfe\"}").value);
+  CHECK(util::parse_json(R"({"tool_input":)" + deep + "}").ok());
+  CHECK(util::parse_json("{\"a\":\"\xff\xfe\"}").ok());
 }
 
 TEST_CASE("an input that does not parse still yields the gate's fields from its text", "[payload]") {

@@ -11,7 +11,7 @@ namespace json = boost::json;
 namespace {
 state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock) {
   state::StateStore store(dir.path() / "state.json", clock);
-  store.update([](json::object& doc) {
+  const auto seeded_ok = store.update([](json::object& doc) {
     state::entry_of(doc, "a") = json::object{{"status", "unhealthy"}};
     state::entry_of(doc, "b") = json::object{{"status", "healthy"}};
     state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, 1, state::Writer::probe,
@@ -19,6 +19,7 @@ state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock)
     state::bind_folder(doc, "/p", "s", {}, {}, {{"a", {std::string("fpA"), "active", {}}}}, 1);
     return true;
   });
+  REQUIRE(seeded_ok.ok());
   return store;
 }
 bool none(const std::string&, const json::object&) { return false; }
@@ -30,7 +31,8 @@ TEST_CASE("reset removes named entries with their verdicts and bindings", "[rese
   auto store = seeded(dir, clock);
   auto r = ops::remove_entries(store, {"a"}, none, ops::DryRun::no);
   CHECK(r.removed == std::vector<std::string>{"a"});
-  CHECK(r.update.outcome == state::UpdateResult::Outcome::written);
+  REQUIRE(r.update.ok());
+  CHECK(r.update->written);
   auto snap = store.read();
   CHECK_FALSE(snap.server("a"));
   CHECK(snap.server("b"));
@@ -48,5 +50,6 @@ TEST_CASE("reset picks by predicate when no names are given, and a dry run write
   CHECK(store.read().server("a"));
   auto nothing = ops::remove_entries(store, {}, none, ops::DryRun::no);
   CHECK(nothing.removed.empty());
-  CHECK(nothing.update.outcome == state::UpdateResult::Outcome::unchanged);
+  REQUIRE(nothing.update.ok());
+  CHECK_FALSE(nothing.update->written);
 }

@@ -31,7 +31,8 @@ TEST_CASE("an update creates the folder private and the file 0600", "[store]") {
   FakeClock clock;
   state::StateStore store(dir.path() / "a" / "b" / "state.json", clock);
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); });
-  REQUIRE(r.outcome == state::UpdateResult::Outcome::written);
+  REQUIRE(r.ok());
+  REQUIRE(r->written);
   struct stat st {};
   REQUIRE(::stat((dir.path() / "a").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
@@ -47,7 +48,8 @@ TEST_CASE("a mutator that changes nothing writes nothing", "[store]") {
   FakeClock clock;
   state::StateStore store(dir.path() / "state.json", clock);
   auto r = store.update([](json::object&) { return false; });
-  CHECK(r.outcome == state::UpdateResult::Outcome::unchanged);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->written);
   CHECK_FALSE(std::filesystem::exists(store.path()));
 }
 
@@ -59,9 +61,10 @@ TEST_CASE("a corrupt file is moved aside before the first write", "[store]") {
   state::StateStore store(path, clock);
   CHECK(store.read().status == state::LoadStatus::corrupt);
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); });
-  REQUIRE(r.moved_aside);
-  CHECK(r.moved_aside->filename() == "state.json.corrupt-42");
-  CHECK(read_text(*r.moved_aside) == "{\"servers\": 3}");
+  REQUIRE(r.ok());
+  REQUIRE(r->moved_aside);
+  CHECK(r->moved_aside->filename() == "state.json.corrupt-42");
+  CHECK(read_text(*r->moved_aside) == "{\"servers\": 3}");
   CHECK(store.read().status == state::LoadStatus::ok);
 }
 
@@ -75,7 +78,8 @@ TEST_CASE("a newer version is read but never overwritten", "[store]") {
   CHECK(snap.status == state::LoadStatus::newer_version);
   CHECK(snap.server("s"));
   auto r = store.update([](json::object& doc) { return mark(doc, "t"); });
-  CHECK(r.outcome == state::UpdateResult::Outcome::refused_newer_version);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == state::UpdateError::Kind::refused_newer_version);
   CHECK(read_text(path) == R"({"version":2,"servers":{"s":{"status":"healthy"}}})");
 }
 
@@ -86,8 +90,9 @@ TEST_CASE("a symlinked state file is not written through", "[store]") {
   std::filesystem::create_symlink(dir.path() / "real.json", dir.path() / "state.json");
   state::StateStore store(dir.path() / "state.json", clock);
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); });
-  CHECK(r.outcome == state::UpdateResult::Outcome::failed);
-  CHECK(r.message.find("symlink") != std::string::npos);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == state::UpdateError::Kind::failed);
+  CHECK(r.error().message.find("symlink") != std::string::npos);
   CHECK(read_text(dir.path() / "real.json") == R"({"version":1,"servers":{}})");
 }
 
@@ -99,7 +104,8 @@ TEST_CASE("a held lock makes a writer give up after its wait", "[store]") {
   REQUIRE(held.ok());
   const auto before = clock.now_ms();
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); }, 2000);
-  CHECK(r.outcome == state::UpdateResult::Outcome::lock_timeout);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == state::UpdateError::Kind::lock_timeout);
   CHECK(clock.now_ms() - before >= 2000);
   CHECK_FALSE(std::filesystem::exists(store.path()));
 }

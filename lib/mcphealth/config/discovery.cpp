@@ -99,15 +99,15 @@ FileReport read_source(const ConfigSource& source) {
     return report;
   }
   util::JsonParse parsed = util::parse_json(*file);
-  if (!parsed.value) {
+  if (!parsed) {
     report.status = FileReport::Status::parse_error;
-    report.error = parsed.error;
-    report.line = parsed.line;
-    report.column = parsed.column;
+    report.error = parsed.error().message;
+    report.line = parsed.error().line;
+    report.column = parsed.error().column;
     return report;
   }
   report.status = FileReport::Status::no_servers;
-  if (parsed.value->is_object()) collect_servers(parsed.value->get_object(), report);
+  if (parsed->is_object()) collect_servers(parsed->get_object(), report);
   if (!report.servers.empty()) report.status = FileReport::Status::ok;
   return report;
 }

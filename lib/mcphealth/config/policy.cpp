@@ -267,16 +267,16 @@ Policy parse_policy(std::string_view text, const Setting<fs::path>& path, const 
   out.path = path;
   out.status = Policy::Status::invalid;
   const util::JsonParse parsed = util::parse_json(text);
-  if (!parsed.value) {
-    out.problems.push_back({{}, parsed.line, parsed.column, parsed.error});
+  if (!parsed) {
+    out.problems.push_back({{}, parsed.error().line, parsed.error().column, parsed.error().message});
     return out;
   }
   EntryReader reader(out.problems, env);
-  if (!parsed.value->is_object()) {
-    reader.problem("the file", "expected an object with \"defaults\" and \"servers\", got " + type_words(*parsed.value));
+  if (!parsed->is_object()) {
+    reader.problem("the file", "expected an object with \"defaults\" and \"servers\", got " + type_words(*parsed));
     return out;
   }
-  for (const auto& kv : parsed.value->get_object()) {
+  for (const auto& kv : parsed->get_object()) {
     const std::string key(kv.key());
     if (key == "$schema" || key == "$comment") continue;
     if (key == "defaults") {

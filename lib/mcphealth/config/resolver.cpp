@@ -93,14 +93,14 @@ JsonFile load_json(const fs::path& path) {
     return out;
   }
   util::JsonParse parsed = util::parse_json(*read);
-  if (!parsed.value) {
-    out.error = parsed.error;
-    out.line = parsed.line;
-    out.column = parsed.column;
-  } else if (!parsed.value->is_object()) {
+  if (!parsed) {
+    out.error = parsed.error().message;
+    out.line = parsed.error().line;
+    out.column = parsed.error().column;
+  } else if (!parsed->is_object()) {
     out.error = "not a JSON object";
   } else {
-    out.root = std::move(parsed.value->get_object());
+    out.root = std::move(parsed->get_object());
   }
   return out;
 }

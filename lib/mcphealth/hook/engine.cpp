@@ -25,7 +25,7 @@ namespace json = boost::json;
 
 std::string resolve_event_name(const HookRequest& request, const util::Environment& env) {
   if (request.event_flag && !request.event_flag->empty()) return *request.event_flag;
-  std::optional<std::string> from_payload = request.input.truncated
+  std::optional<std::string> from_payload = request.input.incomplete
                                                 ? find_raw_string_field(request.input.raw, "hook_event_name")
                                                 : util::get_string(request.input.payload, "hook_event_name");
   if (from_payload && !from_payload->empty()) return *from_payload;
@@ -67,7 +67,7 @@ public:
     const std::string event_name = resolve_event_name(m_request, m_deps.env);
     const Event event = event_from_name(event_name);
     trace([&] { return "event " + event_name + " (" + event_source() + ")"; });
-    if (m_request.input.truncated) return answer_truncated(event_name, event);
+    if (m_request.input.incomplete) return answer_incomplete(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
     const std::optional<CallTarget> call = find_target(m_request.input.payload);
     if (!call) {
@@ -377,7 +377,7 @@ private:
 
   /// A payload over the limit cannot be checked safely: PreToolUse blocks it (the JS hook's wording, which people
   /// grep for), unless fail-open; the other events record nothing.
-  HookOutcome answer_truncated(const std::string& event_name, Event event) {
+  HookOutcome answer_incomplete(const std::string& event_name, Event event) {
     const std::optional<CallTarget> call = find_target_in_raw(m_request.input.raw);
     const std::string limit = std::to_string(m_request.input.limit);
     if (event == Event::pre_tool_use) {
@@ -607,12 +607,15 @@ private:
 
   /// Writes through the state file's one writer; says on stderr what went wrong. Returns true when written.
   bool update_state(const StateStore::Mutator& mutate) {
-    state::UpdateResult r = store().update(mutate);
-    if (r.moved_aside) {
-      log("state file " + store().path().string() + " was not valid; its bytes were moved to " + r.moved_aside->string());
+    const state::UpdateResult r = store().update(mutate);
+    if (!r) {
+      log(r.error().message);
+      return false;
     }
-    if (!r.ok()) log(r.message);
-    return r.ok();
+    if (r->moved_aside) {
+      log("state file " + store().path().string() + " was not valid; its bytes were moved to " + r->moved_aside->string());
+    }
+    return true;
   }
 
   // --- Setup, resolved on first use: a non-MCP call never needs any of it.

@@ -9,10 +9,10 @@ namespace mcphealth::hook {
 
 namespace json = boost::json;
 
-HookInput read_input(int fd, std::int64_t limit, bool marked_truncated) {
+HookInput read_input(int fd, std::int64_t limit, CutByCaller cut) {
   HookInput in;
   in.limit = limit;
-  in.truncated = marked_truncated;
+  in.incomplete = cut == CutByCaller::yes;
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
@@ -20,22 +20,21 @@ HookInput read_input(int fd, std::int64_t limit, bool marked_truncated) {
     if (n <= 0) break;
     const std::size_t room =
         in.raw.size() < static_cast<std::size_t>(limit) ? static_cast<std::size_t>(limit) - in.raw.size() : 0;
-    if (static_cast<std::size_t>(n) > room) in.truncated = true;
+    if (static_cast<std::size_t>(n) > room) in.incomplete = true;
     in.raw.append(buf, std::min(room, static_cast<std::size_t>(n)));
   }
-  if (!in.truncated) parse_payload(in);
+  if (!in.incomplete) parse_payload(in);
   return in;
 }
 
 void parse_payload(HookInput& input) {
   util::JsonParse parsed = util::parse_json(input.raw);
-  if (parsed.value && parsed.value->is_object()) {
-    input.payload = std::move(parsed.value->get_object());
+  if (parsed && parsed->is_object()) {
+    input.payload = std::move(parsed->get_object());
     return;
   }
-  input.parse_error = parsed.value ? std::string("not a JSON object")
-                                   : parsed.error + " at line " + std::to_string(parsed.line) + ", column " +
-                                         std::to_string(parsed.column);
+  input.parse_error = parsed ? std::string("not a JSON object")
+                                   : parsed.error().text();
   for (std::string_view key : {"hook_event_name", "tool_name", "cwd", "error", "server", "mcp_server"}) {
     if (auto value = find_raw_string_field(input.raw, key)) input.payload[key] = *value;
   }

@@ -13,8 +13,9 @@ namespace mcphealth::hook {
 struct HookInput {
   /// The bytes read (at most the limit): what passthrough mode echoes.
   std::string raw;
-  /// True when the input exceeded the limit or `ECC_HOOK_INPUT_TRUNCATED` says so.
-  bool truncated = false;
+  /// True when `raw` is not the whole payload: it exceeded the limit, or `ECC_HOOK_INPUT_TRUNCATED` says the caller
+  /// cut it.
+  bool incomplete = false;
   /// The limit that applied.
   std::int64_t limit = 0;
   /// The parsed payload. When the input does not parse, the fields the gate needs (`hook_event_name`,
@@ -25,7 +26,9 @@ struct HookInput {
 };
 
 /// Reads `fd` up to `limit` bytes, then drains and discards the rest so the writer never blocks.
-HookInput read_input(int fd, std::int64_t limit, bool marked_truncated);
+/// Whether the caller says it already cut the payload (`ECC_HOOK_INPUT_TRUNCATED`).
+enum class CutByCaller { no, yes };
+HookInput read_input(int fd, std::int64_t limit, CutByCaller cut);
 
 /// Parses `raw` into `input.payload`; for input that is not a JSON object, sets `parse_error` and takes the gate's
 /// fields from the raw text, so that no argument a tool is given can switch the gate off.

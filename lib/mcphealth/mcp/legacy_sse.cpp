@@ -111,10 +111,10 @@ CallOutcome LegacySseTransport::call(std::string_view method, const json::object
     std::optional<SseEvent> event = next_event(deadline);
     if (!event) break;
     util::JsonParse parsed = util::parse_json(event->data);
-    if (!parsed.value) continue;
-    if (is_response_to(*parsed.value, id)) return outcome_of_response(parsed.value->get_object());
-    if (classify(*parsed.value) == MessageKind::server_request) {
-      post(reply_to_server_request(parsed.value->get_object()), deadline);
+    if (!parsed) continue;
+    if (is_response_to(*parsed, id)) return outcome_of_response(parsed->get_object());
+    if (classify(*parsed) == MessageKind::server_request) {
+      post(reply_to_server_request(parsed->get_object()), deadline);
     }
   }
   bool ended = false;

@@ -79,12 +79,12 @@ void StdioTransport::pump(util::EpochMs deadline) {
     for (std::size_t nl; (nl = m_out_buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
       std::string_view text(m_out_buffer.data() + start, nl - start);
       util::JsonParse parsed = util::parse_json(text);
-      if (!parsed.value) continue; // servers print banners; only JSON lines are messages
-      switch (classify(*parsed.value)) {
+      if (!parsed) continue; // servers print banners; only JSON lines are messages
+      switch (classify(*parsed)) {
       case MessageKind::server_request:
-        send(reply_to_server_request(parsed.value->get_object()), deadline);
+        send(reply_to_server_request(parsed->get_object()), deadline);
         break;
-      case MessageKind::response: m_messages.push_back(std::move(*parsed.value)); break;
+      case MessageKind::response: m_messages.push_back(std::move(*parsed)); break;
       case MessageKind::notification:
       case MessageKind::invalid: break;
       }

@@ -62,14 +62,14 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
     }
     for (const SseEvent& event : sse.feed(chunk)) {
       util::JsonParse parsed = util::parse_json(event.data);
-      if (!parsed.value) continue;
-      if (is_response_to(*parsed.value, id)) {
-        out = outcome_of_response(parsed.value->get_object());
+      if (!parsed) continue;
+      if (is_response_to(*parsed, id)) {
+        out = outcome_of_response(parsed->get_object());
         answered = true;
         return false;
       }
-      if (classify(*parsed.value) == MessageKind::server_request) {
-        replies.push_back(reply_to_server_request(parsed.value->get_object()));
+      if (classify(*parsed) == MessageKind::server_request) {
+        replies.push_back(reply_to_server_request(parsed->get_object()));
       }
     }
     return true;
@@ -89,8 +89,8 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
   if (!success_status) {
     // Still an HTTP failure (its status decides), with the JSON-RPC error a 2026-07-28 server explains it with.
     CallOutcome failure = http_failure(response, m_clock.now_ms());
-    if (parsed.value && parsed.value->is_object() && parsed.value->get_object().contains("error")) {
-      const CallOutcome rpc = outcome_of_response(parsed.value->get_object());
+    if (parsed && parsed->is_object() && parsed->get_object().contains("error")) {
+      const CallOutcome rpc = outcome_of_response(parsed->get_object());
       failure.error_code = rpc.error_code;
       failure.error_message = rpc.error_message;
       failure.error_data = rpc.error_data;
@@ -104,13 +104,13 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
     }
     return failure;
   }
-  if (parsed.value) {
+  if (parsed) {
     // One message, or a batch of them.
     std::vector<const json::value*> messages;
-    if (parsed.value->is_array()) {
-      for (const auto& m : parsed.value->get_array()) messages.push_back(&m);
+    if (parsed->is_array()) {
+      for (const auto& m : parsed->get_array()) messages.push_back(&m);
     } else {
-      messages.push_back(&*parsed.value);
+      messages.push_back(&*parsed);
     }
     for (const json::value* m : messages) {
       if (is_response_to(*m, id)) return outcome_of_response(m->get_object());

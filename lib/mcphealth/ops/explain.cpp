@@ -51,8 +51,8 @@ void scan_settings(const fs::path& file, HookRegistration& reg) {
   if (!read) return;
   reg.files.push_back(file.string());
   util::JsonParse parsed = util::parse_json(*read);
-  if (!parsed.value || !parsed.value->is_object()) return;
-  const json::object& root = parsed.value->get_object();
+  if (!parsed || !parsed->is_object()) return;
+  const json::object& root = parsed->get_object();
   if (const json::object* plugins = util::get_object(root, "enabledPlugins")) {
     for (const auto& kv : *plugins) {
       if (std::string(kv.key()).find("everything-claude-code") != std::string::npos && kv.value() == true) {

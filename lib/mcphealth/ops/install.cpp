@@ -45,22 +45,20 @@ std::string command_word(const std::string& binary) {
 
 std::string statusline_command(const std::string& binary) { return command_word(binary) + " status --statusline"; }
 
-/// The file as read, parsed into `root` (an empty object when missing); an error when it cannot be used.
-std::optional<std::string> load(const fs::path& file, InstallPlan& plan, json::object& root) {
+/// The file as read (its bytes kept as `plan.before`) and parsed: an empty object when it is missing or blank.
+util::Result<json::object> load(const fs::path& file, InstallPlan& plan) {
   plan.file = file;
   const auto read = util::read_file(file);
-  if (!read && read.error().missing()) return std::nullopt;
-  if (!read) return file.string() + " cannot be read: " + read.error().message;
+  if (!read && read.error().missing()) return json::object{};
+  if (!read) return util::fail(file.string() + " cannot be read: " + read.error().message);
   plan.before = *read;
-  if (util::trim(*read).empty()) return std::nullopt;
-  const util::JsonParse parsed = util::parse_json(*read);
-  if (!parsed.value) {
-    return file.string() + " does not parse (" + parsed.error + " at line " + std::to_string(parsed.line) +
-           ", column " + std::to_string(parsed.column) + "); fix it first, nothing was changed";
+  if (util::trim(*read).empty()) return json::object{};
+  util::JsonParse parsed = util::parse_json(*read);
+  if (!parsed) {
+    return util::fail(file.string() + " does not parse (" + parsed.error().text() + "); fix it first, nothing was changed");
   }
-  if (!parsed.value->is_object()) return file.string() + " is not a JSON object; nothing was changed";
-  root = parsed.value->get_object();
-  return std::nullopt;
+  if (!parsed->is_object()) return util::fail(file.string() + " is not a JSON object; nothing was changed");
+  return std::move(parsed->get_object());
 }
 
 /// `root.hooks`, created when missing; nothing when it is there but not an object.
@@ -123,27 +121,19 @@ bool is_mcphealth_hook(const std::string& command) {
   return runs_mcphealth(command, "hook");
 }
 
-InstallPlan plan_install(const InstallRequest& request) {
+util::Result<InstallPlan> plan_install(const InstallRequest& request) {
   InstallPlan plan;
-  json::object root;
-  if (auto err = load(request.file, plan, root)) {
-    plan.error = err;
-    return plan;
-  }
+  auto loaded = load(request.file, plan);
+  if (!loaded) return util::fail(loaded.error());
+  json::object& root = *loaded;
   json::object* hooks = hooks_of(root, true);
-  if (hooks == nullptr) {
-    plan.error = request.file.string() + ": \"hooks\" is not an object; nothing was changed";
-    return plan;
-  }
+  if (hooks == nullptr) return util::fail(request.file.string() + ": \"hooks\" is not an object; nothing was changed");
   bool modified = false;
   const std::string command = hook_command(request.binary);
   for (const std::string& event : request.events) {
     json::value& slot = (*hooks)[event];
     if (slot.is_null()) slot.emplace_array();
-    if (!slot.is_array()) {
-      plan.error = request.file.string() + ": hooks." + event + " is not a list; nothing was changed";
-      return plan;
-    }
+    if (!slot.is_array()) return util::fail(request.file.string() + ": hooks." + event + " is not a list; nothing was changed");
     bool found = false;
     for (json::value& group : slot.get_array()) {
       if (!group.is_object()) continue;
@@ -204,13 +194,11 @@ InstallPlan plan_install(const InstallRequest& request) {
   return plan;
 }
 
-InstallPlan plan_uninstall(const fs::path& file) {
+util::Result<InstallPlan> plan_uninstall(const fs::path& file) {
   InstallPlan plan;
-  json::object root;
-  if (auto err = load(file, plan, root)) {
-    plan.error = err;
-    return plan;
-  }
+  auto loaded = load(file, plan);
+  if (!loaded) return util::fail(loaded.error());
+  json::object& root = *loaded;
   bool modified = false;
   if (json::object* hooks = hooks_of(root, false)) {
     for (const auto& gone : remove_hooks(*hooks, is_mcphealth_hook)) plan.notes.push_back("removed " + gone);

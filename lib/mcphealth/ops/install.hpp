@@ -42,9 +42,6 @@ struct InstallPlan {
   std::vector<std::string> notes;
   /// Where the JS hook was found in this file (entries left in place unless asked to remove them).
   std::vector<std::string> js_hook;
-  /// Set when the file cannot be changed safely (it does not parse, `hooks` is not an object, ...): nothing is
-  /// written.
-  std::optional<std::string> error;
 };
 
 /// The hook command for `binary`: the path as it is when plain, else single-quoted (a path with a space or a `$`
@@ -56,12 +53,13 @@ std::string hook_command(const std::string& binary);
 bool is_mcphealth_hook(const std::string& command);
 
 /// Plans the install: adds a `mcp__.*` group running `BINARY hook` to each event that has none (SessionStart has
-/// no matcher), points an existing one at `BINARY`, and leaves every other key, group and hook as it is.
-InstallPlan plan_install(const InstallRequest& request);
+/// no matcher), points an existing one at `BINARY`, and leaves every other key, group and hook as it is. Fails
+/// when the file cannot be changed safely (it does not parse, `hooks` is not an object, ...).
+util::Result<InstallPlan> plan_install(const InstallRequest& request);
 
 /// Plans the uninstall: removes every mcphealth hook (and groups and event lists it leaves empty), and the
 /// `statusLine` when it runs mcphealth.
-InstallPlan plan_uninstall(const std::filesystem::path& file);
+util::Result<InstallPlan> plan_uninstall(const std::filesystem::path& file);
 
 /// Writes `plan.after` atomically, keeping the file's mode (0644 for a new one), after copying the old file to
 /// `<file>.bak-<YYYYMMDD-HHMMSS>`. Returns the backup's path (nothing when there was no file).

@@ -178,8 +178,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
       probe::record_probes(doc, to_record, state::Writer::probe, skipped);
       return true;
     });
-    if (!written.ok()) report.warnings.push_back(written.message);
-    if (written.moved_aside) report.warnings.push_back("the state file was not valid; moved to " + written.moved_aside->string());
+    if (!written) report.warnings.push_back(written.error().message);
+    else if (written->moved_aside) report.warnings.push_back("the state file was not valid; moved to " + written->moved_aside->string());
     for (const auto& name : skipped) report.warnings.push_back(name + ": a newer check was recorded meanwhile; kept it");
   }
   if (request.prometheus) {

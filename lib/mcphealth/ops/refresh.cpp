@@ -67,10 +67,14 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     const probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
     const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_name,
                                     std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
-    store.update([&](json::object& doc) {
+    const state::UpdateResult written = store.update([&](json::object& doc) {
       state::record_verdict(doc, who, context.now, state::Writer::refresh, [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
       return true;
     });
+    if (!written) {
+      report.lines.push_back(c->tool_name + ": not recorded (" + written.error().message + ")");
+      continue;
+    }
     report.any_down = report.any_down || !recovery.result.ok;
     report.lines.push_back(c->tool_name + ": " + std::string(state::health_name(probe::health_of(recovery.result))) +
                            (recovery.result.ok ? std::string() : " (" + recovery.result.reason + ")"));

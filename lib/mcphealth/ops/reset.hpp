@@ -10,9 +10,9 @@
 
 namespace mcphealth::ops {
 
-/// What a reset did: the update's outcome (untouched for a dry run) and the names removed, or that would be.
+/// What a reset did: the update's outcome (nothing written for a dry run) and the names removed, or that would be.
 struct ResetResult {
-  state::UpdateResult update;
+  state::UpdateResult update = state::Update{};
   std::vector<std::string> removed;
 };
 

@@ -20,20 +20,20 @@ namespace mcphealth::ops {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-std::string unwritable_reason(const fs::path& path) {
+util::Result<void> check_writable(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
-    if (::access(path.c_str(), W_OK) != 0) return path.string() + " is not writable (" + std::strerror(errno) + ")";
+    if (::access(path.c_str(), W_OK) != 0) return util::fail(path.string() + " is not writable (" + std::strerror(errno) + ")");
   }
   // The writer creates a temp file next to the state file: the folder must be writable, or creatable.
   fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   for (;;) {
     if (::stat(dir.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) return dir.string() + " is not a folder, so " + path.string() + " cannot be written";
+      if (!S_ISDIR(st.st_mode)) return util::fail(dir.string() + " is not a folder, so " + path.string() + " cannot be written");
       if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        return "folder " + dir.string() + " is not writable (" + std::strerror(errno) + ")";
+        return util::fail("folder " + dir.string() + " is not writable (" + std::strerror(errno) + ")");
       }
-      return {};
+      return util::ok();
     }
     if (errno == ENOTDIR) {
       // Some ancestor is a file; find it for a useful message.
@@ -41,12 +41,12 @@ std::string unwritable_reason(const fs::path& path) {
       while (up.has_parent_path() && up.parent_path() != up) {
         up = up.parent_path();
         if (::stat(up.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-          return up.string() + " is not a folder, so " + path.string() + " cannot be written";
+          return util::fail(up.string() + " is not a folder, so " + path.string() + " cannot be written");
         }
       }
-      return path.string() + " cannot be written (a path component is not a folder)";
+      return util::fail(path.string() + " cannot be written (a path component is not a folder)");
     }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) return {};
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return util::ok();
     dir = dir.parent_path();
   }
 }
@@ -61,8 +61,8 @@ std::vector<std::string> state_warnings(const fs::path& state_path, const state:
   }
   if (state::is_cache_off(state_path)) {
     out.push_back("the cache is off (the state path is the null device): every call is checked anew, nothing is remembered");
-  } else if (std::string why = unwritable_reason(state_path); !why.empty()) {
-    out.push_back("the state file cannot be written: " + why + "; hooks keep deciding but cache nothing");
+  } else if (auto writable = check_writable(state_path); !writable) {
+    out.push_back("the state file cannot be written: " + writable.error().message + "; hooks keep deciding but cache nothing");
   }
   switch (snapshot.status) {
   case state::LoadStatus::corrupt:

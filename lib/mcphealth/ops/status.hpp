@@ -7,6 +7,7 @@
 #include <mcphealth/state/health.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/env.hpp>
+#include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
 
@@ -81,9 +82,9 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
 std::vector<std::string> state_warnings(const std::filesystem::path& state_path, const state::StateSnapshot& snapshot,
                                         const config::Settings& settings);
 
-/// Why `path` could not be written by the state writer (file, folder, or the nearest existing ancestor); empty when
-/// it can.
-std::string unwritable_reason(const std::filesystem::path& path);
+/// Checks that the state writer could write `path`; if not, says why (the file, its folder, or the nearest existing
+/// ancestor that is in the way).
+util::Result<void> check_writable(const std::filesystem::path& path);
 
 /// The one-line summary for a prompt: `mcp 5✔ 1✘ agentmemory`.
 std::string status_line(const StatusReport& report);

@@ -154,7 +154,8 @@ Watcher::Watcher(const config::Settings& settings, config::DiscoveryInputs base,
     : m_settings(settings), m_base(std::move(base)), m_env(env), m_clock(clock), m_resolve_every_ms(resolve_every_ms),
       m_jitter(jitter) {}
 
-util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
+Sweep Watcher::sweep(const std::atomic<bool>& stop) {
+  Sweep out;
   util::EpochMs now = m_clock.now_ms();
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
     m_folders = config::resolve_everywhere(m_base, m_env);
@@ -193,7 +194,10 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
     probe::LiveProber prober(m_clock);
     const std::vector<probe::BatchOutcome> outcomes =
         probe::probe_batch(items, 0, [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
-    if (stop.load()) return m_clock.now_ms(); // probes cut short by a signal say nothing about the servers
+    if (stop.load()) { // probes cut short by a signal say nothing about the servers
+      out.next_at = m_clock.now_ms();
+      return out;
+    }
     recover::ShellRunner runner(m_clock, m_env);
     std::vector<probe::ProbedServer> probed;
     std::size_t item = 0;
@@ -212,7 +216,9 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
                         probe::mark_context(own[i], m_clock.now_ms(), c->definition.source.string(), recovery.restored_by)});
     }
     std::vector<std::string> skipped;
-    store.update([&](json::object& doc) { return probe::record_probes(doc, probed, state::Writer::watch, skipped); });
+    const state::UpdateResult written =
+        store.update([&](json::object& doc) { return probe::record_probes(doc, probed, state::Writer::watch, skipped); });
+    if (!written) out.not_recorded = written.error().message;
   }
   // The next wake-up: the earliest due time, or the next re-resolve.
   now = m_clock.now_ms();
@@ -224,7 +230,8 @@ util::EpochMs Watcher::sweep(const std::atomic<bool>& stop) {
     next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
                                         m_seen_at[c->fingerprint], s, m_jitter));
   }
-  return std::max(next, now);
+  out.next_at = std::max(next, now);
+  return out;
 }
 
 } // namespace mcphealth::ops

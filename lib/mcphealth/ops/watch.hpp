@@ -58,6 +58,14 @@ enum class Jitter { yes, no };
 util::EpochMs next_probe_at(const boost::json::object* verdict, const std::string& fingerprint, util::EpochMs now,
                             util::EpochMs seen_at, const config::Settings& settings, Jitter jitter = Jitter::yes);
 
+/// What one sweep did.
+struct Sweep {
+  /// When the next definition is due.
+  util::EpochMs next_at = 0;
+  /// Why this sweep's verdicts were not recorded (the state file could not be written), when they were not.
+  std::optional<std::string> not_recorded;
+};
+
 /// The background prober's work.
 class Watcher {
 public:
@@ -65,8 +73,8 @@ public:
           std::int64_t resolve_every_ms, Jitter jitter);
 
   /// Probes every definition that is due (all at once), recovers and records them; a probe cut short by `stop` is
-  /// not recorded. Returns when the next one is due.
-  util::EpochMs sweep(const std::atomic<bool>& stop);
+  /// not recorded.
+  Sweep sweep(const std::atomic<bool>& stop);
 
   /// How many definitions it watches (after the last sweep).
   std::size_t watched() const { return m_candidates.size(); }

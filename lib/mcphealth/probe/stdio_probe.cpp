@@ -17,9 +17,9 @@ namespace {
 std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, ProbeResult& r) {
   int error = ENOENT;
   if (!server.executable.empty()) {
-    proc::SpawnResult spawned = proc::spawn({server.executable, server.args, server.environment});
-    if (spawned.child) return std::move(spawned.child);
-    error = spawned.error;
+    auto spawned = proc::spawn({server.executable, server.args, server.environment});
+    if (spawned) return std::move(*spawned);
+    error = spawned.error().code;
   }
   r.kind = Kind::spawn_failed;
   r.reason = "spawn " + server.command + " " + proc::errno_name(error);

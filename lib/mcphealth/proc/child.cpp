@@ -11,6 +11,7 @@
 #include <mcphealth/proc/child.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/proc/groups.hpp>
+#include <mcphealth/util/unique_fd.hpp>
 
 
 #include <cerrno>
@@ -68,17 +69,23 @@ struct ExactEnvironment {
   }
 };
 
-bool make_pipe(int fds[2]) {
-  if (::pipe(fds) != 0) return false;
-  for (int i = 0; i < 2; ++i) ::fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-  return true;
+/// The two ends of a pipe, closed on exec (the child gets its end through dup2).
+struct Pipe {
+  util::UniqueFd read;
+  util::UniqueFd write;
+};
+
+util::Result<Pipe, SpawnError> make_pipe() {
+  int fds[2];
+  if (::pipe(fds) != 0) return util::fail(SpawnError{errno, std::strerror(errno)});
+  for (int fd : fds) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return Pipe{util::UniqueFd(fds[0]), util::UniqueFd(fds[1])};
 }
 
-void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
+/// Makes `fd` non-blocking and hands it over.
+util::UniqueFd nonblocking(util::UniqueFd fd) {
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+  return fd;
 }
 
 ExitStatus decode(int status) {
@@ -116,34 +123,29 @@ std::string ExitStatus::describe() const {
 
 struct Child::Impl {
   pid_t pid = -1;
-  int in = -1;
-  int out = -1;
-  int err = -1;
+  util::UniqueFd in;
+  util::UniqueFd out;
+  util::UniqueFd err;
   std::optional<ExitStatus> exit;
 };
 
 Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 
-Child::~Child() {
-  kill_group();
-  close_fd(m_impl->in);
-  close_fd(m_impl->out);
-  close_fd(m_impl->err);
-}
+Child::~Child() { kill_group(); } // the pipes close with Impl
 
 pid_t Child::pid() const { return m_impl->pid; }
-int Child::stdin_fd() const { return m_impl->in; }
-int Child::stdout_fd() const { return m_impl->out; }
-int Child::stderr_fd() const { return m_impl->err; }
-void Child::close_stdin() { close_fd(m_impl->in); }
+int Child::stdin_fd() const { return m_impl->in.get(); }
+int Child::stdout_fd() const { return m_impl->out.get(); }
+int Child::stderr_fd() const { return m_impl->err.get(); }
+void Child::close_stdin() { m_impl->in.reset(); }
 void Child::release() {
   if (m_impl->pid > 0) untrack_group(m_impl->pid);
   m_impl->pid = -1;
 }
 
 void Child::close_output(int fd) {
-  if (fd == m_impl->out) close_fd(m_impl->out);
-  if (fd == m_impl->err) close_fd(m_impl->err);
+  if (fd == m_impl->out.get()) m_impl->out.reset();
+  if (fd == m_impl->err.get()) m_impl->err.reset();
 }
 
 std::optional<ExitStatus> Child::poll_exit() {
@@ -181,23 +183,18 @@ void Child::kill_group() {
   m_impl->pid = -1;
 }
 
-SpawnResult spawn(const SpawnSpec& spec) {
-  SpawnResult result;
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (!make_pipe(in) || !make_pipe(out) || !make_pipe(err)) {
-    result.error = errno;
-    result.message = std::strerror(errno);
-    for (int* p : {in, out, err}) {
-      close_fd(p[0]);
-      close_fd(p[1]);
-    }
-    return result;
-  }
+util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
+  auto in = make_pipe();
+  if (!in) return util::fail(in.error());
+  auto out = make_pipe();
+  if (!out) return util::fail(out.error());
+  auto err = make_pipe();
+  if (!err) return util::fail(err.error());
   boost::asio::io_context ctx;
   bp::error_code ec;
   std::optional<bp::process> proc;
   {
-    bp::process_stdio stdio{in[0], out[1], err[1]};
+    bp::process_stdio stdio{in->read.get(), out->write.get(), err->write.get()};
     if (spec.environment) {
       proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
                                                   ExactEnvironment(*spec.environment), OwnGroupInit{}));
@@ -206,30 +203,22 @@ SpawnResult spawn(const SpawnSpec& spec) {
           bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio, OwnGroupInit{}));
     }
   }
-  close_fd(in[0]);
-  close_fd(out[1]);
-  close_fd(err[1]);
+  // The child's ends are its own now.
+  in->read.reset();
+  out->write.reset();
+  err->write.reset();
   if (ec || !proc || proc->id() <= 0) {
-    result.error = ec ? ec.value() : EINVAL;
-    result.message = ec ? ec.message() : "spawn failed";
-    close_fd(in[1]);
-    close_fd(out[0]);
-    close_fd(err[0]);
-    return result;
+    return util::fail(SpawnError{ec ? ec.value() : EINVAL, ec ? ec.message() : "spawn failed"});
   }
   auto impl = std::make_unique<Child::Impl>();
   impl->pid = proc->id();
   ::setpgid(impl->pid, impl->pid); // also from the parent, so a kill right after spawn reaches the group
   track_group(impl->pid);
   proc->detach();                   // we reap it ourselves (waitpid) and end its group ourselves
-  impl->in = in[1];
-  impl->out = out[0];
-  impl->err = err[0];
-  set_nonblocking(impl->in);
-  set_nonblocking(impl->out);
-  set_nonblocking(impl->err);
-  result.child = std::make_unique<Child>(std::move(impl));
-  return result;
+  impl->in = nonblocking(std::move(in->write));
+  impl->out = nonblocking(std::move(out->read));
+  impl->err = nonblocking(std::move(err->read));
+  return std::make_unique<Child>(std::move(impl));
 }
 
 bool drain_fd(int fd, std::string& sink, std::size_t cap) {
@@ -250,13 +239,13 @@ bool drain_fd(int fd, std::string& sink, std::size_t cap) {
 CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, util::Clock& clock,
                                 std::size_t max_output, std::string_view input) {
   CommandResult result;
-  SpawnResult spawned = spawn(spec);
-  if (!spawned.child) {
+  auto spawned = spawn(spec);
+  if (!spawned) {
     result.status = CommandResult::Status::spawn_failed;
-    result.error = "spawn " + spec.executable.string() + " " + errno_name(spawned.error);
+    result.error = "spawn " + spec.executable.string() + " " + errno_name(spawned.error().code);
     return result;
   }
-  Child& child = *spawned.child;
+  Child& child = **spawned;
   const util::EpochMs deadline = clock.now_ms() + timeout_ms;
   // The input first (a few KB at most: an event), bounded by the same deadline; then end of input.
   while (!input.empty() && clock.now_ms() < deadline) {

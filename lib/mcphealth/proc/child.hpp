@@ -2,6 +2,7 @@
 // Child processes for probes and reconnect commands, started through Boost.Process v2 in a process group of their
 // own so that everything they start (npx starts grandchildren) can be ended together.
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/result.hpp>
 
 #include <sys/types.h>
 
@@ -64,18 +65,17 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-/// The outcome of starting a child.
-struct SpawnResult {
-  std::unique_ptr<Child> child;
-  /// The errno of a failed start (ENOENT, EACCES, ...), 0 on success.
-  int error = 0;
+/// Why a child did not start.
+struct SpawnError {
+  /// The errno (ENOENT, EACCES, ...).
+  int code = 0;
   std::string message;
 };
 
 /// Starts `spec` in a new process group with all three standard streams on pipes; the group is tracked for
 /// `end_groups_on_signals` until it is ended or released. Writing to a child that closed its stdin raises SIGPIPE:
 /// a program that spawns must ignore it (the front end does, once).
-SpawnResult spawn(const SpawnSpec& spec);
+util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec);
 
 /// The result of running a command to completion.
 struct CommandResult {

@@ -63,71 +63,58 @@ StateSnapshot load_state(const fs::path& path) {
     return snap;
   }
   util::JsonParse parsed = util::parse_json(*file);
-  if (!parsed.value) {
+  if (!parsed) {
     snap.status = LoadStatus::corrupt;
-    snap.error = "not JSON (" + parsed.error + " at line " + std::to_string(parsed.line) + ", column " +
-                 std::to_string(parsed.column) + ")";
+    snap.error = "not JSON (" + parsed.error().text() + ")";
     return snap;
   }
-  if (!parsed.value->is_object() || util::get_object(parsed.value->get_object(), "servers") == nullptr) {
+  if (!parsed->is_object() || util::get_object(parsed->get_object(), "servers") == nullptr) {
     snap.status = LoadStatus::corrupt;
     snap.error = "not an object with an object \"servers\"";
     return snap;
   }
-  snap.doc = std::move(parsed.value->get_object());
+  snap.doc = std::move(parsed->get_object());
   snap.version = util::get_int(snap.doc, "version").value_or(k_state_version);
   snap.status = snap.version > k_state_version ? LoadStatus::newer_version : LoadStatus::ok;
   return snap;
 }
 
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
-  UpdateResult result;
-  if (disabled()) return result; // the cache is off: nothing to lock, nothing to write
+  auto refuse = [](UpdateError::Kind kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
+  if (disabled()) return Update{}; // the cache is off: nothing to lock, nothing to write
   const auto lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock);
-  if (!lock) {
-    if (lock.error().timed_out()) {
-      result.outcome = UpdateResult::Outcome::lock_timeout;
-      result.message = "state lock " + lock_path().string() + " still held after " + std::to_string(lock_wait_ms) +
-                       " ms; not writing " + m_path.string();
-    } else {
-      result.outcome = UpdateResult::Outcome::failed;
-      result.message = lock.error().message;
-    }
-    return result;
+  if (!lock && lock.error().timed_out()) {
+    return refuse(UpdateError::Kind::lock_timeout, "state lock " + lock_path().string() + " still held after " +
+                                                       std::to_string(lock_wait_ms) + " ms; not writing " + m_path.string());
   }
+  if (!lock) return refuse(UpdateError::Kind::failed, lock.error().message);
 
   StateSnapshot snap = load_state(m_path);
   if (snap.status == LoadStatus::newer_version) {
-    result.outcome = UpdateResult::Outcome::refused_newer_version;
-    result.message = m_path.string() + " has version " + std::to_string(snap.version) + ", newer than " +
-                     std::to_string(k_state_version) + "; reading it but not overwriting it";
-    return result;
+    return refuse(UpdateError::Kind::refused_newer_version,
+                  m_path.string() + " has version " + std::to_string(snap.version) + ", newer than " +
+                      std::to_string(k_state_version) + "; reading it but not overwriting it");
   }
   if (snap.status == LoadStatus::unreadable) {
-    result.outcome = UpdateResult::Outcome::failed;
-    result.message = "cannot read " + m_path.string() + ": " + snap.error;
-    return result;
+    return refuse(UpdateError::Kind::failed, "cannot read " + m_path.string() + ": " + snap.error);
   }
 
-  if (!mutate(snap.doc)) return result;
+  if (!mutate(snap.doc)) return Update{};
 
+  Update done;
   if (snap.status == LoadStatus::corrupt) {
     fs::path aside = m_path.string() + ".corrupt-" + std::to_string(m_clock.now_ms());
     if (std::rename(m_path.c_str(), aside.c_str()) != 0) {
-      result.outcome = UpdateResult::Outcome::failed;
-      result.message = "cannot move corrupt " + m_path.string() + " aside: " + std::strerror(errno);
-      return result;
+      return refuse(UpdateError::Kind::failed, "cannot move corrupt " + m_path.string() + " aside: " + std::strerror(errno));
     }
-    result.moved_aside = aside;
+    done.moved_aside = aside;
   }
   snap.doc["version"] = k_state_version;
   if (auto written = util::atomic_replace(m_path, util::pretty_json(snap.doc)); !written) {
-    result.outcome = UpdateResult::Outcome::failed;
-    result.message = "cannot write state file: " + written.error().message;
-    return result;
+    return refuse(UpdateError::Kind::failed, "cannot write state file: " + written.error().message);
   }
-  result.outcome = UpdateResult::Outcome::written;
-  return result;
+  done.written = true;
+  return done;
 }
 
 } // namespace mcphealth::state

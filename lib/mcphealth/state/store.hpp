@@ -2,6 +2,7 @@
 // The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook: lock-free reads for the hot path,
 // and one writer for every change: lock, re-read, mutate, write a temp file, fsync, rename.
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
 
@@ -47,17 +48,24 @@ boost::json::object& servers_of(boost::json::object& doc);
 /// Returns the entry of `server` in `doc`, created empty when missing.
 boost::json::object& entry_of(boost::json::object& doc, std::string_view server);
 
-/// The outcome of an update.
-struct UpdateResult {
-  enum class Outcome { written, unchanged, lock_timeout, refused_newer_version, failed };
-  Outcome outcome = Outcome::unchanged;
-  /// What went wrong, for the user; empty when written or unchanged.
-  std::string message;
-  /// Where a corrupt file's bytes were moved, when that happened.
+/// What an update that went through did.
+struct Update {
+  /// False when the mutator changed nothing, so nothing was written.
+  bool written = false;
+  /// Where a corrupt file's bytes were moved before it was replaced, when that happened.
   std::optional<std::filesystem::path> moved_aside;
-
-  bool ok() const { return outcome == Outcome::written || outcome == Outcome::unchanged; }
 };
+
+/// Why an update did not go through (nothing was written).
+struct UpdateError {
+  enum class Kind { lock_timeout, refused_newer_version, failed };
+  Kind kind = Kind::failed;
+  /// For the user: `state lock ... still held after 5000 ms; not writing ...`.
+  std::string message;
+};
+
+/// The outcome of an update.
+using UpdateResult = util::Result<Update, UpdateError>;
 
 /// The single writer of one state file.
 class StateStore {

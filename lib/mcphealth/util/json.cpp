@@ -15,7 +15,6 @@ namespace json = boost::json;
 namespace {
 
 JsonParse parse_once(std::string_view text) {
-  JsonParse out;
   json::parse_options opts;
   opts.allow_comments = false;
   opts.max_depth = k_max_json_depth;
@@ -26,21 +25,18 @@ JsonParse parse_once(std::string_view text) {
   std::size_t consumed = parser.write(text.data(), text.size(), ec);
   if (!ec) parser.finish(ec);
   if (ec) {
-    out.line = 1;
-    out.column = 1;
+    JsonError error{ec.message(), 1, 1};
     for (std::size_t i = 0; i < consumed && i < text.size(); ++i) {
       if (text[i] == '\n') {
-        ++out.line;
-        out.column = 1;
+        ++error.line;
+        error.column = 1;
       } else {
-        ++out.column;
+        ++error.column;
       }
     }
-    out.error = ec.message();
-    return out;
+    return fail(std::move(error));
   }
-  out.value = parser.release();
-  return out;
+  return parser.release();
 }
 
 bool is_hex4(std::string_view s, std::size_t at) {
@@ -100,13 +96,17 @@ std::optional<std::string> repair_lone_surrogates(std::string_view text) {
   return out;
 }
 
+std::string JsonError::text() const {
+  return message + " at line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
 JsonParse parse_json(std::string_view text) {
   JsonParse out = parse_once(text);
-  if (out.value) return out;
+  if (out) return out;
   // Boost.JSON 1.81 has no switch for lone surrogates: mend them in the text and try once more.
   if (std::optional<std::string> mended = repair_lone_surrogates(text)) {
     JsonParse again = parse_once(*mended);
-    if (again.value) return again;
+    if (again) return again;
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // (Boost.JSON 1.81 has none, and prints doubles as `1.5E0`; the state file holds only integers and strings).
 #include <mcphealth/util/text.hpp>
 
+#include <mcphealth/util/result.hpp>
+
 #include <boost/json.hpp>
 
 #include <cstdint>
@@ -12,13 +14,18 @@
 
 namespace mcphealth::util {
 
-/// The outcome of parsing JSON text: a value, or a message with the line and column where it failed.
-struct JsonParse {
-  std::optional<boost::json::value> value;
-  std::string error;
+/// Why JSON text did not parse, and where (1-based line and column).
+struct JsonError {
+  std::string message;
   std::size_t line = 0;
   std::size_t column = 0;
+
+  /// `syntax error at line 3, column 7`.
+  std::string text() const;
 };
+
+/// The outcome of parsing JSON text.
+using JsonParse = Result<boost::json::value, JsonError>;
 
 /// The deepest nesting any input may have: real hook payloads (a tool's arguments) and `~/.claude.json` go far
 /// past Boost.JSON's default of 32.

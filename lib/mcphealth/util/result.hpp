@@ -22,8 +22,8 @@ struct Failure {
   E error;
 };
 
-/// The failure of a `Result` with the error type deduced.
-template <class E>
+/// The failure of a `Result` with the error type deduced (text goes to the overload below).
+template <class E, class = std::enable_if_t<!std::is_convertible_v<E, std::string>>>
 Failure<std::decay_t<E>> fail(E&& error) {
   return {std::forward<E>(error)};
 }
