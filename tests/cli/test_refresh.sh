@@ -93,4 +93,13 @@ case_refresh_by_hand_skips_fresh_marks() {
   assert_eq "$(line_count "$T/count")" 1
 }
 
+case_refresh_says_when_a_verdict_cannot_be_recorded() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  printf 'x' > "$T/not-a-folder"
+  export MCPHEALTH_STATE_PATH="$T/not-a-folder/state.json"
+  mcph refresh --project "$PROJ"
+  assert_contains "$OUT" "svc: not recorded ("
+  assert_contains "$OUT" "not-a-folder exists and is not a folder"
+}
+
 main "$@"

@@ -88,6 +88,15 @@ case_once_exits_with_status_code() {
   assert_eq "$RC" 0
 }
 
+case_a_sweep_that_cannot_be_recorded_says_so() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  printf 'x' > "$T/not-a-folder"
+  export MCPHEALTH_STATE_PATH="$T/not-a-folder/state.json"
+  mcph watch --probe --once
+  assert_contains "$ERR" "this sweep's verdicts were not recorded: "
+  assert_contains "$ERR" "not-a-folder exists and is not a folder"
+}
+
 case_exec_gets_each_event_on_stdin() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   start_watch --events --exec "cat >> $T/exec.log"
