@@ -1,30 +1,32 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
 set -l commands hook probe status reset explain-config policy refresh watch install uninstall help
+# Before any subcommand: the global options and the subcommands themselves.
+set -l top "not __fish_seen_subcommand_from $commands"
 
 complete -c mcphealth -f
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l state -r -F -d 'State file'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l config -r -F -d 'MCP config file to read instead of searching'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l policy -r -F -d 'Per-server policy file'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -s v -l verbose -d 'Say more on stderr'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -l version -d 'Print the version'
+complete -c mcphealth -n $top -l state -r -F -d 'State file'
+complete -c mcphealth -n $top -l config -r -F -d 'MCP config file to read instead of searching'
+complete -c mcphealth -n $top -l policy -r -F -d 'Per-server policy file'
+complete -c mcphealth -n $top -s v -l verbose -d 'Say more on stderr'
+complete -c mcphealth -n $top -l version -d 'Print the version'
 
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a hook -d 'Run as the Claude Code hook'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a probe -d 'Probe MCP servers and record the results'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the health cache'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a reset -d "Forget servers' health"
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a explain-config -d 'Explain the configuration'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a policy -d 'Show the effective per-server policy'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a refresh -d 'Re-probe missing or stale marks'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Watch live, probe in the background'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a install -d 'Register the hook in Claude Code settings'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a uninstall -d 'Take the hook out of Claude Code settings'
+complete -c mcphealth -n $top -a hook -d 'Run as the Claude Code hook'
+complete -c mcphealth -n $top -a probe -d 'Probe MCP servers and record the results'
+complete -c mcphealth -n $top -a status -d 'Show the health cache'
+complete -c mcphealth -n $top -a reset -d "Forget servers' health"
+complete -c mcphealth -n $top -a explain-config -d 'Explain the configuration'
+complete -c mcphealth -n $top -a policy -d 'Show the effective per-server policy'
+complete -c mcphealth -n $top -a refresh -d 'Re-probe missing or stale marks'
+complete -c mcphealth -n $top -a watch -d 'Watch live, probe in the background'
+complete -c mcphealth -n $top -a install -d 'Register the hook in Claude Code settings'
+complete -c mcphealth -n $top -a uninstall -d 'Take the hook out of Claude Code settings'
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l scope -x -a 'user project local' -d 'Which settings file'
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l dry-run -d 'Print the diff, write nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l statusline -d 'Also set the status line'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l disable-js-hook -d 'Also remove the JS hook'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -d 'Events to register'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l binary -r -F -d 'The mcphealth the hook runs'
-complete -c mcphealth -n "not __fish_seen_subcommand_from $commands" -a help -d 'Show the help of a command'
+complete -c mcphealth -n $top -a help -d 'Show the help of a command'
 complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config policy refresh watch install uninstall'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l probe -d 'Also probe servers when due'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d 'Re-read configs every S seconds'

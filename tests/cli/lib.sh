@@ -129,6 +129,9 @@ stdio_def() {
 
 STATE() { echo "$HOME/.claude/mcp-health-cache.json"; }
 
+# entry_field SERVER FIELD: one field of a server's entry in the state file, as json_get prints it.
+entry_field() { json_get "$(STATE)" "d[\"servers\"][\"$1\"][\"$2\"]"; }
+
 # seed_state JSON: writes the state file directly.
 seed_state() { mkdir -p "$HOME/.claude"; printf '%s\n' "$1" > "$(STATE)"; }
 

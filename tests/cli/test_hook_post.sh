@@ -7,10 +7,9 @@ case_failure_marks_unhealthy_and_tells_the_model() {
   assert_eq "$RC" 0
   assert_contains "$ERR" "[MCPHealthCheck] svc reported 503; marking server unhealthy and attempting reconnect"
   assert_contains "$ERR" "[MCPHealthCheck] svc reconnect skipped: no reconnect command configured"
-  local s; s=$(STATE)
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "unhealthy"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastFailureCode"]')" "503"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastError"]')" "Error: 503 Service Unavailable from upstream"
+  assert_eq "$(entry_field svc status)" "unhealthy"
+  assert_eq "$(entry_field svc lastFailureCode)" "503"
+  assert_eq "$(entry_field svc lastError)" "Error: 503 Service Unavailable from upstream"
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" "PostToolUseFailure"
   local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
   assert_contains "$context" 'The MCP server "svc" is failing on its side (HTTP 503).'
@@ -102,9 +101,8 @@ case_reconnect_restores_server() {
   assert_contains "$ERR" "[MCPHealthCheck] svc connection restored"
   # The model is told it can retry, not left thinking the server is gone.
   assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')" "restarted it and it answers again: the call can be retried now"
-  local s; s=$(STATE)
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "healthy"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["restoredBy"]')" "post-failure-reconnect"
+  assert_eq "$(entry_field svc status)" "healthy"
+  assert_eq "$(entry_field svc restoredBy)" "post-failure-reconnect"
 }
 
 case_injection_through_server_field_runs_nothing() {
@@ -125,10 +123,9 @@ case_post_tool_use_restores_unhealthy_server() {
   hook '{"hook_event_name":"PostToolUse","tool_name":"mcp__svc__x","tool_response":{"ok":true}}'
   assert_eq "$RC" 0
   assert_eq "$OUT" ""
-  local s; s=$(STATE)
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "healthy"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["restoredBy"]')" "tool-success"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["failureCount"]')" "0"
+  assert_eq "$(entry_field svc status)" "healthy"
+  assert_eq "$(entry_field svc restoredBy)" "tool-success"
+  assert_eq "$(entry_field svc failureCount)" "0"
 }
 
 case_post_tool_use_extends_only_a_stale_ttl() {

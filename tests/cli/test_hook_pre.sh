@@ -92,11 +92,11 @@ case_crashing_server_blocked_with_its_stderr() {
   assert_not_contains "$ERR" "Reconnect attempt"
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecision"]')" "deny"
   local s; s=$(STATE)
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "unhealthy"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["failureCount"]')" "1"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastFailureCode"]')" "null"
+  assert_eq "$(entry_field svc status)" "unhealthy"
+  assert_eq "$(entry_field svc failureCount)" "1"
+  assert_eq "$(entry_field svc lastFailureCode)" "null"
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["nextRetryAt"] - d["servers"]["svc"]["checkedAt"]')" "30000"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastError"]')" "fixture crashed: missing API key"
+  assert_eq "$(entry_field svc lastError)" "fixture crashed: missing API key"
 }
 
 case_silent_exit_reports_exit_code() {
@@ -137,10 +137,10 @@ case_recovered_server_says_connection_restored() {
   assert_eq "$OUT" ""
   assert_contains "$ERR" "[MCPHealthCheck] svc connection restored"
   local s; s=$(STATE)
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["status"]')" "healthy"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["failureCount"]')" "0"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastError"]')" "null"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["custom"]')" "kept" "unknown fields kept"
+  assert_eq "$(entry_field svc status)" "healthy"
+  assert_eq "$(entry_field svc failureCount)" "0"
+  assert_eq "$(entry_field svc lastError)" "null"
+  assert_eq "$(entry_field svc custom)" "kept" "unknown fields kept"
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastRestoredAt"] == d["servers"]["svc"]["checkedAt"]')" "true"
 }
 
@@ -150,9 +150,9 @@ case_backoff_doubles_on_repeated_failure() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   hook "$(pre_payload svc)"
   local s; s=$(STATE)
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["failureCount"]')" "3"
+  assert_eq "$(entry_field svc failureCount)" "3"
   assert_eq "$(json_get "$s" 'd["servers"]["svc"]["nextRetryAt"] - d["servers"]["svc"]["checkedAt"]')" "120000"
-  assert_eq "$(json_get "$s" 'd["servers"]["svc"]["lastRestoredAt"]')" "1234" "lastRestoredAt kept"
+  assert_eq "$(entry_field svc lastRestoredAt)" "1234" "lastRestoredAt kept"
 }
 
 case_no_process_left_behind_after_probe() {

@@ -120,6 +120,8 @@ case_warns_about_entries_no_longer_defined() {
   local now; now=$(now_ms)
   seed_state "{\"version\":1,\"servers\":{\"gone\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 1000))}}}"
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"kept":{"command":"true"}}}'
+  mcph status
+  assert_contains "$ERR" "gone is in the cache but no longer defined in any config file (\`mcphealth reset gone\` removes it)"
   mcph status --json
   assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "gone is in the cache but no longer defined"
   assert_eq "$(json_eval "$OUT" '{s["name"]: s["configured"] for s in d["servers"]}')" '{"gone": false, "kept": true}'

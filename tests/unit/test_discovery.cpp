@@ -62,7 +62,7 @@ TEST_CASE("a file over the read limit is refused", "[discovery]") {
   write_json(dir.path() / "big.json", std::string(2048, ' ') + "{}");
   const auto read = util::read_file(dir.path() / "big.json", 1024);
   REQUIRE_FALSE(read);
-  CHECK(read.error().kind == util::ReadError::Kind::unreadable);
+  CHECK(read.error().is(util::ReadFailure::unreadable));
   CHECK(read.error().message.find("larger than") != std::string::npos);
   CHECK(util::read_file(dir.path() / "big.json").ok());
 }

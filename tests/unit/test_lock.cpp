@@ -22,7 +22,7 @@ enum class Got { taken, taken_after_wait, timed_out, failed };
 
 Got got(const util::Result<util::RecordLock, util::LockError>& attempt) {
   if (attempt) return attempt->waited() ? Got::taken_after_wait : Got::taken;
-  return attempt.error().timed_out() ? Got::timed_out : Got::failed;
+  return attempt.error().is(util::LockFailure::timed_out) ? Got::timed_out : Got::failed;
 }
 
 /// A scratch lock file, and ways to ask for a key in this process and in another one.

@@ -79,7 +79,7 @@ TEST_CASE("a newer version is read but never overwritten", "[store]") {
   CHECK(snap.server("s"));
   auto r = store.update([](json::object& doc) { return mark(doc, "t"); });
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == state::UpdateError::Kind::refused_newer_version);
+  CHECK(r.error().kind == state::UpdateFailure::refused_newer_version);
   CHECK(read_text(path) == R"({"version":2,"servers":{"s":{"status":"healthy"}}})");
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("a symlinked state file is not written through", "[store]") {
   state::StateStore store(dir.path() / "state.json", clock);
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); });
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == state::UpdateError::Kind::failed);
+  CHECK(r.error().kind == state::UpdateFailure::failed);
   CHECK(r.error().message.find("symlink") != std::string::npos);
   CHECK(read_text(dir.path() / "real.json") == R"({"version":1,"servers":{}})");
 }
@@ -105,7 +105,7 @@ TEST_CASE("a held lock makes a writer give up after its wait", "[store]") {
   const auto before = clock.now_ms();
   auto r = store.update([](json::object& doc) { return mark(doc, "s"); }, 2000);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == state::UpdateError::Kind::lock_timeout);
+  CHECK(r.error().kind == state::UpdateFailure::lock_timeout);
   CHECK(clock.now_ms() - before >= 2000);
   CHECK_FALSE(std::filesystem::exists(store.path()));
 }

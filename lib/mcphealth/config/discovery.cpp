@@ -92,7 +92,7 @@ FileReport read_source(const ConfigSource& source) {
   FileReport report;
   report.source = source;
   const auto file = util::read_file(source.file);
-  if (!file && file.error().missing()) return report;
+  if (!file && file.error().is(util::ReadFailure::missing)) return report;
   if (!file) {
     report.status = FileReport::Status::unreadable;
     report.error = file.error().message;

@@ -15,39 +15,6 @@ namespace mcphealth::config {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-std::string_view probe_mode_name(ProbeMode mode) {
-  switch (mode) {
-  case ProbeMode::skip: return "skip";
-  case ProbeMode::liveness: return "liveness";
-  case ProbeMode::handshake: return "handshake";
-  case ProbeMode::automatic: break;
-  }
-  return "auto";
-}
-
-std::string_view protocol_mode_name(ProtocolMode mode) {
-  switch (mode) {
-  case ProtocolMode::legacy: return "legacy";
-  case ProtocolMode::modern: return "modern";
-  case ProtocolMode::automatic: break;
-  }
-  return "auto";
-}
-
-std::optional<ProbeMode> parse_probe_mode(std::string_view text) {
-  for (ProbeMode m : {ProbeMode::automatic, ProbeMode::liveness, ProbeMode::handshake, ProbeMode::skip}) {
-    if (text == probe_mode_name(m)) return m;
-  }
-  return std::nullopt;
-}
-
-std::optional<ProtocolMode> parse_protocol_mode(std::string_view text) {
-  for (ProtocolMode m : {ProtocolMode::automatic, ProtocolMode::modern, ProtocolMode::legacy}) {
-    if (text == protocol_mode_name(m)) return m;
-  }
-  return std::nullopt;
-}
-
 std::string PolicyProblem::text() const {
   if (line > 0) return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + message;
   return where.empty() ? message : where + ": " + message;
@@ -325,7 +292,7 @@ Policy load_policy(const Setting<fs::path>& path, const util::Environment& env) 
     out = parse_policy(*read, path, env);
   } else {
     out.path = path;
-    if (read.error().missing()) return out;
+    if (read.error().is(util::ReadFailure::missing)) return out;
     out.status = Policy::Status::invalid;
     out.problems.push_back({{}, 0, 0, read.error().message});
   }

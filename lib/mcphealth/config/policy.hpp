@@ -94,12 +94,6 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
 /// The settings for a definition (its tool name, and its project for local and project scope).
 Settings settings_for(const Settings& base, const Policy& policy, const Candidate& candidate);
 
-/// The JSON spelling of each mode: `skip`, `liveness`, `handshake`, `auto`; `legacy`, `modern`, `auto`.
-std::string_view probe_mode_name(ProbeMode mode);
-std::string_view protocol_mode_name(ProtocolMode mode);
-std::optional<ProbeMode> parse_probe_mode(std::string_view text);
-std::optional<ProtocolMode> parse_protocol_mode(std::string_view text);
-
 /// The most of a policy file that is read.
 inline constexpr std::size_t k_max_policy_bytes = 1024 * 1024;
 

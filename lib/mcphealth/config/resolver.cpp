@@ -86,7 +86,7 @@ JsonFile load_json(const fs::path& path) {
   JsonFile out;
   out.path = path;
   const auto read = util::read_file(path);
-  if (!read && read.error().missing()) return out;
+  if (!read && read.error().is(util::ReadFailure::missing)) return out;
   out.exists = true;
   if (!read) {
     out.error = read.error().message;

@@ -18,6 +18,39 @@ std::string Origin::text() const {
   return "default";
 }
 
+std::string_view probe_mode_name(ProbeMode mode) {
+  switch (mode) {
+  case ProbeMode::skip: return "skip";
+  case ProbeMode::liveness: return "liveness";
+  case ProbeMode::handshake: return "handshake";
+  case ProbeMode::automatic: break;
+  }
+  return "auto";
+}
+
+std::string_view protocol_mode_name(ProtocolMode mode) {
+  switch (mode) {
+  case ProtocolMode::legacy: return "legacy";
+  case ProtocolMode::modern: return "modern";
+  case ProtocolMode::automatic: break;
+  }
+  return "auto";
+}
+
+std::optional<ProbeMode> parse_probe_mode(std::string_view text) {
+  for (ProbeMode m : {ProbeMode::automatic, ProbeMode::liveness, ProbeMode::handshake, ProbeMode::skip}) {
+    if (text == probe_mode_name(m)) return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<ProtocolMode> parse_protocol_mode(std::string_view text) {
+  for (ProtocolMode m : {ProtocolMode::automatic, ProtocolMode::modern, ProtocolMode::legacy}) {
+    if (text == protocol_mode_name(m)) return m;
+  }
+  return std::nullopt;
+}
+
 std::string SettingWarning::text() const {
   switch (code) {
   case Code::not_a_whole_number:
@@ -138,9 +171,9 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
     s.fail_open = {util::is_truthy(found->value), Origin::variable(found->name)};
   }
   if (auto v = env.get("MCPHEALTH_PROBE_DEPTH"); v && !v->empty()) {
-    if (*v == "liveness") s.probe = {ProbeMode::liveness, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
-    else if (*v == "handshake") s.probe = {ProbeMode::handshake, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
-    else if (*v == "auto") s.probe = {ProbeMode::automatic, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
+    // A depth: `skip` belongs to the policy file, per server, never to every server at once.
+    const std::optional<ProbeMode> mode = parse_probe_mode(*v);
+    if (mode && *mode != ProbeMode::skip) s.probe = {*mode, Origin::variable("MCPHEALTH_PROBE_DEPTH")};
     else s.warnings.push_back({SettingWarning::Code::not_a_choice, "MCPHEALTH_PROBE_DEPTH", *v, "liveness, handshake or auto"});
   }
   if (flags.timeout_ms) s.timeout_ms = {*flags.timeout_ms, Origin::flag("--timeout-ms")};

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcphealth::config {
@@ -56,6 +57,13 @@ enum class ProbeMode { automatic, liveness, handshake, skip };
 /// Which protocol generation a probe speaks: modern (2026-07-28 `server/discover`), legacy (`initialize`), or
 /// modern then legacy.
 enum class ProtocolMode { automatic, modern, legacy };
+
+/// The one spelling of each mode, in the policy file, MCPHEALTH_PROBE_DEPTH, the flags and every output: `skip`,
+/// `liveness`, `handshake`, `auto`; `legacy`, `modern`, `auto`. Parsing takes exactly those words.
+std::string_view probe_mode_name(ProbeMode mode);
+std::string_view protocol_mode_name(ProtocolMode mode);
+std::optional<ProbeMode> parse_probe_mode(std::string_view text);
+std::optional<ProtocolMode> parse_protocol_mode(std::string_view text);
 
 /// A reconnect command from the policy: an argv run without a shell (`{server}` in any word becomes the name), or
 /// a string run with `/bin/sh -c` as the variables' commands are.

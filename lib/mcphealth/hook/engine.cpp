@@ -258,7 +258,7 @@ private:
     const std::string lock_key = c ? c->fingerprint : name;
     std::optional<util::Result<util::RecordLock, util::LockError>> lock;
     if (!store().disabled()) lock.emplace(util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock));
-    if (lock && !lock->ok() && lock->error().timed_out()) {
+    if (lock && !lock->ok() && lock->error().is(util::LockFailure::timed_out)) {
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
       return false;
     }

@@ -49,7 +49,7 @@ std::string statusline_command(const std::string& binary) { return command_word(
 util::Result<json::object> load(const fs::path& file, InstallPlan& plan) {
   plan.file = file;
   const auto read = util::read_file(file);
-  if (!read && read.error().missing()) return json::object{};
+  if (!read && read.error().is(util::ReadFailure::missing)) return json::object{};
   if (!read) return util::fail(file.string() + " cannot be read: " + read.error().message);
   plan.before = *read;
   if (util::trim(*read).empty()) return json::object{};

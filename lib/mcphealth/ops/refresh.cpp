@@ -47,7 +47,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     }
     std::optional<util::Result<util::RecordLock, util::LockError>> lock;
     if (!store.disabled()) lock.emplace(util::RecordLock::acquire(store.probe_lock_path(), c->fingerprint, 0, clock));
-    if (lock && !lock->ok() && lock->error().timed_out()) {
+    if (lock && !lock->ok() && lock->error().is(util::LockFailure::timed_out)) {
       report.lines.push_back(c->tool_name + ": skipped (being probed)");
       continue;
     }

@@ -179,7 +179,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
         return r.cached && (r.definition == c.fingerprint || (!r.definition && r.name == c.name));
       });
       if (cached) continue;
-      StatusRow row;
+      StatusRow row{};
       row.name = c.name;
       row.health = c.probe_skipped ? state::Health::skipped : state::Health::unknown;
       row.configured = true;

@@ -58,7 +58,7 @@ StateSnapshot load_state(const fs::path& path) {
   }
   const auto file = util::read_file(path);
   if (!file) {
-    snap.status = file.error().missing() ? LoadStatus::missing : LoadStatus::unreadable;
+    snap.status = file.error().is(util::ReadFailure::missing) ? LoadStatus::missing : LoadStatus::unreadable;
     snap.error = file.error().message;
     return snap;
   }
@@ -80,23 +80,23 @@ StateSnapshot load_state(const fs::path& path) {
 }
 
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
-  auto refuse = [](UpdateError::Kind kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
+  auto refuse = [](UpdateFailure kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
   if (disabled()) return Update{}; // the cache is off: nothing to lock, nothing to write
   const auto lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock);
-  if (!lock && lock.error().timed_out()) {
-    return refuse(UpdateError::Kind::lock_timeout, "state lock " + lock_path().string() + " still held after " +
+  if (!lock && lock.error().is(util::LockFailure::timed_out)) {
+    return refuse(UpdateFailure::lock_timeout, "state lock " + lock_path().string() + " still held after " +
                                                        std::to_string(lock_wait_ms) + " ms; not writing " + m_path.string());
   }
-  if (!lock) return refuse(UpdateError::Kind::failed, lock.error().message);
+  if (!lock) return refuse(UpdateFailure::failed, lock.error().message);
 
   StateSnapshot snap = load_state(m_path);
   if (snap.status == LoadStatus::newer_version) {
-    return refuse(UpdateError::Kind::refused_newer_version,
+    return refuse(UpdateFailure::refused_newer_version,
                   m_path.string() + " has version " + std::to_string(snap.version) + ", newer than " +
                       std::to_string(k_state_version) + "; reading it but not overwriting it");
   }
   if (snap.status == LoadStatus::unreadable) {
-    return refuse(UpdateError::Kind::failed, "cannot read " + m_path.string() + ": " + snap.error);
+    return refuse(UpdateFailure::failed, "cannot read " + m_path.string() + ": " + snap.error);
   }
 
   if (!mutate(snap.doc)) return Update{};
@@ -105,13 +105,13 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
   if (snap.status == LoadStatus::corrupt) {
     fs::path aside = m_path.string() + ".corrupt-" + std::to_string(m_clock.now_ms());
     if (std::rename(m_path.c_str(), aside.c_str()) != 0) {
-      return refuse(UpdateError::Kind::failed, "cannot move corrupt " + m_path.string() + " aside: " + std::strerror(errno));
+      return refuse(UpdateFailure::failed, "cannot move corrupt " + m_path.string() + " aside: " + std::strerror(errno));
     }
     done.moved_aside = aside;
   }
   snap.doc["version"] = k_state_version;
   if (auto written = util::atomic_replace(m_path, util::pretty_json(snap.doc)); !written) {
-    return refuse(UpdateError::Kind::failed, "cannot write state file: " + written.error().message);
+    return refuse(UpdateFailure::failed, "cannot write state file: " + written.error().message);
   }
   done.written = true;
   return done;

@@ -56,13 +56,10 @@ struct Update {
   std::optional<std::filesystem::path> moved_aside;
 };
 
-/// Why an update did not go through (nothing was written).
-struct UpdateError {
-  enum class Kind { lock_timeout, refused_newer_version, failed };
-  Kind kind = Kind::failed;
-  /// For the user: `state lock ... still held after 5000 ms; not writing ...`.
-  std::string message;
-};
+/// Why an update did not go through (nothing was written), with words for the user: `state lock ... still held
+/// after 5000 ms; not writing ...`.
+enum class UpdateFailure { lock_timeout, refused_newer_version, failed };
+using UpdateError = util::KindedError<UpdateFailure>;
 
 /// The outcome of an update.
 using UpdateResult = util::Result<Update, UpdateError>;

@@ -38,12 +38,12 @@ std::string non_regular_kind(const fs::path& path) {
 }
 
 Result<std::string, ReadError> read_file(const fs::path& path, std::size_t max_bytes) {
-  auto unreadable = [](std::string why) { return fail(ReadError{ReadError::Kind::unreadable, std::move(why)}); };
+  auto unreadable = [](std::string why) { return fail(ReadError{ReadFailure::unreadable, std::move(why)}); };
   const std::string too_large = "it is larger than " + std::to_string(max_bytes / (1024 * 1024)) + " MiB";
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one forever.
   const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd.valid()) {
-    if (errno == ENOENT || errno == ENOTDIR) return fail(ReadError{ReadError::Kind::missing, {}});
+    if (errno == ENOENT || errno == ENOTDIR) return fail(ReadError{ReadFailure::missing, {}});
     return unreadable(std::strerror(errno));
   }
   struct stat st {};

@@ -12,15 +12,10 @@
 
 namespace mcphealth::util {
 
-/// Why a whole file was not read: it does not exist (a normal case for most callers), or it could not be read.
-struct ReadError {
-  enum class Kind { missing, unreadable };
-  Kind kind = Kind::missing;
-  /// For `unreadable`: why (`Permission denied`, `it is a FIFO, not a regular file`).
-  std::string message;
-
-  bool missing() const { return kind == Kind::missing; }
-};
+/// Why a whole file was not read: it does not exist (a normal case for most callers), or it could not be read
+/// (`Permission denied`, `it is a FIFO, not a regular file`).
+enum class ReadFailure { missing, unreadable };
+using ReadError = KindedError<ReadFailure>;
 
 /// The most `read_file` reads of one file: a config or state file larger than this is refused.
 inline constexpr std::size_t k_max_read_bytes = 64 * 1024 * 1024;

@@ -30,11 +30,11 @@ std::string describe_errno(const std::string& what, int err) { return what + ": 
 Result<UniqueFd, LockError> open_lock_file(const fs::path& path) {
   if (path.has_parent_path()) {
     if (auto made = make_private_dirs(path.parent_path()); !made) {
-      return fail(LockError{LockError::Kind::failed, made.error().message});
+      return fail(LockError{LockFailure::failed, made.error().message});
     }
   }
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return fail(LockError{LockError::Kind::failed, describe_errno("cannot open lock file " + path.string(), errno)});
+  if (!fd.valid()) return fail(LockError{LockFailure::failed, describe_errno("cannot open lock file " + path.string(), errno)});
   return fd;
 }
 
@@ -47,9 +47,9 @@ Result<bool, LockError> take(int fd, TryLock try_lock, const fs::path& path, std
   for (;;) {
     if (try_lock(fd) == 0) return waited;
     if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EACCES && errno != EINTR) {
-      return fail(LockError{LockError::Kind::failed, describe_errno("cannot lock " + path.string(), errno)});
+      return fail(LockError{LockFailure::failed, describe_errno("cannot lock " + path.string(), errno)});
     }
-    if (clock.now_ms() >= deadline) return fail(LockError{LockError::Kind::timed_out, {}});
+    if (clock.now_ms() >= deadline) return fail(LockError{LockFailure::timed_out, {}});
     waited = true;
     clock.sleep_ms(k_lock_poll_ms);
   }

@@ -12,15 +12,10 @@
 
 namespace mcphealth::util {
 
-/// Why a lock was not taken: another holder kept it past the wait, or the lock file could not be used.
-struct LockError {
-  enum class Kind { timed_out, failed };
-  Kind kind = Kind::failed;
-  /// For `failed`: why (`cannot open lock file ...: Permission denied`).
-  std::string message;
-
-  bool timed_out() const { return kind == Kind::timed_out; }
-};
+/// Why a lock was not taken: another holder kept it past the wait, or the lock file could not be used
+/// (`cannot open lock file ...: Permission denied`).
+enum class LockFailure { timed_out, failed };
+using LockError = KindedError<LockFailure>;
 
 /// An exclusive `flock` on a lock file, released when destroyed (closing the descriptor releases it).
 class FileLock {

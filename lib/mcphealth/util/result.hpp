@@ -16,6 +16,16 @@ struct Error {
   std::string message;
 };
 
+/// Why an operation failed, where callers act on the kind of failure (a missing file is normal, a held lock is
+/// waited out): the kind, and words for the user (empty where the kind says it all).
+template <class Kind>
+struct KindedError {
+  Kind kind{};
+  std::string message;
+
+  bool is(Kind k) const { return kind == k; }
+};
+
 /// Wraps an error so it converts to any `Result<T, E>`: `return util::fail(Error{"..."});`.
 template <class E>
 struct Failure {
