@@ -224,7 +224,7 @@ private:
     const config::Candidate* c = target.candidate;
     const config::Settings& s = server_settings(c, name);
     util::EpochMs retry_at = 0;
-    const state::UnhealthyMark mark{m_deps.clock.now_ms(), util::cap_utf8(text, k_max_model_text), *code,
+    const state::UnhealthyMark mark{m_deps.clock.now_ms(), util::cap_utf8(text, k_max_model_text_bytes), *code,
                                     c ? std::optional(c->definition.source.string()) : std::nullopt,
                                     s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt};
     const bool written = update_state([&](json::object& doc) {
@@ -589,19 +589,19 @@ private:
   HookOutcome allow(const std::string& event, std::optional<std::string> context = std::nullopt) {
     HookOutcome out;
     out.event_name = event;
-    if (context) out.additional_context = util::cap_utf8(*context, k_max_model_text);
+    if (context) out.additional_context = util::cap_utf8(*context, k_max_model_text_bytes);
     return out;
   }
 
   /// Blocks: `line` goes to stderr as the JS hook wrote it (and is what exit-code mode shows the model), `for_model`
   /// is the designed text of hook/messages.hpp. Fail-open turns it into an allow.
   HookOutcome block(const std::string& event, const std::string& line, std::string for_model) {
-    log(util::cap_utf8(line, k_max_model_text));
+    log(util::cap_utf8(line, k_max_model_text_bytes));
     const bool fail_open = m_call ? server_settings(m_candidate, m_call->server).fail_open.value : settings().fail_open.value;
     if (fail_open) return allow(event);
     HookOutcome out = allow(event);
     out.decision = HookOutcome::Decision::block;
-    out.reason = util::cap_utf8(for_model, k_max_model_text);
+    out.reason = util::cap_utf8(for_model, k_max_model_text_bytes);
     return out;
   }
 

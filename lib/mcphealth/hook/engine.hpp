@@ -17,8 +17,9 @@
 
 namespace mcphealth::hook {
 
-/// The most text that reaches the model (a block reason, additional context).
-inline constexpr std::size_t k_max_model_text = 500;
+/// The most text that reaches the model (a block reason, additional context), in bytes: util::cap_utf8 cuts there
+/// without splitting a UTF-8 sequence.
+inline constexpr std::size_t k_max_model_text_bytes = 500;
 /// The prefix of every line the hook writes to stderr; people grep for it.
 inline constexpr std::string_view k_log_prefix = "[MCPHealthCheck] ";
 
