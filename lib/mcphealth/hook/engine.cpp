@@ -140,18 +140,14 @@ private:
     if (server_settings(target.candidate).probe.value == config::ProbeMode::skip) return allow_skipped(event, call.server);
 
     // One probe at a time per definition: a hook that finds one in flight waits for its result.
-    // Without the lock (the cache is off, the lock file cannot be used, or another hook's probe outlasted the
-    // wait) the probe goes ahead: a duplicate probe is better than a call decided on nothing.
-    std::optional<util::Result<util::RecordLock, util::LockError>> lock;
-    if (!store().disabled()) {
-      lock.emplace(util::RecordLock::acquire(store().probe_lock_path(), target.candidate->fingerprint,
-                                             probe_lock_wait_ms(), m_deps.clock));
-    }
+    // Without the lock (the lock file cannot be used, or another hook's probe outlasted the wait) the probe goes
+    // ahead: a duplicate probe is better than a call decided on nothing.
+    const auto lock = store().lock_probe(target.candidate->fingerprint, probe_lock_wait_ms());
     // Read again under the lock: another hook may have probed and recorded since the read above, and released the
     // lock before this one asked for it (so it was taken without waiting).
-    if (lock && lock->ok()) {
+    if (lock) {
       snap = store().read();
-      trace([&] { return std::string("probe lock taken") + ((*lock)->waited() ? " after waiting" : "") + "; state re-read"; });
+      trace([&] { return std::string("probe lock taken") + (lock->waited() ? " after waiting" : "") + "; state re-read"; });
       if (auto now_cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, target.binding.definition))) {
         return *now_cached;
       }
@@ -256,9 +252,8 @@ private:
     const std::string& name = call.server;
     const config::Settings& s = server_settings(c, name);
     const std::string lock_key = c ? c->fingerprint : name;
-    std::optional<util::Result<util::RecordLock, util::LockError>> lock;
-    if (!store().disabled()) lock.emplace(util::RecordLock::acquire(store().probe_lock_path(), lock_key, 0, m_deps.clock));
-    if (lock && !lock->ok() && lock->error().is(util::LockFailure::timed_out)) {
+    const auto lock = store().lock_probe(lock_key, 0);
+    if (!lock && lock.error().is(util::LockFailure::timed_out)) {
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
       return false;
     }

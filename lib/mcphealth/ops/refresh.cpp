@@ -45,9 +45,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       report.lines.push_back(c->tool_name + ": skipped (fresh)");
       continue;
     }
-    std::optional<util::Result<util::RecordLock, util::LockError>> lock;
-    if (!store.disabled()) lock.emplace(util::RecordLock::acquire(store.probe_lock_path(), c->fingerprint, 0, clock));
-    if (lock && !lock->ok() && lock->error().is(util::LockFailure::timed_out)) {
+    const auto lock = store.lock_probe(c->fingerprint, 0);
+    if (!lock && lock.error().is(util::LockFailure::timed_out)) {
       report.lines.push_back(c->tool_name + ": skipped (being probed)");
       continue;
     }

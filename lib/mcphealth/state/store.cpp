@@ -79,6 +79,11 @@ StateSnapshot load_state(const fs::path& path) {
   return snap;
 }
 
+util::Result<util::RecordLock, util::LockError> StateStore::lock_probe(std::string_view key, std::int64_t wait_ms) {
+  if (disabled()) return util::RecordLock{};
+  return util::RecordLock::acquire(m_path.string() + ".probe.lock", key, wait_ms, m_clock);
+}
+
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
   auto refuse = [](UpdateFailure kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
   if (disabled()) return Update{}; // the cache is off: nothing to lock, nothing to write

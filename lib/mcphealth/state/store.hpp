@@ -2,6 +2,7 @@
 // The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook: lock-free reads for the hot path,
 // and one writer for every change: lock, re-read, mutate, write a temp file, fsync, rename.
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/lockfile.hpp>
 #include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
@@ -80,8 +81,10 @@ public:
   bool disabled() const { return is_cache_off(m_path); }
   /// The `flock` file that serializes writers: `<path>.lock`.
   std::filesystem::path lock_path() const { return m_path.string() + ".lock"; }
-  /// The file whose records serialize probes of one server: `<path>.probe.lock`.
-  std::filesystem::path probe_lock_path() const { return m_path.string() + ".probe.lock"; }
+  /// Takes the probe lock of `key` (a definition's fingerprint, or a server name), waiting at most `wait_ms`: one
+  /// probe of a server at a time, across processes, through the records of `<path>.probe.lock`. With the cache off
+  /// nothing is recorded, so there is nothing to guard: an empty lock at once, and no lock file.
+  util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms);
 
   /// Reads the current file without locking (writes are atomic renames, so a read sees a whole file).
   StateSnapshot read() const { return load_state(m_path); }
