@@ -48,3 +48,15 @@ TEST_CASE("shell words split like sh, without expanding anything", "[text]") {
   CHECK(util::shell_words("'' x") == W{"", "x"});
   CHECK(util::shell_words("$HOME/bin/x ~/y").front() == "$HOME/bin/x");
 }
+
+TEST_CASE("a shell word is quoted only when it needs it, and splits back to itself", "[text]") {
+  CHECK(util::shell_word("/usr/local/bin/mcphealth") == "/usr/local/bin/mcphealth");
+  CHECK(util::shell_word("--port=8080") == "--port=8080");
+  CHECK(util::shell_word("/opt/my tools/mcphealth") == "'/opt/my tools/mcphealth'");
+  CHECK(util::shell_word("$HOME") == "'$HOME'");
+  CHECK(util::shell_word("{server}") == "'{server}'");
+  CHECK(util::shell_word("") == "''");
+  for (const std::string word : {"it's", "a;b", "x`y`", "plain"}) {
+    CHECK(util::shell_words(util::shell_word(word)) == std::vector<std::string>{word});
+  }
+}

@@ -67,10 +67,7 @@ std::string SettingWarning::text() const {
 std::string ReconnectSpec::text() const {
   if (argv.empty()) return shell;
   std::string out;
-  for (const auto& word : argv) {
-    const bool plain = !word.empty() && word.find_first_of(" \t\n'\"\\$`;&|<>()*?") == std::string::npos;
-    out += (out.empty() ? "" : " ") + (plain ? word : util::shell_quote(word));
-  }
+  for (const auto& word : argv) out += (out.empty() ? "" : " ") + util::shell_word(word);
   return out;
 }
 

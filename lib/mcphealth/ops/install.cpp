@@ -33,15 +33,7 @@ bool is_js_hook(const std::string& command) { return command.find("mcp-health-ch
 
 /// The binary as the first word of a command Claude Code runs with the shell: as it is when plain, else in single
 /// quotes (a path with a space or a `$` must reach exec unchanged).
-std::string command_word(const std::string& binary) {
-  const bool plain = !binary.empty() && std::all_of(binary.begin(), binary.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("/._+-", c) != nullptr;
-  });
-  if (plain) return binary;
-  std::string out = "'";
-  for (char c : binary) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string command_word(const std::string& binary) { return util::shell_word(binary); }
 
 std::string statusline_command(const std::string& binary) { return command_word(binary) + " status --statusline"; }
 

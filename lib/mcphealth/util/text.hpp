@@ -30,6 +30,10 @@ bool glob_match(std::string_view pattern, std::string_view text);
 /// Quotes `text` for `/bin/sh` with single quotes (for showing a command, never for building one).
 std::string shell_quote(std::string_view text);
 
+/// `text` as one `/bin/sh` word: as it is when every character is plain (letters, digits, `/._+-=:,@%`), else
+/// `shell_quote`d. Safe to run (a hook command's program), and what a person would type.
+std::string shell_word(std::string_view text);
+
 /// Splits a command line into words as /bin/sh would for plain commands: spaces separate, single and double quotes
 /// group, a backslash outside quotes escapes the next character. No expansion of any kind.
 std::vector<std::string> shell_words(std::string_view command);
