@@ -33,8 +33,7 @@ void parse_payload(HookInput& input) {
     input.payload = std::move(parsed->get_object());
     return;
   }
-  input.parse_error = parsed ? std::string("not a JSON object")
-                                   : parsed.error().text();
+  input.parse_error = parsed ? std::string("not a JSON object") : parsed.error().text();
   for (std::string_view key : {"hook_event_name", "tool_name", "cwd", "error", "server", "mcp_server"}) {
     if (auto value = find_raw_string_field(input.raw, key)) input.payload[key] = *value;
   }

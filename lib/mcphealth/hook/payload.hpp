@@ -25,9 +25,10 @@ struct HookInput {
   std::optional<std::string> parse_error;
 };
 
-/// Reads `fd` up to `limit` bytes, then drains and discards the rest so the writer never blocks.
 /// Whether the caller says it already cut the payload (`ECC_HOOK_INPUT_TRUNCATED`).
 enum class CutByCaller { no, yes };
+
+/// Reads `fd` up to `limit` bytes, then drains and discards the rest so the writer never blocks.
 HookInput read_input(int fd, std::int64_t limit, CutByCaller cut);
 
 /// Parses `raw` into `input.payload`; for input that is not a JSON object, sets `parse_error` and takes the gate's

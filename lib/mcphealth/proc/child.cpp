@@ -13,7 +13,6 @@
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/unique_fd.hpp>
 
-
 #include <cerrno>
 #include <csignal>
 #include <cstring>

@@ -13,12 +13,7 @@ namespace mcphealth::util {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string describe_errno(const std::string& what, int err) {
-  return what + ": " + std::strerror(err);
-}
-} // namespace
+std::string describe_errno(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
 namespace {
 std::string kind_of_mode(mode_t mode) {
@@ -39,7 +34,8 @@ std::string non_regular_kind(const fs::path& path) {
 
 Result<std::string, ReadError> read_file(const fs::path& path, std::size_t max_bytes) {
   auto unreadable = [](std::string why) { return fail(ReadError{ReadFailure::unreadable, std::move(why)}); };
-  const std::string too_large = "it is larger than " + std::to_string(max_bytes / (1024 * 1024)) + " MiB";
+  // Made only for a file over the limit: every hook call reads the state file.
+  auto too_large = [&] { return unreadable("it is larger than " + std::to_string(max_bytes / (1024 * 1024)) + " MiB"); };
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one forever.
   const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd.valid()) {
@@ -49,13 +45,13 @@ Result<std::string, ReadError> read_file(const fs::path& path, std::size_t max_b
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return unreadable(std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return unreadable("it is " + kind_of_mode(st.st_mode) + ", not a regular file");
-  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return unreadable(too_large);
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return too_large();
   std::string bytes;
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n > 0) {
-      if (bytes.size() + static_cast<std::size_t>(n) > max_bytes) return unreadable(too_large); // it grew while read
+      if (bytes.size() + static_cast<std::size_t>(n) > max_bytes) return too_large(); // it grew while read
       bytes.append(buf, static_cast<std::size_t>(n));
     } else if (n == 0) {
       break;
@@ -98,41 +94,31 @@ Result<void> atomic_replace(const fs::path& path, std::string_view bytes, unsign
   std::random_device rd;
   std::string tmp_name = path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
   const fs::path tmp = dir / tmp_name;
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return fail(describe_errno("cannot create " + tmp.string(), errno));
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return fail(describe_errno("cannot create " + tmp.string(), errno));
 
+  // Any step that fails leaves nothing behind: the temp file goes (its descriptor closes with `fd`).
   auto abandon = [&](const std::string& what) {
-    int err = errno;
-    ::close(fd);
+    const int err = errno;
+    fd.reset();
     ::unlink(tmp.c_str());
     return fail(describe_errno(what, err));
   };
   std::size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return abandon("cannot write " + tmp.string());
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) return abandon("cannot chmod " + tmp.string());
-  if (::fsync(fd) != 0) return abandon("cannot fsync " + tmp.string());
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return fail(describe_errno("cannot close " + tmp.string(), err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return fail(describe_errno("cannot rename onto " + path.string(), err));
-  }
+  if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) return abandon("cannot chmod " + tmp.string());
+  if (::fsync(fd.get()) != 0) return abandon("cannot fsync " + tmp.string());
+  if (::close(fd.release()) != 0) return abandon("cannot close " + tmp.string());
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return abandon("cannot rename onto " + path.string());
   // Make the rename itself durable; a failure here loses nothing already visible, so it is not reported.
-  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  if (const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); dir_fd.valid()) ::fsync(dir_fd.get());
   return ok();
 }
 

@@ -28,6 +28,9 @@ Result<std::string, ReadError> read_file(const std::filesystem::path& path, std:
 /// a regular file or a path that does not exist.
 std::string non_regular_kind(const std::filesystem::path& path);
 
+/// `what: <strerror(err)>`, the form of every file-system error message here.
+std::string describe_errno(const std::string& what, int err);
+
 /// Creates `dir` and its missing parents with mode 0700.
 Result<void> make_private_dirs(const std::filesystem::path& dir);
 

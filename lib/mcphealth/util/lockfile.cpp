@@ -25,7 +25,6 @@ constexpr int k_set_record_lock = F_OFD_SETLK;
 constexpr int k_set_record_lock = F_SETLK;
 #endif
 
-std::string describe_errno(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
 Result<UniqueFd, LockError> open_lock_file(const fs::path& path) {
   if (path.has_parent_path()) {
