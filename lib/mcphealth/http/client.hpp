@@ -62,6 +62,8 @@ struct Response {
 
   /// True when a status arrived.
   bool has_status() const { return status > 0; }
+  /// True for a 2xx status.
+  bool succeeded() const { return status >= 200 && status < 300; }
   /// The status line's code as it arrived (set before the body is delivered).
   long status_so_far = 0;
 

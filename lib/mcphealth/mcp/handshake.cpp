@@ -141,7 +141,7 @@ HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs
     if (try_modern(transport, discover_deadline, out)) return out;
     // A 2026-07-28 server that does not speak 2026-07-28 says which versions it does: initialize with one of them.
     if (auto offered = offered_legacy_version(out.failure)) {
-      if (try_initialize(transport, deadline, out, *offered)) return out;
+      try_initialize(transport, deadline, out, *offered);
       return out;
     }
     // A process that died answers nothing more; an HTTP server that refused discover may still initialize.

@@ -62,7 +62,7 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
   std::lock_guard<std::mutex> lock(m_stream->mutex);
   if (m_stream->ended) {
     const http::Response& r = m_stream->final_response;
-    if (r.has_status() && r.status >= 200 && r.status < 300) {
+    if (r.succeeded()) {
       CallOutcome out;
       out.status = CallOutcome::Status::failed;
       out.http_status = static_cast<int>(r.status);
@@ -100,7 +100,7 @@ std::optional<CallOutcome> LegacySseTransport::post(const std::string& body, uti
   req.body = body;
   req.timeout_ms = time_left(deadline, m_clock);
   http::Response r = m_client.perform(req);
-  if (r.has_status() && r.status >= 200 && r.status < 300) return std::nullopt;
+  if (r.succeeded()) return std::nullopt;
   return http_failure(r, m_clock.now_ms());
 }
 

@@ -82,7 +82,7 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
     m_client.perform(r);
   }
   if (answered) return out;
-  const bool success_status = response.status >= 200 && response.status < 300;
+  const bool success_status = response.succeeded();
   // Out of time before any status, or while a 2xx stream stayed silent: no answer, not an HTTP failure.
   if (response.timed_out && (!response.has_status() || success_status)) return no_answer_in_time(method);
   util::JsonParse parsed = util::parse_json(json_body);
