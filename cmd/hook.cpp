@@ -111,9 +111,13 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
                         }};
     // -v: the decision path, one line per step, on stderr under its own prefix (the [MCPHealthCheck] lines are a
     // contract; these are for people). -vv: each step with the time since the hook started.
+    // In exit-code and passthrough modes a block's stderr is the model's text: there the trace is held back and
+    // printed only when the call is allowed (Claude Code then shows stderr to the user alone).
     const auto started = std::chrono::steady_clock::now();
+    const bool stderr_reaches_model = options.output == "exit-code" || passthrough;
+    std::string held_trace;
     if (globals.verbosity >= 1) {
-      deps.trace = [&globals, started](std::string_view step) {
+      deps.trace = [&globals, started, stderr_reaches_model, &held_trace](std::string_view step) {
         std::string line = "[mcphealth";
         if (globals.verbosity >= 2) {
           const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
@@ -122,12 +126,14 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
           line += buf;
         }
         line += "] " + util::escape_control(step) + "\n";
-        write_all(STDERR_FILENO, line);
+        if (stderr_reaches_model) held_trace += line;
+        else write_all(STDERR_FILENO, line);
       };
     }
     const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
 
     const bool blocked = outcome.decision == hook::HookOutcome::Decision::block;
+    if (!blocked) write_all(STDERR_FILENO, held_trace);
     if (passthrough) {
       write_all(STDOUT_FILENO, request.input.raw);
       return blocked ? 2 : 0;

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <initializer_list>
+#include <vector>
 
 namespace mcphealth::hook {
 
@@ -127,6 +128,102 @@ std::optional<state::FailureCode> classify_failure(std::string_view raw) {
     return state::FailureCode::transport();
   }
   return std::nullopt;
+}
+
+using Says = FailureReading::Says;
+
+// Claude Code's words for its servers' outages, seen in the real client driven offline (tests/cli/test_real_claude.sh
+// has a case for each row). The text carries no HTTP status for most of them: the hook asks the server.
+const ClientWording k_client_wordings[] = {
+    {"Claude Code 2.1.197", "is not connected", Says::transport,
+     "a stdio server that exited between two calls and could not be restarted"},
+    {"Claude Code 2.1.197", "MCP error -32000: Connection closed", Says::transport,
+     "a stdio server that died during the call"},
+    {"Claude Code 2.1.197", "Unable to connect. Is the computer able to access the url?", Says::transport,
+     "an HTTP server refusing connections (stopped)"},
+    {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:", Says::http_unknown,
+     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
+    {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response", Says::status,
+     "an HTTP server answering 401 without an OAuth error body"},
+};
+const std::size_t k_client_wordings_count = std::size(k_client_wordings);
+
+namespace {
+
+/// Every string in `value`, depth first (a call's input nests its URLs anywhere).
+void collect_strings(const json::value& value, std::vector<std::string_view>& out, int depth = 0) {
+  if (depth > 16 || out.size() > 256) return;
+  if (const json::string* s = value.if_string()) {
+    out.emplace_back(s->data(), s->size());
+  } else if (const json::object* o = value.if_object()) {
+    for (const auto& kv : *o) collect_strings(kv.value(), out, depth + 1);
+  } else if (const json::array* a = value.if_array()) {
+    for (const auto& v : *a) collect_strings(v, out, depth + 1);
+  }
+}
+
+/// The host of a URL-like string (`https://user@Host:8080/x` -> `host`), or the string itself when it looks like a
+/// bare host name (`example.invalid`); nothing for other text.
+std::optional<std::string> host_in(std::string_view s) {
+  if (const std::size_t scheme = s.find("://"); scheme != std::string_view::npos) s.remove_prefix(scheme + 3);
+  else if (s.find_first_of(" /\t\n") != std::string_view::npos || s.find('.') == std::string_view::npos) return std::nullopt;
+  s = s.substr(0, s.find_first_of("/?#"));
+  if (const std::size_t at = s.rfind('@'); at != std::string_view::npos) s.remove_prefix(at + 1);
+  if (!s.empty() && s.front() == '[') s = s.substr(1, s.find(']') == std::string_view::npos ? s.size() - 1 : s.find(']') - 1);
+  else s = s.substr(0, s.find(':'));
+  if (s.size() < 3) return std::nullopt;
+  std::string host;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '-' && c != ':') return std::nullopt;
+    host += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return host;
+}
+
+/// The first host named by the call's input that the failure text mentions too (as a whole word).
+std::optional<std::string> input_host_in(const std::string& lowered_text, const json::object* tool_input) {
+  if (tool_input == nullptr) return std::nullopt;
+  std::vector<std::string_view> strings;
+  collect_strings(json::value(*tool_input), strings);
+  for (std::string_view s : strings) {
+    const std::optional<std::string> host = host_in(s);
+    if (host && contains_word(lowered_text, normalize(*host))) return host;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string_view failure_says_name(Says says) {
+  switch (says) {
+  case Says::nothing: return "nothing";
+  case Says::status: return "an HTTP status";
+  case Says::transport: return "a transport failure";
+  case Says::http_unknown: return "an HTTP failure without status";
+  }
+  return "?";
+}
+
+FailureReading read_failure(std::string_view text, const json::object* tool_input) {
+  FailureReading reading;
+  for (const ClientWording& w : k_client_wordings) {
+    if (text.find(w.text) == std::string_view::npos) continue;
+    reading.says = w.says;
+    reading.wording = w.text;
+    if (w.says == Says::transport) reading.code = state::FailureCode::transport();
+    if (w.says == Says::status) reading.code = classify_failure(text);
+    if (w.says == Says::status && !reading.code) reading.says = Says::http_unknown;
+    return reading;
+  }
+  const std::optional<state::FailureCode> code = classify_failure(text);
+  if (!code) return reading;
+  if (std::optional<std::string> host = input_host_in(normalize(text), tool_input)) {
+    reading.input_named = std::move(host);
+    return reading;
+  }
+  reading.says = code->kind == state::FailureCode::Kind::transport ? Says::transport : Says::status;
+  reading.code = code;
+  return reading;
 }
 
 } // namespace mcphealth::hook

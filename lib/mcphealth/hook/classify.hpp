@@ -20,4 +20,40 @@ std::string failure_text(const boost::json::object& payload);
 /// counts; a number elsewhere (`line 503`, `report-503.txt`) does not. Nothing when no sign matches.
 std::optional<state::FailureCode> classify_failure(std::string_view text);
 
+/// What a failed call's text says about its server, read before anything is recorded.
+struct FailureReading {
+  enum class Says {
+    nothing,      // no sign of trouble with the server: a tool's own error, or the call's input at fault
+    status,       // an HTTP status (or its words): `code` holds it
+    transport,    // the connection to the server failed or closed: `code` is transport
+    http_unknown, // an HTTP request to the server failed and the client did not say with which status
+  };
+  Says says = Says::nothing;
+  std::optional<state::FailureCode> code;
+  /// The client's wording that matched (a row of k_client_wordings), for the trace; empty for the generic signs.
+  std::string_view wording;
+  /// Set when the sign names a host or resource that the call's own input named (a fetch of a dead URL): the
+  /// input's fault, not the server's; `says` is then `nothing`.
+  std::optional<std::string> input_named;
+};
+
+/// The name of `says` for traces: `nothing`, `an HTTP status`, `a transport failure`, `an HTTP failure without status`.
+std::string_view failure_says_name(FailureReading::Says says);
+
+/// One way an MCP client words a failure of its server, learned from the real client.
+struct ClientWording {
+  std::string_view client;  // `Claude Code 2.1.197`
+  std::string_view text;    // what the error starts with or contains (case-sensitive, as the client writes it)
+  FailureReading::Says says;
+  std::string_view seen_in; // the outage it came from
+};
+
+/// Every client wording known, one row each (the README's outage table is this table).
+extern const ClientWording k_client_wordings[];
+extern const std::size_t k_client_wordings_count;
+
+/// Reads a failure: the client's own wordings first (they are about the server, whatever the input), then the
+/// generic signs of classify_failure, which do not count when the host or URL they concern stands in `tool_input`.
+FailureReading read_failure(std::string_view text, const boost::json::object* tool_input);
+
 } // namespace mcphealth::hook

@@ -206,23 +206,71 @@ private:
                  messages::blocked_after_probe(down));
   }
 
-  /// PostToolUseFailure: a failure whose text shows a server in trouble marks it down, then the reconnect command
-  /// runs (never after a 429) and a re-probe may restore it at once.
+  /// PostToolUseFailure: a failure that shows a server in trouble marks it down, then the reconnect command runs
+  /// (never after a 429) and a re-probe may restore it at once. The client's text decides when it can; when it says
+  /// only that a remote server failed (no status, or no sign at all), the server is asked: a probe marks it by what
+  /// it answers. Failures of calls that began before the server was marked are that same outage: one failure.
   HookOutcome post_tool_use_failure(const std::string& event, const CallTarget& call) {
     const json::object& payload = m_request.input.payload;
     if (util::get_bool(payload, "is_interrupt") == true) return allow(event); // the user pressed Esc
     const std::string text = failure_text(payload);
-    const std::optional<state::FailureCode> code = classify_failure(text);
-    if (!code) return allow(event);
-
+    const FailureReading reading = read_failure(text, util::get_object(payload, "tool_input"));
     const std::string& name = call.server;
-    const Target target = resolve_target(call);
+    trace([&] {
+      return "failure text: " + std::string(failure_says_name(reading.says)) +
+             (reading.wording.empty() ? std::string() : " (the client's wording \"" + std::string(reading.wording) + "\")");
+    });
+    if (reading.input_named) {
+      log(name + " failed on " + *reading.input_named + ", a host this call's input named: the input's fault, not " + name +
+          "'s; nothing recorded");
+      return allow(event);
+    }
+    // A failure that says nothing binds nothing: it is only read whether the server is remote, to be asked.
+    Target target = resolve_target(call, reading.code ? Bind::yes : Bind::no);
     const config::Candidate* c = target.candidate;
     const config::Settings& s = server_settings(c, name);
+    const bool ask_server = c != nullptr && c->resolved && reading.says != FailureReading::Says::status &&
+                            std::holds_alternative<config::HttpServer>(c->resolved->transport) &&
+                            s.probe.value != config::ProbeMode::skip;
+    if (!ask_server && !reading.code) return allow(event);
+    if (!reading.code) target = resolve_target(call);
+
+    const util::EpochMs now = m_deps.clock.now_ms();
+    const util::EpochMs began = now - std::max<std::int64_t>(0, util::get_int(payload, "duration_ms").value_or(0));
+    // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark.
+    const std::string lock_key = c ? c->fingerprint : name;
+    const auto lock = store().lock_probe(lock_key, probe_lock_wait_ms());
+    if (std::optional<HookOutcome> same = same_outage(event, call, target, began)) return *same;
+
+    state::UnhealthyMark mark{now, util::cap_utf8(text, k_max_model_text_bytes), reading.code.value_or(state::FailureCode::none()),
+                              c ? std::optional(c->definition.source.string()) : std::nullopt,
+                              s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt, began};
+    if (ask_server) {
+      const json::object* entry = state::decision_entry(store().read().doc, name, c->fingerprint);
+      const probe::ProbeResult asked = m_deps.prober.probe(*c->resolved, probe::spec_of(s, entry));
+      trace([&] { return "asked " + name + " after the failed call: " + probe::kind_name(asked.kind) +
+                         (asked.reason.empty() ? std::string() : " (" + asked.reason + ")"); });
+      if (asked.kind == probe::Kind::not_probed) {
+        if (!reading.code) return allow(event);
+      } else if (!asked.ok) {
+        mark.error = util::cap_utf8(asked.reason.empty() ? text : asked.reason, k_max_model_text_bytes);
+        mark.code = asked.code.present() ? asked.code
+                    : asked.http_status ? state::FailureCode::http(*asked.http_status)
+                                        : state::FailureCode::transport();
+        mark.retry_after_ms = asked.retry_after_ms;
+        mark.probe = asked.details();
+      } else if (asked.kind == probe::Kind::needs_auth && failure_is_the_servers_refusal(text, asked)) {
+        // The client's own token no longer works: the server refuses it as it refuses a probe without one.
+        mark.code = state::FailureCode::http(401);
+        mark.probe = asked.details();
+      } else {
+        log(name + " failed a call but answered a probe right after (" + probe::kind_name(asked.kind) +
+            "); not marking it unhealthy");
+        return allow(event);
+      }
+    }
+    const state::FailureCode code = mark.code;
     util::EpochMs retry_at = 0;
-    const state::UnhealthyMark mark{m_deps.clock.now_ms(), util::cap_utf8(text, k_max_model_text_bytes), *code,
-                                    c ? std::optional(c->definition.source.string()) : std::nullopt,
-                                    s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt};
     const bool written = update_state([&](json::object& doc) {
       auto mark_down = [&](json::object& entry) {
         state::mark_unhealthy(entry, mark);
@@ -233,12 +281,13 @@ private:
       return true;
     });
     // The JS hook's line, except after a 429: no reconnect follows a rate limit, so none is announced.
-    log(name + " reported " + code->text() + "; marking server unhealthy " +
-        (code->is_rate_limit() ? "(rate limited: no reconnect)" : "and attempting reconnect"));
+    log(name + " reported " + code.text() + "; marking server unhealthy " +
+        (code.is_rate_limit() ? "(rate limited: no reconnect)" : "and attempting reconnect"));
 
-    const bool restored = reconnect_after_failure(call, c, *code);
-    messages::Down down{name, call.tool, text, *code};
-    if (restored) return allow(event, messages::failed_then_restored(name, *code));
+    const bool restored = reconnect_after_failure(
+        call, c, code, !lock && lock.error().is(util::LockFailure::timed_out) ? LockHeld::no : LockHeld::yes);
+    messages::Down down{name, call.tool, mark.error, code};
+    if (restored) return allow(event, messages::failed_then_restored(name, code));
     if (written) {
       down.blocked_for_ms = retry_at - m_deps.clock.now_ms();
       return allow(event, messages::failed_and_marked_down(down));
@@ -247,13 +296,36 @@ private:
     return allow(event, messages::failed_not_recorded(down));
   }
 
+  /// A failure of a call that began before the server's current unhealthy mark: that outage, already recorded (a
+  /// parallel call failing in the same moment). Tells the model the same as the first failure did, and marks nothing.
+  std::optional<HookOutcome> same_outage(const std::string& event, const CallTarget& call, const Target& target,
+                                         util::EpochMs began) {
+    const state::StateSnapshot snap = store().read();
+    const json::object* entry = state::decision_entry(snap.doc, call.server, target.binding.definition);
+    if (entry == nullptr) return std::nullopt;
+    const ServerEntry e = ServerEntry::from_json(*entry);
+    if (!e.unhealthy() || !e.checked_at || *e.checked_at < began || !e.next_retry_at) return std::nullopt;
+    trace([&] { return call.server + " was marked unhealthy after this call began: the same outage, not counted again"; });
+    messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code};
+    down.blocked_for_ms = *e.next_retry_at - m_deps.clock.now_ms();
+    return allow(event, messages::failed_and_marked_down(down));
+  }
+
+  /// True when a probe's refusal is the one the client met: the client said 401, or its text is the server's own
+  /// OAuth error description. Without that, a probe's 401 only says the probe had no token (the client has one).
+  static bool failure_is_the_servers_refusal(const std::string& text, const probe::ProbeResult& asked) {
+    if (classify_failure(text) == state::FailureCode::http(401)) return true;
+    return asked.auth_error && !asked.auth_error->empty() && text.find(*asked.auth_error) != std::string::npos;
+  }
+
   /// The reconnect half of PostToolUseFailure; true when the server is back.
-  bool reconnect_after_failure(const CallTarget& call, const config::Candidate* c, state::FailureCode code) {
+  /// Whether this hook holds the definition's probe lock (or runs without one: the lock file cannot be used); no when
+  /// another hook's probe or reconnect outlasted the wait.
+  enum class LockHeld { no, yes };
+  bool reconnect_after_failure(const CallTarget& call, const config::Candidate* c, state::FailureCode code, LockHeld held) {
     const std::string& name = call.server;
     const config::Settings& s = server_settings(c, name);
-    const std::string lock_key = c ? c->fingerprint : name;
-    const auto lock = store().lock_probe(lock_key, 0);
-    if (!lock && lock.error().is(util::LockFailure::timed_out)) {
+    if (held == LockHeld::no) {
       log(name + " reconnect skipped: another hook is already probing or reconnecting it");
       return false;
     }

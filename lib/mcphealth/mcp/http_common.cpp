@@ -1,5 +1,8 @@
 #include <mcphealth/mcp/http_common.hpp>
 
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <string_view>
@@ -14,6 +17,27 @@ bool starts_with_ci(std::string_view text, std::string_view prefix) {
     if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
   }
   return true;
+}
+
+/// The value of `key="..."` in a WWW-Authenticate challenge, if there.
+std::string challenge_param(std::string_view challenge, std::string_view key) {
+  const std::string needle = std::string(key) + "=\"";
+  const std::size_t at = challenge.find(needle);
+  if (at == std::string_view::npos) return {};
+  const std::size_t from = at + needle.size();
+  const std::size_t to = challenge.find('"', from);
+  return std::string(challenge.substr(from, to == std::string_view::npos ? std::string_view::npos : to - from));
+}
+
+/// What a 401 or 403 says of the credentials (see CallOutcome::auth_error).
+std::string auth_error_of(const http::Response& response) {
+  if (auto body = util::parse_json(response.body); body && body->is_object()) {
+    for (const char* key : {"error_description", "error"}) {
+      if (auto v = util::get_string(body->as_object(), key); v && !v->empty()) return util::cap_utf8(*v, 1000);
+    }
+  }
+  if (auto v = response.header("www-authenticate")) return util::cap_utf8(challenge_param(*v, "error_description"), 1000);
+  return {};
 }
 
 } // namespace
@@ -40,6 +64,7 @@ CallOutcome http_failure(const http::Response& response, util::EpochMs now) {
   out.reason = "HTTP " + std::to_string(response.status);
   if (auto v = response.header("retry-after")) out.retry_after_ms = http::parse_retry_after(*v, now);
   if (auto v = response.header("www-authenticate")) out.bearer_challenge = starts_with_ci(*v, "bearer");
+  if (response.status == 401 || response.status == 403) out.auth_error = auth_error_of(response);
   return out;
 }
 

@@ -33,6 +33,9 @@ struct CallOutcome {
   std::optional<std::int64_t> retry_after_ms;
   /// A `WWW-Authenticate: Bearer` challenge came with the status.
   bool bearer_challenge = false;
+  /// With a 401 or 403: what the server said of the credentials (an OAuth error body's `error_description`, else
+  /// its `error`, else the challenge's `error_description`); empty when it said nothing.
+  std::string auth_error;
   /// For `failed`: no connection was made or it broke (as opposed to an HTTP status).
   bool transport_failure = false;
   bool timed_out = false;

@@ -75,6 +75,7 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   if (status == 401 || (status == 403 && failure.bearer_challenge)) {
     r.ok = true;
     r.kind = Kind::needs_auth;
+    if (!failure.auth_error.empty()) r.auth_error = failure.auth_error;
     return;
   }
   if (depth == Depth::automatic && is_reachable_status(status)) {

@@ -64,6 +64,8 @@ struct ProbeResult {
   std::optional<std::string> server_name;
   std::optional<std::string> server_version;
   std::optional<std::int64_t> tool_count;
+  /// With needs-auth: what the server said of the credentials (see mcp::CallOutcome::auth_error).
+  std::optional<std::string> auth_error;
   /// How it answered: `stdio`, `streamable-http` or `sse` (set only with an MCP answer).
   std::optional<std::string> via;
 

@@ -158,7 +158,11 @@ void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms
   entry["expiresAt"] = now + ttl_ms;
 }
 
-void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
+bool mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
+  if (mark.began_at && util::get_string(entry, "status") == std::optional<std::string>("unhealthy")) {
+    const std::optional<util::EpochMs> marked = util::get_epoch_ms(entry, "checkedAt");
+    if (marked && *marked >= *mark.began_at && util::get_epoch_ms(entry, "nextRetryAt")) return false;
+  }
   const std::int64_t failures = clamp_failure_count(util::get_int(entry, "failureCount").value_or(0)) + 1;
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
@@ -179,6 +183,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   } else {
     entry.erase("probe");
   }
+  return true;
 }
 
 } // namespace mcphealth::state

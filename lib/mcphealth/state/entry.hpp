@@ -92,6 +92,9 @@ struct UnhealthyMark {
   /// From a `Retry-After` header: the retry is at least this far out (capped at one hour).
   std::optional<std::int64_t> retry_after_ms;
   std::optional<boost::json::object> probe;
+  /// When the failed call began. A failure of a call that began before the entry's current unhealthy mark belongs
+  /// to that outage: the mark is kept as it is (its count and retry time), so parallel failures count once.
+  std::optional<util::EpochMs> began_at = std::nullopt;
 };
 
 /// The longest `Retry-After` honoured.
@@ -152,6 +155,8 @@ void refresh_healthy(boost::json::object& entry, util::EpochMs now, std::int64_t
 
 /// Marks `entry` unhealthy: checkedAt = expiresAt = now, failureCount + 1, lastError, lastFailureCode, the next retry
 /// after the backoff (or Retry-After), source; keeps lastRestoredAt.
-void mark_unhealthy(boost::json::object& entry, const UnhealthyMark& mark);
+/// Marks `entry` unhealthy, counting one more failure; returns false (and changes nothing) for a failure of the
+/// outage already marked (see UnhealthyMark::began_at).
+bool mark_unhealthy(boost::json::object& entry, const UnhealthyMark& mark);
 
 } // namespace mcphealth::state
