@@ -144,4 +144,32 @@ case_post_tool_use_for_unknown_server_writes_nothing() {
   assert_no_file "$(STATE)"
 }
 
+case_parallel_failures_of_one_outage_count_once() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  # Three calls that began 5 s ago fail in the same moment: one outage, one failure, one retry time.
+  local payload i
+  payload=$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__echo","tool_input":{},"error":"MCP error -32000: Connection closed","duration_ms":5000,"cwd":"%s"}' "$PROJ")
+  for i in 1 2 3; do (printf '%s' "$payload" | "$MCPHEALTH_BIN" hook > "$T/out.$i" 2>/dev/null) & done
+  wait
+  assert_eq "$(entry_field svc failureCount)" 1
+  for i in 1 2 3; do
+    assert_contains "$(cat "$T/out.$i")" "blocked for the next 30 seconds" "hook $i"
+  done
+  # A call that began after the mark is a new failure.
+  hook "$(post_failure_payload svc 'MCP error -32000: Connection closed')"
+  assert_eq "$(entry_field svc failureCount)" 2
+}
+
+case_a_failure_naming_the_calls_own_host_marks_nothing() {
+  hook "$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__fetch","tool_input":{"url":"https://Example.invalid:8443/page"},"error":"getaddrinfo ENOTFOUND example.invalid","cwd":"%s"}' "$PROJ")"
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "a host this call's input named"
+  assert_no_file "$(STATE)"
+  hook "$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__fetch","tool_input":{"url":"http://news.example.com/a"},"error":"GET http://news.example.com/a: 503 Service Unavailable","cwd":"%s"}' "$PROJ")"
+  assert_no_file "$(STATE)"
+  # Claude Code's own words about the server are never the input's fault.
+  hook "$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__fetch","tool_input":{"url":"http://news.example.com/a"},"error":"MCP server \\"svc\\" is not connected","cwd":"%s"}' "$PROJ")"
+  assert_eq "$(entry_field svc lastFailureCode)" transport
+}
+
 main "$@"

@@ -87,3 +87,42 @@ TEST_CASE("failure text joins the known string fields", "[classify]") {
       R"({"error":"e1","message":"m","tool_output":{"output":"o","stderr":"s"},"tool_input":{"error":"ie"},"x":"no"})");
   CHECK(hook::failure_text(payload.as_object()) == "e1\nm\no\ns\nie");
 }
+
+TEST_CASE("Claude Code's own failure texts are read by the wording table", "[classify]") {
+  using Says = hook::FailureReading::Says;
+  const std::pair<const char*, Says> cases[] = {
+      {"MCP server \"svc\" is not connected", Says::transport},
+      {"MCP error -32000: Connection closed", Says::transport},
+      {"Unable to connect. Is the computer able to access the url?", Says::transport},
+      {"Streamable HTTP error: Error POSTing to endpoint:", Says::http_unknown},
+      {"Streamable HTTP error: Error POSTing to endpoint: Service temporarily down for maintenance", Says::http_unknown},
+      {"Streamable HTTP error: Error POSTing to endpoint: {\"error\": \"upstream unavailable\"}", Says::http_unknown},
+      {"HTTP 401: Invalid OAuth error response: SyntaxError: JSON Parse error: Unexpected EOF. Raw body:", Says::status},
+      {"The access token expired", Says::nothing},
+      {"MCP error -32603: fixture backend exploded", Says::nothing},
+  };
+  for (const auto& [text, says] : cases) {
+    INFO(text);
+    const hook::FailureReading r = hook::read_failure(text, nullptr);
+    CHECK(r.says == says);
+  }
+  CHECK(hook::read_failure("HTTP 401: Invalid OAuth error response", nullptr).code == FailureCode::http(401));
+  // Every row of the table is found by its own text.
+  for (std::size_t i = 0; i < hook::k_client_wordings_count; ++i) {
+    CHECK(hook::read_failure(hook::k_client_wordings[i].text, nullptr).wording == hook::k_client_wordings[i].text);
+  }
+}
+
+TEST_CASE("a sign about a host the call's input named is the input's fault", "[classify]") {
+  const auto input = boost::json::parse(R"({"request":{"urls":["https://user:pw@Docs.Example-Site.com:8443/p?q=1"]}})").as_object();
+  auto r = hook::read_failure("getaddrinfo ENOTFOUND docs.example-site.com", &input);
+  CHECK(r.says == hook::FailureReading::Says::nothing);
+  CHECK(r.input_named == std::optional<std::string>("docs.example-site.com"));
+  r = hook::read_failure("fetch https://docs.example-site.com/p failed: 503 Service Unavailable", &input);
+  CHECK(r.input_named);
+  // Another host, or the client's own wording, is about the server.
+  CHECK(hook::read_failure("getaddrinfo ENOTFOUND api.internal", &input).says == hook::FailureReading::Says::transport);
+  const auto bare = boost::json::parse(R"({"host":"example.invalid"})").as_object();
+  CHECK(hook::read_failure("connect ECONNREFUSED example.invalid:443", &bare).input_named);
+  CHECK(hook::read_failure("MCP server \"svc\" is not connected", &bare).says == hook::FailureReading::Says::transport);
+}

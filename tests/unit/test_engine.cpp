@@ -280,3 +280,98 @@ TEST_CASE("session start refreshes what is missing or stale and names what is do
   CHECK(*out.additional_context == hook::messages::session_start({{"bad", hook::messages::SessionNote::Kind::down, "boom", 20'000}}));
   CHECK(out.decision == hook::HookOutcome::Decision::allow);
 }
+
+namespace {
+/// A harness whose `svc` is a remote (Streamable HTTP) definition, with nothing queued for the prober yet.
+void make_remote(Harness& h) {
+  std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"type":"http","url":"http://127.0.0.1:9/mcp"}}})";
+  h.prober.results.clear();
+}
+json::object failure(const std::string& error) { return json::object{{"error", error}}; }
+probe::ProbeResult refused_with(int status, std::optional<std::int64_t> retry_after = std::nullopt) {
+  probe::ProbeResult r;
+  r.kind = probe::Kind::http_status;
+  r.http_status = status;
+  r.reason = "HTTP " + std::to_string(status);
+  if (status == 429 || status == 503) r.code = state::FailureCode::http(status);
+  r.retry_after_ms = retry_after;
+  return r;
+}
+} // namespace
+
+TEST_CASE("Claude Code's statusless HTTP failure is probed, and the server's own status and Retry-After are marked", "[engine]") {
+  Harness h;
+  make_remote(h);
+  h.prober.results.push_back(refused_with(429, 45'000));
+  h.run("PostToolUseFailure", "svc", failure("Streamable HTTP error: Error POSTing to endpoint: {\"error\":\"slow down\"}"));
+  CHECK(h.prober.calls == 1);
+  const state::ServerEntry e = h.entry();
+  CHECK(e.unhealthy());
+  CHECK(e.last_failure_code == state::FailureCode::http(429));
+  CHECK(*e.next_retry_at - *e.checked_at == 45'000);
+}
+
+TEST_CASE("a 403 the probe meets after a statusless failure is the refusal the client met", "[engine]") {
+  Harness h;
+  make_remote(h);
+  probe::ProbeResult reachable;
+  reachable.ok = true;
+  reachable.kind = probe::Kind::reachable;
+  reachable.http_status = 403;
+  h.prober.results.push_back(reachable);
+  h.run("PostToolUseFailure", "svc", failure("Streamable HTTP error: Error POSTing to endpoint:"));
+  CHECK(h.entry().last_failure_code == state::FailureCode::http(403));
+}
+
+TEST_CASE("a remote server that answers the probe after a failed call is not marked", "[engine]") {
+  Harness h;
+  make_remote(h);
+  h.prober.results.push_back(FakeProber::healthy());
+  h.run("PostToolUseFailure", "svc", failure("Streamable HTTP error: Error POSTing to endpoint:"));
+  CHECK(h.prober.calls == 1);
+  CHECK_FALSE(h.entry().unhealthy());
+  CHECK(h.logged("answered a probe right after"));
+}
+
+TEST_CASE("an expired OAuth token: the probe's 401 carries the text the client showed, so the server needs auth", "[engine]") {
+  Harness h;
+  make_remote(h);
+  probe::ProbeResult auth;
+  auth.ok = true;
+  auth.kind = probe::Kind::needs_auth;
+  auth.http_status = 401;
+  auth.auth_error = "The access token expired";
+  h.prober.results.push_back(auth);
+  const hook::HookOutcome out = h.run("PostToolUseFailure", "svc", failure("The access token expired"));
+  CHECK(h.entry().last_failure_code == state::FailureCode::http(401));
+  REQUIRE(out.additional_context);
+  CHECK(out.additional_context->find("/mcp") != std::string::npos);
+  // Any other tool error of an OAuth server: the probe's 401 only says the probe had no token.
+  Harness other;
+  make_remote(other);
+  other.prober.results.push_back(auth);
+  other.run("PostToolUseFailure", "svc", failure("no such issue: #4711"));
+  CHECK_FALSE(other.entry().unhealthy());
+}
+
+TEST_CASE("a stdio server's tool error without a sign of trouble is neither probed nor marked", "[engine]") {
+  Harness h;
+  h.prober.results.clear();
+  h.run("PostToolUseFailure", "svc", failure("MCP error -32603: fixture backend exploded"));
+  CHECK(h.prober.calls == 0);
+  CHECK_FALSE(std::filesystem::exists(h.state_path()));
+}
+
+TEST_CASE("failures of calls that began before the mark are its outage: counted once", "[engine]") {
+  Harness h;
+  json::object p = failure("MCP error -32000: Connection closed");
+  p["duration_ms"] = 3000;
+  h.run("PostToolUseFailure", "svc", p);
+  h.clock.advance(50);
+  h.run("PostToolUseFailure", "svc", p);
+  CHECK(h.entry().failure_count == 1);
+  h.clock.advance(31'000);
+  p["duration_ms"] = 10;
+  h.run("PostToolUseFailure", "svc", p);
+  CHECK(h.entry().failure_count == 2);
+}

@@ -184,7 +184,7 @@ std::optional<std::string> host_in(std::string_view s) {
 std::optional<std::string> input_host_in(const std::string& lowered_text, const json::object* tool_input) {
   if (tool_input == nullptr) return std::nullopt;
   std::vector<std::string_view> strings;
-  collect_strings(json::value(*tool_input), strings);
+  for (const auto& kv : *tool_input) collect_strings(kv.value(), strings);
   for (std::string_view s : strings) {
     const std::optional<std::string> host = host_in(s);
     if (host && contains_word(lowered_text, normalize(*host))) return host;

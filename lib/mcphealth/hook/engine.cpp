@@ -246,14 +246,17 @@ private:
                               c ? std::optional(c->definition.source.string()) : std::nullopt,
                               s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt, began};
     if (ask_server) {
-      const json::object* entry = state::decision_entry(store().read().doc, name, c->fingerprint);
-      const probe::ProbeResult asked = m_deps.prober.probe(*c->resolved, probe::spec_of(s, entry));
+      const state::StateSnapshot snap = store().read();
+      const probe::ProbeResult asked =
+          m_deps.prober.probe(*c->resolved, probe::spec_of(s, state::decision_entry(snap.doc, name, c->fingerprint)));
       trace([&] { return "asked " + name + " after the failed call: " + probe::kind_name(asked.kind) +
                          (asked.reason.empty() ? std::string() : " (" + asked.reason + ")"); });
       if (asked.kind == probe::Kind::not_probed) {
         if (!reading.code) return allow(event);
-      } else if (!asked.ok) {
-        mark.error = util::cap_utf8(asked.reason.empty() ? text : asked.reason, k_max_model_text_bytes);
+      } else if (!asked.ok || refuses_as_it_refused_the_client(reading, asked)) {
+        std::string why = asked.reason;
+        if (why.empty() && asked.http_status) why = "HTTP " + std::to_string(*asked.http_status);
+        mark.error = util::cap_utf8(why.empty() ? text : why, k_max_model_text_bytes);
         mark.code = asked.code.present() ? asked.code
                     : asked.http_status ? state::FailureCode::http(*asked.http_status)
                                         : state::FailureCode::transport();
@@ -309,6 +312,13 @@ private:
     messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code};
     down.blocked_for_ms = *e.next_retry_at - m_deps.clock.now_ms();
     return allow(event, messages::failed_and_marked_down(down));
+  }
+
+  /// True when the client's POST failed without a status and the probe's POST got a refusal (403, 429, 503, ...):
+  /// what the client met. A status a live endpoint gives a probe otherwise counts as up (`reachable`).
+  static bool refuses_as_it_refused_the_client(const FailureReading& reading, const probe::ProbeResult& asked) {
+    return reading.says == FailureReading::Says::http_unknown && asked.http_status &&
+           (*asked.http_status < 200 || *asked.http_status >= 300) && *asked.http_status != 401;
   }
 
   /// True when a probe's refusal is the one the client met: the client said 401, or its text is the server's own

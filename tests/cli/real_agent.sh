@@ -1,0 +1,92 @@
+# Helpers for the cases that run a real coding agent (sourced after lib.sh): a scripted fake model on 127.0.0.1,
+# the session fixture server that fails on cue, and readers for what the model was shown.
+SESSION_SERVER="$MCPHEALTH_FIXTURES/session_server.py"
+FAKE_MODEL="$MCPHEALTH_FIXTURES/fake_model.py"
+
+# model_script JSON: what the fake model does, turn by turn (see fake_model.py); start_model serves it.
+model_script() { printf '%s\n' "$1" > "$T/script.json"; }
+start_model() {
+  start_fixture "$FAKE_MODEL" --script "$T/script.json" --log-file "$T/model.log"
+  MODEL_PORT=$HTTP_PORT
+}
+
+# echo_call TEXT: one call of the session server's echo tool, as the script writes it.
+echo_call() { printf '{"name":"mcp__svc__echo","input":{"text":"%s"}}' "$1"; }
+
+# cue_turn CUE CALLS...: a turn that sets the server's cue, waits for it to act, then makes CALLS at once.
+cue_turn() {
+  local cue=$1
+  shift
+  local IFS=,
+  printf '{"write":["%s","%s"],"pause_ms":700,"calls":[%s]}' "$T/cue" "$cue" "$*"
+}
+
+# svc_stdio / svc_http: the project's .mcp.json defines `svc` as the session server (healthy until its cue says
+# otherwise); every tools/call it sees is a line of $T/calls.
+svc_stdio() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"]}}}"
+}
+svc_http() {
+  start_fixture "$SESSION_SERVER" http --cue-file "$T/cue" --calls-file "$T/calls"
+  SVC_PORT=$HTTP_PORT
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$SVC_PORT/mcp\"}}}"
+}
+
+# calls_seen: the echo texts the server was called with, one per line.
+calls_seen() { [ -f "$T/calls" ] && "$PY" -c 'import json,sys; [print(json.loads(l).get("text","")) for l in open(sys.argv[1])]' "$T/calls" || true; }
+
+# tool_results: the tool_result texts of the session's last model request, in order, one JSON string per line
+# (each followed by the system reminders the client put after it, as the model read them).
+tool_results() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if any(str(t.get("name", "")).startswith("mcp__") for t in body.get("tools") or []):
+        if last is None or len(body.get("messages", [])) >= len(last.get("messages", [])):
+            last = body
+for m in (last or {}).get("messages", []):
+    if m.get("role") != "user" or not isinstance(m.get("content"), list):
+        continue
+    for block in m["content"]:
+        if block.get("type") == "tool_result":
+            c = block.get("content")
+            text = c if isinstance(c, str) else " ".join(x.get("text", "") for x in c or [] if isinstance(x, dict))
+            print(json.dumps(text))
+        elif block.get("type") == "text" and "system-reminder" in block.get("text", ""):
+            print(json.dumps("reminder: " + block["text"]))
+PYEOF
+}
+
+# first_request: the whole first request of the session's conversation (the one that offers tools), as JSON text.
+first_request() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if body.get("tools"):
+        print(json.dumps(body))
+        break
+PYEOF
+}
+
+# no_agent_env: the env(1) arguments that drop every variable of a coding agent or model the caller has.
+no_agent_env() {
+  local v
+  for v in $(env | grep -oE '^(CLAUDE[A-Z0-9_]*|ANTHROPIC[A-Z0-9_]*|IS_SANDBOX|OPENAI[A-Z0-9_]*|GEMINI[A-Z0-9_]*|GOOGLE[A-Z0-9_]*|COPILOT[A-Z0-9_]*|CODEX[A-Z0-9_]*)=' | tr -d '='); do
+    printf -- '-u\n%s\n' "$v"
+  done
+}
+
+# wait_for_quiet: waits (at most 10 s) until no process but the case's own fixtures runs from this case's folder:
+# the agent's servers and mcphealth's background refreshes end with the session. Fails when one stays.
+wait_for_quiet() {
+  local left
+  for _ in $(seq 1 100); do
+    left=$(pgrep -f -- "$T" | grep -vxF -e "$$" $(printf -- '-e %s ' "${FIXTURE_PIDS[@]}") || true)
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  fail "left running after the session: $(for p in $left; do tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null; echo; done)"
+}

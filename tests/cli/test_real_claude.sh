@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# The real Claude Code (from npm, pinned by scripts/test), driven offline by our fake model, with mcphealth's hooks
+# registered by `mcphealth install`: each outage kind starts mid-session, and the case checks what the cache holds,
+# that the next call is blocked (the server never sees it) and what the model read.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/real_agent.sh"
+
+need_claude() {
+  CLAUDE_BIN=${MCPHEALTH_CLAUDE:-}
+  [ -n "$CLAUDE_BIN" ] && [ -x "$CLAUDE_BIN" ] || skip "needs the real claude (MCPHEALTH_CLAUDE; scripts/test installs it)"
+}
+
+# claude_session [ARGS...]: one `claude -p` session in $PROJ against the fake model; sets OUT (stream-json), RC.
+claude_session() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
+    DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 IS_SANDBOX=1 \
+    timeout 120 "$CLAUDE_BIN" -p "Use the echo tool." --output-format stream-json --verbose \
+    --dangerously-skip-permissions "$@" 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "claude exited $RC"
+}
+
+# outage_session CUE: a session whose first turn starts the outage CUE and calls echo ("one"), and whose second
+# calls it again ("two"); hooks registered as a user would.
+outage_session() {
+  model_script "{\"turns\":[$(cue_turn "$1" "$(echo_call one)"),[$(echo_call two)]]}"
+  start_model
+  mcph install
+  assert_eq "$RC" 0 "install"
+  claude_session
+}
+
+# assert_second_blocked: the server never saw the second call, and the model read our reason for it.
+assert_second_blocked() {
+  assert_not_contains "$(calls_seen)" "two" "the second call reached the server"
+  local results
+  results=$(tool_results)
+  assert_contains "$(sed -n '$p' <<<"$results")" 'The MCP server \"svc\" has been down' "the model's text for the blocked call"
+}
+
+case_stdio_server_exited_between_calls_is_blocked_from_the_second_call() {
+  need_claude
+  svc_stdio
+  outage_session down
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc lastFailureCode)" transport
+  assert_contains "$(entry_field svc lastError)" 'is not connected'
+  assert_eq "$(calls_seen)" ""
+  assert_second_blocked
+  wait_for_quiet
+}
+
+case_stdio_server_dying_during_a_call_is_blocked_from_the_second_call() {
+  need_claude
+  svc_stdio
+  outage_session die
+  assert_eq "$(entry_field svc lastFailureCode)" transport
+  assert_contains "$(entry_field svc lastError)" 'Connection closed'
+  assert_eq "$(calls_seen)" "one"
+  assert_second_blocked
+  wait_for_quiet
+}
+
+case_http_server_refusing_connections_is_blocked_from_the_second_call() {
+  need_claude
+  svc_http
+  outage_session down
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc lastFailureCode)" transport
+  assert_contains "$(entry_field svc lastError)" 'ECONNREFUSED'
+  assert_second_blocked
+  wait_for_quiet
+}
+
+# http_status_case CUE CODE: the server answers every POST with CUE's status; the probe after the failed call
+# learns the status Claude Code's text leaves out.
+http_status_case() {
+  need_claude
+  svc_http
+  outage_session "$1"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc lastFailureCode)" "$2"
+  assert_second_blocked
+  wait_for_quiet
+}
+
+case_http_503_with_empty_body_is_blocked_from_the_second_call() { http_status_case "status 503 empty" 503; }
+case_http_503_with_plain_body_is_blocked_from_the_second_call() { http_status_case "status 503 plain" 503; }
+case_http_503_with_json_body_is_blocked_from_the_second_call() { http_status_case "status 503 json" 503; }
+case_http_403_is_blocked_from_the_second_call() { http_status_case "status 403 json" 403; }
+
+case_http_429_keeps_the_servers_retry_after() {
+  http_status_case "status 429 json 40" 429
+  local checked retry
+  checked=$(entry_field svc checkedAt)
+  retry=$(entry_field svc nextRetryAt)
+  [ $((retry - checked)) -ge 40000 ] || fail "Retry-After 40 not honoured: retry in $((retry - checked)) ms"
+  assert_contains "$(tool_results | sed -n '$p')" 'Do other work meanwhile and retry after that'
+}
+
+case_expired_oauth_token_blocks_and_tells_the_model_to_ask_for_mcp() {
+  http_status_case "status 401 oauth" 401
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["probe"]["kind"]')" needs-auth
+  assert_contains "$(tool_results | sed -n '$p')" 'Ask the user to run /mcp'
+}
+
+case_http_401_without_oauth_body_is_blocked_from_the_second_call() { http_status_case "status 401 empty" 401; }
+
+case_upstream_rate_limit_in_a_tools_error_still_marks_it() {
+  need_claude
+  svc_stdio
+  outage_session "iserror upstream API answered 429 Too Many Requests"
+  assert_eq "$(entry_field svc lastFailureCode)" 429
+  assert_second_blocked
+  wait_for_quiet
+}
+
+case_a_host_the_input_named_is_not_the_servers_fault() {
+  need_claude
+  svc_stdio
+  # The fetch of a dead host fails; the next call (the input fixed) must reach the server.
+  model_script "{\"turns\":[$(cue_turn "iserror getaddrinfo ENOTFOUND example.invalid" "$(echo_call http://example.invalid/x)"),$(cue_turn ok "$(echo_call two)")]}"
+  start_model
+  mcph install
+  claude_session
+  assert_not_contains "$(json_get "$(STATE)" 'd["servers"]["svc"]["status"]')" unhealthy
+  assert_contains "$(calls_seen)" "two" "a healthy server was blocked"
+  wait_for_quiet
+}
+
+case_a_json_rpc_error_is_the_server_answering_and_marks_nothing() {
+  need_claude
+  svc_stdio
+  outage_session "rpc-error fixture backend exploded"
+  assert_not_contains "$(json_get "$(STATE)" 'd["servers"]["svc"]["status"]')" unhealthy
+  assert_contains "$(calls_seen)" "two"
+  wait_for_quiet
+}
+
+case_a_json_rpc_error_saying_unavailable_marks_it() {
+  need_claude
+  svc_stdio
+  outage_session "rpc-error database temporarily unavailable"
+  assert_eq "$(entry_field svc lastFailureCode)" 503
+  assert_second_blocked
+  wait_for_quiet
+}
+
+# Claude Code 2.1.197 runs one turn's MCP calls one after another, hooks included: the first failure marks the
+# server and the hook blocks the rest, so the model reads one retry time. (Failures that do overlap, as other
+# clients send them, are tests/cli/test_hook_post.sh's parallel case.)
+case_parallel_calls_in_one_turn_are_one_failure() {
+  need_claude
+  svc_stdio
+  model_script "{\"turns\":[$(cue_turn die "$(echo_call a)" "$(echo_call b)" "$(echo_call c)"),[$(echo_call two)]]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(entry_field svc failureCount)" 1 "three parallel failures of one outage"
+  local results
+  results=$(tool_results)
+  assert_not_contains "$results" "60 seconds"
+  assert_not_contains "$results" "2 minutes"
+  assert_second_blocked
+  wait_for_quiet
+}
+
+case_recovers_after_the_backoff() {
+  need_claude
+  svc_http
+  export ECC_MCP_HEALTH_BACKOFF_MS=1000
+  model_script "{\"turns\":[$(cue_turn "status 503 empty" "$(echo_call one)"),[$(echo_call two)],{\"write\":[\"$T/cue\",\"ok\"],\"pause_ms\":1500,\"calls\":[$(echo_call three)]}]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(calls_seen)" "three" "only the call after the backoff reaches the server"
+  assert_eq "$(entry_field svc status)" healthy
+  assert_contains "$(tool_results | sed -n '$p')" "echo: three"
+  wait_for_quiet
+}
+
+case_session_start_names_a_server_known_down() {
+  need_claude
+  svc_http
+  outage_session "status 503 empty"
+  # A second session: the server is still down; the model hears so before its first turn.
+  : > "$T/model.log"
+  model_script '{"turns":[]}'
+  claude_session
+  assert_contains "$(first_request)" 'MCP servers not available at the start of this session: \"svc\" is down'
+  wait_for_quiet
+}
+
+case_exit_code_mode_shows_the_model_our_line_and_no_trace() {
+  need_claude
+  svc_stdio
+  model_script "{\"turns\":[$(cue_turn die "$(echo_call one)"),[$(echo_call two)]]}"
+  start_model
+  mcph install
+  "$PY" - "$HOME/.claude/settings.json" "$MCPHEALTH_BIN" <<'PYEOF'
+import json, sys
+path, binary = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+for groups in d["hooks"].values():
+    for g in groups:
+        for h in g["hooks"]:
+            h["command"] = binary + " -v hook --output exit-code"
+json.dump(d, open(path, "w"))
+PYEOF
+  claude_session
+  assert_not_contains "$(calls_seen)" "two"
+  local last
+  last=$(tool_results | sed -n '$p')
+  assert_contains "$last" "[MCPHealthCheck] svc is marked unhealthy until"
+  assert_not_contains "$last" "[mcphealth]" "the -v trace reached the model"
+  wait_for_quiet
+}
+
+main "$@"
