@@ -222,4 +222,37 @@ PYEOF
   wait_for_quiet
 }
 
+# `claude -p` starts a project server still pending approval: its calls prove it runs, so the hook checks it.
+case_headless_checks_a_pending_project_server() {
+  need_claude
+  write_config "$HOME/.claude/settings.json" '{}'
+  svc_stdio
+  model_script "{\"turns\":[[$(echo_call one)]]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(calls_seen)" "one"
+  assert_eq "$(entry_field svc status)" healthy
+  assert_eq "$(entry_field svc source)" "$PROJ/.mcp.json"
+  # Interactive rules still hold for what no call proved: explain-config calls it pending.
+  mcph explain-config --cwd "$PROJ"
+  assert_contains "$OUT" "not approved"
+  wait_for_quiet
+}
+
+# A pending project server shadows a user server of the same name under -p (Claude Code runs the project one):
+# the hook probes the one that runs, so the project server's outage blocks from the second call.
+case_headless_probes_the_project_server_that_shadows_the_user_one() {
+  need_claude
+  write_config "$HOME/.claude/settings.json" '{}'
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":{\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/user-cue\",\"--calls-file\",\"$T/user-calls\"]}}}"
+  svc_stdio
+  outage_session down
+  assert_no_file "$T/user-calls"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc source)" "$PROJ/.mcp.json"
+  assert_second_blocked
+  wait_for_quiet
+}
+
 main "$@"

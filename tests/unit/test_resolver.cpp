@@ -266,3 +266,26 @@ TEST_CASE("explicit files replace the search and are trusted as the user's choic
   CHECK(r.winner("e")->scope == config::Scope::explicit_file);
   CHECK(r.winner("u") == nullptr);
 }
+
+TEST_CASE("headless, a pending project server starts and shadows the user one; a rejection still keeps it off", "[resolver]") {
+  Layout l;
+  l.claude_json("{}", R"("mcpServers":{"github":)" + stdio("user") + "}");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"github":)" + stdio("repo") + R"(,"off":)" + stdio("off") + "}}");
+  // Rejected in the project's own (untrusted) local settings: interactive rules would not read it; headless it counts.
+  l.write(l.project / ".claude" / "settings.local.json", R"({"disabledMcpjsonServers":["off"]})");
+  auto in = config::discovery_inputs(l.env, {}, l.project.string());
+  CHECK(config::resolve(in, l.env).winner("github")->scope == config::Scope::user);
+  in.mode = config::DiscoveryInputs::Mode::headless;
+  const auto r = config::resolve(in, l.env);
+  CHECK(r.winner("github")->scope == config::Scope::project);
+  CHECK(r.winner("off") == nullptr);
+}
+
+TEST_CASE("the client's mode is headless only for claude -p's hooks", "[resolver]") {
+  util::MapEnvironment env;
+  CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::interactive);
+  env.set("CLAUDE_CODE_ENTRYPOINT", "cli");
+  CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::interactive);
+  env.set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli");
+  CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::headless);
+}

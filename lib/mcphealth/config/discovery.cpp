@@ -112,4 +112,9 @@ FileReport read_source(const ConfigSource& source) {
   return report;
 }
 
+DiscoveryInputs::Mode client_mode(const util::Environment& env) {
+  const auto entrypoint = env.get("CLAUDE_CODE_ENTRYPOINT");
+  return entrypoint && *entrypoint == "sdk-cli" ? DiscoveryInputs::Mode::headless : DiscoveryInputs::Mode::interactive;
+}
+
 } // namespace mcphealth::config

@@ -36,7 +36,16 @@ struct DiscoveryInputs {
   /// Where managed (administrator) settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code` (Linux) or
   /// `/Library/Application Support/ClaudeCode` (macOS).
   std::filesystem::path managed_dir;
+  /// How the client runs. Headless Claude Code (`claude -p`) also starts the project's `.mcp.json` servers that
+  /// are still pending approval (a rejected one stays off), whether or not the folder is trusted; interactive
+  /// Claude Code starts only approved ones.
+  enum class Mode { interactive, headless };
+  Mode mode = Mode::interactive;
 };
+
+/// The client's mode from the hook's environment: Claude Code sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks
+/// of `claude -p` (seen with 2.1.197); anything else is interactive, the stricter rule.
+DiscoveryInputs::Mode client_mode(const util::Environment& env);
 
 /// Returns `p` absolute and lexically normal, without a trailing separator: the form `projects` keys have.
 std::filesystem::path absolute_normal(const std::filesystem::path& p);

@@ -329,15 +329,19 @@ void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<L
   }
 }
 
-/// Project servers start only once approved; a project's own settings count only in a trusted folder.
-void apply_approvals(Candidate& c, const std::vector<Layer>& layers) {
+/// Project servers start only once approved; a project's own settings count only in a trusted folder. Headless,
+/// Claude Code starts every one that is not rejected.
+void apply_approvals(Candidate& c, const std::vector<Layer>& layers, DiscoveryInputs::Mode mode) {
+  // Headless, a rejection anywhere keeps the server off, trusted folder or not: never start on a guess.
+  const bool any_layer = mode == DiscoveryInputs::Mode::headless;
   for (const Layer& layer : layers) {
-    if (layer.counted && layer.root && lists(*layer.root, "disabledMcpjsonServers", c.definition.name)) {
+    if ((layer.counted || any_layer) && layer.root && lists(*layer.root, "disabledMcpjsonServers", c.definition.name)) {
       c.standing = Standing::not_approved;
       c.reason = "rejected: disabledMcpjsonServers in " + layer.file.string() + " lists it";
       return;
     }
   }
+  if (mode == DiscoveryInputs::Mode::headless) return;
   for (const Layer& layer : layers) {
     if (!layer.counted || layer.root == nullptr) continue;
     if (is_true(*layer.root, "enableAllProjectMcpServers") || lists(*layer.root, "enabledMcpjsonServers", c.definition.name)) {
@@ -584,7 +588,7 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
     FileReport r = report_of(project, "project", project.root ? &*project.root : nullptr);
     const std::size_t from = res.candidates.size();
     add_candidates(res, r, Scope::project, mcp_json.parent_path().string());
-    for (std::size_t i = from; i < res.candidates.size(); ++i) apply_approvals(res.candidates[i], layers);
+    for (std::size_t i = from; i < res.candidates.size(); ++i) apply_approvals(res.candidates[i], layers, in.mode);
     res.files.push_back(std::move(r));
   }
   {

@@ -66,6 +66,7 @@ public:
   HookOutcome run() {
     const std::string event_name = resolve_event_name(m_request, m_deps.env);
     const Event event = event_from_name(event_name);
+    m_event = event;
     trace([&] { return "event " + event_name + " (" + event_source() + ")"; });
     if (m_request.input.incomplete) return answer_incomplete(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
@@ -447,7 +448,7 @@ private:
         to_refresh.push_back(c->tool_name);
       }
     }
-    if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(folder_key(), to_refresh);
+    if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(inputs().project_dir.string(), to_refresh);
     if (notes.empty()) return allow(event);
     return allow(event, messages::session_start(notes));
   }
@@ -489,11 +490,18 @@ private:
       std::vector<config::SettingWarning> said_later; // the same warnings come with settings(), off the hot path
       m_inputs = config::discovery_inputs(
           m_deps.env, config::resolve_config_paths(m_deps.env, m_request.overrides, said_later).value, cwd);
+      // A call proves the client started a server of that name, so the call's events follow the client's mode;
+      // SessionStart (a warm-up no call asked for) keeps the interactive rule: nothing pending is started.
+      if (m_event != Event::session_start) m_inputs->mode = config::client_mode(m_deps.env);
     }
     return *m_inputs;
   }
 
-  std::string folder_key() { return inputs().project_dir.string(); }
+  /// The folder's key in the state file's bindings; headless runs bind apart, their rule being another.
+  std::string folder_key() {
+    const std::string dir = inputs().project_dir.string();
+    return inputs().mode == config::DiscoveryInputs::Mode::headless ? dir + " (headless)" : dir;
+  }
 
   /// The binding of `server` in this folder when the stored one still holds (no watched file or variable changed):
   /// stats, no config read.
@@ -615,7 +623,7 @@ private:
     case state::Freshness::stale:
       // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
       if (refresh_in_background() && st.stale_for_ms < e.ttl_ms().value_or(settings().ttl_ms.value) && m_deps.start_refresh) {
-        m_deps.start_refresh(folder_key(), {config::tool_server_name(call.server)});
+        m_deps.start_refresh(inputs().project_dir.string(), {config::tool_server_name(call.server)});
         trace([&] { return std::string("allow now; a background refresh re-probes it"); });
         return allow(event);
       }
@@ -783,6 +791,7 @@ private:
   /// The call being decided, once known, and its definition once resolved.
   std::optional<CallTarget> m_call;
   const config::Candidate* m_candidate = nullptr;
+  Event m_event = Event::other;
   std::optional<config::DiscoveryInputs> m_inputs;
   std::optional<config::Resolution> m_resolution;
 };
