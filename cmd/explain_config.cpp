@@ -128,7 +128,7 @@ void print_text(const ops::Explanation& e, bool color) {
   if (e.servers.empty()) std::printf("  (none)\n");
   for (const auto& s : e.servers) {
     std::printf("  %s: %s, %s scope, from %s%s\n", s.name.c_str(), s.kind.c_str(), std::string(config::scope_name(s.scope)).c_str(),
-                s.winner.source.c_str(), s.standing == config::Standing::misconfigured ? " (MISCONFIGURED)" : "");
+                s.winner.source.c_str(), s.unset_vars.empty() ? "" : " (uses unset variables)");
     if (s.tool_name != s.name) std::printf("    in tool names: mcp__%s__...\n", s.tool_name.c_str());
     for (const auto& d : s.shadowed) {
       std::printf("    shadowed: %s (%s), which would run %s\n", d.definition.source.c_str(), d.definition.scope.c_str(),

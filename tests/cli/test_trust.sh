@@ -143,12 +143,15 @@ case_dotted_and_spaced_names_match_their_tool_names() {
   assert_contains "$ERR" "(spaced down)"
 }
 
-case_unset_variable_is_misconfigured_everywhere() {
-  json_file "$HOME/.claude.json" '{"mcpServers": {"keyed": {"command": PY, "args": [STDIO, "--count-file", T + "/count"], "env": {"API_KEY": "${API_KEY}"}}}}'
+# Claude Code 2.1.197 starts a definition with an unset ${VAR} with the literal text (it only warns): so does the
+# probe, and a failure then is "misconfigured", with the variable named.
+case_unset_variable_is_started_literally_and_misconfigured_when_it_fails() {
+  json_file "$HOME/.claude.json" '{"mcpServers": {"keyed": {"command": PY, "args": [STDIO, "--mode", "flag", "--flag-file", T + "/${API_KEY}", "--count-file", T + "/count"], "env": {"API_KEY": "${API_KEY}"}}}}'
   hook "$(pre_payload keyed)"
   assert_contains "$OUT" '"permissionDecision":"deny"'
-  assert_contains "$ERR" "keyed is misconfigured: \${API_KEY} is not set"
-  assert_eq "$(line_count "$T/count")" 0 "nothing was started"
+  assert_contains "$ERR" "keyed is misconfigured: \${API_KEY} is not set (fixture crashed"
+  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')" "tell the user to set API_KEY"
+  assert_eq "$(line_count "$T/count")" 1 "started, as Claude Code starts it"
   mcph probe keyed --json
   assert_eq "$RC" 1 "down for probe's exit code"
   assert_eq "$(json_eval "$OUT" 'd["servers"][0]["status"]')" misconfigured
@@ -157,12 +160,13 @@ case_unset_variable_is_misconfigured_everywhere() {
   assert_eq "$(json_eval "$OUT" '[r["status"] for r in d["servers"]]')" '["misconfigured"]' "its own state in status"
   assert_contains "$(json_eval "$OUT" '[r["entry"]["lastError"] for r in d["servers"]]')" "misconfigured: \${API_KEY} is not set"
   mcph explain-config --json
-  assert_eq "$(json_eval "$OUT" '[f["severity"] for f in d["findings"] if f["id"] == "misconfigured"]')" '["error"]'
-  # Set it (as the next session would): the stamp changes, the definition is probed.
+  assert_eq "$(json_eval "$OUT" '[f["severity"] for f in d["findings"] if f["id"] == "unset-variable"]')" '["warning"]'
+  # Set it (as the next session would): the stamp changes, the definition is probed, and it answers.
   export API_KEY=k
+  touch "$T/k"
   hook "$(pre_payload keyed)"
   assert_eq "$OUT" ""
-  assert_eq "$(line_count "$T/count")" 1
+  assert_eq "$(line_count "$T/count")" 3
 }
 
 case_probe_all_from_home_covers_every_project() {

@@ -204,15 +204,23 @@ TEST_CASE("a cache hit needs no config file: a bound name is decided from the st
   CHECK(stamp() == before);
 }
 
-TEST_CASE("an unset variable makes a definition misconfigured: blocked without starting anything", "[engine]") {
+TEST_CASE("an unset variable is probed as Claude Code starts it: a failure is misconfigured and a success healthy", "[engine]") {
   Harness h;
   std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+  h.prober.results.clear();
+  h.prober.results.push_back(FakeProber::down("Error: invalid API key"));
   auto out = h.run("PreToolUse");
+  CHECK(h.prober.calls == 1);
   CHECK(out.decision == hook::HookOutcome::Decision::block);
-  CHECK(h.logged("misconfigured: ${NO_SUCH_KEY} is not set"));
+  CHECK(h.logged("misconfigured: ${NO_SUCH_KEY} is not set (Error: invalid API key)"));
   CHECK(out.reason == hook::messages::blocked_misconfigured("svc", "act", "NO_SUCH_KEY"));
-  CHECK(h.prober.calls == 0);
   CHECK(h.entry().unhealthy());
+  CHECK(h.runner.commands.empty()); // a restart would not set the variable
+
+  Harness fine;
+  std::ofstream(fine.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+  CHECK(fine.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  CHECK(fine.entry().healthy());
 }
 
 TEST_CASE("other events and non-MCP tools pass silently", "[engine]") {

@@ -206,16 +206,18 @@ TEST_CASE("plugin servers may come from the plugin's .mcp.json or a file plugin.
   CHECK(r.winner("plugin_b_t") != nullptr);
 }
 
-TEST_CASE("an unset variable makes the winner misconfigured", "[resolver]") {
+TEST_CASE("an unset variable leaves the winner active with the literal text, as Claude Code starts it", "[resolver]") {
   Layout l;
   l.claude_json("{}", R"("mcpServers":{"k":{"command":"/bin/echo","env":{"API_KEY":"${API_KEY}"}}})");
   auto r = l.resolve();
   REQUIRE(r.winner("k") != nullptr);
-  CHECK(r.winner("k")->standing == config::Standing::misconfigured);
-  CHECK(r.winner("k")->reason == "misconfigured: ${API_KEY} is not set");
+  CHECK(r.winner("k")->standing == config::Standing::active);
+  CHECK(r.winner("k")->resolved->unset_vars == std::vector<std::string>{"API_KEY"});
   CHECK(r.variables == std::vector<std::string>{"API_KEY"});
+  const std::string unset_fingerprint = r.winner("k")->fingerprint;
   l.env.set("API_KEY", "x");
-  CHECK(l.resolve().winner("k")->standing == config::Standing::active);
+  CHECK(l.resolve().winner("k")->resolved->unset_vars.empty());
+  CHECK(l.resolve().winner("k")->fingerprint != unset_fingerprint);
 }
 
 TEST_CASE("servers in the JS hook's own files are not read", "[resolver]") {
@@ -267,7 +269,7 @@ TEST_CASE("explicit files replace the search and are trusted as the user's choic
   CHECK(r.winner("u") == nullptr);
 }
 
-TEST_CASE("headless, a pending project server starts and shadows the user one; a rejection still keeps it off", "[resolver]") {
+TEST_CASE("headless Claude Code starts a pending project server (it shadows the user one) but not a rejected one", "[resolver]") {
   Layout l;
   l.claude_json("{}", R"("mcpServers":{"github":)" + stdio("user") + "}");
   l.write(l.project / ".mcp.json", R"({"mcpServers":{"github":)" + stdio("repo") + R"(,"off":)" + stdio("off") + "}}");

@@ -29,7 +29,6 @@ std::string_view scope_name(Scope scope) {
 std::string_view standing_name(Standing standing) {
   switch (standing) {
   case Standing::active: return "active";
-  case Standing::misconfigured: return "misconfigured";
   case Standing::shadowed: return "shadowed";
   case Standing::not_approved: return "not-approved";
   case Standing::disabled: return "disabled";
@@ -412,11 +411,8 @@ void pick_winners(Resolution& res, const util::Environment& env) {
       continue;
     }
     c.resolved = resolve_server(c.definition, env);
+    // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
     c.fingerprint = definition_fingerprint(*c.resolved);
-    if (!c.resolved->unset_vars.empty()) {
-      c.standing = Standing::misconfigured;
-      c.reason = "misconfigured: ${" + c.resolved->unset_vars.front() + "} is not set";
-    }
   }
 }
 

@@ -32,7 +32,6 @@ std::string_view scope_name(Scope scope);
 /// Whether Claude Code uses a definition, and if not, why.
 enum class Standing {
   active,          // Claude Code starts it: the one to probe
-  misconfigured,   // it wins, but Claude Code refuses it (an unset ${VAR} without a default)
   shadowed,        // a definition of the same name in a scope of higher precedence wins
   not_approved,    // a project server the user has not approved (or has rejected)
   disabled,        // turned off with /mcp (disabledMcpServers)
@@ -42,7 +41,7 @@ enum class Standing {
   not_read,        // in a file Claude Code does not read servers from
 };
 
-/// The name of a standing: `active`, `misconfigured`, `shadowed`, `not-approved`, `disabled`, `denied`,
+/// The name of a standing: `active`, `shadowed`, `not-approved`, `disabled`, `denied`,
 /// `managed-only`, `plugin-disabled`, `not-read`.
 std::string_view standing_name(Standing standing);
 
@@ -59,14 +58,15 @@ struct Candidate {
   Standing standing = Standing::active;
   /// Why it is not active (empty when it is).
   std::string reason;
-  /// For active and misconfigured definitions: the definition resolved against the environment.
+  /// For active definitions: the definition resolved against the environment (an unset ${VAR} without a default
+  /// stays literal text, as Claude Code starts it; `resolved->unset_vars` names it).
   std::optional<ResolvedServer> resolved;
-  /// For active and misconfigured definitions: the name and what decides a probe (transport, command, args, env
+  /// For active definitions: the name and what decides a probe (transport, command, args, env
   /// names and a hash of the values, url, header names): one verdict per fingerprint.
   std::string fingerprint;
 
-  /// True when this is the definition Claude Code uses for its name (active or misconfigured).
-  bool wins() const { return standing == Standing::active || standing == Standing::misconfigured; }
+  /// True when this is the definition Claude Code uses for its name.
+  bool wins() const { return standing == Standing::active; }
   /// True when a user's `name` means this one: its name in the config file, or as tool names spell it.
   bool named(std::string_view name) const;
 };

@@ -194,7 +194,7 @@ private:
     if (result.kind == probe::Kind::misconfigured) {
       const std::string missing = c.resolved && !c.resolved->unset_vars.empty() ? c.resolved->unset_vars.front() : "a variable";
       return block(event,
-                   name + " is " + result.reason + ", so Claude Code cannot start it. Blocking " + target.call.tool +
+                   name + " is " + result.reason + ", so it fails under Claude Code too. Blocking " + target.call.tool +
                        " so Claude can fall back to non-MCP tools.",
                    messages::blocked_misconfigured(name, target.call.tool, missing));
     }
@@ -425,12 +425,12 @@ private:
     std::vector<messages::SessionNote> notes;
     using Note = messages::SessionNote;
     for (const config::Candidate* c : res.winners()) {
-      if (c->standing == config::Standing::misconfigured) {
-        const std::string missing = c->resolved && !c->resolved->unset_vars.empty() ? c->resolved->unset_vars.front() : "?";
-        notes.push_back({c->tool_name, Note::Kind::misconfigured, missing, std::nullopt});
+      const json::object* entry = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
+      if (entry && state::health_of(ServerEntry::from_json(*entry), *entry) == state::Health::misconfigured &&
+          c->resolved && !c->resolved->unset_vars.empty()) {
+        notes.push_back({c->tool_name, Note::Kind::misconfigured, c->resolved->unset_vars.front(), std::nullopt});
         continue;
       }
-      const json::object* entry = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
       const bool skipped = server_settings(c).probe.value == config::ProbeMode::skip; // nothing to refresh
       if (entry == nullptr) {
         if (!skipped) to_refresh.push_back(c->tool_name);

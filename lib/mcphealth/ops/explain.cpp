@@ -225,11 +225,12 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
           s.name + " is defined in " + std::to_string(s.shadowed.size() + 1) + " places; " + where(c) + " wins, shadowing " + list,
           "remove the definitions you do not mean, so the one you edit is the one used");
     }
-    if (c.standing == config::Standing::misconfigured) {
+    if (!s.unset_vars.empty()) {
       std::string vars;
       for (const auto& v : s.unset_vars) vars += (vars.empty() ? "" : ", ") + ("${" + v + "}");
-      add(e, Finding::Severity::error, "misconfigured",
-          s.name + " is misconfigured: " + vars + " not set here, so Claude Code refuses it (the hook blocks its tools)",
+      add(e, Finding::Severity::warning, "unset-variable",
+          s.name + " uses " + vars + ", not set here: Claude Code warns and starts it with the literal text (if it then "
+          "fails, the hook blocks its tools as misconfigured)",
           "set it where the agent runs (launchd and cron do not read your shell profile), or write ${VAR:-default}");
     }
     if (s.kind == "stdio" && !s.resolved_command) {

@@ -124,13 +124,13 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   std::vector<config::Settings> own;
   for (const config::Candidate* c : chosen) own.push_back(config::settings_for(settings, policy, *c));
 
-  // A misconfigured definition is never started, nor one the policy skips: the recovery policy says so.
+  // A definition the policy skips is never started: the recovery policy says so.
   state::StateStore store(settings.state_path.value, clock);
   const state::StateSnapshot before = store.read();
   std::vector<probe::BatchItem> items;
   std::vector<std::optional<std::size_t>> item_of(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
-    if (chosen[i]->standing == config::Standing::misconfigured || own[i].probe.value == config::ProbeMode::skip) continue;
+    if (own[i].probe.value == config::ProbeMode::skip) continue;
     item_of[i] = items.size();
     const json::object* prev = state::decision_entry(before.doc, chosen[i]->tool_name, chosen[i]->fingerprint);
     items.push_back({chosen[i]->tool_name, *chosen[i]->resolved, probe::spec_of(own[i], prev)});

@@ -184,10 +184,8 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
       continue;
     }
     due.push_back(c);
-    if (c->standing != config::Standing::misconfigured) {
-      const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
-      items.push_back({c->tool_name, *c->resolved, probe::spec_of(s, prev)});
-    }
+    const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
+    items.push_back({c->tool_name, *c->resolved, probe::spec_of(s, prev)});
     own.push_back(std::move(s));
   }
   if (!due.empty()) {
@@ -203,8 +201,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
     std::size_t item = 0;
     for (std::size_t i = 0; i < due.size(); ++i) {
       const config::Candidate* c = due[i];
-      const bool was_probed = c->standing != config::Standing::misconfigured;
-      const probe::BatchOutcome* o = was_probed ? &outcomes[item++] : nullptr;
+      const probe::BatchOutcome* o = &outcomes[item++];
       const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
       const recover::RecoveryRequest rr =
           recover::request_for(*c, own[i], prev, recover::Reconnect::when_down, o ? &o->result : nullptr);

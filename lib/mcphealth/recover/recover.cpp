@@ -32,12 +32,6 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
                            const util::Environment& env) {
   Recovery out;
   if (request.server == nullptr) return out;
-  if (!request.server->unset_vars.empty()) {
-    // Claude Code refuses such a definition, so there is no server to reach: down, without starting anything.
-    out.result.kind = probe::Kind::misconfigured;
-    out.result.reason = "misconfigured: ${" + request.server->unset_vars.front() + "} is not set";
-    return out;
-  }
   if (request.skipped_by) {
     out.result.kind = probe::Kind::skipped;
     out.result.reason = "not probed: probe is skip (" + *request.skipped_by + ")";
@@ -45,6 +39,14 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
   }
   out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.spec);
   if (out.result.ok || out.result.kind == probe::Kind::not_probed) return out;
+  if (!request.server->unset_vars.empty()) {
+    // Claude Code starts it with the literal ${VAR} text, as the probe did; it failed, and a restart would not set
+    // the variable: misconfigured, with what the server said.
+    out.result.kind = probe::Kind::misconfigured;
+    out.result.reason = "misconfigured: ${" + request.server->unset_vars.front() + "} is not set" +
+                        (out.result.reason.empty() ? std::string() : " (" + out.result.reason + ")");
+    return out;
+  }
   const state::FailureCode code = out.result.code.present() ? out.result.code : request.previous_code;
   out.reconnect = reconnect_and_reprobe(request, code, prober, runner, env);
   if (!out.reconnect.reprobe) return out;
