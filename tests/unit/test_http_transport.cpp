@@ -268,3 +268,21 @@ TEST_CASE("legacy SSE: a refused POST is an HTTP failure, and a stream that ends
     CHECK(out.reason == "SSE stream closed before the answer to initialize");
   }
 }
+
+TEST_CASE("a 401 needs auth only with a Bearer challenge, and carries the server's OAuth error description", "[http_transport]") {
+  testing::FakeClock clock;
+  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  ScriptedClient oauth;
+  oauth.script = {{401, {{"www-authenticate", "Bearer resource_metadata=\"http://127.0.0.1:9/.well-known/x\""}, {"content-type", "application/json"}},
+                   R"({"error":"invalid_token","error_description":"The access token expired"})"}};
+  const probe::ProbeResult expired = probe::probe_http(server, 5'000, {}, oauth, clock);
+  CHECK(expired.ok);
+  CHECK(expired.kind == probe::Kind::needs_auth);
+  CHECK(expired.auth_error == std::optional<std::string>("The access token expired"));
+  ScriptedClient plain;
+  plain.script = {{401, {}, ""}};
+  const probe::ProbeResult refused = probe::probe_http(server, 5'000, {}, plain, clock);
+  CHECK_FALSE(refused.ok);
+  CHECK(refused.code == state::FailureCode::http(401));
+  CHECK(refused.reason.find("/mcp cannot authenticate it") != std::string::npos);
+}

@@ -30,8 +30,8 @@ std::string challenge_param(std::string_view challenge, std::string_view key) {
 }
 
 /// What a 401 or 403 says of the credentials (see CallOutcome::auth_error).
-std::string auth_error_of(const http::Response& response) {
-  if (auto body = util::parse_json(response.body); body && body->is_object()) {
+std::string auth_error_of(const http::Response& response, std::string_view body_text) {
+  if (auto body = util::parse_json(body_text); body && body->is_object()) {
     for (const char* key : {"error_description", "error"}) {
       if (auto v = util::get_string(body->as_object(), key); v && !v->empty()) return util::cap_utf8(*v, 1000);
     }
@@ -51,7 +51,7 @@ std::int64_t time_left(util::EpochMs deadline, util::Clock& clock) {
   return std::max<std::int64_t>(1, deadline - clock.now_ms());
 }
 
-CallOutcome http_failure(const http::Response& response, util::EpochMs now) {
+CallOutcome http_failure(const http::Response& response, util::EpochMs now, std::optional<std::string_view> body) {
   CallOutcome out;
   out.status = CallOutcome::Status::failed;
   if (!response.has_status()) {
@@ -64,7 +64,7 @@ CallOutcome http_failure(const http::Response& response, util::EpochMs now) {
   out.reason = "HTTP " + std::to_string(response.status);
   if (auto v = response.header("retry-after")) out.retry_after_ms = http::parse_retry_after(*v, now);
   if (auto v = response.header("www-authenticate")) out.bearer_challenge = starts_with_ci(*v, "bearer");
-  if (response.status == 401 || response.status == 403) out.auth_error = auth_error_of(response);
+  if (response.status == 401 || response.status == 403) out.auth_error = auth_error_of(response, body.value_or(response.body));
   return out;
 }
 

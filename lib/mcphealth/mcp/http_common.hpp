@@ -6,11 +6,16 @@
 #include <mcphealth/util/clock.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace mcphealth::mcp {
 
-/// Turns a failed HTTP response into a call outcome: status, Retry-After, Bearer challenge, or the transport error.
-CallOutcome http_failure(const http::Response& response, util::EpochMs now);
+/// Turns a failed HTTP response into a call outcome: status, Retry-After, Bearer challenge, what a 401 or 403 says
+/// of the credentials, or the transport error. `body` is the response body when the caller collected it itself
+/// (a streaming read leaves `response.body` empty).
+CallOutcome http_failure(const http::Response& response, util::EpochMs now,
+                         std::optional<std::string_view> body = std::nullopt);
 
 /// True when the response's Content-Type is `text/event-stream`.
 bool is_event_stream(const http::Response& response);

@@ -88,7 +88,7 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
   util::JsonParse parsed = util::parse_json(json_body);
   if (!success_status) {
     // Still an HTTP failure (its status decides), with the JSON-RPC error a 2026-07-28 server explains it with.
-    CallOutcome failure = http_failure(response, m_clock.now_ms());
+    CallOutcome failure = http_failure(response, m_clock.now_ms(), json_body);
     if (parsed && parsed->is_object() && parsed->get_object().contains("error")) {
       const CallOutcome rpc = outcome_of_response(parsed->get_object());
       failure.error_code = rpc.error_code;

@@ -72,6 +72,15 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   }
   const int status = *failure.http_status;
   r.http_status = status;
+  if (status == 401 && !failure.bearer_challenge) {
+    // No Bearer challenge: nothing for the client's OAuth to work with (Claude Code reports such a server failed),
+    // so /mcp cannot fix it: the definition's own credentials are refused.
+    r.kind = Kind::http_status;
+    r.code = state::FailureCode::http(401);
+    r.reason = "HTTP 401 without an OAuth challenge (WWW-Authenticate: Bearer): the server refuses the definition's "
+               "credentials, and /mcp cannot authenticate it";
+    return;
+  }
   if (status == 401 || (status == 403 && failure.bearer_challenge)) {
     r.ok = true;
     r.kind = Kind::needs_auth;
