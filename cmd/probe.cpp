@@ -5,6 +5,7 @@
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/ops/hints.hpp>
 #include <mcphealth/ops/probe.hpp>
+#include <mcphealth/probe/batch.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>
@@ -34,10 +35,13 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
       ->check(CLI::IsMember({"modern", "legacy", "auto"}));
   sub->add_option("--timeout-ms", o->timeout_ms,
                   "Per-server timeout in ms, for every server (default: the policy file's timeoutMs, else "
-                  "$MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else 5000)")
+                  "$MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else Claude Code's start-up timeout: $MCP_TIMEOUT, else 30000)")
       ->type_name("MS")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{3'600'000}));
-  sub->add_option("--parallel", o->parallel, "At most N probes at a time (default 0: all at once)")->type_name("N");
+  sub->add_option("--parallel", o->parallel,
+                  "At most N probes at a time (default: one per core, at least 3, the pace Claude Code starts local "
+                  "servers at; 0: all at once)")
+      ->type_name("N");
   add_format_options(*sub, o->format);
   sub->add_flag("--unhealthy", o->unhealthy, "Print only the servers found down (the exit code still counts all)");
   sub->add_flag("--no-update", o->no_update, "Do not write the state file");
@@ -146,7 +150,7 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   request.servers = o.servers;
   request.all = o.all;
   if (o.project) request.project = *o.project;
-  request.parallel = o.parallel;
+  request.parallel = o.parallel.value_or(probe::default_parallelism());
   request.record = o.no_update ? ops::Record::no : ops::Record::yes;
   request.reconnect = o.reconnect ? recover::Reconnect::when_down : recover::Reconnect::never;
   if (o.prometheus) request.prometheus = *o.prometheus;

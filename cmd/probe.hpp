@@ -18,7 +18,8 @@ struct ProbeCommandOptions {
   std::optional<std::string> depth;
   std::optional<std::string> protocol;
   std::optional<std::int64_t> timeout_ms;
-  std::size_t parallel = 0;
+  /// `--parallel N`; unset: probe::default_parallelism().
+  std::optional<std::size_t> parallel;
   Format format = Format::table;
   bool unhealthy = false;
   bool no_update = false;

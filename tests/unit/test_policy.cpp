@@ -134,3 +134,15 @@ TEST_CASE("a skipped server is not probed, and a policy argv reconnect gets the 
   CHECK(runner.commands[0] == "restart|--name=r x;y");
   CHECK(down.reconnect.attempt == recover::Attempt::ok);
 }
+
+TEST_CASE("with no agent waiting a built-in timeout becomes Claude Code's start-up timeout and a chosen one stays", "[policy]") {
+  util::MapEnvironment env;
+  config::Settings s;
+  CHECK(config::unhurried(s, env).timeout_ms.value == config::k_client_startup_timeout_ms);
+  env.set("MCP_TIMEOUT", "4000");
+  CHECK(config::unhurried(s, env).timeout_ms.value == 4000);
+  env.set("MCP_TIMEOUT", "soon");
+  CHECK(config::unhurried(s, env).timeout_ms.value == config::k_client_startup_timeout_ms);
+  s.timeout_ms = {1500, config::Origin::variable("MCPHEALTH_TIMEOUT_MS")};
+  CHECK(config::unhurried(s, env).timeout_ms.value == 1500);
+}

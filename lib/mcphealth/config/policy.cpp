@@ -331,4 +331,21 @@ Settings settings_for(const Settings& base, const Policy& policy, const Candidat
                       candidate.project ? std::optional<fs::path>(*candidate.project) : std::nullopt);
 }
 
+std::int64_t client_startup_timeout_ms(const util::Environment& env) {
+  const auto v = env.get("MCP_TIMEOUT");
+  if (!v || v->empty() || v->size() > 9 || v->find_first_not_of("0123456789") != std::string::npos) {
+    return k_client_startup_timeout_ms;
+  }
+  const std::int64_t ms = std::stoll(*v);
+  return ms > 0 ? ms : k_client_startup_timeout_ms;
+}
+
+Settings unhurried(Settings s, const util::Environment& env) {
+  if (s.timeout_ms.origin.kind == Origin::Kind::built_in) {
+    s.timeout_ms.value = client_startup_timeout_ms(env);
+    s.timeout_ms.origin = Origin::variable("MCP_TIMEOUT (Claude Code's start-up timeout; no agent waits)");
+  }
+  return s;
+}
+
 } // namespace mcphealth::config

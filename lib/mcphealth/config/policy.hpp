@@ -94,6 +94,18 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
 /// The settings for a definition (its tool name, and its project for local and project scope).
 Settings settings_for(const Settings& base, const Policy& policy, const Candidate& candidate);
 
+/// Claude Code's start-up timeout for an MCP server when `MCP_TIMEOUT` is not set: `claude mcp list` gives a
+/// silent server 30 s before "Failed to connect" (2.1.197).
+inline constexpr std::int64_t k_client_startup_timeout_ms = 30'000;
+
+/// The client's start-up timeout: `MCP_TIMEOUT` (ms) where it is a positive whole number, else 30 s.
+std::int64_t client_startup_timeout_ms(const util::Environment& env);
+
+/// `s` for a probe no agent is waiting for (`probe`, `watch --probe`, `refresh`): a timeout nobody chose (the
+/// built-in 5 s) becomes the client's start-up timeout, so a slow but healthy server gets the time Claude Code
+/// gives it. A timeout from a flag, a variable or the policy file is kept.
+Settings unhurried(Settings s, const util::Environment& env);
+
 /// The most of a policy file that is read.
 inline constexpr std::size_t k_max_policy_bytes = 1024 * 1024;
 

@@ -122,7 +122,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     report.warnings.push_back("policy " + policy.path.value.string() + " ignored: " + problem.text());
   }
   std::vector<config::Settings> own;
-  for (const config::Candidate* c : chosen) own.push_back(config::settings_for(settings, policy, *c));
+  for (const config::Candidate* c : chosen) own.push_back(config::unhurried(config::settings_for(settings, policy, *c), env));
 
   // A definition the policy skips is never started: the recovery policy says so.
   state::StateStore store(settings.state_path.value, clock);

@@ -56,7 +56,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const json::object* prev = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
-    const config::Settings own = config::settings_for(settings, policy, *c);
+    const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
     const recover::RecoveryRequest rr = recover::request_for(*c, own, prev, recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     if (recovery.result.kind == probe::Kind::not_probed || recovery.result.kind == probe::Kind::skipped) {

@@ -177,7 +177,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   std::vector<config::Settings> own;
   std::vector<probe::BatchItem> items;
   for (const auto* c : m_candidates) {
-    config::Settings s = config::settings_for(m_settings, policy, *c);
+    config::Settings s = config::unhurried(config::settings_for(m_settings, policy, *c), m_env);
     if (s.probe.value == config::ProbeMode::skip ||
         next_probe_at(state::decision_entry(before.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
                       m_seen_at[c->fingerprint], s, m_jitter) > now) {
@@ -191,7 +191,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   if (!due.empty()) {
     probe::LiveProber prober(m_clock);
     const std::vector<probe::BatchOutcome> outcomes =
-        probe::probe_batch(items, 0, [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
+        probe::probe_batch(items, probe::default_parallelism(), [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
     if (stop.load()) { // probes cut short by a signal say nothing about the servers
       out.next_at = m_clock.now_ms();
       return out;

@@ -1,9 +1,12 @@
 #include <mcphealth/probe/batch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
 namespace mcphealth::probe {
+
+std::size_t default_parallelism() { return std::max<std::size_t>(3, std::thread::hardware_concurrency()); }
 
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
                                       const ProberFactory& make_prober, util::Clock& clock) {

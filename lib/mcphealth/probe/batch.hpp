@@ -26,6 +26,11 @@ struct BatchOutcome {
 /// Makes a prober for one worker thread.
 using ProberFactory = std::function<std::unique_ptr<Prober>()>;
 
+/// How many probes run at once when nobody says: one per core, and at least 3 (Claude Code 2.1.197 itself starts
+/// local servers three at a time: MCP_SERVER_CONNECTION_BATCH_SIZE). Started all at once on a small machine,
+/// healthy servers miss their timeout for want of CPU, and a server that dies after its start looks alive.
+std::size_t default_parallelism();
+
 /// Probes every item (as its spec says) with at most `parallel` probes at a time (0 = all at once); results in the
 /// items' order.
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
