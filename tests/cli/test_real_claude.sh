@@ -5,27 +5,6 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/real_agent.sh"
 
-need_claude() {
-  CLAUDE_BIN=${MCPHEALTH_CLAUDE:-}
-  [ -n "$CLAUDE_BIN" ] && [ -x "$CLAUDE_BIN" ] || skip "needs the real claude (MCPHEALTH_CLAUDE; scripts/test installs it)"
-}
-
-# claude_session [ARGS...]: one `claude -p` session in $PROJ against the fake model; sets OUT (stream-json), RC.
-claude_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
-    DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 IS_SANDBOX=1 \
-    timeout 120 "$CLAUDE_BIN" -p "Use the echo tool." --output-format stream-json --verbose \
-    --dangerously-skip-permissions "$@" 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "claude exited $RC"
-}
-
 # outage_session CUE: a session whose first turn starts the outage CUE and calls echo ("one"), and whose second
 # calls it again ("two"); hooks registered as a user would.
 outage_session() {
