@@ -291,3 +291,16 @@ TEST_CASE("the client's mode is headless only for claude -p's hooks", "[resolver
   env.set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli");
   CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::headless);
 }
+
+TEST_CASE("an approval in a parent folder's entry does not approve a clone inside it", "[resolver]") {
+  Layout l;
+  const fs::path clone = l.project / "clone";
+  l.write(clone / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + "}}");
+  l.claude_json(R"({"enableAllProjectMcpServers":true,"enabledMcpjsonServers":["p"],"hasTrustDialogAccepted":true})");
+  const auto in_clone = config::resolve(config::discovery_inputs(l.env, {}, clone.string()), l.env);
+  CHECK(in_clone.winner("p") == nullptr);
+  CHECK(in_clone.candidates_for("p").front()->standing == config::Standing::not_approved);
+  // The folder the entry names is approved.
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"q":)" + stdio("q") + "}}");
+  CHECK(l.resolve().winner("q") != nullptr);
+}

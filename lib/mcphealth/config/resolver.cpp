@@ -546,10 +546,12 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   JsonFile local_settings = load_json(dir / ".claude" / "settings.local.json");
   JsonFile project_settings = load_json(dir / ".claude" / "settings.json");
   JsonFile user_settings = load_json(in.config_dir / "settings.json");
-  // Approval sources in precedence order. ~/.claude.json's entry for the folder is the user's own record.
+  // Approval sources in precedence order. ~/.claude.json's entry for the folder is the user's own record; only the
+  // folder's own entry approves (Claude Code 2.1.197 shows a clone inside an approved folder "pending approval").
+  const json::object* own_entry = projects ? util::get_object(*projects, absolute_normal(dir).string()) : nullptr;
   std::vector<Layer> layers = {
       {managed_settings.path, managed_settings.root ? &*managed_settings.root : nullptr, true},
-      {in.claude_json, entry, true},
+      {in.claude_json, own_entry, true},
       {local_settings.path, local_settings.root ? &*local_settings.root : nullptr, res.trusted},
       {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, res.trusted},
       {user_settings.path, user_settings.root ? &*user_settings.root : nullptr, true},
