@@ -192,7 +192,7 @@ TEST_CASE("legacy SSE resolves the endpoint with libcurl, POSTs there, and reads
   const config::HttpServer server{"https://h.example:8443/a/sse", "sse", {{"X-Key", "k"}}};
   client.script = {
       {200, k_sse,
-       "event: endpoint\ndata: //other.example/messages?session=1\n\n"
+       "event: endpoint\ndata: //H.example:8443/messages?session=1\n\n"
        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv\",\"method\":\"ping\"}\n\n"
        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\n"},
       {202, {}, ""}, // the request
@@ -209,7 +209,7 @@ TEST_CASE("legacy SSE resolves the endpoint with libcurl, POSTs there, and reads
   CHECK(seen[0].method == "GET");
   CHECK(header_of(seen[0], "Accept") == "text/event-stream");
   CHECK(seen[1].method == "POST");
-  CHECK(seen[1].url == "https://other.example/messages?session=1"); // a network-path reference keeps the scheme
+  CHECK(seen[1].url == "https://H.example:8443/messages?session=1"); // a network-path reference keeps the scheme
   CHECK(header_of(seen[1], "X-Key") == "k");
   CHECK(seen[2].body.find("\"id\":\"srv\"") != std::string::npos); // the ping was answered
 }
@@ -285,4 +285,27 @@ TEST_CASE("a 401 needs auth only with a Bearer challenge, and carries the server
   CHECK_FALSE(refused.ok);
   CHECK(refused.code == state::FailureCode::http(401));
   CHECK(refused.reason.find("/mcp cannot authenticate it") != std::string::npos);
+}
+
+TEST_CASE("legacy SSE never sends the definition's headers to another origin than the configured URL's", "[http_transport]") {
+  testing::FakeClock clock;
+  const config::HttpServer server{"http://me:pw@127.0.0.1:9/sse", "sse", {{"Authorization", "Bearer secret"}}};
+  for (const char* endpoint : {"http://127.0.0.2:9/steal", "//other.example/x", "http://evil@127.0.0.1:9/x",
+                               "https://127.0.0.1:9/x", "http://127.0.0.1:10/x", "ftp://127.0.0.1:9/x"}) {
+    INFO(endpoint);
+    ScriptedClient client;
+    client.script = {{200, k_sse, std::string("event: endpoint\ndata: ") + endpoint + "\n\n"}, {202, {}, ""}};
+    {
+      mcp::LegacySseTransport t(server, client, clock);
+      const std::optional<mcp::CallOutcome> failed = t.open(clock.now_ms() + 1000);
+      REQUIRE(failed);
+      CHECK(failed->reason.find("not on the origin of") != std::string::npos);
+    }
+    CHECK(client.seen().size() == 1); // the GET only: no POST anywhere
+  }
+  // The same origin, spelled differently, is the same origin.
+  CHECK(http::origin_of("HTTP://LocalHost/x") == std::optional<std::string>("http://localhost:80"));
+  CHECK(http::origin_of("https://[::1]:8443/x") == std::optional<std::string>("https://[::1]:8443"));
+  CHECK(http::origin_of("http://u:p@h/x", http::Userinfo::ignore) == std::optional<std::string>("http://h:80"));
+  CHECK_FALSE(http::origin_of("http://u:p@h/x"));
 }

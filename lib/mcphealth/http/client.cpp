@@ -67,4 +67,38 @@ std::string no_proxy_list(const std::optional<std::string>& user_no_proxy) {
   return list;
 }
 
+std::optional<std::string> origin_of(std::string_view url, Userinfo userinfo) {
+  const std::size_t colon = url.find("://");
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string scheme;
+  for (char c : url.substr(0, colon)) scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "http" && scheme != "https") return std::nullopt;
+  std::string_view authority = url.substr(colon + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (const std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    if (userinfo == Userinfo::refuse) return std::nullopt;
+    authority.remove_prefix(at + 1);
+  }
+  if (authority.empty()) return std::nullopt;
+  std::string_view host = authority;
+  std::string_view port;
+  if (host.front() == '[') { // an IPv6 literal
+    const std::size_t close = host.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    if (close + 1 < host.size()) {
+      if (host[close + 1] != ':') return std::nullopt;
+      port = host.substr(close + 2);
+    }
+    host = host.substr(0, close + 1);
+  } else if (const std::size_t p = host.rfind(':'); p != std::string_view::npos) {
+    port = host.substr(p + 1);
+    host = host.substr(0, p);
+  }
+  if (host.empty() || port.find_first_not_of("0123456789") != std::string_view::npos || port.size() > 5) return std::nullopt;
+  std::string out = scheme + "://";
+  for (char c : host) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (port.empty()) return out + (scheme == "https" ? ":443" : ":80");
+  return out + ":" + std::to_string(std::stoi(std::string(port)));
+}
+
 } // namespace mcphealth::http

@@ -82,6 +82,13 @@ public:
   virtual std::optional<std::string> resolve_reference(const std::string& base, const std::string& reference) = 0;
 };
 
+/// The origin of an absolute http(s) URL, as a browser compares them: `scheme://host:port`, lower-case, with the
+/// scheme's default port filled in; nothing for another scheme, a URL without a host, or one with userinfo
+/// (`http://user@host/`: a credential, or a trick to make one host read as another) unless `userinfo` is `ignore`
+/// (for a URL the user configured, whose userinfo is theirs).
+enum class Userinfo { refuse, ignore };
+std::optional<std::string> origin_of(std::string_view url, Userinfo userinfo = Userinfo::refuse);
+
 /// Returns the process-wide libcurl client, loading libcurl on first use; why not when it cannot be loaded.
 util::Result<Client*> curl_client();
 

@@ -48,15 +48,23 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
     if (!event) break;
     if (event->event == "endpoint") {
       const std::string reference = util::trim(event->data);
-      if (std::optional<std::string> endpoint = m_client.resolve_reference(m_server.url, reference)) {
-        m_endpoint = *endpoint;
-        return std::nullopt;
-      }
+      const std::optional<std::string> endpoint = m_client.resolve_reference(m_server.url, reference);
       CallOutcome out;
       out.status = CallOutcome::Status::failed;
-      out.transport_failure = true;
-      out.reason = "the SSE endpoint event names '" + reference + "', which is not a URL relative to " + m_server.url;
-      return out;
+      if (!endpoint) {
+        out.transport_failure = true;
+        out.reason = "the SSE endpoint event names '" + reference + "', which is not a URL relative to " + m_server.url;
+        return out;
+      }
+      // The definition's headers (its credentials) go with every POST: only ever to the origin they were set for.
+      const std::optional<std::string> origin = http::origin_of(*endpoint);
+      if (!origin || origin != http::origin_of(m_server.url, http::Userinfo::ignore)) {
+        out.reason = "protocol error: the SSE endpoint event names '" + reference + "', not on the origin of " +
+                     m_server.url + "; nothing is sent there";
+        return out;
+      }
+      m_endpoint = *endpoint;
+      return std::nullopt;
     }
   }
   std::lock_guard<std::mutex> lock(m_stream->mutex);
