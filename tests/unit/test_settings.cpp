@@ -68,3 +68,14 @@ TEST_CASE("flags win over variables", "[settings]") {
   CHECK(s.state_path.origin.text() == "flag --state");
   CHECK(s.config_paths.value == std::vector<std::filesystem::path>{"/x.json"});
 }
+
+TEST_CASE("a timeout of 0 is refused like the policy file refuses it and a TTL of 0 is kept", "[settings]") {
+  config::Settings s = config::resolve_settings(
+      MapEnvironment({{"MCPHEALTH_TIMEOUT_MS", "0"}, {"ECC_MCP_RECONNECT_TIMEOUT_MS", "0"}, {"ECC_MCP_HEALTH_TTL_MS", "0"}}), {});
+  CHECK(s.timeout_ms.value == config::k_default_timeout_ms);
+  CHECK(s.reconnect_timeout_ms.value == config::k_default_reconnect_timeout_ms);
+  CHECK(s.ttl_ms.value == 0);
+  REQUIRE(s.warnings.size() == 2);
+  CHECK(s.warnings[0].code == config::SettingWarning::Code::zero_timeout);
+  CHECK(s.warnings[0].text() == "ignoring MCPHEALTH_TIMEOUT_MS=0: a timeout must be at least 1 ms; using 5000");
+}

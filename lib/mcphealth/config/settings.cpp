@@ -56,6 +56,7 @@ std::string SettingWarning::text() const {
   case Code::not_a_whole_number:
     return "ignoring " + variable + "=" + value + ": not a non-negative whole number; using " + detail;
   case Code::capped: return "capping " + variable + "=" + value + " at " + detail;
+  case Code::zero_timeout: return "ignoring " + variable + "=" + value + ": a timeout must be at least 1 ms; using " + detail;
   case Code::not_a_choice: return "ignoring " + variable + "=" + value + ": expected " + detail;
   case Code::home_in_path:
     return variable + " entry '" + value + "' starts with ~ or $HOME; mcphealth expands it to " + detail +
@@ -90,8 +91,11 @@ fs::path expand_home(const std::string& path, const util::Environment& env, bool
 
 namespace {
 
+/// Whether 0 is a value the setting can take (a TTL or backoff of 0 can be meant; a timeout of 0 cannot).
+enum class ZeroAllowed { no, yes };
+
 void read_whole_number(Setting<std::int64_t>& setting, const util::Environment& env, std::string_view ecc_name,
-                       std::vector<SettingWarning>& warnings) {
+                       std::vector<SettingWarning>& warnings, ZeroAllowed zero = ZeroAllowed::yes) {
   auto found = util::lookup_setting(env, ecc_name);
   if (!found) return;
   std::int64_t value = 0;
@@ -101,6 +105,10 @@ void read_whole_number(Setting<std::int64_t>& setting, const util::Environment& 
   if (ec != std::errc{} || ptr != end || value < 0) {
     warnings.push_back({SettingWarning::Code::not_a_whole_number, found->name, found->value,
                         std::to_string(setting.value)});
+    return;
+  }
+  if (value == 0 && zero == ZeroAllowed::no) {
+    warnings.push_back({SettingWarning::Code::zero_timeout, found->name, found->value, std::to_string(setting.value)});
     return;
   }
   // Times and sizes are added to the clock and to each other; no sane value comes near this (about 31 years in ms).
@@ -160,10 +168,10 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
   Settings s;
   s.state_path = resolve_state_path(env, flags);
   read_whole_number(s.ttl_ms, env, "ECC_MCP_HEALTH_TTL_MS", s.warnings);
-  read_whole_number(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings);
+  read_whole_number(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings, ZeroAllowed::no);
   read_whole_number(s.backoff_ms, env, "ECC_MCP_HEALTH_BACKOFF_MS", s.warnings);
   read_whole_number(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
-  read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings);
+  read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings, ZeroAllowed::no);
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
     s.fail_open = {util::is_truthy(found->value), Origin::variable(found->name)};
   }

@@ -38,6 +38,7 @@ struct Setting {
 struct SettingWarning {
   enum class Code {
     not_a_whole_number, ///< ignored; `detail` is the value used instead
+    zero_timeout,       ///< a timeout of 0 (every probe would fail, or pass, at once); ignored like a non-number
     capped,             ///< too large; `detail` is the cap used instead
     home_in_path,       ///< `~` or `$HOME` expanded in a path list; `detail` is the expansion
     not_a_choice,       ///< not one of the accepted words; ignored; `detail` lists them

@@ -292,6 +292,8 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
       add(e, Finding::Severity::warning, "bad-variable", w.text(), "use a whole number");
     } else if (w.code == config::SettingWarning::Code::capped) {
       add(e, Finding::Severity::warning, "bad-variable", w.text(), "no setting needs more than about 31 years");
+    } else if (w.code == config::SettingWarning::Code::zero_timeout) {
+      add(e, Finding::Severity::warning, "bad-variable", w.text(), "unset it, or give the milliseconds a probe may take");
     }
   }
   if (settings.fail_open.value) {
