@@ -309,3 +309,20 @@ TEST_CASE("legacy SSE never sends the definition's headers to another origin tha
   CHECK(http::origin_of("http://u:p@h/x", http::Userinfo::ignore) == std::optional<std::string>("http://h:80"));
   CHECK_FALSE(http::origin_of("http://u:p@h/x"));
 }
+
+TEST_CASE("a session id that is not visible ASCII is never sent back", "[http_transport]") {
+  testing::FakeClock clock;
+  ScriptedClient client;
+  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  client.script = {
+      {200, {{"content-type", "application/json"}, {"mcp-session-id", "abc\r\nX-Injected: yes"}},
+       R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}})"},
+      {200, k_json, R"({"jsonrpc":"2.0","id":2,"result":{"tools":[]}})"},
+  };
+  {
+    mcp::StreamableHttpTransport t(server, client, clock);
+    REQUIRE(t.call("initialize", {}, clock.now_ms() + 5'000).status == mcp::CallOutcome::Status::result);
+    REQUIRE(t.call("tools/list", {}, clock.now_ms() + 5'000).status == mcp::CallOutcome::Status::result);
+  }
+  for (const http::Request& r : client.requests) CHECK_FALSE(header_of(r, "Mcp-Session-Id"));
+}

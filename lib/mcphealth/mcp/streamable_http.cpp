@@ -5,6 +5,8 @@
 #include <mcphealth/mcp/sse.hpp>
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
+
 namespace mcphealth::mcp {
 
 namespace json = boost::json;
@@ -12,6 +14,12 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::int64_t k_delete_timeout_ms = 1000;
+
+/// True for a non-empty string of 0x21-0x7E only, as the Streamable HTTP transport requires of a session id.
+bool is_visible_ascii(std::string_view s) {
+  return !s.empty() && s.size() <= 1024 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x21 && c <= 0x7E; });
+}
 
 } // namespace
 
@@ -75,7 +83,10 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
     return true;
   };
   const http::Response response = m_client.perform(req);
-  if (auto sid = response.header("mcp-session-id"); sid && method == "initialize") m_session_id = *sid;
+  // A session id goes back in a header: visible ASCII only (the spec's rule), so a server cannot inject a header.
+  if (auto sid = response.header("mcp-session-id"); sid && method == "initialize" && is_visible_ascii(*sid)) {
+    m_session_id = *sid;
+  }
   for (const std::string& reply : replies) {
     http::Request r = post(reply, {}, {}, deadline);
     r.on_body = [](std::string_view, const http::Response&) { return false; };
