@@ -238,9 +238,10 @@ private:
 
     const util::EpochMs now = m_deps.clock.now_ms();
     const util::EpochMs began = now - std::max<std::int64_t>(0, util::get_int(payload, "duration_ms").value_or(0));
-    // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark.
+    // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
+    // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
     const std::string lock_key = c ? c->fingerprint : name;
-    const auto lock = store().lock_probe(lock_key, probe_lock_wait_ms());
+    const auto lock = store().lock_probe(lock_key, s.timeout_ms.value + 1000);
     if (std::optional<HookOutcome> same = same_outage(event, call, target, began)) return *same;
 
     state::UnhealthyMark mark{now, util::cap_utf8(text, k_max_model_text_bytes), reading.code.value_or(state::FailureCode::none()),
