@@ -101,3 +101,22 @@ TEST_CASE("pretty JSON is stable, indented and integral", "[entry]") {
   json::value v = json::parse(R"({"a":[1,{"b":null}],"c":{},"d":1.5,"e":3.0})");
   CHECK(util::pretty_json(v) == "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"c\": {},\n  \"d\": 1.5,\n  \"e\": 3\n}\n");
 }
+
+TEST_CASE("a mark checked in the future decides nothing so a forward clock jump keeps nothing fresh or blocked", "[entry]") {
+  const util::EpochMs now = 1'800'000'000'000;
+  const std::int64_t year = 365LL * 24 * 3600 * 1000;
+  state::ServerEntry healthy;
+  healthy.status = "healthy";
+  healthy.checked_at = now + year;
+  healthy.expires_at = now + year + 120'000;
+  CHECK(state::standing_of(healthy, now, 0).freshness == state::Freshness::unknown);
+  state::ServerEntry down;
+  down.status = "unhealthy";
+  down.checked_at = now + year;
+  down.next_retry_at = now + year + 30'000;
+  CHECK(state::standing_of(down, now, 3'600'000).freshness == state::Freshness::unknown);
+  // Within the skew (or in the past) it decides as before.
+  healthy.checked_at = now + 1'000;
+  healthy.expires_at = now + 121'000;
+  CHECK(state::standing_of(healthy, now, 0).freshness == state::Freshness::fresh);
+}

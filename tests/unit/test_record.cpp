@@ -44,3 +44,16 @@ TEST_CASE("recording keeps a verdict checked after the probe started", "[record]
   CHECK(doc.at("servers").at("older").at("definition") == "fp-older");
   CHECK(doc.at("servers").at("older").at("updatedBy") == "probe");
 }
+
+TEST_CASE("recording replaces a verdict checked by a clock far ahead of this one", "[record]") {
+  json::object doc{{"servers", json::object{}}};
+  const std::int64_t year = 365LL * 24 * 3600 * 1000;
+  state::entry_of(doc, "jumped") = json::object{{"status", "healthy"}, {"checkedAt", 10'000 + year}};
+  probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt};
+  std::vector<std::string> skipped;
+  CHECK(probe::record_probes(doc, {{state::DefinitionInfo{"fp-j", "jumped", "jumped", "user", std::nullopt, std::nullopt},
+                                    testing::FakeProber::down("boom"), 9'000, ctx}},
+                             state::Writer::probe, skipped));
+  CHECK(skipped.empty());
+  CHECK(doc.at("servers").at("jumped").at("status") == "unhealthy");
+}

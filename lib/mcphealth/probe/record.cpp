@@ -22,7 +22,8 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
     if (p.result.kind == Kind::not_probed || p.result.kind == Kind::skipped) continue; // no verdict to record
     const json::object* current = state::decision_entry(doc, p.who.tool_name, p.who.fingerprint);
     const auto checked = current ? util::get_epoch_ms(*current, "checkedAt") : std::nullopt;
-    if (checked && *checked > p.started_at) {
+    // A verdict written while this probe ran is newer and stays; one from a clock far ahead is no verdict.
+    if (checked && *checked > p.started_at && *checked <= p.context.now + state::k_max_clock_skew_ms) {
       skipped.push_back(p.who.tool_name);
       continue;
     }

@@ -97,6 +97,7 @@ std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::E
 
 Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound) {
   Standing out;
+  if (entry.checked_at && *entry.checked_at > now + k_max_clock_skew_ms) return out; // unknown
   if (entry.healthy()) {
     if (entry.expires_at && *entry.expires_at > now) {
       out.freshness = Freshness::fresh;

@@ -126,7 +126,13 @@ struct Standing {
   std::int64_t stale_for_ms = 0;
 };
 
-/// Decides where `entry` stands at `now`.
+/// How far in the future a mark's `checkedAt` may lie and still be believed (clocks of one machine agree; more is a
+/// clock that jumped).
+inline constexpr std::int64_t k_max_clock_skew_ms = 60'000;
+
+/// Decides where `entry` stands at `now`. A mark checked in the future (past k_max_clock_skew_ms) was written by a
+/// clock that is not this one: it decides nothing (`unknown`: probe again), so a forward jump cannot keep a server
+/// fresh, or blocked, until the clock catches up.
 Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
 
 /// From an entry's last probe details (`probe`), for the operator's tables: what the probe saw (`exited`,
