@@ -205,8 +205,11 @@ TEST_CASE("a cache hit needs no config file: a bound name is decided from the st
 }
 
 TEST_CASE("an unset variable is probed as Claude Code starts it: a failure is misconfigured and a success healthy", "[engine]") {
+  const auto uses_unset_key = [](Harness& harness) {
+    std::ofstream(harness.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+  };
   Harness h;
-  std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+  uses_unset_key(h);
   h.prober.results.clear();
   h.prober.results.push_back(FakeProber::down("Error: invalid API key"));
   auto out = h.run("PreToolUse");
@@ -218,7 +221,7 @@ TEST_CASE("an unset variable is probed as Claude Code starts it: a failure is mi
   CHECK(h.runner.commands.empty()); // a restart would not set the variable
 
   Harness fine;
-  std::ofstream(fine.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+  uses_unset_key(fine);
   CHECK(fine.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
   CHECK(fine.entry().healthy());
 }

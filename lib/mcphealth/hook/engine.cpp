@@ -248,31 +248,8 @@ private:
                               c ? std::optional(c->definition.source.string()) : std::nullopt,
                               s.backoff_ms.value, s.max_backoff_ms.value, std::nullopt, std::nullopt, began};
     if (ask_server) {
-      const state::StateSnapshot snap = store().read();
-      const probe::ProbeResult asked =
-          m_deps.prober.probe(*c->resolved, probe::spec_of(s, state::decision_entry(snap.doc, name, c->fingerprint)));
-      trace([&] { return "asked " + name + " after the failed call: " + probe::kind_name(asked.kind) +
-                         (asked.reason.empty() ? std::string() : " (" + asked.reason + ")"); });
-      if (asked.kind == probe::Kind::not_probed) {
-        if (!reading.code) return allow(event);
-      } else if (!asked.ok || refuses_as_it_refused_the_client(reading, asked)) {
-        std::string why = asked.reason;
-        if (why.empty() && asked.http_status) why = "HTTP " + std::to_string(*asked.http_status);
-        mark.error = util::cap_utf8(why.empty() ? text : why, k_max_model_text_bytes);
-        mark.code = asked.code.present() ? asked.code
-                    : asked.http_status ? state::FailureCode::http(*asked.http_status)
-                                        : state::FailureCode::transport();
-        mark.retry_after_ms = asked.retry_after_ms;
-        mark.probe = asked.details();
-      } else if (asked.kind == probe::Kind::needs_auth && failure_is_the_servers_refusal(text, asked)) {
-        // The client's own token no longer works: the server refuses it as it refuses a probe without one.
-        mark.code = state::FailureCode::http(401);
-        mark.probe = asked.details();
-      } else {
-        log(name + " failed a call but answered a probe right after (" + probe::kind_name(asked.kind) +
-            "); not marking it unhealthy");
-        return allow(event);
-      }
+      const Asked said = ask_after_failure(*c, s, reading, text, mark);
+      if (said == Asked::up || (said == Asked::unknown && !reading.code)) return allow(event);
     }
     const state::FailureCode code = mark.code;
     util::EpochMs retry_at = 0;
@@ -301,15 +278,48 @@ private:
     return allow(event, messages::failed_not_recorded(down));
   }
 
+  /// What the probe after a failed call said: `down` (laid onto `mark`), `up` (it answered: nothing to mark) or
+  /// `unknown` (no probe could be made here: the text alone decides).
+  enum class Asked { down, up, unknown };
+  Asked ask_after_failure(const config::Candidate& c, const config::Settings& s, const FailureReading& reading,
+                          const std::string& text, state::UnhealthyMark& mark) {
+    const std::string& name = c.tool_name;
+    const state::StateSnapshot snap = store().read();
+    const probe::ProbeResult asked =
+        m_deps.prober.probe(*c.resolved, probe::spec_of(s, state::decision_entry(snap.doc, name, c.fingerprint)));
+    trace([&] { return "asked " + name + " after the failed call: " + probe::kind_name(asked.kind) +
+                       (asked.reason.empty() ? std::string() : " (" + asked.reason + ")"); });
+    if (asked.kind == probe::Kind::not_probed) return Asked::unknown;
+    if (!asked.ok || refuses_as_it_refused_the_client(reading, asked)) {
+      std::string why = asked.reason;
+      if (why.empty() && asked.http_status) why = "HTTP " + std::to_string(*asked.http_status);
+      mark.error = util::cap_utf8(why.empty() ? text : why, k_max_model_text_bytes);
+      mark.code = asked.code.present() ? asked.code
+                  : asked.http_status ? state::FailureCode::http(*asked.http_status)
+                                      : state::FailureCode::transport();
+      mark.retry_after_ms = asked.retry_after_ms;
+      mark.probe = asked.details();
+      return Asked::down;
+    }
+    if (asked.kind == probe::Kind::needs_auth && failure_is_the_servers_refusal(text, asked)) {
+      // The client's own token no longer works: the server refuses it as it refuses a probe without one.
+      mark.code = state::FailureCode::http(401);
+      mark.probe = asked.details();
+      return Asked::down;
+    }
+    log(name + " failed a call but answered a probe right after (" + probe::kind_name(asked.kind) +
+        "); not marking it unhealthy");
+    return Asked::up;
+  }
+
   /// A failure of a call that began before the server's current unhealthy mark: that outage, already recorded (a
   /// parallel call failing in the same moment). Tells the model the same as the first failure did, and marks nothing.
   std::optional<HookOutcome> same_outage(const std::string& event, const CallTarget& call, const Target& target,
                                          util::EpochMs began) {
     const state::StateSnapshot snap = store().read();
     const json::object* entry = state::decision_entry(snap.doc, call.server, target.binding.definition);
-    if (entry == nullptr) return std::nullopt;
+    if (entry == nullptr || !state::marked_since(*entry, began)) return std::nullopt;
     const ServerEntry e = ServerEntry::from_json(*entry);
-    if (!e.unhealthy() || !e.checked_at || *e.checked_at < began || !e.next_retry_at) return std::nullopt;
     trace([&] { return call.server + " was marked unhealthy after this call began: the same outage, not counted again"; });
     messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code};
     down.blocked_for_ms = *e.next_retry_at - m_deps.clock.now_ms();

@@ -159,11 +159,14 @@ void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms
   entry["expiresAt"] = now + ttl_ms;
 }
 
-bool mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
-  if (mark.began_at && util::get_string(entry, "status") == std::optional<std::string>("unhealthy")) {
-    const std::optional<util::EpochMs> marked = util::get_epoch_ms(entry, "checkedAt");
-    if (marked && *marked >= *mark.began_at && util::get_epoch_ms(entry, "nextRetryAt")) return false;
-  }
+bool marked_since(const json::object& entry, util::EpochMs began_at) {
+  if (util::get_string(entry, "status") != std::optional<std::string>("unhealthy")) return false;
+  const std::optional<util::EpochMs> marked = util::get_epoch_ms(entry, "checkedAt");
+  return marked && *marked >= began_at && util::get_epoch_ms(entry, "nextRetryAt");
+}
+
+void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
+  if (mark.began_at && marked_since(entry, *mark.began_at)) return;
   const std::int64_t failures = clamp_failure_count(util::get_int(entry, "failureCount").value_or(0)) + 1;
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
@@ -184,7 +187,6 @@ bool mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   } else {
     entry.erase("probe");
   }
-  return true;
 }
 
 } // namespace mcphealth::state

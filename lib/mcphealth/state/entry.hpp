@@ -161,8 +161,12 @@ void refresh_healthy(boost::json::object& entry, util::EpochMs now, std::int64_t
 
 /// Marks `entry` unhealthy: checkedAt = expiresAt = now, failureCount + 1, lastError, lastFailureCode, the next retry
 /// after the backoff (or Retry-After), source; keeps lastRestoredAt.
-/// Marks `entry` unhealthy, counting one more failure; returns false (and changes nothing) for a failure of the
-/// outage already marked (see UnhealthyMark::began_at).
-bool mark_unhealthy(boost::json::object& entry, const UnhealthyMark& mark);
+/// True when `entry` is an unhealthy mark made at or after `began_at` (with a retry time): a failure of a call that
+/// began before it is that outage, already counted.
+bool marked_since(const boost::json::object& entry, util::EpochMs began_at);
+
+/// Marks `entry` unhealthy, counting one more failure; changes nothing for a failure of the outage already marked
+/// (see UnhealthyMark::began_at and marked_since).
+void mark_unhealthy(boost::json::object& entry, const UnhealthyMark& mark);
 
 } // namespace mcphealth::state
