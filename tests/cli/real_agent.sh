@@ -113,3 +113,64 @@ claude_session() {
   [ "$RC" -eq 0 ] || fail "claude exited $RC"
 }
 
+
+# The sample of real MCP servers from npm (tests/fixtures/npm_sample.py), held against `claude mcp list`.
+
+# need_sample: the case needs the sample's packages (MCPHEALTH_NPM_BIN, set by scripts/test).
+need_sample() {
+  need_claude
+  NPM_BIN=${MCPHEALTH_NPM_BIN:-}
+  [ -n "$NPM_BIN" ] && [ -x "$NPM_BIN/mcp-server-redis" ] || skip "needs the npm sample (MCPHEALTH_NPM_BIN; scripts/test installs it)"
+}
+
+# start_everything_http: server-everything over Streamable HTTP on a free port; sets EVERYTHING_URL.
+start_everything_http() {
+  local port
+  port=$(free_port)
+  PORT=$port "$NPM_BIN/mcp-server-everything" streamableHttp >"$T/everything-http.log" 2>&1 &
+  FIXTURE_PIDS+=($!)
+  for _ in $(seq 1 200); do
+    grep -q "listening on port $port" "$T/everything-http.log" && break
+    sleep 0.05
+  done
+  grep -q "listening on port $port" "$T/everything-http.log" || fail "server-everything over HTTP did not start"
+  EVERYTHING_URL="http://127.0.0.1:$port/mcp"
+}
+
+# write_sample: the sample as user-scope servers in a trusted $PROJ, its HTTP server started; the record of what
+# Claude Code says of each in $T/expected.
+write_sample() {
+  start_everything_http
+  mkdir -p "$T/work"
+  write_config "$HOME/.claude.json" "{\"hasCompletedOnboarding\":true,\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true}}}"
+  "$PY" "$MCPHEALTH_FIXTURES/npm_sample.py" --bin "$NPM_BIN" --home "$HOME" --work "$T/work" \
+    --http-url "$EVERYTHING_URL" --refused-url "http://127.0.0.1:$(free_port)/mcp" | sort > "$T/expected"
+}
+
+# probe_verdicts FILE: `probe --all --json` output in FILE as `NAME up|down` lines, sorted.
+probe_verdicts() {
+  "$PY" - "$1" <<'PYEOF'
+import json, sys
+up = {"healthy", "reachable", "needs-auth", "alive-silent"}
+for s in sorted(json.load(open(sys.argv[1]))["servers"], key=lambda s: s["name"]):
+    print(s["name"], "up" if s["status"] in up else "down")
+PYEOF
+}
+
+# unverified FILE: the servers `probe --all --json` output in FILE has up without an MCP answer.
+unverified() {
+  "$PY" -c 'import json,sys; print(" ".join(s["name"] for s in json.load(open(sys.argv[1]))["servers"] if s["ok"] and s["status"] != "healthy"))' "$1"
+}
+
+# claude_verdicts: `claude mcp list` in $PROJ as `NAME up|down` lines, sorted (Needs authentication counts up, as
+# in mcphealth); its wall time (ms) in $T/claude.ms.
+claude_verdicts() {
+  local start
+  start=$(date +%s%3N)
+  (cd "$PROJ" && env $(no_agent_env) DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+    DISABLE_AUTOUPDATER=1 timeout 100 "$CLAUDE_BIN" mcp list </dev/null) > "$T/claude.out" 2>&1 ||
+    fail "claude mcp list failed: $(cat "$T/claude.out")"
+  echo $(( $(date +%s%3N) - start )) > "$T/claude.ms"
+  sed -nE 's/^([^ :]+): .* - (✔ Connected|⚠ Needs authentication)$/\1 up/p; s/^([^ :]+): .* - ✘ Failed to connect$/\1 down/p' \
+    "$T/claude.out" | sort > "$T/claude.verdicts"
+}

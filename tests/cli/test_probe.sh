@@ -45,6 +45,22 @@ case_silent_process_is_alive_silent_under_auto_only() {
   assert_eq "$(field '["kind"]')" alive-silent
 }
 
+case_silent_at_the_clients_own_start_up_timeout_is_down_with_its_stderr() {
+  config "svc=$(stdio_def hang '"--message","Redis connect ECONNREFUSED 127.0.0.1:6379"')"
+  # Shorter than the client's start-up timeout: alive, silent, and what it said is the note.
+  MCP_TIMEOUT=900 probe_json svc --timeout-ms 500
+  assert_eq "$RC" 0
+  assert_eq "$(field '["status"]')" alive-silent
+  assert_contains "$(field '["reason"]')" "ECONNREFUSED 127.0.0.1:6379"
+  # As long as the client's: Claude Code gives up on it, so it is down, and says why.
+  MCP_TIMEOUT=900 probe_json svc --timeout-ms 900
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" timeout
+  assert_contains "$(field '["reason"]')" "start-up timeout"
+  assert_contains "$(field '["reason"]')" "ECONNREFUSED 127.0.0.1:6379"
+  assert_contains "$(field '["hint"]')" "refuses connections"
+}
+
 case_crash_in_handshake_is_down_with_stderr() {
   config "svc=$(stdio_def crash '"--message","ANTHROPIC_API_KEY is not set"')"
   probe_json svc

@@ -345,6 +345,7 @@ Settings unhurried(Settings s, const util::Environment& env) {
     s.timeout_ms.value = client_startup_timeout_ms(env);
     s.timeout_ms.origin = Origin::variable("MCP_TIMEOUT (Claude Code's start-up timeout; no agent waits)");
   }
+  s.silence_fails = s.timeout_ms.value >= client_startup_timeout_ms(env);
   return s;
 }
 

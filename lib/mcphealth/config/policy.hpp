@@ -103,7 +103,8 @@ std::int64_t client_startup_timeout_ms(const util::Environment& env);
 
 /// `s` for a probe no agent is waiting for (`probe`, `watch --probe`, `refresh`): a timeout nobody chose (the
 /// built-in 5 s) becomes the client's start-up timeout, so a slow but healthy server gets the time Claude Code
-/// gives it. A timeout from a flag, a variable or the policy file is kept.
+/// gives it. A timeout from a flag, a variable or the policy file is kept. When the timeout is at least the
+/// client's, silence at it fails the probe (Settings::silence_fails), as it fails the server in Claude Code.
 Settings unhurried(Settings s, const util::Environment& env);
 
 /// The most of a policy file that is read.

@@ -113,6 +113,9 @@ struct Settings {
   Setting<std::vector<std::filesystem::path>> config_paths;
   /// Things worth telling the user: malformed numbers, `~` in a path variable.
   std::vector<SettingWarning> warnings;
+  /// The timeout reaches the client's own start-up timeout (config::unhurried): a stdio server still silent then
+  /// is one Claude Code gives up on ("Failed to connect"), so a probe calls it a timeout, not alive-silent.
+  bool silence_fails = false;
 };
 
 /// Expands a leading `~` or a literal `$HOME` in `path`; sets `expanded` when it did.

@@ -67,7 +67,16 @@ std::string hint_for(const Seen& s) {
     }
     return "run its command by hand to see why it exits";
   }
-  if (s.kind == "timeout") return "it did not answer in time: check it is not stuck, or raise MCPHEALTH_TIMEOUT_MS";
+  if (s.kind == "timeout") {
+    if (contains(s.reason, "ECONNREFUSED") || contains(s.reason, "onnection refused")) {
+      return "it waits for a service that refuses connections (its stderr names it): start that service";
+    }
+    if (contains(s.reason, "start-up timeout")) {
+      return "it never answers within Claude Code's own start-up timeout, so Claude Code fails it too: check what it "
+             "waits for, or raise MCP_TIMEOUT if it is only slow";
+    }
+    return "it did not answer in time: check it is not stuck, or raise MCPHEALTH_TIMEOUT_MS";
+  }
   if (s.kind == "protocol-error") return "it answered, but not as an MCP server: check the command or URL";
   if (s.kind == "transport") {
     if (contains(s.reason, "onnect") && (contains(s.reason, "refused") || contains(s.reason, "Couldn't connect"))) {

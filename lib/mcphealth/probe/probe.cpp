@@ -117,6 +117,7 @@ ProbeSpec spec_of(const config::Settings& settings, const json::object* entry) {
   ProbeSpec spec;
   if (settings.protocol.value == config::ProtocolMode::automatic) spec.options.learned = learned_from(entry);
   spec.timeout_ms = settings.timeout_ms.value;
+  spec.options.silence_fails = settings.silence_fails;
   switch (settings.probe.value) {
   case config::ProbeMode::liveness: spec.options.depth = Depth::liveness; break;
   case config::ProbeMode::handshake: spec.options.depth = Depth::handshake; break;

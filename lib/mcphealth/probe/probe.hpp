@@ -97,6 +97,9 @@ struct ProbeOptions {
   mcp::Protocol protocol = mcp::Protocol::automatic;
   /// Used only under `automatic`: a legacy era starts with initialize, an SSE server with its GET stream.
   LearnedMethod learned;
+  /// Under `automatic`: a stdio server still running but silent at the timeout is a timeout (down), not
+  /// alive-silent, because the timeout is the client's own (config::Settings::silence_fails).
+  bool silence_fails = false;
 };
 
 /// How to probe one server, and for how long.

@@ -87,16 +87,20 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
       r.kind = Kind::protocol_error;
       r.reason = protocol_error_reason(hs.failure);
       break;
-    case mcp::CallOutcome::Status::timeout:
-      if (options.depth == Depth::automatic && transport.running()) {
+    case mcp::CallOutcome::Status::timeout: {
+      // What it said meanwhile is often the why ("connect ECONNREFUSED" from the backend it waits for).
+      const std::string err = transport.stderr_text();
+      r.reason = "no MCP answer within " + std::to_string(timeout_ms) + " ms";
+      if (options.silence_fails) r.reason += " (Claude Code's start-up timeout: it fails the server too)";
+      if (!err.empty()) r.reason += "; its stderr: " + err;
+      if (options.depth == Depth::automatic && transport.running() && !options.silence_fails) {
         r.ok = true; // alive but silent: a non-MCP wrapper, or a slow starter; the gate lets it through
         r.kind = Kind::alive_silent;
       } else {
         r.kind = Kind::timeout;
-        r.reason = "no MCP answer within " + std::to_string(timeout_ms) + " ms";
-        if (std::string err = transport.stderr_text(); !err.empty()) r.reason += ": " + err;
       }
       break;
+    }
     default:
       r.kind = Kind::exited;
       r.reason = transport.running() ? hs.failure.reason : transport.exit_reason();
