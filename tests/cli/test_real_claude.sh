@@ -5,14 +5,14 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/real_agent.sh"
 
-# outage_session CUE: a session whose first turn starts the outage CUE and calls echo ("one"), and whose second
-# calls it again ("two"); hooks registered as a user would.
+# outage_session CUE [CLAUDE ARGS...]: a session whose first turn starts the outage CUE and calls echo ("one"), and
+# whose second calls it again ("two"); hooks registered as a user would.
 outage_session() {
   model_script "{\"turns\":[$(cue_turn "$1" "$(echo_call one)"),[$(echo_call two)]]}"
   start_model
   mcph install
   assert_eq "$RC" 0 "install"
-  claude_session
+  claude_session "${@:2}"
 }
 
 # assert_second_blocked: the server never saw the second call, and the model read our reason for it.
@@ -231,6 +231,48 @@ case_headless_probes_the_project_server_that_shadows_the_user_one() {
   assert_eq "$(entry_field svc status)" unhealthy
   assert_eq "$(entry_field svc source)" "$PROJ/.mcp.json"
   assert_second_blocked
+  wait_for_quiet
+}
+
+# svc_def CALLS_FILE: the session server as a stdio definition (JSON), its calls logged to CALLS_FILE.
+svc_def() {
+  printf '{"command":"%s","args":["%s","stdio","--cue-file","%s","--calls-file","%s"]}' "$PY" "$SESSION_SERVER" "$T/cue" "$1"
+}
+
+case_a_server_given_with_mcp_config_is_checked() {
+  need_claude
+  # Defined nowhere but on the command line, as a file relative to where claude starts.
+  write_config "$PROJ/extra/servers.json" "{\"mcpServers\":{\"svc\":$(svc_def "$T/calls")}}"
+  outage_session down --mcp-config extra/servers.json
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc source)" "$PROJ/extra/servers.json"
+  assert_second_blocked
+  wait_for_quiet
+}
+
+case_a_server_given_with_mcp_config_as_json_wins_over_the_user_one() {
+  need_claude
+  # The user's svc cannot start; the one given as JSON text on the command line is the one Claude Code runs.
+  write_config "$HOME/.claude.json" '{"mcpServers":{"svc":{"command":"/nonexistent/svc-server"}}}'
+  model_script "{\"turns\":[[$(echo_call one)],[$(echo_call two)]]}"
+  start_model
+  mcph install
+  claude_session --mcp-config "{\"mcpServers\":{\"svc\":$(svc_def "$T/calls")}}"
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "both calls reached the server Claude Code runs"
+  assert_not_contains "$(tool_results)" "MCP server" "no call was blocked"
+  wait_for_quiet
+}
+
+case_strict_mcp_config_leaves_only_its_servers() {
+  need_claude
+  # A user `other` that cannot start is not run by Claude Code under --strict-mcp-config: nothing to check.
+  write_config "$HOME/.claude.json" '{"mcpServers":{"other":{"command":"/nonexistent/other-server"}}}'
+  write_config "$T/servers.json" "{\"mcpServers\":{\"svc\":$(svc_def "$T/calls")}}"
+  outage_session down --mcp-config "$T/servers.json" --strict-mcp-config
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_second_blocked
+  # The session's folder binds apart (its servers are another set), and there `other` is not one Claude Code runs.
+  assert_eq "$(json_get "$(STATE)" '[b["names"].get("other", {}).get("standing") for k, b in d["bindings"].items() if "--mcp-config" in k]')" '["not-read"]'
   wait_for_quiet
 }
 

@@ -304,3 +304,37 @@ TEST_CASE("an approval in a parent folder's entry does not approve a clone insid
   l.write(l.project / ".mcp.json", R"({"mcpServers":{"q":)" + stdio("q") + "}}");
   CHECK(l.resolve().winner("q") != nullptr);
 }
+
+TEST_CASE("client arguments read --mcp-config values as the client's option parser does", "[resolver]") {
+  const auto a = config::parse_client_arguments(
+      {"-p", "hi", "--mcp-config", "a.json", "{\"mcpServers\":{}}", "--verbose", "--mcp-config=b.json", "--strict-mcp-config"},
+      "/w");
+  CHECK(a.mcp_configs == std::vector<std::string>{"a.json", "{\"mcpServers\":{}}", "b.json"});
+  CHECK(a.strict);
+  CHECK(a.cwd == "/w");
+  CHECK(config::parse_client_arguments({"-p", "--", "--mcp-config", "x"}, "/w").empty());
+  // Other arguments give another stamp: such sessions bind apart.
+  CHECK(a.stamp() != config::parse_client_arguments({"--mcp-config", "a.json"}, "/w").stamp());
+}
+
+TEST_CASE("--mcp-config servers win over every file scope: with --strict-mcp-config they are the only ones", "[resolver]") {
+  Layout l;
+  l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}", R"("mcpServers":{"b":)" + stdio("user") + "}");
+  l.write(l.project / "extra.json", R"({"mcpServers":{"a":)" + stdio("file") + "}}");
+  config::DiscoveryInputs in = config::discovery_inputs(l.env, {}, l.project.string());
+  in.client = config::parse_client_arguments({"--mcp-config", "extra.json", R"({"mcpServers":{"c":{"command":"x"}}})"}, l.project);
+  auto r = config::resolve(in, l.env);
+  CHECK(r.winner("a")->scope == config::Scope::command_line);
+  CHECK(r.winner("a")->definition.source == l.project / "extra.json");
+  CHECK(r.winner("b")->scope == config::Scope::user);
+  CHECK(r.winner("c")->scope == config::Scope::command_line);
+  CHECK(find(r, "a", config::Scope::local)->standing == config::Standing::shadowed);
+  // The file is watched: editing it makes the folder's bindings stale.
+  const auto watched = config::watched_files(in);
+  CHECK(std::find(watched.begin(), watched.end(), l.project / "extra.json") != watched.end());
+  in.client->strict = true;
+  r = config::resolve(in, l.env);
+  CHECK(r.winner("a")->scope == config::Scope::command_line);
+  CHECK(r.winner("b") == nullptr);
+  CHECK(find(r, "b", config::Scope::user)->standing == config::Standing::not_read);
+}

@@ -1,6 +1,7 @@
 #pragma once
 // The inputs of the search for MCP server definitions (the folder, Claude Code's files) and reading one file of
 // definitions. Which definitions win, and which Claude Code starts at all, is the resolver's (config/resolver.hpp).
+#include <mcphealth/config/client_args.hpp>
 #include <mcphealth/util/env.hpp>
 
 #include <boost/json.hpp>
@@ -41,6 +42,9 @@ struct DiscoveryInputs {
   /// Claude Code starts only approved ones.
   enum class Mode { interactive, headless };
   Mode mode = Mode::interactive;
+  /// What the client was started with (`claude --mcp-config ...`, config/client_args.hpp): its servers come first,
+  /// and with `--strict-mcp-config` they are the only ones.
+  std::optional<ClientArguments> client;
 };
 
 /// The client's mode from the hook's environment: Claude Code sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks

@@ -16,6 +16,7 @@ namespace json = boost::json;
 std::string_view scope_name(Scope scope) {
   switch (scope) {
   case Scope::explicit_file: return "explicit";
+  case Scope::command_line: return "command-line";
   case Scope::managed: return "managed";
   case Scope::local: return "local";
   case Scope::project: return "project";
@@ -81,6 +82,20 @@ struct JsonFile {
   std::size_t column = 0;
 };
 
+/// Fills `out` from JSON text: its root object, or why there is none.
+void parse_into(JsonFile& out, std::string_view text) {
+  util::JsonParse parsed = util::parse_json(text);
+  if (!parsed) {
+    out.error = parsed.error().message;
+    out.line = parsed.error().line;
+    out.column = parsed.error().column;
+  } else if (!parsed->is_object()) {
+    out.error = "not a JSON object";
+  } else {
+    out.root = std::move(parsed->get_object());
+  }
+}
+
 JsonFile load_json(const fs::path& path) {
   JsonFile out;
   out.path = path;
@@ -91,16 +106,22 @@ JsonFile load_json(const fs::path& path) {
     out.error = read.error().message;
     return out;
   }
-  util::JsonParse parsed = util::parse_json(*read);
-  if (!parsed) {
-    out.error = parsed.error().message;
-    out.line = parsed.error().line;
-    out.column = parsed.error().column;
-  } else if (!parsed->is_object()) {
-    out.error = "not a JSON object";
-  } else {
-    out.root = std::move(parsed->get_object());
-  }
+  parse_into(out, *read);
+  return out;
+}
+
+/// A `--mcp-config` value that is JSON text rather than a file's name (Claude Code takes both).
+bool is_json_text(const std::string& value) {
+  const std::size_t first = value.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && value[first] == '{';
+}
+
+/// A `--mcp-config` JSON text, read as load_json reads a file (labelled as coming from the command line).
+JsonFile parse_json_text(const std::string& text) {
+  JsonFile out;
+  out.path = "--mcp-config";
+  out.exists = true;
+  parse_into(out, text);
   return out;
 }
 
@@ -466,15 +487,21 @@ std::vector<fs::path> watched_files(const DiscoveryInputs& in) {
     return out;
   }
   const fs::path& dir = in.project_dir;
-  return {in.claude_json,
-          nearest_mcp_json(dir),
-          dir / ".claude.json",
-          dir / ".claude" / "settings.json",
-          dir / ".claude" / "settings.local.json",
-          in.config_dir / "settings.json",
-          in.config_dir / "plugins" / "installed_plugins.json",
-          in.managed_dir / "managed-mcp.json",
-          in.managed_dir / "managed-settings.json"};
+  std::vector<fs::path> out = {in.claude_json,
+                               nearest_mcp_json(dir),
+                               dir / ".claude.json",
+                               dir / ".claude" / "settings.json",
+                               dir / ".claude" / "settings.local.json",
+                               in.config_dir / "settings.json",
+                               in.config_dir / "plugins" / "installed_plugins.json",
+                               in.managed_dir / "managed-mcp.json",
+                               in.managed_dir / "managed-settings.json"};
+  if (in.client) {
+    for (const auto& value : in.client->mcp_configs) {
+      if (!is_json_text(value)) out.push_back(absolute_normal(in.client->cwd / value));
+    }
+  }
+  return out;
 }
 
 std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,
@@ -574,6 +601,17 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   }
 
   const std::size_t first_own = res.candidates.size();
+  // The client's command line (`--mcp-config`): the user's own choice, ahead of every file scope (2.1.197 runs a
+  // --mcp-config `svc` over a local, project or user one).
+  if (in.client) {
+    for (const auto& value : in.client->mcp_configs) {
+      JsonFile f = is_json_text(value) ? parse_json_text(value) : load_json(absolute_normal(in.client->cwd / value));
+      FileReport r = report_of(f, "command-line", f.root ? &*f.root : nullptr);
+      add_candidates(res, r, Scope::command_line, std::nullopt);
+      res.files.push_back(std::move(r));
+    }
+  }
+  const std::size_t first_file = res.candidates.size();
   {
     FileReport r = report_of(claude, "local", entry);
     r.project_key = project_key.empty() ? std::nullopt : std::optional<std::string>(project_key);
@@ -613,6 +651,9 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
     if (res.managed_config) {
       c.standing = Standing::managed_only;
       c.reason = res.managed_config->string() + " is in force: Claude Code starts only the servers it defines";
+    } else if (in.client && in.client->strict && i >= first_file && c.scope != Scope::js_hook_file) {
+      c.standing = Standing::not_read;
+      c.reason = "Claude Code runs with --strict-mcp-config: only the --mcp-config servers start";
     } else if (entry && lists(*entry, "disabledMcpServers", c.definition.name)) {
       c.standing = Standing::disabled;
       c.reason = "disabled with /mcp (disabledMcpServers of " + project_key + " in " + in.claude_json.string() + ")";

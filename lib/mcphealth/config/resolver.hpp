@@ -17,6 +17,7 @@ namespace mcphealth::config {
 /// Where a definition comes from.
 enum class Scope {
   explicit_file, // a file named by --config or ECC_MCP_CONFIG_PATH: trusted as the user's choice
+  command_line,  // `claude --mcp-config FILE|JSON`: the user's own command line; first after managed
   managed,       // managed-mcp.json: when present, the only servers Claude Code starts
   local,         // ~/.claude.json -> projects["<dir>"].mcpServers
   project,       // .mcp.json: the repository's file, started only once approved
@@ -25,8 +26,8 @@ enum class Scope {
   js_hook_file,  // a file the JS hook read but Claude Code does not: <project>/.claude.json, settings.json
 };
 
-/// The name of a scope, as output shows it: `explicit`, `managed`, `local`, `project`, `user`, `plugin`,
-/// `js-hook-file`.
+/// The name of a scope, as output shows it: `explicit`, `command-line`, `managed`, `local`, `project`, `user`,
+/// `plugin`, `js-hook-file`.
 std::string_view scope_name(Scope scope);
 
 /// Whether Claude Code uses a definition, and if not, why.

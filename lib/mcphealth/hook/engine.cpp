@@ -503,15 +503,29 @@ private:
           m_deps.env, config::resolve_config_paths(m_deps.env, m_request.overrides, said_later).value, cwd);
       // A call proves the client started a server of that name, so the call's events follow the client's mode;
       // SessionStart (a warm-up no call asked for) keeps the interactive rule: nothing pending is started.
-      if (m_event != Event::session_start) m_inputs->mode = config::client_mode(m_deps.env);
+      if (m_event != Event::session_start) {
+        m_inputs->mode = config::client_mode(m_deps.env);
+        // The servers given on the client's command line run too (and first): it says so only there.
+        m_inputs->client = m_deps.client_arguments ? m_deps.client_arguments() : std::nullopt;
+        if (const auto& client = m_inputs->client) {
+          trace([&] { // the values may hold credentials: counted, not shown
+            return "Claude Code was started with " + std::to_string(client->mcp_configs.size()) + " --mcp-config value(s)" +
+                   (client->strict ? " and --strict-mcp-config" : "");
+          });
+        }
+      }
     }
     return *m_inputs;
   }
 
-  /// The folder's key in the state file's bindings; headless runs bind apart, their rule being another.
+  /// The folder's key in the state file's bindings; headless runs bind apart, their rule being another, and so do
+  /// sessions given servers on their command line.
   std::string folder_key() {
-    const std::string dir = inputs().project_dir.string();
-    return inputs().mode == config::DiscoveryInputs::Mode::headless ? dir + " (headless)" : dir;
+    const config::DiscoveryInputs& in = inputs();
+    std::string how;
+    if (in.mode == config::DiscoveryInputs::Mode::headless) how = "headless";
+    if (in.client) how += (how.empty() ? "" : ", ") + std::string("--mcp-config ") + in.client->stamp();
+    return how.empty() ? in.project_dir.string() : in.project_dir.string() + " (" + how + ")";
   }
 
   /// The binding of `server` in this folder when the stored one still holds (no watched file or variable changed):

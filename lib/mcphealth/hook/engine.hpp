@@ -2,6 +2,7 @@
 // The hook's decisions: gate a call before it runs (PreToolUse), record a failed one (PostToolUseFailure), and take
 // a successful one as proof of health (PostToolUse). Everything outside (clock, environment, probes, commands) comes
 // in through seams; the front end only reads stdin and renders the outcome.
+#include <mcphealth/config/client_args.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/probe/probe.hpp>
@@ -40,6 +41,9 @@ struct HookDeps {
   /// Receives each step of the decision path (`-v`): what the cache said, which file and scope define the server,
   /// what a probe saw and how long it took, what was written. Empty (the default) = no trace, and no text is made.
   std::function<void(std::string_view)> trace = {};
+  /// What the client was started with (`claude --mcp-config ...`; config::client_arguments reads it for real).
+  /// Empty = nothing known.
+  std::function<std::optional<config::ClientArguments>()> client_arguments = {};
 };
 
 /// One invocation.
