@@ -233,4 +233,25 @@ case_a_huge_response_header_is_named() {
   assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "response header too large"
 }
 
+# flood_probe TRANSPORT URL_PATH TYPE: probes a server whose event stream never ends an event; sets REASON and PEAK_KB
+# (the probe's peak resident memory).
+flood_probe() {
+  start_mcp_http --transport "$1" --flood
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":{\"type\":\"${3:-http}\",\"url\":\"http://127.0.0.1:$HTTP_PORT$2\"}}}"
+  OUT=$(/usr/bin/time -f '%M' -o "$T/peak" "$MCPHEALTH_BIN" probe remote --json --no-update --timeout-ms 8000 </dev/null) || true
+  REASON=$(json_eval "$OUT" 'd["servers"][0]["reason"]')
+  PEAK_KB=$(tail -n 1 "$T/peak")
+}
+
+case_an_event_stream_that_never_ends_an_event_is_cut_off_at_1_mib() {
+  [ -x /usr/bin/time ] || skip "needs /usr/bin/time"
+  for transport in "streamable /mcp http" "legacy-sse /sse sse"; do
+    set -- $transport
+    flood_probe "$1" "$2" "$3"
+    assert_contains "$REASON" "over 1 MiB" "$1"
+    # In bounded memory: the stream sends 256 MiB (before the cap, the probe held all of it).
+    [ "$PEAK_KB" -lt 65536 ] || fail "$1: the probe peaked at $PEAK_KB kB"
+  done
+}
+
 main "$@"

@@ -46,6 +46,25 @@ case_no_config_allows_with_message() {
   assert_contains "$ERR" "[MCPHealthCheck] No MCP config found for ghost; skipping preflight probe"
 }
 
+case_a_server_name_holding_double_underscores_is_the_longest_one_defined() {
+  # Tool names keep `_` (and spell `.` as `_`): `my__srv`, `x..y` and `trail_` all meet the `__` separator.
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"my__srv\":$(stdio_def crash),\"x..y\":$(stdio_def crash),\"trail_\":$(stdio_def crash),\"my\":$(stdio_def healthy)}}"
+  local name
+  for name in my__srv x__y trail_; do
+    # Twice: the first call reads the configs, the second decides from the folder's bindings.
+    hook "$(pre_payload "$name" get__thing)" --output exit-code
+    assert_eq "$RC" 2 "$name: first call"
+    assert_contains "$ERR" "$name is unavailable"
+    hook "$(pre_payload "$name" get__thing)" --output exit-code
+    assert_eq "$RC" 2 "$name: second call"
+  done
+  assert_eq "$(entry_field my__srv status)" unhealthy
+  assert_eq "$(entry_field trail_ status)" unhealthy
+  # `my` itself is a server too: its tools are its own, healthy.
+  hook "$(pre_payload my echo)" --output exit-code
+  assert_eq "$RC" 0
+}
+
 case_missing_definition_is_remembered_until_config_changes() {
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"other":{"command":"true"}}}'
   hook "$(pre_payload late)"

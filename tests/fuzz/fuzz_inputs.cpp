@@ -1,5 +1,5 @@
 // libFuzzer target for everything mcphealth parses from outside: hook payloads (whole or cut off), state files,
-// config definitions, policy files, SSE streams and JSON-RPC messages. The hook must never crash into a session; this hunts for
+// config definitions, policy files, SSE streams (bounded), JSON-RPC messages and the tool-name split. The hook must never crash into a session; this hunts for
 // inputs that would make it. Build and run with scripts/fuzz.
 #include <mcphealth/config/expand.hpp>
 #include <mcphealth/config/policy.hpp>
@@ -79,11 +79,29 @@ void as_policy(std::string_view text) {
   (void)p.longest_recovery_ms(base);
 }
 
+/// Every split of a tool name puts it back together, longest server first, the shortest being the plain split.
+void as_tool_name(std::string_view text) {
+  const std::string name = "mcp__" + std::string(text.substr(0, 512));
+  const std::vector<hook::CallTarget> splits = hook::mcp_tool_name_splits(name);
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    check(!splits[i].server.empty() && !splits[i].tool.empty());
+    check("mcp__" + splits[i].server + "__" + splits[i].tool == name);
+    if (i > 0) check(splits[i].server.size() < splits[i - 1].server.size());
+  }
+  if (!splits.empty()) check(hook::split_mcp_tool_name(name)->server == splits.back().server);
+}
+
 void as_protocol(std::string_view text, const json::value* value) {
   mcp::SseParser sse;
   const std::size_t half = text.size() / 2;
   for (const auto& e : sse.feed(text.substr(0, half))) (void)util::parse_json(e.data);
   for (const auto& e : sse.feed(text.substr(half))) (void)util::parse_json(e.data);
+  // With a small limit, fed in small chunks: no event's data outgrows it, and once overflowed nothing comes out.
+  mcp::SseParser small(64);
+  for (std::size_t at = 0; at < text.size(); at += 7) {
+    const bool was = small.overflowed();
+    for (const auto& e : small.feed(text.substr(at, 7))) check(!was && e.data.size() <= 64);
+  }
   if (!value) return;
   const mcp::MessageKind kind = mcp::classify(*value);
   if (kind == mcp::MessageKind::server_request) {
@@ -97,6 +115,7 @@ void as_protocol(std::string_view text, const json::value* value) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   as_payload(text);
+  as_tool_name(text);
   const util::JsonParse parsed = util::parse_json(text);
   if (parsed) {
     as_state(*parsed);

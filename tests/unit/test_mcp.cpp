@@ -62,6 +62,29 @@ TEST_CASE("SSE events are parsed across chunk boundaries", "[mcp]") {
   CHECK(events[1].data == "{\"a\":\n1}");
 }
 
+TEST_CASE("an SSE line or event past the limit overflows the parser for good", "[mcp]") {
+  SECTION("a line that never ends") {
+    mcp::SseParser p(16);
+    CHECK(p.feed("data: 0123456789").empty());
+    CHECK_FALSE(p.overflowed());
+    CHECK(p.feed("abcdef").empty());
+    CHECK(p.overflowed());
+    CHECK(p.feed("\n\ndata: x\n\n").empty()); // nothing more, ever
+  }
+  SECTION("an event of short lines that never ends") {
+    mcp::SseParser p(16);
+    CHECK(p.feed("data: 01234\ndata: 56789\n").empty());
+    CHECK_FALSE(p.overflowed());
+    CHECK(p.feed("data: abcdef\n").empty());
+    CHECK(p.overflowed());
+  }
+  SECTION("events within the limit pass") {
+    mcp::SseParser p(16);
+    for (int i = 0; i < 100; ++i) REQUIRE(p.feed("data: 0123456789\n\n").size() == 1);
+    CHECK_FALSE(p.overflowed());
+  }
+}
+
 TEST_CASE("messages are told apart: response, server request, notification", "[mcp]") {
   CHECK(mcp::classify(json::parse(R"({"jsonrpc":"2.0","id":1,"result":{}})")) == mcp::MessageKind::response);
   CHECK(mcp::classify(json::parse(R"({"jsonrpc":"2.0","id":1,"error":{}})")) == mcp::MessageKind::response);

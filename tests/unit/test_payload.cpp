@@ -18,6 +18,25 @@ TEST_CASE("MCP tool names split into server and tool", "[payload]") {
   CHECK_FALSE(hook::split_mcp_tool_name("mcp____t"));
 }
 
+TEST_CASE("an MCP tool name splits every way a server name could hold __: longest server first", "[payload]") {
+  auto splits = hook::mcp_tool_name_splits("mcp__my__srv__get__x");
+  REQUIRE(splits.size() == 3);
+  CHECK(splits[0].server == "my__srv__get");
+  CHECK(splits[0].tool == "x");
+  CHECK(splits[1].server == "my__srv");
+  CHECK(splits[1].tool == "get__x");
+  CHECK(splits[2].server == "my");
+  // `trail_` meets the separator: `trail___echo` is `trail_` + `echo` or `trail` + `_echo`.
+  splits = hook::mcp_tool_name_splits("mcp__trail___echo");
+  REQUIRE(splits.size() == 2);
+  CHECK(splits[0].server == "trail_");
+  CHECK(splits[0].tool == "echo");
+  CHECK(splits[1].server == "trail");
+  CHECK(hook::mcp_tool_name_splits("mcp__a__b").size() == 1);
+  CHECK(hook::mcp_tool_name_splits("Bash").empty());
+  CHECK(hook::mcp_tool_name_splits("mcp__a__").empty());
+}
+
 TEST_CASE("explicit target fields count only for non-MCP tool names", "[payload]") {
   auto mcp = hook::find_target(json::parse(R"({"tool_name":"mcp__a__t","tool_input":{"server":"b"}})").as_object());
   CHECK(mcp->server == "a");

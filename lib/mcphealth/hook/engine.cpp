@@ -70,7 +70,8 @@ public:
     trace([&] { return "event " + event_name + " (" + event_source() + ")"; });
     if (m_request.input.incomplete) return answer_incomplete(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
-    const std::optional<CallTarget> call = find_target(m_request.input.payload);
+    std::optional<CallTarget> call = find_target(m_request.input.payload);
+    if (call) call = settle_split(*call, util::get_string(m_request.input.payload, "tool_name").value_or(""));
     if (!call) {
       trace([&] { return "tool " + util::get_string(m_request.input.payload, "tool_name").value_or("(none)") +
                          " is not an MCP tool: allow"; });
@@ -493,6 +494,42 @@ private:
 
   // --- Where the servers are: bindings on the hot path, the resolver on the slow one.
 
+  /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
+  /// longest server name this folder knows: from its current bindings, else from the configs. A name nothing
+  /// defines keeps the first split. One split (the usual case) costs nothing.
+  CallTarget settle_split(const CallTarget& first, std::string_view tool_name) {
+    const std::vector<CallTarget> splits = mcp_tool_name_splits(tool_name);
+    if (splits.size() < 2) return first;
+    auto known = [&](auto&& is_defined) {
+      for (const CallTarget& s : splits) {
+        if (is_defined(s.server)) {
+          trace([&] { return "tool name " + std::string(tool_name) + " splits " + std::to_string(splits.size()) +
+                             " ways: the server defined here is " + s.server; });
+          return std::optional<CallTarget>(s);
+        }
+      }
+      return std::optional<CallTarget>();
+    };
+    const state::StateSnapshot snap = store().read();
+    if (const std::optional<state::FolderBindings> folder = current_bindings(snap)) {
+      if (auto s = known([&](const std::string& server) {
+            const auto b = folder->find(config::tool_server_name(server));
+            return b && (b->definition || b->standing != "none");
+          })) {
+        return *s;
+      }
+      return first;
+    }
+    const config::Resolution& res = resolution(Bind::no, std::nullopt);
+    if (auto s = known([&](const std::string& server) {
+          return std::any_of(res.candidates.begin(), res.candidates.end(),
+                             [&](const config::Candidate& c) { return c.tool_name == server; });
+        })) {
+      return *s;
+    }
+    return first;
+  }
+
   /// The discovery inputs of this run: the folder from CLAUDE_PROJECT_DIR, else the payload's cwd.
   const config::DiscoveryInputs& inputs() {
     if (!m_inputs) {
@@ -531,12 +568,19 @@ private:
   /// The binding of `server` in this folder when the stored one still holds (no watched file or variable changed):
   /// stats, no config read.
   std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const std::string& server) {
-    const std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
+    const std::optional<state::FolderBindings> folder = current_bindings(snap);
+    if (!folder) return std::nullopt;
+    return folder->find(config::tool_server_name(server));
+  }
+
+  /// This folder's bindings, when they still hold (no watched file or variable changed).
+  std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap) {
+    std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
     if (!folder) return std::nullopt;
     std::vector<std::filesystem::path> files = config::watched_files(inputs());
     for (const auto& f : folder->extra_files) files.emplace_back(f);
     if (config::resolution_stamp(files, folder->variables, m_deps.env) != folder->stamp) return std::nullopt;
-    return folder->find(config::tool_server_name(server));
+    return folder;
   }
 
   /// Whether resolving records the folder's bindings (PreToolUse, failures and session start do; a success only

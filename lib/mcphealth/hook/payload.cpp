@@ -2,6 +2,7 @@
 
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <unistd.h>
 
@@ -58,6 +59,19 @@ std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name) {
   if (t.server.empty()) return std::nullopt;
   if (t.tool.empty()) t.tool = std::string(tool_name);
   return t;
+}
+
+std::vector<CallTarget> mcp_tool_name_splits(std::string_view tool_name) {
+  constexpr std::string_view prefix = "mcp__";
+  std::vector<CallTarget> out;
+  if (tool_name.substr(0, prefix.size()) != prefix) return out;
+  const std::string_view rest = tool_name.substr(prefix.size());
+  for (std::size_t sep = rest.find("__", 1); sep != std::string_view::npos; sep = rest.find("__", sep + 1)) {
+    if (sep + 2 >= rest.size()) break; // no tool left
+    out.push_back({std::string(rest.substr(0, sep)), std::string(rest.substr(sep + 2))});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
 }
 
 namespace {

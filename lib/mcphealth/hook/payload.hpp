@@ -57,7 +57,12 @@ std::optional<CallTarget> find_target_in_raw(std::string_view raw);
 /// Finds the first string value of `"key": "..."` in raw JSON text, unescaping simple escapes.
 std::optional<std::string> find_raw_string_field(std::string_view raw, std::string_view key);
 
-/// Splits an MCP tool name `mcp__<server>__<tool...>`; nothing for other names.
+/// Splits an MCP tool name `mcp__<server>__<tool...>` at its first `__`; nothing for other names.
 std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name);
+
+/// Every way an MCP tool name splits into server and tool, longest server first: a server's own name may hold
+/// `__` (`my__srv`, or `x..y` and `trail_` as tool names spell them), so `mcp__my__srv__echo` is `my__srv` +
+/// `echo` or `my` + `srv__echo`; which one is meant only the names that exist can tell. Nothing for other names.
+std::vector<CallTarget> mcp_tool_name_splits(std::string_view tool_name);
 
 } // namespace mcphealth::hook

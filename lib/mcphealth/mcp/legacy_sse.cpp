@@ -12,6 +12,19 @@ namespace mcphealth::mcp {
 
 namespace json = boost::json;
 
+namespace {
+/// More events than this waiting unread is a stream that floods: it is cut off like an oversized one.
+constexpr std::size_t k_max_waiting_events = 4096;
+
+CallOutcome cut_off() {
+  CallOutcome out;
+  out.status = CallOutcome::Status::failed;
+  out.protocol_violation = true;
+  out.reason = std::string(k_sse_overflow_reason);
+  return out;
+}
+} // namespace
+
 LegacySseTransport::LegacySseTransport(const config::HttpServer& server, http::Client& client, util::Clock& clock)
     : m_server(server), m_client(client), m_clock(clock) {}
 
@@ -27,11 +40,14 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
   get.on_body = [stream, parser](std::string_view chunk, const http::Response& so_far) {
     if (so_far.status_so_far != 200 || !is_event_stream(so_far)) return false;
     std::vector<SseEvent> events = parser->feed(chunk);
-    if (!events.empty()) {
-      std::lock_guard<std::mutex> lock(stream->mutex);
-      for (auto& e : events) stream->events.push_back(std::move(e));
+    std::lock_guard<std::mutex> lock(stream->mutex);
+    for (auto& e : events) stream->events.push_back(std::move(e));
+    if (parser->overflowed() || stream->events.size() > k_max_waiting_events) {
+      stream->overflowed = true; // the transfer ends here; the caller reads why
       stream->changed.notify_all();
+      return false;
     }
+    if (!events.empty()) stream->changed.notify_all();
     return true;
   };
   http::Client& client = m_client;
@@ -68,6 +84,7 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
     }
   }
   std::lock_guard<std::mutex> lock(m_stream->mutex);
+  if (m_stream->overflowed) return cut_off();
   if (m_stream->ended) {
     const http::Response& r = m_stream->final_response;
     if (r.succeeded()) {
@@ -128,6 +145,7 @@ CallOutcome LegacySseTransport::call(std::string_view method, const json::object
   bool ended = false;
   {
     std::lock_guard<std::mutex> lock(m_stream->mutex);
+    if (m_stream->overflowed) return cut_off();
     ended = m_stream->ended;
   }
   if (!ended) return no_answer_in_time(method);

@@ -36,6 +36,8 @@ private:
     std::condition_variable changed;
     std::deque<SseEvent> events;
     bool ended = false;
+    /// Cut off: a line or an event over the parser's limit, or more events waiting than are ever read.
+    bool overflowed = false;
     http::Response final_response;
   };
   /// POSTs `body` to the endpoint; returns a failure, or nothing when accepted.

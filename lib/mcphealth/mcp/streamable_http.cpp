@@ -68,7 +68,9 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
       if (json_body.size() < (1u << 20)) json_body.append(chunk);
       return true;
     }
-    for (const SseEvent& event : sse.feed(chunk)) {
+    const std::vector<SseEvent> events = sse.feed(chunk);
+    if (sse.overflowed()) return false; // cut off: read below
+    for (const SseEvent& event : events) {
       util::JsonParse parsed = util::parse_json(event.data);
       if (!parsed) continue;
       if (is_response_to(*parsed, id)) {
@@ -93,6 +95,12 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
     m_client.perform(r);
   }
   if (answered) return out;
+  if (sse.overflowed()) {
+    out.status = CallOutcome::Status::failed;
+    out.protocol_violation = true;
+    out.reason = std::string(k_sse_overflow_reason);
+    return out;
+  }
   const bool success_status = response.succeeded();
   // Out of time before any status, or while a 2xx stream stayed silent: no answer, not an HTTP failure.
   if (response.timed_out && (!response.has_status() || success_status)) return no_answer_in_time(method);

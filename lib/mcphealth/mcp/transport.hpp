@@ -39,6 +39,8 @@ struct CallOutcome {
   /// For `failed`: no connection was made or it broke (as opposed to an HTTP status).
   bool transport_failure = false;
   bool timed_out = false;
+  /// For `failed`: the server broke the protocol (an event stream past its limits): not MCP, whatever its status.
+  bool protocol_violation = false;
 };
 
 /// The outcome of a request that got no answer before its deadline.

@@ -64,6 +64,11 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
     r.reason = protocol_error_reason(failure);
     return;
   }
+  if (failure.protocol_violation) {
+    r.kind = Kind::protocol_error;
+    r.reason = failure.reason;
+    return;
+  }
   if (failure.transport_failure || !failure.http_status) {
     r.kind = failure.timed_out ? Kind::timeout : Kind::transport;
     r.code = state::FailureCode::transport();
