@@ -6,6 +6,7 @@
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cstdio>
 
@@ -112,73 +113,75 @@ json::object to_json(const ops::Explanation& e) {
 
 void print_text(const ops::Explanation& e, bool color) {
   auto bold = [&](const std::string& s) { return color ? "\033[1m" + s + "\033[0m" : s; };
-  std::printf("%s\n", bold("Project dir: " + e.project_dir).c_str());
-  std::printf("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
-  if (e.managed_config) std::printf("  managed config in force: %s\n", e.managed_config->c_str());
+  std::printf("%s\n", bold("Project dir: " + util::escape_control(e.project_dir)).c_str());
+  say("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
+  if (e.managed_config) say("  managed config in force: %s\n", e.managed_config->c_str());
   std::printf("\n%s\n", bold("Config files, in precedence order").c_str());
   int i = 1;
   for (const auto& f : e.files) {
     std::string names;
     for (const auto& d : f.servers) names += (names.empty() ? "" : ", ") + d.name;
-    std::printf("  %d. %s (%s%s): %s%s\n", i++, f.source.file.c_str(), f.source.scope.c_str(),
+    std::printf("  %d. ", i++);
+    say("%s (%s%s): %s%s\n", f.source.file.c_str(), f.source.scope.c_str(),
                 f.project_key ? (", projects[\"" + *f.project_key + "\"]").c_str() : "", file_status(f).c_str(),
                 names.empty() ? "" : ("; defines " + names).c_str());
   }
   std::printf("\n%s\n", bold("Servers").c_str());
-  if (e.servers.empty()) std::printf("  (none)\n");
+  if (e.servers.empty()) say("  (none)\n");
   for (const auto& s : e.servers) {
-    std::printf("  %s: %s, %s scope, from %s%s\n", s.name.c_str(), s.kind.c_str(), std::string(config::scope_name(s.scope)).c_str(),
+    say("  %s: %s, %s scope, from %s%s\n", s.name.c_str(), s.kind.c_str(), std::string(config::scope_name(s.scope)).c_str(),
                 s.winner.source.c_str(), s.unset_vars.empty() ? "" : " (uses unset variables)");
-    if (s.tool_name != s.name) std::printf("    in tool names: mcp__%s__...\n", s.tool_name.c_str());
+    if (s.tool_name != s.name) say("    in tool names: mcp__%s__...\n", s.tool_name.c_str());
     for (const auto& d : s.shadowed) {
-      std::printf("    shadowed: %s (%s), which would run %s\n", d.definition.source.c_str(), d.definition.scope.c_str(),
+      say("    shadowed: %s (%s), which would run %s\n", d.definition.source.c_str(), d.definition.scope.c_str(),
                   d.target.c_str());
     }
     if (s.kind == "stdio") {
-      std::printf("    command: %s\n", s.command_line.c_str());
-      std::printf("    on PATH: %s\n", s.resolved_command ? s.resolved_command->c_str() : "NO, not found");
+      say("    command: %s\n", s.command_line.c_str());
+      say("    on PATH: %s\n", s.resolved_command ? s.resolved_command->c_str() : "NO, not found");
     } else if (s.kind != "unsupported") {
-      std::printf("    url: %s\n", s.target.c_str());
+      say("    url: %s\n", s.target.c_str());
     } else {
-      std::printf("    %s\n", s.unsupported_reason.c_str());
+      say("    %s\n", s.unsupported_reason.c_str());
     }
     std::string env_names, header_names, unset;
     for (const auto& n : s.env_names) env_names += (env_names.empty() ? "" : ", ") + n;
     for (const auto& n : s.header_names) header_names += (header_names.empty() ? "" : ", ") + n;
     for (const auto& n : s.unset_vars) unset += (unset.empty() ? "" : ", ") + ("${" + n + "}");
-    if (!env_names.empty()) std::printf("    env sets: %s\n", env_names.c_str());
-    if (!header_names.empty()) std::printf("    headers: %s\n", header_names.c_str());
-    if (!unset.empty()) std::printf("    unset here: %s\n", unset.c_str());
-    std::printf("    reconnect: %s\n",
+    if (!env_names.empty()) say("    env sets: %s\n", env_names.c_str());
+    if (!header_names.empty()) say("    headers: %s\n", header_names.c_str());
+    if (!unset.empty()) say("    unset here: %s\n", unset.c_str());
+    say("    reconnect: %s\n",
                 s.reconnect ? (reconnect_text(*s.reconnect) + " (from " + s.reconnect->variable + ")").c_str() : "none configured");
     for (const auto& v : s.own_settings) {
-      std::printf("    %s: %s  [%s]\n", v.name.c_str(), v.value.c_str(), v.origin.c_str());
+      say("    %s: %s  [%s]\n", v.name.c_str(), v.value.c_str(), v.origin.c_str());
     }
   }
   std::printf("\n%s\n", bold("Not checked (Claude Code does not start these here)").c_str());
-  if (e.skipped.empty()) std::printf("  (none)\n");
+  if (e.skipped.empty()) say("  (none)\n");
   for (const auto& k : e.skipped) {
-    std::printf("  %s: %s, from %s (%s)\n    would run: %s\n", k.definition.name.c_str(),
+    say("  %s: %s, from %s (%s)\n    would run: %s\n", k.definition.name.c_str(),
                 std::string(config::standing_name(k.standing)).c_str(), k.definition.source.c_str(),
                 std::string(config::scope_name(k.scope)).c_str(), k.target.c_str());
-    std::printf("    why: %s\n", k.reason.c_str());
+    say("    why: %s\n", k.reason.c_str());
   }
   std::printf("\n%s\n", bold("Settings").c_str());
-  for (const auto& s : e.settings) std::printf("  %-18s %s  [%s]\n", (s.name + ":").c_str(), s.value.c_str(), s.origin.c_str());
-  std::printf("  %-18s %s: %s\n", "policy file:", e.policy_path.c_str(), e.policy_status.c_str());
-  std::printf("  (precedence: flag > policy servers.<name> > policy defaults > MCPHEALTH_* > ECC_* > default; a\n"
+  for (const auto& s : e.settings) say("  %-18s %s  [%s]\n", (s.name + ":").c_str(), s.value.c_str(), s.origin.c_str());
+  say("  %-18s %s: %s\n", "policy file:", e.policy_path.c_str(), e.policy_status.c_str());
+  say("  (precedence: flag > policy servers.<name> > policy defaults > MCPHEALTH_* > ECC_* > default; a\n"
               "   server's own values are listed with it; mcphealth policy shows them all)\n");
   std::printf("\n%s\n", bold("Hooks").c_str());
-  std::printf("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "✔ registered" : "✘ NOT registered",
+  say("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "✔ registered" : "✘ NOT registered",
               e.hooks.post_tool_use_failure ? "✔ registered" : "✘ NOT registered",
               e.hooks.files.empty() ? "no settings files" : std::to_string(e.hooks.files.size()).append(" settings file(s)").c_str());
   std::printf("\n%s\n", bold("Findings").c_str());
-  if (e.findings.empty()) std::printf("  none: all clear\n");
+  if (e.findings.empty()) say("  none: all clear\n");
   for (const auto& f : e.findings) {
     // The symbols of the tables and the man page: ✘ for what breaks the gate, ! for what deserves a look.
     std::string sev = (f.severity == ops::Finding::Severity::error ? "✘ " : "! ") + ops::severity_name(f.severity);
     if (color) sev = (f.severity == ops::Finding::Severity::error ? "\033[31m" : "\033[33m") + sev + "\033[0m";
-    std::printf("  %s: %s\n    hint: %s\n", sev.c_str(), f.message.c_str(), f.hint.c_str());
+    std::printf("  %s: ", sev.c_str());
+    say("%s\n    hint: %s\n", f.message.c_str(), f.hint.c_str());
   }
 }
 

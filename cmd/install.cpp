@@ -1,5 +1,7 @@
 #include "install.hpp"
 
+#include "output.hpp"
+
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -121,16 +123,16 @@ int run_install(const InstallOptions& o, bool uninstall) {
     return k_exit_ok;
   }
   if (o.dry_run) {
-    if (diff.empty()) std::printf("%s: nothing to change\n", file.c_str());
+    if (diff.empty()) say("%s: nothing to change\n", file.c_str());
     else std::fputs(diff.c_str(), stdout);
   } else if (!plan.changed()) {
-    std::printf("%s: nothing to change (%s)\n", file.c_str(), uninstall ? "mcphealth is not registered here" : "already installed");
+    say("%s: nothing to change (%s)\n", file.c_str(), uninstall ? "mcphealth is not registered here" : "already installed");
   } else {
-    std::printf("%s %s%s\n", uninstall ? "uninstalled from" : "installed in", file.c_str(),
+    say("%s %s%s\n", uninstall ? "uninstalled from" : "installed in", file.c_str(),
                 backup ? (" (backup: " + backup->string() + ")").c_str() : "");
   }
   if (!o.dry_run) {
-    for (const auto& n : plan.notes) std::printf("  %s\n", n.c_str());
+    for (const auto& n : plan.notes) say("  %s\n", n.c_str());
   }
   if (js_left) {
     std::fprintf(stderr,

@@ -2,6 +2,7 @@
 // Output shared by the listing commands: whether to colour, terminal width, and a plain table that measures text
 // by what a terminal shows (✔ is one column, not three bytes).
 #include <mcphealth/state/health.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +13,13 @@
 #include <vector>
 
 namespace mcphealth::cli {
+
+/// Prints a line whose arguments are text from outside (names, paths, commands, URLs, reasons), each escaped
+/// (util::escape_control), so none of it can drive the terminal: a repository's `.mcp.json` names what is shown.
+template <typename... Args>
+void say(const char* format, const Args&... args) {
+  std::printf(format, util::escape_control(args).c_str()...);
+}
 
 /// True when `stream` is a terminal, `NO_COLOR` is unset or empty, and `TERM` is not `dumb`.
 bool use_color(std::FILE* stream);

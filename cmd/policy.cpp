@@ -1,5 +1,7 @@
 #include "policy.hpp"
 
+#include "output.hpp"
+
 #include <mcphealth/ops/policy.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -62,15 +64,15 @@ json::object policy_json(const ops::PolicyReport& r) {
 }
 
 void print_policy(const ops::PolicyReport& r) {
-  std::printf("policy file: %s (%s): %s\n", r.policy.path.value.string().c_str(), r.policy.path.origin.text().c_str(),
+  say("policy file: %s (%s): %s\n", r.policy.path.value.string().c_str(), r.policy.path.origin.text().c_str(),
               r.policy.status == config::Policy::Status::absent ? "none, the environment decides"
               : r.policy.status == config::Policy::Status::ok   ? "valid"
                                                                 : "NOT VALID, ignored: the environment decides");
-  for (const auto& p : r.policy.problems) std::printf("  problem: %s\n", p.text().c_str());
+  for (const auto& p : r.policy.problems) say("  problem: %s\n", p.text().c_str());
   for (const auto& s : r.servers) {
-    std::printf("\n%s  (%s, %s)\n", s.name.c_str(), s.scope.c_str(), s.source.c_str());
+    say("\n%s  (%s, %s)\n", s.name.c_str(), s.scope.c_str(), s.source.c_str());
     for (const auto& v : s.values) {
-      std::printf("  %-19s %s  [%s]\n", (v.name + ":").c_str(), v.value.c_str(), v.origin.c_str());
+      say("  %-19s %s  [%s]\n", (v.name + ":").c_str(), v.value.c_str(), v.origin.c_str());
     }
   }
   if (r.servers.empty()) std::printf("\nno MCP servers that Claude Code would start here\n");

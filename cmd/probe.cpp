@@ -120,7 +120,7 @@ void print_table(const std::vector<ops::ProbeRow>& rows, std::optional<std::size
                {r.protocol_version.value_or("-")},
                {scope},
                {reason}});
-    if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + hint + "\n";
+    if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + util::escape_control(hint) + "\n";
   }
   std::string out = table.render(use_color(stdout), width);
   if (!hints.empty()) out += "\n" + hints;
@@ -177,7 +177,7 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
     break;
   }
   case Format::name:
-    for (const auto& row : rows) std::printf("%s\n", row.name.c_str());
+    for (const auto& row : rows) say("%s\n", row.name.c_str());
     break;
   case Format::table:
   case Format::wide:

@@ -1,5 +1,7 @@
 #include "refresh.hpp"
 
+#include "output.hpp"
+
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/ops/refresh.hpp>
 #include <mcphealth/recover/reconnect.hpp>
@@ -45,7 +47,7 @@ int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
   recover::ShellRunner runner(clock, env);
   const ops::RefreshReport report = ops::refresh_stale({o.servers}, settings, discovery_for(env, settings, o.project), env,
                                                        clock, prober, runner);
-  for (const auto& line : report.lines) std::printf("%s\n", line.c_str());
+  for (const auto& line : report.lines) say("%s\n", line.c_str());
   return report.any_down ? k_exit_unhealthy : k_exit_ok;
 }
 

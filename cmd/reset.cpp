@@ -1,5 +1,7 @@
 #include "reset.hpp"
 
+#include "output.hpp"
+
 #include <mcphealth/ops/reset.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/json.hpp>
@@ -35,7 +37,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
   std::vector<std::string> cached;
   for (const auto& kv : snapshot.servers()) cached.emplace_back(kv.key());
   if (o.list) {
-    for (const auto& name : cached) std::printf("%s\n", name.c_str());
+    for (const auto& name : cached) say("%s\n", name.c_str());
     return k_exit_ok;
   }
   const int modes = (o.servers.empty() ? 0 : 1) + (o.all ? 1 : 0) + (o.unhealthy ? 1 : 0);
@@ -83,10 +85,10 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
     return k_exit_ok;
   }
   if (result.removed.empty()) {
-    std::printf("nothing to reset in %s\n", settings.state_path.value.c_str());
+    say("nothing to reset in %s\n", settings.state_path.value.c_str());
   }
   for (const auto& name : result.removed) {
-    std::printf("%s %s\n", o.dry_run ? "would reset" : "reset", name.c_str());
+    say("%s %s\n", o.dry_run ? "would reset" : "reset", name.c_str());
   }
   return k_exit_ok;
 }

@@ -126,11 +126,11 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   const int code = any_unhealthy ? k_exit_unhealthy : k_exit_ok;
   if (o.quiet) return code;
   if (o.format == Format::name) {
-    for (const auto& row : report.rows) std::printf("%s\n", row.name.c_str());
+    for (const auto& row : report.rows) say("%s\n", row.name.c_str());
     return code;
   }
   if (o.statusline) {
-    std::printf("%s\n", ops::status_line(report).c_str());
+    say("%s\n", ops::status_line(report).c_str());
     return code;
   }
   if (o.format == Format::json) {
@@ -153,7 +153,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   for (const auto& w : warnings) util::log::warn(w);
   if (report.rows.empty()) {
     if (o.unhealthy) std::printf("nothing is down\n");
-    else std::printf("no servers in %s and none configured\n", settings.state_path.value.c_str());
+    else say("no servers in %s and none configured\n", settings.state_path.value.c_str());
     return code;
   }
   const auto width = o.format == Format::wide ? std::nullopt : terminal_width();
@@ -175,7 +175,7 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
                {row.why}});
-    if (!row.hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + row.hint + "\n";
+    if (!row.hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + util::escape_control(row.hint) + "\n";
   }
   std::string out = table.render(color, width);
   if (!hints.empty()) out += "\n" + hints;

@@ -254,4 +254,63 @@ case_an_event_stream_that_never_ends_an_event_is_cut_off_at_1_mib() {
   done
 }
 
+# hostile_config: an unapproved repository's .mcp.json whose names, command, args and URL hold a window-title
+# escape, a C1 CSI and a bidi override.
+hostile_config() {
+  "$PY" - "$PROJ/.mcp.json" <<'PYEOF'
+import json, sys
+esc, csi, rlo = "\x1b]0;pwned\x07", "\u009b2J", "\u202e"
+json.dump({"mcpServers": {
+    "a" + esc: {"command": "/opt/" + csi + "bin" + esc + "/srv", "args": ["--x" + rlo]},
+    "b" + rlo: {"type": "http", "url": "http://h.invalid/" + esc + "mcp"},
+}}, open(sys.argv[1], "w"))
+PYEOF
+}
+
+# assert_no_raw_controls TEXT WHAT: TEXT holds no ESC, BEL, C1 CSI or bidi override.
+assert_no_raw_controls() {
+  if printf '%s' "$1" | grep -qaP '[\x1b\x07]|\xc2\x9b|\xe2\x80\xae'; then fail "$2 printed a raw control: $(printf '%s' "$1" | od -c | head -5)"; fi
+}
+
+case_terminal_controls_from_a_repository_never_reach_the_terminal() {
+  write_config "$HOME/.claude/settings.json" '{}' # the repository's servers stay unapproved
+  hostile_config
+  mcph explain-config
+  assert_no_raw_controls "$OUT$ERR" "explain-config"
+  assert_contains "$OUT" 'a\x1b]0;pwned\x07'
+  assert_contains "$OUT" '\u009b2J'
+  assert_contains "$OUT" '\u202e'
+  # Approved and probed: the hints and tables of probe and status, and the status line.
+  write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
+  mcph probe --all
+  assert_no_raw_controls "$OUT$ERR" "probe"
+  assert_contains "$OUT" "hint: "
+  mcph status
+  assert_no_raw_controls "$OUT$ERR" "status"
+  mcph status --statusline
+  assert_no_raw_controls "$OUT$ERR" "status --statusline"
+  mcph reset --all --dry-run
+  assert_no_raw_controls "$OUT$ERR" "reset"
+  mcph policy
+  assert_no_raw_controls "$OUT$ERR" "policy"
+}
+
+case_credentials_in_urls_are_never_shown() {
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"remote":{"type":"http","url":"http://alice:pw-1@127.0.0.1:1/mcp?token=${TOK}&v=2"},"db":{"command":"/bin/true","args":["--db=postgresql://bob:pw-2@db.invalid/app"]}}}'
+  export TOK=tok-3
+  mcph explain-config
+  assert_contains "$OUT" "http://***@127.0.0.1:1/mcp?token=***&v=***"
+  mcph explain-config --json
+  local all
+  mcph explain-config remote db
+  all=$OUT
+  mcph explain-config --json
+  all+=$OUT
+  mcph probe --all --json
+  all+=$OUT$ERR
+  mcph status --wide
+  all+=$OUT$ERR
+  for secret in alice pw-1 tok-3 bob pw-2; do assert_not_contains "$all" "$secret" "a credential in the output"; done
+}
+
 main "$@"

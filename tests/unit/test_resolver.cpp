@@ -317,7 +317,7 @@ TEST_CASE("client arguments read --mcp-config values as the client's option pars
   CHECK(a.stamp() != config::parse_client_arguments({"--mcp-config", "a.json"}, "/w").stamp());
 }
 
-TEST_CASE("--mcp-config servers win over every file scope: with --strict-mcp-config they are the only ones", "[resolver]") {
+TEST_CASE("servers given with --mcp-config win over every file scope and with --strict-mcp-config are the only ones", "[resolver]") {
   Layout l;
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}", R"("mcpServers":{"b":)" + stdio("user") + "}");
   l.write(l.project / "extra.json", R"({"mcpServers":{"a":)" + stdio("file") + "}}");

@@ -60,3 +60,22 @@ TEST_CASE("a shell word is quoted only when it needs it, and splits back to itse
     CHECK(util::shell_words(util::shell_word(word)) == std::vector<std::string>{word});
   }
 }
+
+TEST_CASE("URLs are shown without userinfo, query values or fragment", "[text]") {
+  CHECK(util::redact_url("http://user:pw@host:8080/mcp?token=s3cret&debug&x=1#frag") ==
+        "http://***@host:8080/mcp?token=***&debug&x=***#***");
+  CHECK(util::redact_url("https://host/mcp") == "https://host/mcp");
+  CHECK(util::redact_url("https://a@b@host?") == "https://***@host?");
+  CHECK(util::redact_url("--db=postgresql://u:pw@db/app") == "--db=postgresql://***@db/app");
+  CHECK(util::redact_url("not a url") == "not a url");
+}
+
+TEST_CASE("terminal controls of every kind are escaped and other text passes", "[text]") {
+  CHECK(util::escape_control("a\x1b]0;title\x07") == "a\\x1b]0;title\\x07");
+  CHECK(util::escape_control("csi \xc2\x9b" "2J") == "csi \\u009b2J");             // C1 CSI
+  CHECK(util::escape_control("evil\xe2\x80\xaegnp.exe") == "evil\\u202egnp.exe");     // bidi override
+  CHECK(util::escape_control("iso\xe2\x81\xa6x\xe2\x81\xa9") == "iso\\u2066x\\u2069"); // isolates
+  CHECK(util::escape_control("bad \xff\xc3") == "bad \\xff\\xc3");                   // not UTF-8
+  CHECK(util::escape_control("\xed\xa0\x80") == "\\xed\\xa0\\x80");                  // a surrogate
+  CHECK(util::escape_control("✔ café 名前") == "✔ café 名前");
+}

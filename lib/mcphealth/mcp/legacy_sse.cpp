@@ -69,14 +69,15 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
       out.status = CallOutcome::Status::failed;
       if (!endpoint) {
         out.transport_failure = true;
-        out.reason = "the SSE endpoint event names '" + reference + "', which is not a URL relative to " + m_server.url;
+        out.reason = "the SSE endpoint event names '" + util::redact_url(reference) + "', which is not a URL relative to " +
+                     util::redact_url(m_server.url);
         return out;
       }
       // The definition's headers (its credentials) go with every POST: only ever to the origin they were set for.
       const std::optional<std::string> origin = http::origin_of(*endpoint);
       if (!origin || origin != http::origin_of(m_server.url, http::Userinfo::ignore)) {
-        out.reason = "protocol error: the SSE endpoint event names '" + reference + "', not on the origin of " +
-                     m_server.url + "; nothing is sent there";
+        out.reason = "protocol error: the SSE endpoint event names '" + util::redact_url(reference) +
+                     "', not on the origin of " + util::redact_url(m_server.url) + "; nothing is sent there";
         return out;
       }
       m_endpoint = *endpoint;

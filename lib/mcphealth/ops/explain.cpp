@@ -101,11 +101,11 @@ void add(Explanation& e, Finding::Severity s, std::string id, std::string messag
 
 /// A definition's command line as written (before expansion), each word shell-quoted; or its URL.
 std::string written_target(const config::ServerDefinition& def) {
-  if (auto url = util::get_string(def.raw, "url"); url && !def.raw.contains("command")) return *url;
+  if (auto url = util::get_string(def.raw, "url"); url && !def.raw.contains("command")) return util::redact_url(*url);
   std::string out = util::shell_quote(util::get_string(def.raw, "command").value_or(""));
   if (auto it = def.raw.find("args"); it != def.raw.end() && it->value().is_array()) {
     for (const auto& a : it->value().get_array()) {
-      out += " " + util::shell_quote(a.is_string() ? std::string(a.get_string()) : json::serialize(a));
+      out += " " + util::shell_quote(util::redact_url(a.is_string() ? std::string(a.get_string()) : json::serialize(a)));
     }
   }
   return out;
@@ -197,15 +197,16 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     s.unset_vars = resolved.unset_vars;
     if (const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport)) {
       s.target = stdio->command;
-      s.args = stdio->args;
+      // An argument may carry a URL with credentials (`--db=postgresql://u:pw@h/db`): shown redacted.
+      for (const auto& a : stdio->args) s.args.push_back(util::redact_url(a));
       s.command_line = util::shell_quote(stdio->command);
-      for (const auto& a : stdio->args) s.command_line += " " + util::shell_quote(a);
+      for (const auto& a : s.args) s.command_line += " " + util::shell_quote(a);
       s.env_names = stdio->env_names;
       if (!stdio->executable.empty() && config::is_executable_file(stdio->executable)) {
         s.resolved_command = stdio->executable.string();
       }
     } else if (const auto* http = std::get_if<config::HttpServer>(&resolved.transport)) {
-      s.target = http->url;
+      s.target = util::redact_url(http->url);
       for (const auto& [name, value] : http->headers) s.header_names.push_back(name);
     } else {
       s.unsupported_reason = std::get<config::UnsupportedServer>(resolved.transport).reason;

@@ -23,25 +23,99 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
+namespace {
+
+/// The length of the UTF-8 sequence at `text[at]` and its code point; 0 when it is not well-formed UTF-8.
+std::size_t utf8_at(std::string_view text, std::size_t at, char32_t& cp) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  std::size_t len = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead <= 0xDF ? 2 : 0;
+  if (len == 0 || at + len > text.size() || lead >= 0xF8) return 0;
+  cp = lead & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+  for (std::size_t i = 1; i < len; ++i) {
+    if ((byte(at + i) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(at + i) & 0x3F);
+  }
+  const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+/// Code points a terminal acts on, or that change how the rest of a line is shown.
+bool is_unsafe(char32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F || cp == 0x2028 ||
+         cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+} // namespace
+
 std::string escape_control(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  char buf[16];
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7F) {
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else {
-      char buf[8];
+    if (u < 0x80) {
+      if (u >= 0x20 && u != 0x7F) out += c;
+      else if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (c == '\t') out += "\\t";
+      else {
+        std::snprintf(buf, sizeof buf, "\\x%02x", u);
+        out += buf;
+      }
+      ++i;
+      continue;
+    }
+    char32_t cp = 0;
+    const std::size_t len = utf8_at(text, i, cp);
+    if (len == 0) {
       std::snprintf(buf, sizeof buf, "\\x%02x", u);
       out += buf;
+      ++i;
+    } else if (is_unsafe(cp)) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+      i += len;
+    } else {
+      out.append(text.substr(i, len));
+      i += len;
     }
   }
+  return out;
+}
+
+std::string redact_url(std::string_view url) {
+  const std::size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const std::size_t authority = scheme_end + 3;
+  std::size_t authority_end = url.find_first_of("/?#", authority);
+  if (authority_end == std::string_view::npos) authority_end = url.size();
+  std::string out(url.substr(0, authority));
+  const std::string_view host = url.substr(authority, authority_end - authority);
+  const std::size_t at = host.rfind('@');
+  out += at == std::string_view::npos ? std::string(host) : "***@" + std::string(host.substr(at + 1));
+  std::size_t i = authority_end;
+  const std::size_t query = url.find('?', i);
+  const std::size_t fragment = url.find('#', i);
+  const std::size_t path_end = std::min(query, fragment);
+  out.append(url.substr(i, (path_end == std::string_view::npos ? url.size() : path_end) - i));
+  if (query != std::string_view::npos && query < fragment) {
+    const std::string_view q = url.substr(query + 1, (fragment == std::string_view::npos ? url.size() : fragment) - query - 1);
+    out += '?';
+    std::size_t from = 0;
+    for (;;) {
+      const std::size_t amp = q.find('&', from);
+      const std::string_view pair = q.substr(from, amp == std::string_view::npos ? std::string_view::npos : amp - from);
+      const std::size_t eq = pair.find('=');
+      out += eq == std::string_view::npos ? std::string(pair) : std::string(pair.substr(0, eq)) + "=***";
+      if (amp == std::string_view::npos) break;
+      out += '&';
+      from = amp + 1;
+    }
+  }
+  if (fragment != std::string_view::npos) out += "#***";
   return out;
 }
 

@@ -16,8 +16,16 @@ std::string cap_utf8(std::string_view text, std::size_t max_bytes);
 std::string trim(std::string_view text);
 
 /// Returns `text` with every control character written as an escape (`\n`, `\r`, `\t`, `\x1b`, ...), so a name or
-/// an error from outside can never split a log line or drive a terminal.
+/// an error from outside can never split a log line or drive a terminal: the C0 controls and DEL, the C1 controls
+/// (`\u009b` is a terminal's CSI), the characters that reorder or split what is shown (bidi overrides and isolates,
+/// `\u202e`; line and paragraph separators), and bytes that are not UTF-8 (`\xff`). Other text passes unchanged.
+/// The one rule for every line a person reads.
 std::string escape_control(std::string_view text);
+
+/// `url` fit to show: userinfo becomes `***@`, every query value and the fragment `***`
+/// (`http://u:pw@h/mcp?token=s&x` -> `http://***@h/mcp?token=***&x`), as env and header values are never shown.
+/// Text that is not a URL is returned as it is.
+std::string redact_url(std::string_view url);
 
 /// The candidate `word` most likely meant, for "did you mean" in usage errors: the one candidate it starts (3
 /// characters or more), else the closest by edit distance if close enough (at most 2 edits, or a third of the
