@@ -313,4 +313,26 @@ case_credentials_in_urls_are_never_shown() {
   for secret in alice pw-1 tok-3 bob pw-2; do assert_not_contains "$all" "$secret" "a credential in the output"; done
 }
 
+case_a_huge_server_name_is_never_written() {
+  local big
+  big=$("$PY" -c 'print("s" * (1024 * 1024))')
+  # From payloads: three failure marks and a call, each for a 1 MiB name.
+  for i in 1 2 3; do
+    hook "$(post_failure_payload "$big$i" 'MCP error -32000: Connection closed')"
+    assert_eq "$RC" 0
+    assert_contains "$ERR" "longer than any MCP server's"
+  done
+  hook "$(pre_payload "$big")"
+  assert_eq "$RC" 0
+  # From a config: a huge name defined beside a real one binds nothing of it.
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"$big\":$(stdio_def healthy),\"svc\":$(stdio_def healthy)}}"
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  local size
+  size=$(stat -c %s "$(STATE)")
+  [ "$size" -lt 65536 ] || fail "the state file grew to $size bytes"
+  mcph status
+  assert_eq "$RC" 0 "status reads it back: $ERR"
+}
+
 main "$@"

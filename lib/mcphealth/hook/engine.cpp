@@ -77,6 +77,11 @@ public:
                          " is not an MCP tool: allow"; });
       return allow(event_name);
     }
+    if (call->server.size() > state::k_max_name_bytes) {
+      log("the server name in " + event_name + " is " + std::to_string(call->server.size()) + " bytes, longer than any " +
+          "MCP server's (at most " + std::to_string(state::k_max_name_bytes) + "): not checked, nothing recorded");
+      return allow(event_name);
+    }
     m_call = *call;
     trace([&] { return "tool on server " + call->server + ": " + call->tool; });
     if (m_request.input.parse_error) {

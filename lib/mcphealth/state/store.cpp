@@ -115,7 +115,13 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
     done.moved_aside = aside;
   }
   snap.doc["version"] = k_state_version;
-  if (auto written = util::atomic_replace(m_path, util::pretty_json(snap.doc)); !written) {
+  const std::string text = util::pretty_json(snap.doc);
+  // Never write what cannot be read back: every later command would refuse the file.
+  if (text.size() > util::k_max_read_bytes) {
+    return refuse(UpdateFailure::failed, "the state would grow to " + std::to_string(text.size()) +
+                                             " bytes, more than is read back; not writing " + m_path.string());
+  }
+  if (auto written = util::atomic_replace(m_path, text); !written) {
     return refuse(UpdateFailure::failed, "cannot write state file: " + written.error().message);
   }
   done.written = true;

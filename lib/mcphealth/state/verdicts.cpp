@@ -94,6 +94,7 @@ void bind_folder(json::object& doc, std::string_view folder, std::string_view st
   f["boundAt"] = now;
   json::object& bound = object_at(f, "names");
   for (const auto& [name, b] : names) {
+    if (name.size() > k_max_name_bytes) continue; // no such name is real; it would only grow the file
     json::object o;
     if (b.definition) {
       o[k_definition] = *b.definition;
@@ -126,6 +127,7 @@ const json::object* decision_entry(const json::object& doc, std::string_view ser
 
 void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(json::object&)>& mark) {
+  if (who.tool_name.size() > k_max_name_bytes || who.server.size() > k_max_name_bytes) return;
   json::object& all = object_at(doc, k_definitions);
   std::vector<std::string> stale;
   for (const auto& kv : all) {
@@ -156,6 +158,7 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
 }
 
 void record_unbound(json::object& doc, std::string_view server, Writer by, const std::function<void(json::object&)>& mark) {
+  if (server.size() > k_max_name_bytes) return;
   json::object& entry = entry_of(doc, server);
   entry.erase(k_definition); // no longer any definition's verdict
   mark(entry);

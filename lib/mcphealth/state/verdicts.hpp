@@ -75,13 +75,18 @@ struct DefinitionInfo {
 const boost::json::object* decision_entry(const boost::json::object& doc, std::string_view server,
                                           const std::optional<std::string>& fingerprint);
 
+/// The longest server name ever written (a tool name's server, or a config's): no real one comes near it, and a
+/// longer one (a payload's, a hostile `.mcp.json`'s) must not grow the state file past what it can read back.
+inline constexpr std::size_t k_max_name_bytes = 256;
+
 /// Applies `mark` to the verdict of `who` (started from the adoptable `servers` entry when there is no verdict yet),
 /// labels it when `who.server` is set, and mirrors it into `servers.<tool name>`. Drops verdicts unchecked for
-/// `k_keep_unused_ms`.
+/// `k_keep_unused_ms`. A name over k_max_name_bytes writes nothing.
 void record_verdict(boost::json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(boost::json::object& entry)>& mark);
 
-/// Applies `mark` to `servers.<server>` of a name without a definition (a claude.ai connector, a payload name).
+/// Applies `mark` to `servers.<server>` of a name without a definition (a claude.ai connector, a payload name);
+/// a name over k_max_name_bytes writes nothing.
 void record_unbound(boost::json::object& doc, std::string_view server, Writer by,
                     const std::function<void(boost::json::object& entry)>& mark);
 
