@@ -43,10 +43,11 @@ std::string answer_json(const hook::HookOutcome& outcome) {
   if (outcome.decision == hook::HookOutcome::Decision::block) {
     specific["hookEventName"] = "PreToolUse";
     specific["permissionDecision"] = "deny";
-    specific["permissionDecisionReason"] = outcome.reason;
+    // Names and errors come from outside: the answer stays JSON whatever bytes they hold.
+    specific["permissionDecisionReason"] = util::valid_utf8(outcome.reason);
   } else if (outcome.additional_context) {
-    specific["hookEventName"] = outcome.event_name;
-    specific["additionalContext"] = *outcome.additional_context;
+    specific["hookEventName"] = util::valid_utf8(outcome.event_name);
+    specific["additionalContext"] = util::valid_utf8(*outcome.additional_context);
   } else {
     return {};
   }

@@ -68,6 +68,52 @@ case_truncated_pre_tool_use_blocks() {
   assert_eq "$OUT" "${payload:0:64}" "passthrough echoes the bytes that were read"
 }
 
+case_truncated_before_the_tool_name_blocks() {
+  export ECC_HOOK_INPUT_MAX_BYTES=64
+  # The tool name after the cut: an MCP call may hide behind a big input, so it is not let through unchecked.
+  local payload='{"hook_event_name":"PreToolUse","tool_input":{"blob":"'"$(head -c 500 /dev/zero | tr '\0' x)"'"},"tool_name":"mcp__svc__big_tool"}'
+  hook "$payload" --output exit-code
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "[MCPHealthCheck] Hook input exceeded 64 bytes before its tool name; blocking the call"
+  export ECC_MCP_HEALTH_FAIL_OPEN=1
+  hook "$payload" --output exit-code
+  assert_eq "$RC" 0
+  # A name read before the cut that is not an MCP tool's is still allowed.
+  unset ECC_MCP_HEALTH_FAIL_OPEN
+  hook '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"'"$(head -c 500 /dev/zero | tr '\0' x)"'"}}' --output exit-code
+  assert_eq "$RC" 0
+}
+
+case_json_answer_stays_valid_utf8_whatever_the_name_holds() {
+  local name
+  name=$(printf 'sv\xffc')
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"$name\":$(stdio_def crash)}}"
+  hook "$(pre_payload "$name")"
+  assert_eq "$RC" 0
+  printf '%s' "$OUT" > "$T/answer"
+  "$PY" -c 'import json,sys; d=json.loads(open(sys.argv[1],"rb").read().decode("utf-8")); print(d["hookSpecificOutput"]["permissionDecision"])' "$T/answer" > "$T/decision" ||
+    fail "the answer is not UTF-8 JSON: $(od -c "$T/answer" | head -3)"
+  assert_eq "$(cat "$T/decision")" deny
+}
+
+case_an_unknown_event_flag_says_it_is_ignored() {
+  hook "$(pre_payload svc)" --event Nope
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "--event Nope is not an event mcphealth acts on"
+}
+
+case_a_config_over_the_read_limit_is_named_not_missing() {
+  # Over 64 MiB: not read, and the hook says so rather than only "No MCP config found".
+  "$PY" -c 'import sys; f=open(sys.argv[1],"w"); f.write("{\"mcpServers\":{},\"pad\":\""); f.write("x"*(65*1024*1024)); f.write("\"}")' "$HOME/.claude.json"
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "No MCP config found for svc"
+  assert_contains "$ERR" "$HOME/.claude.json could not be read"
+  # From the folder's bindings too (the second call reads no config).
+  hook "$(pre_payload svc)"
+  assert_contains "$ERR" "$HOME/.claude.json could not be read"
+}
+
 case_truncated_with_fail_open_allows() {
   export ECC_HOOK_INPUT_MAX_BYTES=64
   export ECC_MCP_HEALTH_FAIL_OPEN=1

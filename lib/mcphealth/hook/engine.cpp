@@ -68,6 +68,11 @@ public:
     const Event event = event_from_name(event_name);
     m_event = event;
     trace([&] { return "event " + event_name + " (" + event_source() + ")"; });
+    if (event == Event::other && m_request.event_flag && !m_request.event_flag->empty()) {
+      // A typo in the registered command would switch the gate off without a word.
+      log("--event " + event_name + " is not an event mcphealth acts on (PreToolUse, PostToolUseFailure, PostToolUse, "
+          "SessionStart): ignoring this call, which is allowed unchecked");
+    }
     if (m_request.input.incomplete) return answer_incomplete(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
     std::optional<CallTarget> call = find_target(m_request.input.payload);
@@ -478,8 +483,15 @@ private:
     if (event == Event::pre_tool_use) {
       if (!call) {
         if (find_raw_string_field(m_request.input.raw, "tool_name")) return allow(event_name); // not an MCP call
-        log("Hook input exceeded " + limit + " bytes and no tool name was found in it; allowing the call");
-        return allow(event_name);
+        // The name comes after the cut: it may be an MCP call, and letting it through unchecked is the bypass.
+        if (settings().fail_open.value) {
+          log("Hook input exceeded " + limit + " bytes before its tool name; allowing the call because fail-open mode is enabled");
+          return allow(event_name);
+        }
+        return block(event_name,
+                     "Hook input exceeded " + limit + " bytes before its tool name; blocking the call to avoid bypassing "
+                     "MCP health checks",
+                     messages::blocked_input_too_large_unnamed(limit));
       }
       if (server_settings(nullptr, call->server).fail_open.value) {
         log("Hook input exceeded " + limit + " bytes while checking " + call->server + "; allowing " + call->tool +
@@ -636,7 +648,15 @@ private:
   static state::Binding binding_for(const config::Resolution& res, const std::string& server) {
     if (const config::Candidate* c = res.winner(server)) return {c->fingerprint, "active", {}};
     const std::vector<const config::Candidate*> all = res.candidates_for(server);
-    if (all.empty()) return {std::nullopt, "none", {}};
+    if (all.empty()) {
+      // Nothing defines it, as far as could be read: a file that could not be read may be where it is.
+      std::string unread;
+      for (const config::FileReport& f : res.files) {
+        if (f.status != config::FileReport::Status::parse_error && f.status != config::FileReport::Status::unreadable) continue;
+        unread += (unread.empty() ? "" : "; ") + f.source.file.string() + " could not be read (" + f.error + ")";
+      }
+      return {std::nullopt, "none", unread};
+    }
     return {std::nullopt, std::string(config::standing_name(all.front()->standing)), all.front()->reason};
   }
 
@@ -647,8 +667,12 @@ private:
 
   /// Allows a call to a name Claude Code starts no server for here, saying why.
   HookOutcome allow_unbound(const std::string& event, const std::string& name, const state::Binding& binding) {
-    if (binding.standing == "none") log("No MCP config found for " + name + "; skipping preflight probe");
-    else log(name + " is not checked: " + binding.reason + "; skipping preflight probe");
+    if (binding.standing == "none") {
+      log("No MCP config found for " + name + "; skipping preflight probe");
+      if (!binding.reason.empty()) log("it may be defined where mcphealth could not look: " + binding.reason);
+    } else {
+      log(name + " is not checked: " + binding.reason + "; skipping preflight probe");
+    }
     return allow(event);
   }
 

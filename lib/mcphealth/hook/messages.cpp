@@ -85,6 +85,11 @@ std::string blocked_input_too_large(const std::string& server, const std::string
          " bytes, too large to check. Send a smaller input, or split the work into several calls.";
 }
 
+std::string blocked_input_too_large_unnamed(const std::string& limit) {
+  return "This call was not made: its input is over " + limit + " bytes before the tool's name, too large to check. "
+         "Send a smaller input, or split the work into several calls.";
+}
+
 std::string failed_and_marked_down(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". Its tools are blocked " +
          for_the_next(d.blocked_for_ms) + ", until it is checked again. " + advice(d.code, d.server);

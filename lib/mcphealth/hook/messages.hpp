@@ -41,6 +41,8 @@ std::string blocked_from_cache(const Down& d);
 std::string blocked_misconfigured(const std::string& server, const std::string& tool, const std::string& missing);
 /// PreToolUse, the payload was over the input limit and could not be checked.
 std::string blocked_input_too_large(const std::string& server, const std::string& tool, const std::string& limit);
+/// PreToolUse, the input was over the limit before its tool name: which tool it is for cannot be told.
+std::string blocked_input_too_large_unnamed(const std::string& limit);
 
 /// PostToolUseFailure, the failure marked the server down.
 std::string failed_and_marked_down(const Down& d);

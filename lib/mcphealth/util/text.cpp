@@ -86,6 +86,27 @@ std::string escape_control(std::string_view text) {
   return out;
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      out += text[i++];
+      continue;
+    }
+    char32_t cp = 0;
+    const std::size_t len = utf8_at(text, i, cp);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
 std::string redact_url(std::string_view url) {
   const std::size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) return std::string(url);

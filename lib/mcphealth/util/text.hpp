@@ -22,6 +22,10 @@ std::string trim(std::string_view text);
 /// The one rule for every line a person reads.
 std::string escape_control(std::string_view text);
 
+/// `text` as well-formed UTF-8: every byte that does not belong to a valid sequence becomes U+FFFD, so what is
+/// written as JSON for another program is JSON to every parser.
+std::string valid_utf8(std::string_view text);
+
 /// `url` fit to show: userinfo becomes `***@`, every query value and the fragment `***`
 /// (`http://u:pw@h/mcp?token=s&x` -> `http://***@h/mcp?token=***&x`), as env and header values are never shown.
 /// Text that is not a URL is returned as it is.
