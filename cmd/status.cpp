@@ -9,6 +9,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 
 namespace mcphealth::cli {
@@ -83,6 +84,14 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     util::log::error("cannot read the state file " + settings.state_path.value.string() + ": " + snapshot.error);
     if (o.statusline && !o.quiet) std::printf("mcp ?\n");
     return k_exit_usage;
+  }
+
+  // Read through, never written through: every verdict the hooks learn would be lost without a word.
+  std::error_code ec;
+  if (!o.statusline && std::filesystem::is_symlink(settings.state_path.value, ec)) {
+    util::log::warn("the state file " + settings.state_path.value.string() + " is a symlink: mcphealth reads it but never "
+                    "writes through one, so nothing the hooks or probes learn is recorded; set MCPHEALTH_STATE_PATH "
+                    "(or --state) to the file it points at");
   }
 
   // The status line runs on every prompt: the state file alone, no config read.

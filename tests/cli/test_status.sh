@@ -230,4 +230,14 @@ case_empty_cache_says_so() {
   assert_contains "$OUT" "no servers in"
 }
 
+case_a_symlinked_state_file_is_named_as_never_written() {
+  mkdir -p "$HOME/.claude"
+  printf '{"version":1,"servers":{}}\n' > "$T/real-state.json"
+  ln -s "$T/real-state.json" "$(STATE)"
+  mcph status
+  assert_contains "$ERR" "is a symlink: mcphealth reads it but never writes through one"
+  mcph status --statusline
+  assert_not_contains "$ERR" "symlink" "the status line stays quiet"
+}
+
 main "$@"
