@@ -148,6 +148,22 @@ case_sigkill_still_takes_the_direct_child_along() {
   assert_eq "$RC" 137
 }
 
+case_sigkill_takes_the_whole_group_along_grandchildren_too() {
+  # A wrapper script that starts the real server below it: `sh -> sleep`. SIGKILL reaches no handler of ours.
+  export ECC_MCP_HEALTH_TIMEOUT_MS=30000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"command\":\"/bin/sh\",\"args\":[\"-c\",\"sleep 600 & echo \$! > $T/grandchild; wait\"]}}}"
+  pre_payload svc >"$T/payload"
+  "$MCPHEALTH_BIN" hook <"$T/payload" >"$T/hook.out" 2>&1 &
+  local hook_pid=$! i
+  for i in $(seq 1 200); do [ -s "$T/grandchild" ] && break; sleep 0.05; done
+  local grandchild; grandchild=$(cat "$T/grandchild")
+  [ -n "$grandchild" ] || fail "the wrapper did not start its server"
+  kill -KILL "$hook_pid"
+  wait "$hook_pid" || true
+  for i in $(seq 1 100); do is_running "$grandchild" || break; sleep 0.05; done
+  if is_running "$grandchild"; then kill -9 "$grandchild"; fail "the wrapper's child $grandchild outlived the SIGKILLed hook"; fi
+}
+
 case_status_numbers_in_ordinary_text_mark_nothing() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   local text

@@ -81,6 +81,53 @@ util::Result<Pipe, SpawnError> make_pipe() {
   return Pipe{util::UniqueFd(fds[0]), util::UniqueFd(fds[1])};
 }
 
+/// Starts the group's guardian: a small process of ours that ends the whole group (the child's own children too)
+/// when this process dies, however it dies. PR_SET_PDEATHSIG reaches the child alone, so `sh script -> sleep`
+/// would leave the sleep behind. The guardian waits on a pipe only we hold the writing end of; end of file
+/// without the all-clear byte means we are gone. It holds nothing else open (our stdout is the agent's pipe),
+/// and ignores the signals a terminal or an agent sends to a whole group, so it outlives them to do its one job.
+/// Nothing when it cannot start: the child still dies with us (PDEATHSIG), its children may not.
+struct Guardian {
+  pid_t pid = -1;
+  util::UniqueFd all_clear;
+};
+
+std::optional<Guardian> start_guardian(pid_t group) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) { // async-signal-safe calls only from here: we may have been forked from a threaded process
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::signal(sig, SIG_IGN);
+    if (fds[0] != 0) ::dup2(fds[0], 0);
+    ::close_range(1, ~0U, 0);
+    char byte = 0;
+    ssize_t n;
+    do n = ::read(0, &byte, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1) ::kill(-group, SIGKILL);
+    ::_exit(0);
+  }
+  ::close(fds[0]);
+  return Guardian{pid, util::UniqueFd(fds[1])};
+}
+
+/// Tells the guardian its group needs no more watching, and reaps it.
+void dismiss(pid_t& guardian, util::UniqueFd& all_clear) {
+  if (guardian <= 0) return;
+  const char byte = 1;
+  (void)!::write(all_clear.get(), &byte, 1);
+  all_clear.reset();
+  int status = 0;
+  while (::waitpid(guardian, &status, 0) < 0 && errno == EINTR) {
+  }
+  guardian = -1;
+}
+
 /// Makes `fd` non-blocking and hands it over.
 util::UniqueFd nonblocking(util::UniqueFd fd) {
   ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
@@ -126,6 +173,9 @@ struct Child::Impl {
   util::UniqueFd out;
   util::UniqueFd err;
   std::optional<ExitStatus> exit;
+  /// The group's guardian (start_guardian), and our end of its pipe.
+  pid_t guardian = -1;
+  util::UniqueFd all_clear;
 };
 
 Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -140,6 +190,7 @@ void Child::close_stdin() { m_impl->in.reset(); }
 void Child::release() {
   if (m_impl->pid > 0) untrack_group(m_impl->pid);
   m_impl->pid = -1;
+  dismiss(m_impl->guardian, m_impl->all_clear);
 }
 
 void Child::close_output(int fd) {
@@ -165,6 +216,7 @@ void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
     poll_exit();
     untrack_group(group);
     m_impl->pid = -1;
+    dismiss(m_impl->guardian, m_impl->all_clear);
     return;
   }
   const util::EpochMs deadline = clock.now_ms() + grace_ms;
@@ -180,6 +232,7 @@ void Child::kill_group() {
   if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
   untrack_group(group);
   m_impl->pid = -1;
+  dismiss(m_impl->guardian, m_impl->all_clear); // the group is gone: nothing left to guard
 }
 
 util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
@@ -214,6 +267,10 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   ::setpgid(impl->pid, impl->pid); // also from the parent, so a kill right after spawn reaches the group
   track_group(impl->pid);
   proc->detach();                   // we reap it ourselves (waitpid) and end its group ourselves
+  if (std::optional<Guardian> g = start_guardian(impl->pid)) {
+    impl->guardian = g->pid;
+    impl->all_clear = std::move(g->all_clear);
+  }
   impl->in = nonblocking(std::move(in->write));
   impl->out = nonblocking(std::move(out->read));
   impl->err = nonblocking(std::move(err->read));
