@@ -31,6 +31,8 @@ struct GlobalOptions {
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_unhealthy = 1;
 inline constexpr int k_exit_usage = 2;
+/// `probe`: some probe could not run on this machine (no descriptors, memory, processes): nothing was recorded for it.
+inline constexpr int k_exit_local_fault = 3;
 
 /// The discovery inputs for an operator command: explicit configs from flags or variables, and the project dir from
 /// `--cwd` when given, else as the hook finds it (`CLAUDE_PROJECT_DIR`, else the current dir).

@@ -163,7 +163,8 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
     util::log::error(*report.error);
     return k_exit_usage;
   }
-  const int code = report.any_down() ? k_exit_unhealthy : k_exit_ok;
+  // A local fault makes the run incomplete: it says more than "something is down", so it wins.
+  const int code = report.any_local_fault() ? k_exit_local_fault : report.any_down() ? k_exit_unhealthy : k_exit_ok;
   std::vector<ops::ProbeRow> rows = report.rows;
   if (o.unhealthy || o.quiet) {
     rows.erase(std::remove_if(rows.begin(), rows.end(), [](const ops::ProbeRow& r) { return !r.down(); }), rows.end());

@@ -164,6 +164,42 @@ case_sigkill_takes_the_whole_group_along_grandchildren_too() {
   if is_running "$grandchild"; then kill -9 "$grandchild"; fail "the wrapper's child $grandchild outlived the SIGKILLed hook"; fi
 }
 
+case_no_descriptors_left_is_our_fault_never_a_verdict() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  pre_payload svc >"$T/payload"
+  # Too few descriptors to start the server: the call is allowed, saying why, and nothing is recorded.
+  set +e
+  ERR=$(bash -c 'ulimit -n 9; exec "$0" hook' "$MCPHEALTH_BIN" <"$T/payload" 2>&1 >/dev/null)
+  RC=$?
+  set -e
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "EMFILE"
+  assert_contains "$ERR" "nothing was learned of the server"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"].get("svc", {}).get("status")' 2>/dev/null || echo null)" null "no verdict"
+  # With descriptors again, it is checked and healthy: it was never blocked.
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  assert_eq "$(entry_field svc status)" healthy
+}
+
+case_probe_all_out_of_descriptors_exits_3_and_records_no_fault() {
+  local pairs="" i
+  for i in $(seq 1 40); do pairs+="${pairs:+,}\"s$i\":$(stdio_def healthy)"; done
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{$pairs}}"
+  set +e
+  OUT=$(bash -c 'ulimit -n 48; exec "$0" probe --all --parallel 0 --json' "$MCPHEALTH_BIN" 2>"$T/err")
+  RC=$?
+  set -e
+  assert_eq "$RC" 3 "exit code (not 134, not 1): $(cat "$T/err")"
+  printf '%s' "$OUT" > "$T/probe.json"
+  local faults recorded
+  faults=$("$PY" -c 'import json,sys; print(sum(s["kind"] == "local-fault" for s in json.load(open(sys.argv[1]))["servers"]))' "$T/probe.json")
+  [ "$faults" -gt 0 ] || fail "no probe met the limit"
+  # Every server is healthy: none of them may be recorded down.
+  recorded=$(json_get "$(STATE)" 'sorted(set(e["status"] for e in d["servers"].values()))')
+  assert_eq "$recorded" '["healthy"]'
+}
+
 case_status_numbers_in_ordinary_text_mark_nothing() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   local text

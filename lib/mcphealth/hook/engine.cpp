@@ -187,7 +187,7 @@ private:
       if (recovery.reconnect.attempt != recover::Attempt::none) text += "; reconnect " + recover::describe(recovery.reconnect);
       return text;
     });
-    if (result.kind == probe::Kind::not_probed) {
+    if (result.kind == probe::Kind::not_probed || result.kind == probe::Kind::local_fault) {
       log(name + " could not be probed (" + result.reason + "); skipping preflight probe");
       return allow(event);
     }
@@ -300,7 +300,7 @@ private:
         m_deps.prober.probe(*c.resolved, probe::spec_of(s, state::decision_entry(snap.doc, name, c.fingerprint)));
     trace([&] { return "asked " + name + " after the failed call: " + probe::kind_name(asked.kind) +
                        (asked.reason.empty() ? std::string() : " (" + asked.reason + ")"); });
-    if (asked.kind == probe::Kind::not_probed) return Asked::unknown;
+    if (asked.kind == probe::Kind::not_probed || asked.kind == probe::Kind::local_fault) return Asked::unknown;
     if (!asked.ok || refuses_as_it_refused_the_client(reading, asked)) {
       std::string why = asked.reason;
       if (why.empty() && asked.http_status) why = "HTTP " + std::to_string(*asked.http_status);

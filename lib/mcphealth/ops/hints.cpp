@@ -39,7 +39,12 @@ std::string hint_for(const Seen& s) {
                        : "set " + std::string(var) + " where Claude Code runs, or write ${" + std::string(var) +
                              ":-default} in the config";
   }
-  case Health::not_probed: return "install libcurl to probe HTTP servers";
+  case Health::not_probed:
+    if (s.kind == "local-fault") {
+      return "this machine ran out of descriptors, memory or processes, so nothing was recorded: raise `ulimit -n`, "
+             "or probe fewer at once (--parallel)";
+    }
+    return "install libcurl to probe HTTP servers";
   case Health::skipped: return {};
   case Health::unhealthy: break;
   default: return {};

@@ -20,6 +20,10 @@ bool ProbeReport::any_down() const {
   return std::any_of(rows.begin(), rows.end(), [](const ProbeRow& r) { return r.down(); });
 }
 
+bool ProbeReport::any_local_fault() const {
+  return std::any_of(rows.begin(), rows.end(), [](const ProbeRow& r) { return r.result.kind == probe::Kind::local_fault; });
+}
+
 namespace {
 
 using Folder = config::FolderResolution;

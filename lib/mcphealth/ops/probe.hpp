@@ -65,6 +65,8 @@ struct ProbeReport {
   std::optional<std::string> error;
   /// True when a row is down (needs-auth and alive-silent are up; not-probed is neither).
   bool any_down() const;
+  /// True when a probe could not run here (no descriptors, memory, processes): the run is incomplete, exit 3.
+  bool any_local_fault() const;
 };
 
 /// Runs the probes, each definition with its settings (`settings` with the policy file's entries for it laid

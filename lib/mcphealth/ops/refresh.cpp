@@ -59,7 +59,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
     const recover::RecoveryRequest rr = recover::request_for(*c, own, prev, recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
-    if (recovery.result.kind == probe::Kind::not_probed || recovery.result.kind == probe::Kind::skipped) {
+    if (probe::gives_no_verdict(recovery.result.kind)) {
       report.lines.push_back(c->tool_name + ": not probed (" + recovery.result.reason + ")");
       continue;
     }

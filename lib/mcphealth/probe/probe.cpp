@@ -1,6 +1,10 @@
 #include <mcphealth/probe/probe.hpp>
 
+#include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/util/json.hpp>
+
+#include <cerrno>
+#include <cstring>
 
 namespace mcphealth::probe {
 
@@ -21,14 +25,29 @@ std::string kind_name(Kind kind) {
   case Kind::unsupported: return "unsupported";
   case Kind::misconfigured: return "misconfigured";
   case Kind::not_probed: return "not-probed";
+  case Kind::local_fault: return "local-fault";
   case Kind::skipped: return "skipped";
   }
   return "unknown";
 }
 
+bool is_local_fault(int error) {
+  return error == EMFILE || error == ENFILE || error == ENOMEM || error == EAGAIN || error == ENOSPC;
+}
+
+ProbeResult local_fault(std::string_view what, int error) {
+  ProbeResult r;
+  r.kind = Kind::local_fault;
+  r.reason = "this machine could not run the probe: " + std::string(what) + " " + proc::errno_name(error) +
+             " (" + std::strerror(error) + "); nothing was learned of the server";
+  return r;
+}
+
+bool gives_no_verdict(Kind kind) { return kind == Kind::not_probed || kind == Kind::local_fault || kind == Kind::skipped; }
+
 state::Health health_of(const ProbeResult& r) {
   using state::Health;
-  if (r.kind == Kind::not_probed) return Health::not_probed;
+  if (r.kind == Kind::not_probed || r.kind == Kind::local_fault) return Health::not_probed;
   if (r.kind == Kind::skipped) return Health::skipped;
   if (r.kind == Kind::misconfigured) return Health::misconfigured;
   if (!r.ok) return Health::unhealthy;

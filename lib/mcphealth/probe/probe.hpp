@@ -34,11 +34,24 @@ enum class Kind {
   unsupported,    // the definition is neither stdio nor HTTP
   misconfigured,  // Claude Code refuses the definition (an unset ${VAR} without a default): not started, not probed
   not_probed,     // this machine cannot run such a probe (no libcurl): no verdict either way
+  local_fault,    // this machine could not run this probe now (no descriptors, memory, processes or threads): our
+                  // fault, never the server's verdict; nothing is recorded
   skipped,        // the policy says not to probe this server (`probe: skip`): no verdict either way
 };
 
 /// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
 std::string kind_name(Kind kind);
+
+/// True for an errno that says this machine is out of something (EMFILE, ENFILE, ENOMEM, EAGAIN, ENOSPC for
+/// epoll): a probe that meets it learned nothing of the server.
+bool is_local_fault(int error);
+
+/// A result that says the probe could not run here (Kind::local_fault): `what` failed with `error`.
+struct ProbeResult;
+ProbeResult local_fault(std::string_view what, int error);
+
+/// True when `kind` gives no verdict to record: not probed, a local fault, or skipped by policy.
+bool gives_no_verdict(Kind kind);
 
 struct ProbeResult;
 

@@ -19,7 +19,7 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
                    std::vector<std::string>& skipped) {
   bool changed = false;
   for (const ProbedServer& p : probed) {
-    if (p.result.kind == Kind::not_probed || p.result.kind == Kind::skipped) continue; // no verdict to record
+    if (gives_no_verdict(p.result.kind)) continue; // no verdict to record
     const json::object* current = state::decision_entry(doc, p.who.tool_name, p.who.fingerprint);
     const auto checked = current ? util::get_epoch_ms(*current, "checkedAt") : std::nullopt;
     // A verdict written while this probe ran is newer and stays; one from a clock far ahead is no verdict.

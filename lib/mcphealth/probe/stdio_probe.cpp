@@ -21,6 +21,10 @@ std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, Pro
     if (spawned) return std::move(*spawned);
     error = spawned.error().code;
   }
+  if (is_local_fault(error)) { // out of descriptors or processes: ours, not the server's
+    r = local_fault("spawn " + server.command, error);
+    return nullptr;
+  }
   r.kind = Kind::spawn_failed;
   r.reason = "spawn " + server.command + " " + proc::errno_name(error);
   return nullptr;

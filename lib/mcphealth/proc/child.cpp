@@ -5,6 +5,7 @@
 #include <boost/optional.hpp>
 #include <boost/type_traits.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
 
@@ -242,9 +243,21 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   if (!out) return util::fail(out.error());
   auto err = make_pipe();
   if (!err) return util::fail(err.error());
-  boost::asio::io_context ctx;
   bp::error_code ec;
   std::optional<bp::process> proc;
+  // The io_context the launcher wants opens an epoll and an eventfd on first use: with no descriptors left that
+  // throws, and it must throw here, before the fork (from the launched process's handle, the child would run on
+  // untracked). A descriptor object makes the reactor now.
+  std::optional<boost::asio::io_context> io;
+  try {
+    io.emplace();
+    boost::asio::posix::stream_descriptor reactor_now(*io);
+  } catch (const std::system_error& e) {
+    return util::fail(SpawnError{e.code().value(), e.what()});
+  } catch (const boost::system::system_error& e) {
+    return util::fail(SpawnError{e.code().value(), e.what()});
+  }
+  boost::asio::io_context& ctx = *io;
   {
     bp::process_stdio stdio{in->read.get(), out->write.get(), err->write.get()};
     if (spec.environment) {

@@ -38,7 +38,7 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
     return out;
   }
   out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.spec);
-  if (out.result.ok || out.result.kind == probe::Kind::not_probed) return out;
+  if (out.result.ok || out.result.kind == probe::Kind::not_probed || out.result.kind == probe::Kind::local_fault) return out;
   if (!request.server->unset_vars.empty()) {
     // Claude Code starts it with the literal ${VAR} text, as the probe did; it failed, and a restart would not set
     // the variable: misconfigured, with what the server said.
