@@ -56,7 +56,8 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
                 "Print nothing unless a server is down, then only those (for cron: mail only when it matters); "
                 "warnings only with -v");
   sub->footer("Exit: 0 nothing unhealthy (needs-auth and alive-silent count as up), 1 something unhealthy, "
-              "2 usage or config error.");
+              "2 usage or config error, 3 a probe could not run on this machine (no descriptors, memory or "
+              "processes; nothing recorded for it).");
   sub->callback([o, &command_line] { command_line.exit_code = run_probe(*o, command_line.globals); });
 }
 
