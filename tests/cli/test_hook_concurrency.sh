@@ -13,6 +13,25 @@ case_parallel_hooks_lose_no_update() {
   assert_eq "$(json_get "$(STATE)" 'sorted(v["lastFailureCode"] for v in d["servers"].values()) == [503]*32')" "true"
 }
 
+case_a_cold_folder_burst_loses_no_failure_mark() {
+  # 64 failure marks and 32 calls (to other servers, each probed) at once on a folder nothing has bound yet: every
+  # hook reads the configs and binds the folder while the marks write; not one mark may be dropped.
+  local pairs="" i pids=()
+  for i in $(seq 1 96); do pairs+="${pairs:+,}\"s$i\":$(stdio_def healthy)"; done
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{$pairs}}"
+  for i in $(seq 1 64); do
+    post_failure_payload "s$i" 'MCP error -32000: Connection closed' | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
+    pids+=($!)
+  done
+  for i in $(seq 1 32); do
+    pre_payload "s$((i + 64))" | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  assert_not_contains "$(cat "$T/err")" "not writing"
+  assert_eq "$(json_get "$(STATE)" 'sum(1 for e in d["servers"].values() if e["status"] == "unhealthy")')" 64 "marks kept"
+}
+
 case_parallel_hooks_share_one_probe_and_one_reconnect() {
   local now; now=$(now_ms)
   seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 60000)),\"expiresAt\":$((now - 60000)),\"nextRetryAt\":$((now - 1)),\"failureCount\":1,\"lastError\":\"x\",\"lastFailureCode\":null}}}"

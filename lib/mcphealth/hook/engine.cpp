@@ -57,6 +57,9 @@ struct Target {
   const config::Candidate* candidate = nullptr;
 };
 
+/// How long a failure mark waits for the state lock: long enough that a burst of writers never drops one.
+constexpr std::int64_t k_mark_lock_wait_ms = 15'000;
+
 /// One hook run: the payload, the seams, and what was worked out so far; run_hook_engine is its only door.
 class HookRun {
 public:
@@ -264,15 +267,19 @@ private:
     }
     const state::FailureCode code = mark.code;
     util::EpochMs retry_at = 0;
-    const bool written = update_state([&](json::object& doc) {
-      auto mark_down = [&](json::object& entry) {
-        state::mark_unhealthy(entry, mark);
-        retry_at = util::get_epoch_ms(entry, "nextRetryAt").value_or(0);
-      };
-      if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, state::Writer::hook, mark_down);
-      else state::record_unbound(doc, name, state::Writer::hook, mark_down);
-      return true;
-    });
+    // A failure mark is what the next call is blocked by: under a burst of writers it waits its turn longer than
+    // other writes rather than be dropped (the client's hook timeout is a minute).
+    const bool written = update_state(
+        [&](json::object& doc) {
+          auto mark_down = [&](json::object& entry) {
+            state::mark_unhealthy(entry, mark);
+            retry_at = util::get_epoch_ms(entry, "nextRetryAt").value_or(0);
+          };
+          if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, state::Writer::hook, mark_down);
+          else state::record_unbound(doc, name, state::Writer::hook, mark_down);
+          return true;
+        },
+        k_mark_lock_wait_ms);
     // The JS hook's line, except after a 429: no reconnect follows a rate limit, so none is announced.
     log(name + " reported " + code.text() + "; marking server unhealthy " +
         (code.is_rate_limit() ? "(rate limited: no reconnect)" : "and attempting reconnect"));
@@ -789,8 +796,8 @@ private:
   }
 
   /// Writes through the state file's one writer; says on stderr what went wrong. Returns true when written.
-  bool update_state(const StateStore::Mutator& mutate) {
-    const state::UpdateResult r = store().update(mutate);
+  bool update_state(const StateStore::Mutator& mutate, std::int64_t lock_wait_ms = state::k_lock_wait_ms) {
+    const state::UpdateResult r = store().update(mutate, lock_wait_ms);
     if (!r) {
       log(r.error().message);
       return false;
