@@ -82,7 +82,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
       return k_exit_usage;
     }
   }
-  const util::Result<ops::InstallPlan> planned = [&] {
+  auto make_plan = [&] {
     if (uninstall) return ops::plan_uninstall(file);
     ops::InstallRequest request;
     request.file = file;
@@ -91,22 +91,31 @@ int run_install(const InstallOptions& o, bool uninstall) {
     request.statusline = o.statusline;
     request.remove_js_hook = o.disable_js_hook;
     return ops::plan_install(request);
-  }();
-  if (!planned) {
-    util::log::error(planned.error().message);
-    return k_exit_usage;
+  };
+  util::Result<ops::InstallPlan> planned = make_plan();
+  std::optional<fs::path> backup;
+  // Another writer of the file (Claude Code itself) between our read and our write: read it again and plan anew.
+  constexpr int k_attempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    if (!planned) {
+      util::log::error(planned.error().message);
+      return k_exit_usage;
+    }
+    if (!planned->changed() || o.dry_run) break;
+    auto applied = ops::apply_plan(*planned, clock.now_ms());
+    if (applied) {
+      backup = *applied;
+      break;
+    }
+    if (!applied.error().is(ops::InstallFailure::changed_meanwhile) || attempt == k_attempts) {
+      util::log::error(file.string() + ": " + applied.error().message +
+                       (attempt == k_attempts ? " (" + std::to_string(k_attempts) + " times; try again)" : ""));
+      return k_exit_usage;
+    }
+    planned = make_plan();
   }
   const ops::InstallPlan& plan = *planned;
   const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
-  std::optional<fs::path> backup;
-  if (plan.changed() && !o.dry_run) {
-    auto applied = ops::apply_plan(plan, clock.now_ms());
-    if (!applied) {
-      util::log::error(file.string() + ": " + applied.error().message);
-      return k_exit_usage;
-    }
-    backup = *applied;
-  }
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
   if (o.json) {
     json::array notes, js;

@@ -65,6 +65,38 @@ case_install_merges_keeps_everything_else_and_is_idempotent() {
   assert_contains "$OUT" "nothing to change (mcphealth is not registered here)"
 }
 
+case_install_keeps_every_other_value_byte_for_byte() {
+  mkdir -p "$HOME/.claude"
+  # Values a JSON library would rewrite: a number past double range, a 30-digit integer, a lone surrogate escape,
+  # an escaped slash, and the user's own layout.
+  printf '{\n    "big": 1e400,\n    "long": 123456789012345678901234567890,\n    "odd": "\\ud800 and \\/",\n    "env": {"X": "y"}\n}\n' > "$(SETTINGS)"
+  local original; original=$(cat "$(SETTINGS)")
+  mcph install
+  assert_eq "$RC" 0
+  check_registered "$(SETTINGS)"
+  local now; now=$(cat "$(SETTINGS)")
+  assert_contains "$now" '"big": 1e400'
+  assert_contains "$now" '"long": 123456789012345678901234567890'
+  assert_contains "$now" '"odd": "\ud800 and \/"'
+  assert_contains "$now" '    "env": {"X": "y"}'
+  mcph uninstall
+  assert_eq "$(cat "$(SETTINGS)")" "$original" "uninstall gives the original back"
+}
+
+case_two_installs_in_one_second_keep_both_backups() {
+  seed_settings
+  local original; original=$(cat "$(SETTINGS)")
+  mcph install
+  mcph uninstall
+  mcph install
+  local backups
+  backups=$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')
+  assert_eq "$backups" 3 "one backup per write, none overwritten"
+  # The oldest holds the original (its name has no suffix, or the lowest one).
+  local first; first=$(ls "$HOME/.claude/" | grep '^settings.json.bak-' | sort -V | head -1)
+  assert_eq "$(cat "$HOME/.claude/$first")" "$original"
+}
+
 case_install_into_a_missing_file_and_an_old_path_is_updated() {
   rm -f "$(SETTINGS)"
   mcph install --binary /opt/old/mcphealth

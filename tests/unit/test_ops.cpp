@@ -2,6 +2,9 @@
 
 #include <mcphealth/ops/explain.hpp>
 #include <mcphealth/ops/status.hpp>
+#include <mcphealth/util/fs.hpp>
+
+#include <mcphealth/ops/install.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -99,4 +102,25 @@ TEST_CASE("the hook snippet registers the three tool events on MCP tools, and se
   CHECK(v.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("command") == "'/opt/my tools/mcphealth' hook");
   CHECK(v.at("hooks").at("PostToolUseFailure").at(0).at("matcher") == "mcp__.*");
   CHECK_FALSE(v.at("hooks").at("SessionStart").at(0).as_object().contains("matcher"));
+}
+
+TEST_CASE("install writes nothing over a settings file another program changed after it was read", "[install]") {
+  testing::TempDir dir;
+  const std::filesystem::path file = dir.path() / "settings.json";
+  std::ofstream(file) << "{\"model\": \"opus\"}\n";
+  ops::InstallRequest request;
+  request.file = file;
+  request.binary = "/usr/bin/mcphealth";
+  auto plan = ops::plan_install(request);
+  REQUIRE(plan);
+  REQUIRE(plan->changed());
+  std::ofstream(file) << "{\"model\": \"sonnet\"}\n"; // Claude Code writes meanwhile
+  const auto applied = ops::apply_plan(*plan, 1'800'000'000'000);
+  REQUIRE_FALSE(applied);
+  CHECK(applied.error().is(ops::InstallFailure::changed_meanwhile));
+  CHECK(util::read_file(file).value() == "{\"model\": \"sonnet\"}\n");
+  // Planned again from what is there now, it goes through and keeps the other writer's value.
+  plan = ops::plan_install(request);
+  REQUIRE(ops::apply_plan(*plan, 1'800'000'000'000));
+  CHECK(util::read_file(file).value().find("\"model\": \"sonnet\"") != std::string::npos);
 }

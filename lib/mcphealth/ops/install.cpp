@@ -100,9 +100,142 @@ std::vector<std::string> remove_hooks(json::object& hooks, const std::function<b
   return removed;
 }
 
+/// Where one top-level member sits in a JSON object's text: its key, and the bytes from the member's first
+/// character (its key's quote) to the end of its value.
+struct MemberSpan {
+  std::string key;
+  std::size_t begin = 0;
+  std::size_t value_begin = 0;
+  std::size_t end = 0;
+};
+
+/// The end of the JSON value that starts at `at` (after white space) in `text`; npos when it does not end.
+std::size_t value_end(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return std::string_view::npos;
+  if (text[at] == '"') {
+    for (std::size_t i = at + 1; i < text.size(); ++i) {
+      if (text[i] == '\\') ++i;
+      else if (text[i] == '"') return i + 1;
+    }
+    return std::string_view::npos;
+  }
+  if (text[at] == '{' || text[at] == '[') {
+    int depth = 0;
+    for (std::size_t i = at; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '"') {
+        const std::size_t e = value_end(text, i);
+        if (e == std::string_view::npos) return e;
+        i = e - 1;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return i + 1;
+      }
+    }
+    return std::string_view::npos;
+  }
+  std::size_t i = at; // a number or a literal
+  while (i < text.size() && std::string_view(",}] \t\r\n").find(text[i]) == std::string_view::npos) ++i;
+  return i;
+}
+
+std::size_t skip_space(std::string_view text, std::size_t i) {
+  while (i < text.size() && std::string_view(" \t\r\n").find(text[i]) != std::string_view::npos) ++i;
+  return i;
+}
+
+/// The top-level members of the object `text` holds, and where its closing brace is; nothing when the text is not
+/// one object this scanner can follow (then the whole file is written anew).
+std::optional<std::pair<std::vector<MemberSpan>, std::size_t>> top_level_members(std::string_view text) {
+  std::vector<MemberSpan> out;
+  std::size_t i = skip_space(text, 0);
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  i = skip_space(text, i + 1);
+  if (i < text.size() && text[i] == '}') return std::make_pair(out, i);
+  for (;;) {
+    MemberSpan m;
+    m.begin = i;
+    const std::size_t key_end = value_end(text, i);
+    if (key_end == std::string_view::npos || text[i] != '"') return std::nullopt;
+    const util::JsonParse key = util::parse_json(text.substr(i, key_end - i));
+    if (!key || !key->is_string()) return std::nullopt;
+    m.key = std::string(key->get_string());
+    i = skip_space(text, key_end);
+    if (i >= text.size() || text[i] != ':') return std::nullopt;
+    m.value_begin = skip_space(text, i + 1);
+    m.end = value_end(text, m.value_begin);
+    if (m.end == std::string_view::npos) return std::nullopt;
+    out.push_back(m);
+    i = skip_space(text, m.end);
+    if (i < text.size() && text[i] == ',') {
+      i = skip_space(text, i + 1);
+      continue;
+    }
+    if (i < text.size() && text[i] == '}') return std::make_pair(out, i);
+    return std::nullopt;
+  }
+}
+
+/// `value` as pretty JSON indented to sit one level inside the file's object.
+std::string nested_json(const json::value& value) {
+  std::string text = util::pretty_json(value);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+/// The new text: `before` with only the top-level members in `edited` replaced, removed or added as `root` has
+/// them, so every other byte (numbers like 1e400, long integers, escapes, the user's layout) stays as it was.
+/// Falls back to writing `root` whole when `before` is empty or cannot be followed.
+std::string splice(const std::string& before, const json::object& root, const std::vector<std::string>& edited) {
+  const auto members = util::trim(before).empty() ? std::nullopt : top_level_members(before);
+  if (!members || members->first.empty()) return util::pretty_json(root); // nothing of the user's to keep
+  std::string text = before;
+  // From the end backwards, so earlier spans keep their offsets.
+  std::vector<MemberSpan> spans = members->first;
+  std::vector<std::string> added;
+  for (const std::string& key : edited) {
+    if (std::none_of(spans.begin(), spans.end(), [&](const MemberSpan& m) { return m.key == key; }) && root.contains(key)) {
+      added.push_back(key);
+    }
+  }
+  if (!added.empty()) {
+    std::string insert;
+    for (const std::string& key : added) {
+      insert += ",\n  " + json::serialize(json::value(key)) + ": " + nested_json(root.at(key));
+    }
+    text.insert(spans.back().end, insert); // after the last member
+
+  }
+  for (auto m = spans.rbegin(); m != spans.rend(); ++m) {
+    if (std::find(edited.begin(), edited.end(), m->key) == edited.end()) continue;
+    if (const json::value* now = root.if_contains(m->key)) {
+      text.replace(m->value_begin, m->end - m->value_begin, nested_json(*now));
+      continue;
+    }
+    // Removed: the member and the comma that separates it from a neighbour.
+    const std::size_t index = static_cast<std::size_t>(std::distance(spans.begin(), m.base()) - 1);
+    std::size_t from = m->begin;
+    std::size_t to = m->end;
+    if (index + 1 < spans.size()) {
+      to = spans[index + 1].begin;
+    } else if (index > 0) {
+      from = spans[index - 1].end;
+    }
+    text.erase(from, to - from);
+  }
+  return text;
+}
+
 void finish(InstallPlan& plan, const json::object& root, bool modified) {
-  // Unchanged means the same bytes: a file formatted differently is never rewritten for nothing.
-  plan.after = modified ? util::pretty_json(root) : plan.before;
+  // Unchanged means the same bytes: a file formatted differently is never rewritten for nothing. Changed, only
+  // the members install edits are written anew; the rest of the file keeps its bytes.
+  plan.after = modified ? splice(plan.before, root, {"hooks", "statusLine"}) : plan.before;
 }
 
 } // namespace
@@ -209,7 +342,7 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file) {
   return plan;
 }
 
-util::Result<std::optional<fs::path>> apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
+util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
   std::optional<fs::path> backup_made;
   unsigned mode = 0644;
   struct stat st {};
@@ -221,9 +354,11 @@ util::Result<std::optional<fs::path>> apply_plan(const InstallPlan& plan, std::i
     ::gmtime_r(&seconds, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    const fs::path backup = plan.file.string() + ".bak-" + stamp;
+    // Two installs in one second must not share a backup: the second would overwrite the original.
+    fs::path backup = plan.file.string() + ".bak-" + stamp;
+    for (int n = 2; fs::exists(fs::symlink_status(backup)); ++n) backup = plan.file.string() + ".bak-" + stamp + "-" + std::to_string(n);
     if (auto written = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !written) {
-      return util::fail("cannot write the backup " + backup.string() + ": " + written.error().message);
+      return util::fail(InstallError{InstallFailure::failed, "cannot write the backup " + backup.string() + ": " + written.error().message});
     }
     backup_made = backup;
   }
@@ -232,10 +367,18 @@ util::Result<std::optional<fs::path>> apply_plan(const InstallPlan& plan, std::i
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     fs::create_directories(dir, ec);
-    if (ec) return util::fail("cannot create " + dir.string() + ": " + ec.message());
+    if (ec) return util::fail(InstallError{InstallFailure::failed, "cannot create " + dir.string() + ": " + ec.message()});
+  }
+  // Claude Code (or an editor) may have written the file since it was read: replacing it now would lose that.
+  const auto now = util::read_file(plan.file);
+  const std::string current = now ? *now : std::string();
+  if (current != plan.before) {
+    if (backup_made) fs::remove(*backup_made, ec);
+    return util::fail(InstallError{InstallFailure::changed_meanwhile,
+                                   "changed by another program while mcphealth edited it; nothing was written"});
   }
   if (auto written = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist); !written) {
-    return util::fail(written.error());
+    return util::fail(InstallError{InstallFailure::failed, written.error().message});
   }
   return backup_made;
 }

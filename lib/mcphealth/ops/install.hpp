@@ -61,9 +61,15 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request);
 /// `statusLine` when it runs mcphealth.
 util::Result<InstallPlan> plan_uninstall(const std::filesystem::path& file);
 
+/// Why a plan was not applied: the file changed since it was read (plan again), or it could not be written.
+enum class InstallFailure { changed_meanwhile, failed };
+using InstallError = util::KindedError<InstallFailure>;
+
 /// Writes `plan.after` atomically, keeping the file's mode (0644 for a new one), after copying the old file to
-/// `<file>.bak-<YYYYMMDD-HHMMSS>`. Returns the backup's path (nothing when there was no file).
-util::Result<std::optional<std::filesystem::path>> apply_plan(const InstallPlan& plan, std::int64_t now_ms);
+/// `<file>.bak-<YYYYMMDD-HHMMSS>` (`-2`, `-3`, ... when that backup exists). Just before the write it reads the
+/// file again: when another program changed it meanwhile, nothing is written (changed_meanwhile). Returns the
+/// backup's path (nothing when there was no file).
+util::Result<std::optional<std::filesystem::path>, InstallError> apply_plan(const InstallPlan& plan, std::int64_t now_ms);
 
 /// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
