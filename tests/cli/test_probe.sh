@@ -61,6 +61,26 @@ case_silent_at_the_clients_own_start_up_timeout_is_down_with_its_stderr() {
   assert_contains "$(field '["hint"]')" "refuses connections"
 }
 
+case_a_server_starved_of_cpu_is_never_called_alive() {
+  # 32 servers that use 0.3 s of CPU and then exit, all at once: by a 1 s deadline most have not had the CPU to
+  # exit, and such silence is the machine's, not the server's: none may be counted alive.
+  local pairs=() i
+  for i in $(seq 1 32); do pairs+=("b$i=$(stdio_def burn '"--delay-ms","300"')"); done
+  config "${pairs[@]}"
+  probe_json --all --parallel 0 --timeout-ms 1000
+  printf '%s' "$OUT" > "$T/probe.json"
+  local kinds
+  kinds=$("$PY" -c 'import json,sys; print(" ".join(sorted(set(s["kind"] for s in json.load(open(sys.argv[1]))["servers"]))))' "$T/probe.json")
+  assert_not_contains "$kinds" "alive-silent" "a starved server counted alive"
+  assert_contains "$kinds" "local-fault"
+  assert_eq "$RC" 3
+  # Two at a time on two cores, each has the CPU it needs: all of them are seen to exit.
+  probe_json --all --parallel 2 --timeout-ms 5000
+  assert_eq "$RC" 1
+  kinds=$(json_eval "$OUT" '" ".join(sorted(set(s["kind"] for s in d["servers"])))')
+  assert_eq "$kinds" "exited"
+}
+
 case_crash_in_handshake_is_down_with_stderr() {
   config "svc=$(stdio_def crash '"--message","ANTHROPIC_API_KEY is not set"')"
   probe_json svc

@@ -22,6 +22,8 @@ public:
 
   /// The child's stderr so far (at most 4,000 characters), trimmed.
   std::string stderr_text() const;
+  /// The child's process id (its group's too), or -1 once it is gone.
+  pid_t pid() const { return m_child ? m_child->pid() : -1; }
   /// True while the child runs.
   bool running();
   /// How the child ended (`1`, `SIGKILL`), once it has; nothing while it runs.

@@ -1,5 +1,6 @@
 #include <mcphealth/probe/probe.hpp>
 
+#include <mcphealth/proc/child.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -40,6 +41,17 @@ ProbeResult local_fault(std::string_view what, int error) {
   r.kind = Kind::local_fault;
   r.reason = "this machine could not run the probe: " + std::string(what) + " " + proc::errno_name(error) +
              " (" + std::strerror(error) + "); nothing was learned of the server";
+  return r;
+}
+
+std::optional<ProbeResult> starved_of_cpu(pid_t group, std::int64_t window_ms) {
+  if (group <= 0) return std::nullopt;
+  const std::optional<std::int64_t> waited = proc::group_cpu_wait_ms(group);
+  if (!waited || *waited < 100 || *waited * 4 < window_ms) return std::nullopt;
+  ProbeResult r;
+  r.kind = Kind::local_fault;
+  r.reason = "this machine is too busy: the server waited " + std::to_string(*waited) + " ms of the " +
+             std::to_string(window_ms) + " ms for a CPU, so its silence says nothing; nothing was learned of the server";
   return r;
 }
 

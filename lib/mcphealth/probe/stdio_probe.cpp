@@ -64,6 +64,8 @@ ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t
     r.exit_status = exited->describe();
     std::string text = util::trim(err);
     r.reason = text.empty() ? "process exited before handshake (" + exited->describe() + ")" : text;
+  } else if (auto starved = starved_of_cpu(child.pid(), clock.now_ms() - started)) {
+    r = *starved; // it had no chance to exit (or to show it stays up)
   } else {
     r.ok = true;
     r.kind = Kind::alive_silent;
@@ -98,7 +100,15 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
       if (options.silence_fails) r.reason += " (Claude Code's start-up timeout: it fails the server too)";
       if (!err.empty()) r.reason += "; its stderr: " + err;
       if (options.depth == Depth::automatic && transport.running() && !options.silence_fails) {
-        r.ok = true; // alive but silent: a non-MCP wrapper, or a slow starter; the gate lets it through
+        // Alive but silent: a non-MCP wrapper, or a slow starter; the gate lets it through. Unless the machine
+        // kept it from running: a starved process is not alive-and-silent, it is unknown.
+        if (auto starved = starved_of_cpu(transport.pid(), clock.now_ms() - started)) {
+          const std::int64_t latency = r.latency_ms;
+          r = *starved;
+          r.latency_ms = latency;
+          break;
+        }
+        r.ok = true;
         r.kind = Kind::alive_silent;
       } else {
         r.kind = Kind::timeout;

@@ -14,9 +14,12 @@
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/unique_fd.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -288,6 +291,43 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   impl->out = nonblocking(std::move(out->read));
   impl->err = nonblocking(std::move(err->read));
   return std::make_unique<Child>(std::move(impl));
+}
+
+std::optional<std::int64_t> group_cpu_wait_ms(pid_t group) {
+#ifdef __linux__
+  DIR* proc_dir = ::opendir("/proc");
+  if (proc_dir == nullptr) return std::nullopt;
+  std::optional<std::int64_t> longest;
+  char buf[512];
+  while (const dirent* e = ::readdir(proc_dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const std::string dir = std::string("/proc/") + e->d_name;
+    util::UniqueFd stat(::open((dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!stat.valid()) continue;
+    const ssize_t n = ::read(stat.get(), buf, sizeof buf - 1);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    // "pid (comm) state ppid pgrp ...": comm may hold anything, so read after its last ')'.
+    const char* close = std::strrchr(buf, ')');
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (close == nullptr || std::sscanf(close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || pgrp != group) continue;
+    util::UniqueFd sched(::open((dir + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!sched.valid()) continue;
+    const ssize_t m = ::read(sched.get(), buf, sizeof buf - 1);
+    if (m <= 0) continue;
+    buf[m] = '\0';
+    unsigned long long on_cpu = 0, waited = 0;
+    if (std::sscanf(buf, "%llu %llu", &on_cpu, &waited) != 2) continue;
+    const auto ms = static_cast<std::int64_t>(waited / 1'000'000ULL);
+    longest = std::max(longest.value_or(0), ms);
+  }
+  ::closedir(proc_dir);
+  return longest;
+#else
+  (void)group;
+  return std::nullopt;
+#endif
 }
 
 bool drain_fd(int fd, std::string& sink, std::size_t cap) {

@@ -65,6 +65,11 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
+/// The longest time (ms) any process of `group` has spent waiting for a CPU while runnable (Linux's schedstat
+/// run delay), or nothing where that is not known: how much of a probe's window the machine, not the server,
+/// took. A scan of /proc; for a probe's deadline, not a hot path.
+std::optional<std::int64_t> group_cpu_wait_ms(pid_t group);
+
 /// Why a child did not start.
 struct SpawnError {
   /// The errno (ENOENT, EACCES, ...).
