@@ -59,6 +59,23 @@ case_skipped_server_is_still_blocked_after_a_real_failure_and_recovers_on_succes
   assert_no_file "$T/starts"
 }
 
+case_a_per_project_rule_holds_on_the_cache_path_too() {
+  # A rule for svc in this project only: fail-open. The first call probes (slow path); the second decides from
+  # the cache; the same rule must hold on both, whatever the order of calls.
+  config "svc=$(stdio_def crash)"
+  policy "{\"servers\":{\"svc\":[{\"project\":\"$PROJ\",\"failOpen\":true}]}}"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0 "first call (probe path)"
+  assert_eq "$(entry '["status"]')" unhealthy
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0 "second call (cache path)"
+  # Elsewhere the rule does not hold: another folder with the same definition blocks from the cache.
+  mkdir -p "$T/other"
+  cp "$PROJ/.mcp.json" "$T/other/.mcp.json"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"tool_input\":{},\"cwd\":\"$T/other\"}" --output exit-code
+  assert_eq "$RC" 2 "another project"
+}
+
 case_per_server_timeout_and_ttl() {
   config "slow=$(stdio_def slow '"--delay-ms","800"')" "fast=$(stdio_def healthy)"
   export MCPHEALTH_TIMEOUT_MS=700 MCPHEALTH_PROBE_DEPTH=handshake

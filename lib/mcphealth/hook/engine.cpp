@@ -130,9 +130,11 @@ private:
         return "folder " + folder_key() + ": bindings current; " + call.server + " is " +
                (bound->definition ? "definition " + bound->definition->substr(0, 12) : bound->standing);
       });
-      if (auto cached = decide_from_cache(event, call, state::decision_entry(snap.doc, call.server, bound->definition))) {
-        return *cached;
-      }
+      const json::object* entry = state::decision_entry(snap.doc, call.server, bound->definition);
+      // The definition's own settings on this path too (the binding keeps its project): a per-project policy rule
+      // must not depend on the order of calls.
+      m_bound_project = bound->project;
+      if (auto cached = decide_from_cache(event, call, entry)) return *cached;
       if (!bound->definition) return allow_unbound(event, call.server, *bound);
       // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
       if (!policy().has_project_rules() && server_settings(nullptr, call.server).probe.value == config::ProbeMode::skip) {
@@ -653,7 +655,7 @@ private:
   }
 
   static state::Binding binding_for(const config::Resolution& res, const std::string& server) {
-    if (const config::Candidate* c = res.winner(server)) return {c->fingerprint, "active", {}};
+    if (const config::Candidate* c = res.winner(server)) return {c->fingerprint, "active", {}, c->project};
     const std::vector<const config::Candidate*> all = res.candidates_for(server);
     if (all.empty()) {
       // Nothing defines it, as far as could be read: a file that could not be read may be where it is.
@@ -862,10 +864,12 @@ private:
   /// The settings for one server: the environment's, with the policy laid over them. `c` is its definition when
   /// known (a policy entry can name its project); otherwise `name` (a tool-name server) alone decides.
   const config::Settings& server_settings(const config::Candidate* c, const std::string& name = {}) {
-    const std::string key = c ? "definition " + c->fingerprint : "name " + name;
+    // Without the candidate (the cache path), the bound definition's project, as its verdict is labelled.
+    const std::optional<std::string> project_text = c ? c->project : m_bound_project;
+    const std::string key = c ? "definition " + c->fingerprint : "name " + name + "\n" + project_text.value_or("");
     if (!m_server_settings || m_server_settings_key != key) {
       const std::optional<std::filesystem::path> project =
-          c && c->project ? std::optional<std::filesystem::path>(*c->project) : std::nullopt;
+          project_text ? std::optional<std::filesystem::path>(*project_text) : std::nullopt;
       m_server_settings = config::settings_for(settings(), policy(), c ? c->tool_name : config::tool_server_name(name), project);
       m_server_settings_key = key;
     }
@@ -893,6 +897,8 @@ private:
   std::optional<config::Policy> m_policy;
   std::optional<config::Settings> m_server_settings;
   std::string m_server_settings_key;
+  /// On the cache path: the project of the definition the folder's binding names (from its verdict's label).
+  std::optional<std::string> m_bound_project;
   /// The call being decided, once known, and its definition once resolved.
   std::optional<CallTarget> m_call;
   const config::Candidate* m_candidate = nullptr;

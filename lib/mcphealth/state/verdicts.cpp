@@ -58,6 +58,7 @@ std::optional<Binding> FolderBindings::find(std::string_view server) const {
   out.definition = util::get_string(*b, k_definition);
   out.standing = util::get_string(*b, "standing").value_or(out.definition ? "active" : "none");
   out.reason = util::get_string(*b, "reason").value_or("");
+  if (out.definition) out.project = util::get_string(*b, "project");
   return out;
 }
 
@@ -98,6 +99,7 @@ void bind_folder(json::object& doc, std::string_view folder, std::string_view st
     json::object o;
     if (b.definition) {
       o[k_definition] = *b.definition;
+      if (b.project) o["project"] = *b.project;
     } else {
       o["standing"] = b.standing;
       if (!b.reason.empty()) o["reason"] = b.reason;

@@ -27,6 +27,8 @@ struct Binding {
   /// Without a definition: the resolver's standing (`none` when nothing defines the name) and why.
   std::string standing;
   std::string reason;
+  /// With a definition of local or project scope: its project, which per-project policy rules match.
+  std::optional<std::string> project = std::nullopt;
 };
 
 /// A folder's bindings as stored.
