@@ -129,6 +129,8 @@ int mcphealth_main(int argc, char** argv) {
                  "~/.config/mcphealth/policy.json)")
       ->type_name("PATH");
   app.add_flag("-v,--verbose", command_line.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
+  // Global options after the command too (`status -v`, `probe --state F`), as git and kubectl take them.
+  app.fallthrough();
   app.require_subcommand(1);
   app.parse_complete_callback([&command_line] { util::log::configure(command_line.globals.verbosity); });
 

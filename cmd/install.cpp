@@ -23,7 +23,7 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
                   "shared with the repository) or local (.claude/settings.local.json, yours only)")
       ->check(CLI::IsMember({"user", "project", "local"}));
   sub->add_option("--cwd", o->cwd, "Project dir for --scope project or local (default: $CLAUDE_PROJECT_DIR, else the current dir)")
-      ->type_name("DIR");
+      ->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->add_flag("--dry-run", o->dry_run, "Print the change as a diff; write nothing");
   sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"}");
 }

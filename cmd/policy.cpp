@@ -17,7 +17,7 @@ void register_policy(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub = app.add_subcommand("policy", "Show the effective per-server policy: each value and where it comes from");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
   sub->add_flag("--json", o->json, "Print the same content as JSON");
-  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR");
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->footer("Precedence, highest first: flag > policy servers.<name> (exact name over pattern, with project over "
               "without) > policy defaults > MCPHEALTH_* > ECC_* > default.\n"
               "Exit: 0 the policy file is valid or absent, 1 it is not valid (ignored; every problem is listed), "

@@ -41,7 +41,8 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--parallel", o->parallel,
                   "At most N probes at a time (default: one per core, at least 3, the pace Claude Code starts local "
                   "servers at; 0: all at once)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(CLI::Range(0, 4096));
   add_format_options(*sub, o->format);
   sub->add_flag("--unhealthy", o->unhealthy, "Print only the servers found down (the exit code still counts all)");
   sub->add_flag("--no-update", o->no_update, "Do not write the state file");
@@ -51,7 +52,7 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--project", o->project, "Only the servers Claude Code starts in DIR (with --all or names)")
       ->type_name("DIR");
   sub->add_option("--cwd", o->cwd, "Project dir used to find configs (default: $CLAUDE_PROJECT_DIR, else the current dir)")
-      ->type_name("DIR");
+      ->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->add_flag("-q,--quiet", o->quiet,
                 "Print nothing unless a server is down, then only those (for cron: mail only when it matters); "
                 "warnings only with -v");

@@ -31,7 +31,7 @@ void register_status(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--unhealthy", o->unhealthy, "Only the servers that are down (unhealthy or misconfigured)");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
   sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
-      ->type_name("DIR");
+      ->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
   sub->callback([o, &command_line] { command_line.exit_code = run_status(*o, command_line.globals); });
 }

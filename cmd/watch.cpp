@@ -48,7 +48,7 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--once", o->once, "One sweep (with --probe) or one reading, then exit with status's exit code");
   sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
       ->type_name("FILE");
-  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR");
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->footer("Exit: 0 after SIGTERM, SIGINT or q; with --once 0 nothing unhealthy, 1 something is; 2 usage error.");
   sub->callback([o, &command_line] { command_line.exit_code = run_watch(*o, command_line.globals); });
 }

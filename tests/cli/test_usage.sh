@@ -55,4 +55,19 @@ case_conflicting_options_are_rejected_not_resolved() {
   assert_contains "$ERR" "nosuch"
 }
 
+case_global_options_are_taken_after_the_command_too() {
+  mcph status -v --state "$T/elsewhere.json"
+  assert_eq "$RC" 0 "status -v --state: $ERR"
+  assert_not_contains "$ERR" "not expected"
+}
+
+case_bad_paths_and_counts_are_refused() {
+  mcph status --cwd /nonexistent
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "--cwd: Directory does not exist: /nonexistent"
+  mcph probe --all --parallel -1
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "--parallel: Value -1 not in range 0 to 4096"
+}
+
 main "$@"
