@@ -152,6 +152,10 @@ case_unset_variable_is_started_literally_and_misconfigured_when_it_fails() {
   assert_contains "$ERR" "keyed is misconfigured: \${API_KEY} is not set (fixture crashed"
   assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')" "tell the user to set API_KEY"
   assert_eq "$(line_count "$T/count")" 1 "started, as Claude Code starts it"
+  # From the cache, the model keeps the specific guidance (set the variable), not "has been down".
+  hook "$(pre_payload keyed)"
+  assert_contains "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecisionReason"]')" "tell the user to set API_KEY"
+  assert_eq "$(line_count "$T/count")" 1 "the cache decided"
   mcph probe keyed --json
   assert_eq "$RC" 1 "down for probe's exit code"
   assert_eq "$(json_eval "$OUT" 'd["servers"][0]["status"]')" misconfigured

@@ -26,6 +26,12 @@ TEST_CASE("durations read as words, rounded up, never zero", "[messages]") {
   CHECK(m::in_words(7'200'000) == "2 hours");
   CHECK(m::in_words(180'400, m::Round::down) == "3 minutes");
   CHECK(m::in_words(180'400, m::Round::up) == "4 minutes");
+  // A block from the cache never claims a second that has not passed.
+  m::Down d{"svc", "echo", "Connection closed", state::FailureCode::transport(), 30'000};
+  d.down_for_ms = 200;
+  CHECK(m::blocked_from_cache(d).find("has been down for less than a second") != std::string::npos);
+  d.down_for_ms = 1'900;
+  CHECK(m::blocked_from_cache(d).find("has been down for 1 second ") != std::string::npos);
   CHECK(m::in_words(59'999, m::Round::down) == "59 seconds");
 }
 

@@ -719,6 +719,19 @@ private:
       }
       {
         const util::EpochMs now = m_deps.clock.now_ms();
+        // A server that cannot start keeps its specific guidance from the cache too: retrying will not help, the
+        // user has to set the variable.
+        if (const json::object* seen = util::get_object(*entry, "probe");
+            seen && util::get_string(*seen, "kind") == std::optional<std::string>("misconfigured")) {
+          const std::string error = e.last_error.value_or("");
+          const std::size_t at = error.find("${");
+          const std::size_t end = at == std::string::npos ? at : error.find('}', at);
+          const std::string missing = end == std::string::npos ? "a variable" : error.substr(at + 2, end - at - 2);
+          return block(event,
+                       call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at) +
+                           "; skipping " + call.tool,
+                       messages::blocked_misconfigured(call.server, call.tool, missing));
+        }
         messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code, *st.retry_at - now,
                             std::nullopt, e.failure_count};
         if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;

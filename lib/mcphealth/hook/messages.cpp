@@ -65,7 +65,8 @@ std::string blocked_after_probe(const Down& d) {
 
 std::string blocked_from_cache(const Down& d) {
   std::string since;
-  if (d.down_for_ms) since = " for " + in_words(*d.down_for_ms, Round::down);
+  // Rounded down, and never up to a second it has not been: "for 1 second" after 0.2 s reads as a lie.
+  if (d.down_for_ms) since = *d.down_for_ms < 1000 ? " for less than a second" : " for " + in_words(*d.down_for_ms, Round::down);
   std::string text = "The MCP server " + quoted(d.server) + " has been down" + since;
   const std::string why = short_reason(d.reason);
   if (!why.empty()) text += " (last error: " + why + (d.failures > 1 ? "; " + std::to_string(d.failures) + " failures in a row" : "") + ")";
