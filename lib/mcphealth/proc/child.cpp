@@ -246,12 +246,13 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   if (!out) return util::fail(out.error());
   auto err = make_pipe();
   if (!err) return util::fail(err.error());
-  bp::error_code ec;
-  std::optional<bp::process> proc;
   // The io_context the launcher wants opens an epoll and an eventfd on first use: with no descriptors left that
   // throws, and it must throw here, before the fork (from the launched process's handle, the child would run on
-  // untracked). A descriptor object makes the reactor now.
+  // untracked). A descriptor object makes the reactor now. Declared before the process handle, which must go
+  // first (it holds a descriptor of this context).
   std::optional<boost::asio::io_context> io;
+  bp::error_code ec;
+  std::optional<bp::process> proc;
   try {
     io.emplace();
     boost::asio::posix::stream_descriptor reactor_now(*io);
