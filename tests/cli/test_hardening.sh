@@ -301,8 +301,9 @@ case_an_event_stream_that_never_ends_an_event_is_cut_off_at_1_mib() {
     set -- $transport
     flood_probe "$1" "$2" "$3"
     assert_contains "$REASON" "over 1 MiB" "$1"
-    # In bounded memory: the stream sends 256 MiB (before the cap, the probe held all of it).
-    [ "$PEAK_KB" -lt 65536 ] || fail "$1: the probe peaked at $PEAK_KB kB"
+    # In bounded memory: the stream sends 256 MiB (before the cap, the probe held all of it); the bound leaves
+    # room for a sanitized build's own overhead.
+    [ "$PEAK_KB" -lt 131072 ] || fail "$1: the probe peaked at $PEAK_KB kB"
   done
 }
 
