@@ -88,7 +88,10 @@ void as_tool_name(std::string_view text) {
     check("mcp__" + splits[i].server + "__" + splits[i].tool == name);
     if (i > 0) check(splits[i].server.size() < splits[i - 1].server.size());
   }
-  if (!splits.empty()) check(hook::split_mcp_tool_name(name)->server == splits.back().server);
+  // The plain split (first `__`) is the shortest one, when it leaves a server and a tool at all.
+  if (auto first = hook::split_mcp_tool_name(name); first && first->tool != name && !splits.empty()) {
+    check(first->server == splits.back().server);
+  }
 }
 
 void as_protocol(std::string_view text, const json::value* value) {
