@@ -724,9 +724,8 @@ private:
         if (const json::object* seen = util::get_object(*entry, "probe");
             seen && util::get_string(*seen, "kind") == std::optional<std::string>("misconfigured")) {
           const std::string error = e.last_error.value_or("");
-          const std::size_t at = error.find("${");
-          const std::size_t end = at == std::string::npos ? at : error.find('}', at);
-          const std::string missing = end == std::string::npos ? "a variable" : error.substr(at + 2, end - at - 2);
+          const std::string_view var = util::word_after(error, "${");
+          const std::string missing = var.empty() ? "a variable" : std::string(var);
           return block(event,
                        call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at) +
                            "; skipping " + call.tool,

@@ -10,13 +10,7 @@ namespace {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-/// The word after `prefix` in `text` (up to a space or a quote), or nothing.
-std::string_view word_after(std::string_view text, std::string_view prefix) {
-  const std::size_t at = text.find(prefix);
-  if (at == std::string_view::npos) return {};
-  std::string_view rest = text.substr(at + prefix.size());
-  return rest.substr(0, rest.find_first_of(" '\"}:;,\n"));
-}
+using util::word_after;
 
 std::string port_hint(std::string_view reason) {
   std::string_view port = word_after(reason, " port ");

@@ -86,6 +86,13 @@ std::string escape_control(std::string_view text) {
   return out;
 }
 
+std::string_view word_after(std::string_view text, std::string_view prefix) {
+  const std::size_t at = text.find(prefix);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = text.substr(at + prefix.size());
+  return rest.substr(0, rest.find_first_of(" '\"}:;,\n"));
+}
+
 std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());

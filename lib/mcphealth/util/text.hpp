@@ -22,6 +22,10 @@ std::string trim(std::string_view text);
 /// The one rule for every line a person reads.
 std::string escape_control(std::string_view text);
 
+/// The word after `prefix` in `text` (up to a space, a quote or `}:;,`), or nothing: the `API_KEY` of
+/// `... ${API_KEY} is not set`, the command of `spawn foo ENOENT`.
+std::string_view word_after(std::string_view text, std::string_view prefix);
+
 /// `text` as well-formed UTF-8: every byte that does not belong to a valid sequence becomes U+FFFD, so what is
 /// written as JSON for another program is JSON to every parser.
 std::string valid_utf8(std::string_view text);
