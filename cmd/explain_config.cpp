@@ -2,6 +2,7 @@
 
 #include "output.hpp"
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/explain.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/json.hpp>
@@ -19,6 +20,11 @@ void register_explain_config(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub = app.add_subcommand("explain-config", "Explain which config files the hook reads, what wins, and what is wrong");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
   sub->add_flag("--json", o->json, "Print the same content as JSON");
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  sub->add_option("--agent", o->agent, "Whose servers and hooks: " + agent::agent_ids() + " (default: claude-code)")
+      ->type_name("ID")
+      ->check(CLI::IsMember(ids));
   sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers this mcphealth (its absolute path), and nothing else");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->footer("Exit: 0 clean or warnings only, 1 an error finding, 2 usage error. Never prints env or header values.");
@@ -49,6 +55,19 @@ json::array strings(const std::vector<std::string>& v) {
   json::array a;
   for (const auto& s : v) a.push_back(json::value(s));
   return a;
+}
+
+json::object hooks_json(const ops::HookRegistration& hooks) {
+  json::object events, problems;
+  for (const auto& [event, registered] : hooks.required) events[event] = registered;
+  for (const auto& [command, problem] : hooks.problems) problems[command] = problem;
+  return {{"agent", hooks.agent},
+          {"settingsFiles", strings(hooks.files)},
+          {"preToolUse", hooks.pre_tool_use},
+          {"postToolUseFailure", hooks.post_tool_use_failure},
+          {"events", std::move(events)},
+          {"commandProblems", std::move(problems)},
+          {"jsHook", strings(hooks.js_hook)}};
 }
 
 json::object to_json(const ops::Explanation& e) {
@@ -106,8 +125,7 @@ json::object to_json(const ops::Explanation& e) {
           {"managedConfig", e.managed_config ? json::value(*e.managed_config) : json::value(nullptr)},
           {"settings", std::move(settings)},
           {"policy", json::object{{"path", e.policy_path}, {"status", e.policy_status}}},
-          {"hooks", json::object{{"settingsFiles", strings(e.hooks.files)}, {"preToolUse", e.hooks.pre_tool_use},
-                                 {"postToolUseFailure", e.hooks.post_tool_use_failure}, {"jsHook", strings(e.hooks.js_hook)}}},
+          {"hooks", hooks_json(e.hooks)},
           {"findings", std::move(findings)}};
 }
 
@@ -171,9 +189,12 @@ void print_text(const ops::Explanation& e, bool color) {
   say("  (precedence: flag > policy servers.<name> > policy defaults > MCPHEALTH_* > ECC_* > default; a\n"
               "   server's own values are listed with it; mcphealth policy shows them all)\n");
   std::printf("\n%s\n", bold("Hooks").c_str());
-  say("  PreToolUse: %s; PostToolUseFailure: %s (read: %s)\n", e.hooks.pre_tool_use ? "✔ registered" : "✘ NOT registered",
-              e.hooks.post_tool_use_failure ? "✔ registered" : "✘ NOT registered",
-              e.hooks.files.empty() ? "no settings files" : std::to_string(e.hooks.files.size()).append(" settings file(s)").c_str());
+  std::string registered;
+  for (const auto& [event, on] : e.hooks.required) {
+    registered += (registered.empty() ? "" : "; ") + event + ": " + (on ? "✔ registered" : "✘ NOT registered");
+  }
+  say("  %s (read: %s)\n", registered.c_str(),
+      e.hooks.files.empty() ? "no settings files" : std::to_string(e.hooks.files.size()).append(" settings file(s)").c_str());
   std::printf("\n%s\n", bold("Findings").c_str());
   if (e.findings.empty()) say("  none: all clear\n");
   for (const auto& f : e.findings) {
@@ -188,15 +209,17 @@ void print_text(const ops::Explanation& e, bool color) {
 } // namespace
 
 int run_explain_config(const ExplainOptions& o, const GlobalOptions& globals) {
+  const agent::Agent* chosen = o.agent ? agent::find_agent(*o.agent) : nullptr;
+  const agent::Agent& agent = chosen ? *chosen : agent::default_agent();
   if (o.hook_snippet) {
     const auto binary = ops::this_binary();
-    std::fputs(ops::hook_snippet(binary ? binary->string() : std::string("mcphealth")).c_str(), stdout);
+    std::fputs(ops::hook_snippet(binary ? binary->string() : std::string("mcphealth"), agent).c_str(), stdout);
     return k_exit_ok;
   }
   util::ProcessEnvironment env;
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
   const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
-  const ops::Explanation e = ops::explain(env, settings, inputs, o.servers);
+  const ops::Explanation e = ops::explain(env, settings, inputs, o.servers, &agent);
   if (!e.unknown_servers.empty()) {
     util::log::error("unknown server '" + e.unknown_servers.front() + "'; configured: " + join_names(e.configured));
     return k_exit_usage;

@@ -15,6 +15,8 @@ struct ExplainOptions {
   std::vector<std::string> servers;
   bool json = false;
   bool hook_snippet = false;
+  /// `--agent`: whose servers and registration; nothing = Claude Code.
+  std::optional<std::string> agent;
   std::optional<std::string> cwd;
 };
 

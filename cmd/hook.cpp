@@ -2,6 +2,7 @@
 
 #include "refresh.hpp"
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/hook/engine.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -38,38 +39,26 @@ void log_line(std::string_view line) {
   write_all(STDERR_FILENO, out);
 }
 
-std::string answer_json(const hook::HookOutcome& outcome) {
-  boost::json::object specific;
-  if (outcome.decision == hook::HookOutcome::Decision::block) {
-    specific["hookEventName"] = "PreToolUse";
-    specific["permissionDecision"] = "deny";
-    // Names and errors come from outside: the answer stays JSON whatever bytes they hold.
-    specific["permissionDecisionReason"] = util::valid_utf8(outcome.reason);
-  } else if (outcome.additional_context) {
-    specific["hookEventName"] = util::valid_utf8(outcome.event_name);
-    specific["additionalContext"] = util::valid_utf8(*outcome.additional_context);
-  } else {
-    return {};
-  }
-  boost::json::object answer;
-  answer["hookSpecificOutput"] = std::move(specific);
-  return boost::json::serialize(answer) + "\n";
-}
-
 } // namespace
 
 void register_hook(CLI::App& app, CommandLine& command_line) {
   auto options = std::make_shared<HookOptions>();
-  CLI::App* sub = app.add_subcommand("hook", "Run as the Claude Code hook: one payload on stdin, a decision out");
+  CLI::App* sub = app.add_subcommand("hook", "Run as a coding agent's hook: one payload on stdin, a decision out");
   sub->add_option("--output", options->output,
-                  "How to answer: json (Claude Code's hook JSON; default), exit-code (block = exit 2, reason on "
+                  "How to answer: json (the agent's hook JSON; default), exit-code (block = exit 2, reason on "
                   "stderr), passthrough (echo the input; block = exit 2)")
       ->type_name("MODE")
       ->check(CLI::IsMember({"json", "exit-code", "passthrough"}));
   sub->add_option("--event", options->event,
-                  "Event to handle (PreToolUse, PostToolUseFailure, PostToolUse); default: the payload's "
-                  "hook_event_name")
+                  "Event to handle (Claude Code: PreToolUse, PostToolUseFailure, PostToolUse, SessionStart; Gemini CLI: "
+                  "BeforeTool, AfterTool, SessionStart); default: the payload's hook_event_name")
       ->type_name("EVENT");
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  sub->add_option("--agent", options->agent,
+                  "The agent whose hook this is (" + agent::agent_ids() + "); default: told from the payload, else claude-code")
+      ->type_name("ID")
+      ->check(CLI::IsMember(ids));
   sub->footer("Never blocks by accident: bad options and internal errors allow the call with a message on stderr.");
   sub->callback([options, &command_line] { command_line.exit_code = run_hook(*options, command_line.globals); });
 }
@@ -99,6 +88,8 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     request.input = hook::read_input(STDIN_FILENO, limit.value,
                                      marked && util::is_truthy(marked->value) ? hook::CutByCaller::yes : hook::CutByCaller::no);
     request.event_flag = options.event;
+    request.agent = options.agent ? agent::find_agent(*options.agent)
+                                  : agent::detect_agent(request.input.payload, request.input.raw);
     request.overrides = globals.overrides();
 
     util::SystemClock clock;
@@ -141,15 +132,16 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
       return blocked ? 2 : 0;
     }
     if (options.output == "exit-code") return blocked ? 2 : 0;
-    write_all(STDOUT_FILENO, answer_json(outcome));
-    return 0;
+    const agent::Answer answer = request.client().dialect.answer_json(outcome);
+    write_all(STDOUT_FILENO, answer.out);
+    return answer.exit_code;
   } catch (const std::exception& e) {
     log_line(std::string("Unexpected error: ") + e.what() + "; allowing the call");
   } catch (...) {
     log_line("Unexpected error of an unknown kind; allowing the call");
   }
   if (passthrough) write_all(STDOUT_FILENO, request.input.raw);
-  return 0;
+  return request.client().allow_exit_code;
 }
 
 } // namespace mcphealth::cli

@@ -1,5 +1,5 @@
 #pragma once
-// `mcphealth hook`: the Claude Code hook.
+// `mcphealth hook`: the hook of Claude Code, Gemini CLI and the other agents agent/agents.cpp lists.
 #include "common.hpp"
 
 #include <CLI/CLI.hpp>
@@ -14,6 +14,8 @@ struct HookOptions {
   /// `json` (default), `exit-code` or `passthrough`.
   std::string output = "json";
   std::optional<std::string> event;
+  /// `--agent`: whose hook this is (agent/agent.hpp); nothing = told from the payload.
+  std::optional<std::string> agent;
 };
 
 /// Adds `hook` to `app`.

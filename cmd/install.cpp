@@ -2,6 +2,7 @@
 
 #include "output.hpp"
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -18,9 +19,15 @@ namespace json = boost::json;
 namespace {
 
 void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  sub->add_option("--agent", o->agent, "Whose settings: " + agent::agent_ids() + " (default: claude-code)")
+      ->type_name("ID")
+      ->check(CLI::IsMember(ids));
   sub->add_option("--scope", o->scope,
-                  "Which settings file: user (~/.claude/settings.json, default), project (.claude/settings.json, "
-                  "shared with the repository) or local (.claude/settings.local.json, yours only)")
+                  "Which settings file: user (Claude Code: ~/.claude/settings.json, default; Gemini CLI: "
+                  "~/.gemini/settings.json), project (.claude/settings.json or .gemini/settings.json, shared with the "
+                  "repository) or local (.claude/settings.local.json, yours only; Claude Code only)")
       ->check(CLI::IsMember({"user", "project", "local"}));
   sub->add_option("--cwd", o->cwd, "Project dir for --scope project or local (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR")->check(CLI::ExistingDirectory);
@@ -28,17 +35,22 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
   sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"}");
 }
 
-fs::path settings_file(const InstallOptions& o, const util::Environment& env) {
-  if (o.scope == "user") {
-    if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return fs::path(*dir) / "settings.json";
-    return util::home_dir(env) / ".claude" / "settings.json";
-  }
+const agent::Agent& agent_of(const InstallOptions& o) {
+  const agent::Agent* a = o.agent ? agent::find_agent(*o.agent) : nullptr;
+  return a ? *a : agent::default_agent();
+}
+
+/// The file `--agent` and `--scope` name; nothing when that agent has no file of that scope.
+std::optional<fs::path> settings_file(const InstallOptions& o, const util::Environment& env) {
+  const agent::InstallScope scope = o.scope == "user"      ? agent::InstallScope::user
+                                    : o.scope == "project" ? agent::InstallScope::project
+                                                           : agent::InstallScope::local;
   fs::path project = o.cwd ? fs::path(*o.cwd) : fs::path();
   if (!o.cwd) {
     if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) project = *dir;
     else project = fs::current_path();
   }
-  return project / ".claude" / (o.scope == "project" ? "settings.json" : "settings.local.json");
+  return agent_of(o).registration.install_file(scope, env, project);
 }
 
 } // namespace
@@ -48,9 +60,9 @@ void register_install(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub = app.add_subcommand("install", "Register the hook in Claude Code's settings (idempotent, with a backup)");
   add_common(sub, o);
   sub->add_option("--events", o->events,
-                  "Events to register, comma-separated (default: PreToolUse,PostToolUseFailure,PostToolUse,SessionStart)")
+                  "Events to register, comma-separated (default: Claude Code: PreToolUse,PostToolUseFailure,PostToolUse,"
+                  "SessionStart; Gemini CLI: BeforeTool,AfterTool,SessionStart)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"}))
       ->type_name("LIST");
   sub->add_option("--binary", o->binary, "The mcphealth the hook runs (default: this one's absolute path)")->type_name("PATH");
   sub->add_flag("--statusline", o->statusline, "Also set statusLine to `mcphealth status --statusline`, when none is set");
@@ -73,7 +85,17 @@ void register_uninstall(CLI::App& app, CommandLine& command_line) {
 int run_install(const InstallOptions& o, bool uninstall) {
   util::ProcessEnvironment env;
   util::SystemClock clock;
-  const fs::path file = settings_file(o, env);
+  const agent::Agent& agent = agent_of(o);
+  const std::optional<fs::path> where = settings_file(o, env);
+  if (!where) {
+    util::log::error(std::string(agent.name) + " has no " + o.scope + "-scope settings file; use --scope user or project");
+    return k_exit_usage;
+  }
+  const fs::path file = *where;
+  if (o.statusline && !agent.registration.has_status_line()) {
+    util::log::error(std::string(agent.name) + " has no status line; --statusline is for Claude Code");
+    return k_exit_usage;
+  }
   std::optional<fs::path> binary;
   if (!uninstall) {
     binary = o.binary ? std::optional(fs::absolute(*o.binary)) : ops::this_binary();
@@ -86,6 +108,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     if (uninstall) return ops::plan_uninstall(file);
     ops::InstallRequest request;
     request.file = file;
+    request.agent = &agent;
     request.binary = binary->string();
     if (!o.events.empty()) request.events = o.events;
     request.statusline = o.statusline;

@@ -13,6 +13,8 @@ namespace mcphealth::cli {
 
 /// Options of `mcphealth install` and `uninstall`.
 struct InstallOptions {
+  /// `--agent`: whose settings file (agent/agents.cpp); nothing = Claude Code.
+  std::optional<std::string> agent;
   std::string scope = "user";
   std::optional<std::string> cwd;
   std::vector<std::string> events;

@@ -177,25 +177,6 @@ void substitute(json::value& v, std::string_view from, const std::string& to) {
   }
 }
 
-/// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v`.
-void referenced_variables(const json::value& v, std::vector<std::string>& out) {
-  if (v.is_string()) {
-    std::string_view s = v.get_string();
-    for (std::size_t at = s.find("${"); at != std::string_view::npos; at = s.find("${", at + 2)) {
-      std::size_t end = at + 2;
-      while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) != 0 || s[end] == '_')) ++end;
-      if (end > at + 2) {
-        std::string name(s.substr(at + 2, end - at - 2));
-        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
-      }
-    }
-  } else if (v.is_array()) {
-    for (const auto& item : v.get_array()) referenced_variables(item, out);
-  } else if (v.is_object()) {
-    for (const auto& kv : v.get_object()) referenced_variables(kv.value(), out);
-  }
-}
-
 /// The nearest `projects` key at or above `dir`, with its entry.
 std::pair<std::string, const json::object*> project_entry(const json::object* projects, const fs::path& dir) {
   if (projects == nullptr) return {{}, nullptr};
@@ -438,6 +419,24 @@ void pick_winners(Resolution& res, const util::Environment& env) {
 }
 
 } // namespace
+
+void referenced_variables(const json::value& v, std::vector<std::string>& out) {
+  if (v.is_string()) {
+    std::string_view s = v.get_string();
+    for (std::size_t at = s.find("${"); at != std::string_view::npos; at = s.find("${", at + 2)) {
+      std::size_t end = at + 2;
+      while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) != 0 || s[end] == '_')) ++end;
+      if (end > at + 2) {
+        std::string name(s.substr(at + 2, end - at - 2));
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+      }
+    }
+  } else if (v.is_array()) {
+    for (const auto& item : v.get_array()) referenced_variables(item, out);
+  } else if (v.is_object()) {
+    for (const auto& kv : v.get_object()) referenced_variables(kv.value(), out);
+  }
+}
 
 std::string definition_fingerprint(const ResolvedServer& server) {
   std::string text;

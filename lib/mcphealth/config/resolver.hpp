@@ -115,6 +115,9 @@ std::string resolution_stamp(const std::vector<std::filesystem::path>& files, co
 /// The stamp of a resolution made from `inputs`.
 std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env);
 
+/// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v` (each once).
+void referenced_variables(const boost::json::value& v, std::vector<std::string>& out);
+
 /// Returns the fingerprint of a resolved server (see Candidate::fingerprint).
 std::string definition_fingerprint(const ResolvedServer& server);
 

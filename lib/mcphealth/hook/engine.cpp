@@ -2,6 +2,8 @@
 
 #include <mcphealth/hook/messages.hpp>
 
+#include <mcphealth/agent/agent.hpp>
+
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/names.hpp>
@@ -23,14 +25,10 @@ namespace mcphealth::hook {
 
 namespace json = boost::json;
 
+const agent::Agent& HookRequest::client() const { return agent ? *agent : agent::default_agent(); }
+
 std::string resolve_event_name(const HookRequest& request, const util::Environment& env) {
-  if (request.event_flag && !request.event_flag->empty()) return *request.event_flag;
-  std::optional<std::string> from_payload = request.input.incomplete
-                                                ? find_raw_string_field(request.input.raw, "hook_event_name")
-                                                : util::get_string(request.input.payload, "hook_event_name");
-  if (from_payload && !from_payload->empty()) return *from_payload;
-  if (auto v = env.get("CLAUDE_HOOK_EVENT_NAME"); v && !v->empty()) return *v;
-  return "PreToolUse";
+  return request.client().dialect.read(request.input, request.event_flag, env).event_name;
 }
 
 namespace {
@@ -63,26 +61,30 @@ constexpr std::int64_t k_mark_lock_wait_ms = 15'000;
 /// One hook run: the payload, the seams, and what was worked out so far; run_hook_engine is its only door.
 class HookRun {
 public:
-  HookRun(const HookRequest& request, HookDeps& deps) : m_request(request), m_deps(deps) {}
+  HookRun(const HookRequest& request, HookDeps& deps)
+      : m_request(request), m_deps(deps), m_agent(request.client()),
+        m_hc(m_agent.dialect.read(request.input, request.event_flag, deps.env)) {}
 
   /// Decides: the event from the payload, the target from the tool name, then that event's steps.
   HookOutcome run() {
-    const std::string event_name = resolve_event_name(m_request, m_deps.env);
-    const Event event = event_from_name(event_name);
+    const std::string& event_name = m_hc.event_name;
+    const Event event = m_hc.event;
     m_event = event;
-    trace([&] { return "event " + event_name + " (" + event_source() + ")"; });
+    trace([&] { return "event " + event_name + " (" + m_hc.event_source + ")" +
+                       (&m_agent == &agent::default_agent() ? std::string() : ", from " + std::string(m_agent.name)); });
     if (event == Event::other && m_request.event_flag && !m_request.event_flag->empty()) {
       // A typo in the registered command would switch the gate off without a word.
-      log("--event " + event_name + " is not an event mcphealth acts on (PreToolUse, PostToolUseFailure, PostToolUse, "
-          "SessionStart): ignoring this call, which is allowed unchecked");
+      std::string known;
+      for (std::string_view name : m_agent.dialect.event_names()) known += (known.empty() ? "" : ", ") + std::string(name);
+      log("--event " + event_name + " is not an event mcphealth acts on (" + known +
+          "): ignoring this call, which is allowed unchecked");
     }
     if (m_request.input.incomplete) return answer_incomplete(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
-    std::optional<CallTarget> call = find_target(m_request.input.payload);
-    if (call) call = settle_split(*call, util::get_string(m_request.input.payload, "tool_name").value_or(""));
+    std::optional<CallTarget> call = m_hc.target;
+    if (call) call = settle_split(*call);
     if (!call) {
-      trace([&] { return "tool " + util::get_string(m_request.input.payload, "tool_name").value_or("(none)") +
-                         " is not an MCP tool: allow"; });
+      trace([&] { return "tool " + (m_hc.names_tool ? m_hc.tool_name : std::string("(none)")) + " is not an MCP tool: allow"; });
       return allow(event_name);
     }
     if (call->server.size() > state::k_max_name_bytes) {
@@ -111,13 +113,6 @@ private:
   template <typename Make>
   void trace(Make&& make) {
     if (m_deps.trace) m_deps.trace(make());
-  }
-
-  std::string event_source() const {
-    if (m_request.event_flag && !m_request.event_flag->empty()) return "--event";
-    if (util::get_string(m_request.input.payload, "hook_event_name")) return "the payload's hook_event_name";
-    if (m_deps.env.get("CLAUDE_HOOK_EVENT_NAME")) return "CLAUDE_HOOK_EVENT_NAME";
-    return "the default";
   }
 
   /// PreToolUse: the cache decides when it can (the hot path: the state file and a few stats); otherwise the
@@ -212,9 +207,10 @@ private:
       return block(event,
                    name + " is " + result.reason + ", so it fails under Claude Code too. Blocking " + target.call.tool +
                        " so Claude can fall back to non-MCP tools.",
-                   messages::blocked_misconfigured(name, target.call.tool, missing));
+                   messages::blocked_misconfigured(name, target.call.tool, missing, voice()));
     }
     messages::Down down{name, target.call.tool, result.reason, result.code};
+    down.client = voice();
     if (retry_at) down.blocked_for_ms = *retry_at - m_deps.clock.now_ms();
     down.restart_tried = recovery.reconnect.attempt == recover::Attempt::ok || recovery.reconnect.attempt == recover::Attempt::failed;
     return block(event,
@@ -228,10 +224,9 @@ private:
   /// only that a remote server failed (no status, or no sign at all), the server is asked: a probe marks it by what
   /// it answers. Failures of calls that began before the server was marked are that same outage: one failure.
   HookOutcome post_tool_use_failure(const std::string& event, const CallTarget& call) {
-    const json::object& payload = m_request.input.payload;
-    if (util::get_bool(payload, "is_interrupt") == true) return allow(event); // the user pressed Esc
-    const std::string text = failure_text(payload);
-    const FailureReading reading = read_failure(text, util::get_object(payload, "tool_input"));
+    if (m_hc.interrupted) return allow(event); // the user pressed Esc
+    const std::string& text = m_hc.failure_text;
+    const FailureReading reading = read_failure(text, m_hc.tool_input);
     const std::string& name = call.server;
     trace([&] {
       return "failure text: " + std::string(failure_says_name(reading.says)) +
@@ -253,7 +248,7 @@ private:
     if (!reading.code) target = resolve_target(call);
 
     const util::EpochMs now = m_deps.clock.now_ms();
-    const util::EpochMs began = now - std::max<std::int64_t>(0, util::get_int(payload, "duration_ms").value_or(0));
+    const util::EpochMs began = now - m_hc.duration_ms;
     // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
     // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
     const std::string lock_key = c ? c->fingerprint : name;
@@ -289,6 +284,7 @@ private:
     const bool restored = reconnect_after_failure(
         call, c, code, !lock && lock.error().is(util::LockFailure::timed_out) ? LockHeld::no : LockHeld::yes);
     messages::Down down{name, call.tool, mark.error, code};
+    down.client = voice();
     if (restored) return allow(event, messages::failed_then_restored(name, code));
     if (written) {
       down.blocked_for_ms = retry_at - m_deps.clock.now_ms();
@@ -342,6 +338,7 @@ private:
     const ServerEntry e = ServerEntry::from_json(*entry);
     trace([&] { return call.server + " was marked unhealthy after this call began: the same outage, not counted again"; });
     messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code};
+    down.client = voice();
     down.blocked_for_ms = *e.next_retry_at - m_deps.clock.now_ms();
     return allow(event, messages::failed_and_marked_down(down));
   }
@@ -481,17 +478,17 @@ private:
     }
     if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(inputs().project_dir.string(), to_refresh);
     if (notes.empty()) return allow(event);
-    return allow(event, messages::session_start(notes));
+    return allow(event, messages::session_start(notes, voice()));
   }
 
   /// A payload over the limit cannot be checked safely: PreToolUse blocks it (the JS hook's wording, which people
   /// grep for), unless fail-open; the other events record nothing.
   HookOutcome answer_incomplete(const std::string& event_name, Event event) {
-    const std::optional<CallTarget> call = find_target_in_raw(m_request.input.raw);
+    const std::optional<CallTarget>& call = m_hc.target;
     const std::string limit = std::to_string(m_request.input.limit);
     if (event == Event::pre_tool_use) {
       if (!call) {
-        if (find_raw_string_field(m_request.input.raw, "tool_name")) return allow(event_name); // not an MCP call
+        if (m_hc.names_tool) return allow(event_name); // not an MCP call
         // The name comes after the cut: it may be an MCP call, and letting it through unchecked is the bypass.
         if (settings().fail_open.value) {
           log("Hook input exceeded " + limit + " bytes before its tool name; allowing the call because fail-open mode is enabled");
@@ -523,8 +520,9 @@ private:
   /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
   /// longest server name this folder knows: from its current bindings, else from the configs. A name nothing
   /// defines keeps the first split. One split (the usual case) costs nothing.
-  CallTarget settle_split(const CallTarget& first, std::string_view tool_name) {
-    const std::vector<CallTarget> splits = mcp_tool_name_splits(tool_name);
+  CallTarget settle_split(const CallTarget& first) {
+    const std::vector<CallTarget>& splits = m_hc.readings;
+    const std::string& tool_name = m_hc.tool_name;
     if (splits.size() < 2) return first;
     auto known = [&](auto&& is_defined) {
       for (const CallTarget& s : splits) {
@@ -559,7 +557,7 @@ private:
   /// The discovery inputs of this run: the folder from CLAUDE_PROJECT_DIR, else the payload's cwd.
   const config::DiscoveryInputs& inputs() {
     if (!m_inputs) {
-      const std::string cwd = util::get_string(m_request.input.payload, "cwd").value_or("");
+      const std::string& cwd = m_hc.folder;
       // Only the config paths: a cache hit must not pay for resolving every setting.
       std::vector<config::SettingWarning> said_later; // the same warnings come with settings(), off the hot path
       m_inputs = config::discovery_inputs(
@@ -582,11 +580,12 @@ private:
   }
 
   /// The folder's key in the state file's bindings; headless runs bind apart, their rule being another, and so do
-  /// sessions given servers on their command line.
+  /// sessions given servers on their command line, and every agent but Claude Code (whose keys predate the others).
   std::string folder_key() {
     const config::DiscoveryInputs& in = inputs();
     std::string how;
-    if (in.mode == config::DiscoveryInputs::Mode::headless) how = "headless";
+    if (&m_agent != &agent::default_agent()) how = m_agent.id;
+    if (in.mode == config::DiscoveryInputs::Mode::headless) how += (how.empty() ? "" : ", ") + std::string("headless");
     if (in.client) how += (how.empty() ? "" : ", ") + std::string("--mcp-config ") + in.client->stamp();
     return how.empty() ? in.project_dir.string() : in.project_dir.string() + " (" + how + ")";
   }
@@ -603,7 +602,7 @@ private:
   std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap) {
     std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
     if (!folder) return std::nullopt;
-    std::vector<std::filesystem::path> files = config::watched_files(inputs());
+    std::vector<std::filesystem::path> files = m_agent.catalogue.watched_files(inputs(), m_deps.env);
     for (const auto& f : folder->extra_files) files.emplace_back(f);
     if (config::resolution_stamp(files, folder->variables, m_deps.env) != folder->stamp) return std::nullopt;
     return folder;
@@ -618,7 +617,7 @@ private:
   const config::Resolution& resolution(Bind bind, const std::optional<std::string>& extra) {
     if (!m_resolution) {
       say_setup_warnings();
-      m_resolution = config::resolve(inputs(), m_deps.env);
+      m_resolution = m_agent.catalogue.resolve(inputs(), m_deps.env);
     }
     if (bind == Bind::no) return *m_resolution;
     std::vector<std::pair<std::string, state::Binding>> names;
@@ -632,7 +631,9 @@ private:
     }
     std::vector<std::string> extra_files;
     for (const auto& f : m_resolution->extra_files) extra_files.push_back(f.string());
-    const std::string stamp = config::resolution_stamp(inputs(), *m_resolution, m_deps.env);
+    std::vector<std::filesystem::path> stamped = m_agent.catalogue.watched_files(inputs(), m_deps.env);
+    stamped.insert(stamped.end(), m_resolution->extra_files.begin(), m_resolution->extra_files.end());
+    const std::string stamp = config::resolution_stamp(stamped, m_resolution->variables, m_deps.env);
     const util::EpochMs now = m_deps.clock.now_ms();
     update_state([&](json::object& doc) {
       state::bind_folder(doc, folder_key(), stamp, extra_files, m_resolution->variables, names, now);
@@ -729,10 +730,11 @@ private:
           return block(event,
                        call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at) +
                            "; skipping " + call.tool,
-                       messages::blocked_misconfigured(call.server, call.tool, missing));
+                       messages::blocked_misconfigured(call.server, call.tool, missing, voice()));
         }
         messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code, *st.retry_at - now,
                             std::nullopt, e.failure_count};
+        down.client = voice();
         if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
         return block(event,
                      call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
@@ -902,8 +904,16 @@ private:
 
   void log(const std::string& line) { m_deps.log(line); }
 
+  /// The agent as the model's text names it.
+  messages::Client voice() const {
+    return {std::string(m_agent.name), std::string(m_agent.authenticate), std::string(m_agent.authenticate_short)};
+  }
+
   const HookRequest& m_request;
   HookDeps& m_deps;
+  /// The agent that asked, and its payload read into the hook's terms.
+  const agent::Agent& m_agent;
+  const HookCall m_hc;
   std::optional<StateStore> m_store;
   std::optional<config::Settings> m_settings;
   std::optional<config::Policy> m_policy;

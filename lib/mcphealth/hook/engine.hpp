@@ -2,8 +2,10 @@
 // The hook's decisions: gate a call before it runs (PreToolUse), record a failed one (PostToolUseFailure), and take
 // a successful one as proof of health (PostToolUse). Everything outside (clock, environment, probes, commands) comes
 // in through seams; the front end only reads stdin and renders the outcome.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/client_args.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/hook/outcome.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/reconnect.hpp>
@@ -17,12 +19,6 @@
 #include <vector>
 
 namespace mcphealth::hook {
-
-/// The most text that reaches the model (a block reason, additional context), in bytes: util::cap_utf8 cuts there
-/// without splitting a UTF-8 sequence.
-inline constexpr std::size_t k_max_model_text_bytes = 500;
-/// The prefix of every line the hook writes to stderr; people grep for it.
-inline constexpr std::string_view k_log_prefix = "[MCPHealthCheck] ";
 
 /// The outside world as the engine sees it.
 struct HookDeps {
@@ -49,29 +45,20 @@ struct HookDeps {
 /// One invocation.
 struct HookRequest {
   HookInput input;
+  /// The agent whose hook this is; nothing = Claude Code.
+  const agent::Agent* agent = nullptr;
+  /// That agent, Claude Code when none is set.
+  const agent::Agent& client() const;
   /// `--event`, when given.
   std::optional<std::string> event_flag;
   config::SettingsOverrides overrides;
 };
 
-/// What the hook decided.
-struct HookOutcome {
-  enum class Decision { allow, block };
-  Decision decision = Decision::allow;
-  /// The event acted on.
-  std::string event_name;
-  /// For a block: the reason shown to the model in json mode (hook/messages.hpp; at most 500 bytes).
-  /// (The JS hook's `[MCPHealthCheck]` line goes to stderr, which exit-code and passthrough modes show the model.)
-  std::string reason;
-  /// For PostToolUseFailure that leaves a server down: what the model is told.
-  std::optional<std::string> additional_context;
-};
-
 /// Runs one hook invocation.
 HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps);
 
-/// Resolves the event: `--event`, else the payload's `hook_event_name`, else `CLAUDE_HOOK_EVENT_NAME`, else
-/// `PreToolUse`.
+/// Resolves the event as the agent's dialect reads it; for Claude Code: `--event`, else the payload's
+/// `hook_event_name`, else `CLAUDE_HOOK_EVENT_NAME`, else `PreToolUse`.
 std::string resolve_event_name(const HookRequest& request, const util::Environment& env);
 
 } // namespace mcphealth::hook

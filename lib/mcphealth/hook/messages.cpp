@@ -29,9 +29,9 @@ std::string what_happened(const state::FailureCode& code, const std::string& rea
 }
 
 /// What to do instead, by code: authenticate, wait out a rate limit, or use other tools.
-std::string advice(const state::FailureCode& code, const std::string& server) {
+std::string advice(const state::FailureCode& code, const std::string& server, const Client& client) {
   if (code.kind == state::FailureCode::Kind::http_status && (code.status == 401 || code.status == 403)) {
-    return "Ask the user to run /mcp in Claude Code to authenticate " + quoted(server) + "; use other tools meanwhile.";
+    return "Ask the user to " + client.authenticate + " to authenticate " + quoted(server) + "; use other tools meanwhile.";
   }
   if (code.kind == state::FailureCode::Kind::http_status && code.status == 429) {
     return "Do other work meanwhile and retry after that.";
@@ -60,7 +60,7 @@ std::string blocked_after_probe(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ", so " + d.tool +
          " was not called." + (d.restart_tried ? " Restarting it (its reconnect command) did not help." : "") +
          " Its tools are blocked " + for_the_next(d.blocked_for_ms) + ", until it is checked again. " +
-         advice(d.code, d.server);
+         advice(d.code, d.server, d.client);
 }
 
 std::string blocked_from_cache(const Down& d) {
@@ -71,14 +71,15 @@ std::string blocked_from_cache(const Down& d) {
   const std::string why = short_reason(d.reason);
   if (!why.empty()) text += " (last error: " + why + (d.failures > 1 ? "; " + std::to_string(d.failures) + " failures in a row" : "") + ")";
   text += ", so " + d.tool + " was not called. Its tools are blocked " + for_the_next(d.blocked_for_ms) +
-          ", until it is checked again. " + advice(d.code, d.server);
+          ", until it is checked again. " + advice(d.code, d.server, d.client);
   return text;
 }
 
-std::string blocked_misconfigured(const std::string& server, const std::string& tool, const std::string& missing) {
+std::string blocked_misconfigured(const std::string& server, const std::string& tool, const std::string& missing,
+                                  const Client& client) {
   return "The MCP server " + quoted(server) + " cannot start: its configuration uses ${" + missing +
-         "}, which is not set where Claude Code runs, so " + tool + " was not called. Its tools will fail for the "
-         "rest of this session; use other tools, and tell the user to set " + missing + " and restart Claude Code.";
+         "}, which is not set where " + client.name + " runs, so " + tool + " was not called. Its tools will fail for the "
+         "rest of this session; use other tools, and tell the user to set " + missing + " and restart " + client.name + ".";
 }
 
 std::string blocked_input_too_large(const std::string& server, const std::string& tool, const std::string& limit) {
@@ -93,12 +94,12 @@ std::string blocked_input_too_large_unnamed(const std::string& limit) {
 
 std::string failed_and_marked_down(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". Its tools are blocked " +
-         for_the_next(d.blocked_for_ms) + ", until it is checked again. " + advice(d.code, d.server);
+         for_the_next(d.blocked_for_ms) + ", until it is checked again. " + advice(d.code, d.server, d.client);
 }
 
 std::string failed_not_recorded(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". " +
-         advice(d.code, d.server) + " Give it a few minutes before trying it again.";
+         advice(d.code, d.server, d.client) + " Give it a few minutes before trying it again.";
 }
 
 std::string failed_then_restored(const std::string& server, const state::FailureCode& code) {
@@ -108,7 +109,7 @@ std::string failed_then_restored(const std::string& server, const state::Failure
          "), but its reconnect command restarted it and it answers again: the call can be retried now.";
 }
 
-std::string session_start(const std::vector<SessionNote>& notes) {
+std::string session_start(const std::vector<SessionNote>& notes, const Client& client) {
   std::string list;
   for (const SessionNote& n : notes) {
     if (!list.empty()) list += "; ";
@@ -117,7 +118,7 @@ std::string session_start(const std::vector<SessionNote>& notes) {
       list += quoted(n.server) + " cannot start (${" + n.detail + "} is not set; the user must set it and restart)";
       break;
     case SessionNote::Kind::needs_auth:
-      list += quoted(n.server) + " needs authentication (ask the user to run /mcp)";
+      list += quoted(n.server) + " needs authentication (ask the user to " + client.authenticate_short + ")";
       break;
     case SessionNote::Kind::down:
       list += quoted(n.server) + " is down" + (n.detail.empty() ? "" : " (" + short_reason(n.detail) + ")") +

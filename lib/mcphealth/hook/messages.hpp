@@ -17,6 +17,14 @@ namespace mcphealth::hook::messages {
 enum class Round { up, down };
 std::string in_words(std::int64_t ms, Round round = Round::up);
 
+/// The agent the model works in, as the advice names it.
+struct Client {
+  std::string name = "Claude Code";
+  /// What the user does to authenticate a server there, whole and short.
+  std::string authenticate = "run /mcp in Claude Code";
+  std::string authenticate_short = "run /mcp";
+};
+
 /// What is known about a server that is down.
 struct Down {
   std::string server; ///< as tool names spell it
@@ -31,6 +39,7 @@ struct Down {
   std::int64_t failures = 0;
   /// The reconnect command ran (or was started) and the server is still down.
   bool restart_tried = false;
+  Client client = {};
 };
 
 /// PreToolUse, a probe just found the server down.
@@ -38,7 +47,8 @@ std::string blocked_after_probe(const Down& d);
 /// PreToolUse, the cache says the server is down and its retry has not come.
 std::string blocked_from_cache(const Down& d);
 /// PreToolUse, the definition uses a variable that is not set (`missing` = its name): Claude Code cannot start it.
-std::string blocked_misconfigured(const std::string& server, const std::string& tool, const std::string& missing);
+std::string blocked_misconfigured(const std::string& server, const std::string& tool, const std::string& missing,
+                                  const Client& client = {});
 /// PreToolUse, the payload was over the input limit and could not be checked.
 std::string blocked_input_too_large(const std::string& server, const std::string& tool, const std::string& limit);
 /// PreToolUse, the input was over the limit before its tool name: which tool it is for cannot be told.
@@ -58,6 +68,6 @@ struct SessionNote {
   std::string detail; ///< the reason (down), the unset variable (misconfigured)
   std::optional<std::int64_t> blocked_for_ms = std::nullopt;
 };
-std::string session_start(const std::vector<SessionNote>& notes);
+std::string session_start(const std::vector<SessionNote>& notes, const Client& client = {});
 
 } // namespace mcphealth::hook::messages

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::hook {
 
@@ -64,5 +65,34 @@ std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name);
 /// `__` (`my__srv`, or `x..y` and `trail_` as tool names spell them), so `mcp__my__srv__echo` is `my__srv` +
 /// `echo` or `my` + `srv__echo`; which one is meant only the names that exist can tell. Nothing for other names.
 std::vector<CallTarget> mcp_tool_name_splits(std::string_view tool_name);
+
+/// One hook call in the hook's own terms, whatever agent sent it: the agent's dialect (agent/agent.hpp) reads its
+/// payload into this, and the engine decides from this alone.
+struct HookCall {
+  /// The event as the agent names it (`PreToolUse`, `BeforeTool`), and what it means here.
+  std::string event_name;
+  Event event = Event::other;
+  /// Where the event's name came from, for the trace: `--event`, the payload's field, a variable, the default.
+  std::string event_source;
+  /// The tool's name as the agent gives it; empty when the payload names none.
+  std::string tool_name;
+  /// True when the payload names a tool at all (a truncated payload may stop before it).
+  bool names_tool = false;
+  /// The server and tool the call is for; nothing when it is not an MCP tool.
+  std::optional<CallTarget> target;
+  /// When the tool name splits more than one way (a server's name may hold the separator): every split, longest
+  /// server first. Only the names that exist can tell which is meant; empty when there is one reading.
+  std::vector<CallTarget> readings;
+  /// The folder the agent runs in, as its payload says (empty: not said).
+  std::string folder;
+  /// For a failed call: every text the agent gives about the failure, one per line.
+  std::string failure_text;
+  /// The user stopped the call (Esc): no failure of the server.
+  bool interrupted = false;
+  /// How long the failed call ran, when the agent says.
+  std::int64_t duration_ms = 0;
+  /// The tool's arguments, when given as an object: inside the input's parsed payload, so valid while that input is.
+  const boost::json::object* tool_input = nullptr;
+};
 
 } // namespace mcphealth::hook

@@ -24,29 +24,32 @@ bool Explanation::has_errors() const {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Finding::Severity::error; });
 }
 
-std::string hook_snippet(const std::string& binary) {
-  const json::array command{json::object{{"type", "command"}, {"command", hook_command(binary)}}};
-  json::object entry{{"matcher", "mcp__.*"}, {"hooks", command}};
+std::string hook_snippet(const std::string& binary, const agent::Agent& agent) {
+  const json::array command{agent.registration.hook_entry(agent::hook_command(binary, agent))};
   json::object hooks;
-  for (const char* event : {"PreToolUse", "PostToolUseFailure", "PostToolUse"}) hooks[event] = json::array{entry};
-  hooks["SessionStart"] = json::array{json::object{{"hooks", command}}}; // warm-up: no tool to match
+  for (const agent::EventSpec& event : agent.registration.events()) {
+    json::object group;
+    if (!event.matcher.empty()) group["matcher"] = event.matcher; // a session event has no tool to match
+    group["hooks"] = command;
+    hooks[event.name] = json::array{std::move(group)};
+  }
   return util::pretty_json(json::object{{"hooks", std::move(hooks)}});
 }
 
 namespace {
 
-/// True when a hook matcher selects MCP tools: empty, `*`, or a pattern matching `mcp__server__tool`.
-bool matcher_covers_mcp(const std::string& matcher) {
+/// True when a hook matcher selects MCP tools: empty, `*`, or a pattern matching `sample` (an MCP tool's name as
+/// the agent spells it: `mcp__server__tool`).
+bool matcher_covers_mcp(const std::string& matcher, const std::string& sample) {
   if (matcher.empty() || matcher == "*") return true;
   try {
-    return std::regex_match("mcp__server__tool", std::regex(matcher)) ||
-           std::regex_search("mcp__server__tool", std::regex("^(" + matcher + ")$"));
+    return std::regex_match(sample, std::regex(matcher)) || std::regex_search(sample, std::regex("^(" + matcher + ")$"));
   } catch (const std::regex_error&) {
-    return matcher.find("mcp__") != std::string::npos;
+    return matcher.find(sample.substr(0, 4)) != std::string::npos;
   }
 }
 
-void scan_settings(const fs::path& file, HookRegistration& reg) {
+void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Agent& agent) {
   const auto read = util::read_file(file);
   if (!read) return;
   reg.files.push_back(file.string());
@@ -62,8 +65,9 @@ void scan_settings(const fs::path& file, HookRegistration& reg) {
   }
   const json::object* hooks = util::get_object(root, "hooks");
   if (hooks == nullptr) return;
-  for (const auto& [event, covered] : {std::pair<const char*, bool*>{"PreToolUse", &reg.pre_tool_use},
-                                       std::pair<const char*, bool*>{"PostToolUseFailure", &reg.post_tool_use_failure}}) {
+  const std::string sample = agent.registration.sample_tool_name();
+  for (auto& [event, registered] : reg.required) {
+    bool* covered = &registered;
     auto it = hooks->find(event);
     if (it == hooks->end() || !it->value().is_array()) continue;
     for (const auto& group : it->value().get_array()) {
@@ -77,8 +81,21 @@ void scan_settings(const fs::path& file, HookRegistration& reg) {
         if (command.find("mcp-health-check") != std::string::npos) {
           reg.js_hook.push_back(file.string() + ": " + event + " runs " + command);
         }
-        if (command.find("mcphealth") != std::string::npos && command.find("hook") != std::string::npos &&
-            matcher_covers_mcp(matcher)) {
+        const std::optional<agent::HookCommand> ours = agent::read_hook_command(command);
+        if (!ours || !matcher_covers_mcp(matcher, sample)) continue;
+        std::string problem = ours->problem;
+        const std::string_view runs_as = ours->agent ? std::string_view(*ours->agent) : agent::default_agent().id;
+        if (problem.empty() && runs_as != agent.id) {
+          problem = "it reads payloads as " + std::string(runs_as) + "'s, not " + std::string(agent.name) + "'s (--agent " +
+                    std::string(agent.id) + " is missing)";
+        }
+        if (!problem.empty()) {
+          if (std::none_of(reg.problems.begin(), reg.problems.end(), [&](const auto& p) { return p.first == command; })) {
+            reg.problems.emplace_back(command, problem);
+          }
+          continue; // registered, but it would not gate as meant
+        }
+        {
           *covered = true;
           if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end()) {
             reg.commands.push_back(command);
@@ -306,15 +323,24 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
 }
 
 /// Step 4: whether Claude Code runs the hook, and whether the JS hook still does.
-void explain_hooks(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs) {
-  e.hooks = find_hook_registration(env, inputs.project_dir);
-  if (!e.hooks.pre_tool_use || !e.hooks.post_tool_use_failure) {
-    std::string missing = !e.hooks.pre_tool_use && !e.hooks.post_tool_use_failure ? "PreToolUse and PostToolUseFailure"
-                          : !e.hooks.pre_tool_use                                  ? "PreToolUse"
-                                                                                   : "PostToolUseFailure";
+void explain_hooks(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs,
+                   const agent::Agent& agent) {
+  e.hooks = find_hook_registration(env, inputs.project_dir, agent);
+  const std::string flag = &agent == &agent::default_agent() ? "" : " --agent " + std::string(agent.id);
+  std::string missing;
+  for (const auto& [event, registered] : e.hooks.required) {
+    if (!registered) missing += (missing.empty() ? "" : " and ") + event;
+  }
+  if (!missing.empty()) {
     add(e, Finding::Severity::error, "hook-not-registered",
-        "Claude Code's settings do not run `mcphealth hook` on " + missing + " for MCP tools",
-        "run `mcphealth install` (or add the fragment `mcphealth explain-config --hook-snippet` prints)");
+        std::string(agent.name) + "'s settings do not run `mcphealth hook` on " + missing + " for MCP tools",
+        "run `mcphealth install" + flag + "` (or add the fragment `mcphealth explain-config" + flag +
+            " --hook-snippet` prints)");
+  }
+  for (const auto& [command, problem] : e.hooks.problems) {
+    add(e, Finding::Severity::error, "hook-command-wrong",
+        "the registered `" + command + "` runs mcphealth's hook, but not as meant: " + problem,
+        "run `mcphealth install" + flag + "` to write the command again");
   }
   // Registered is not enough: Claude Code runs the command with its own PATH, which a login shell's may not be.
   for (const auto& command : e.hooks.commands) {
@@ -345,30 +371,27 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
 
 } // namespace
 
-HookRegistration find_hook_registration(const util::Environment& env, const fs::path& project_dir) {
+HookRegistration find_hook_registration(const util::Environment& env, const fs::path& project_dir, const agent::Agent& agent) {
   HookRegistration reg;
-  std::vector<fs::path> files;
-  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) files.push_back(fs::path(*dir) / "settings.json");
-  files.push_back(util::home_dir(env) / ".claude" / "settings.json");
-  files.push_back(project_dir / ".claude" / "settings.json");
-  files.push_back(project_dir / ".claude" / "settings.local.json");
-  files.push_back("/etc/claude-code/managed-settings.json");
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  for (const auto& f : files) scan_settings(f, reg);
+  reg.agent = std::string(agent.id);
+  for (const std::string& event : agent.registration.required_events()) reg.required.emplace_back(event, false);
+  for (const auto& f : agent.registration.hook_files(env, project_dir)) scan_settings(f, reg, agent);
+  if (!reg.required.empty()) reg.pre_tool_use = reg.required[0].second;
+  if (reg.required.size() > 1) reg.post_tool_use_failure = reg.required[1].second;
   return reg;
 }
 
 Explanation explain(const util::Environment& env, const config::Settings& settings, const config::DiscoveryInputs& inputs,
-                    const std::vector<std::string>& only) {
+                    const std::vector<std::string>& only, const agent::Agent* agent) {
+  const agent::Agent& client = agent ? *agent : agent::default_agent();
   Explanation e;
   e.project_dir = inputs.project_dir.string();
-  const config::Resolution res = config::resolve(inputs, env);
+  const config::Resolution res = client.catalogue.resolve(inputs, env);
   const config::Policy policy = config::load_policy(settings.policy_path, env);
   explain_files(e, res, settings);
   explain_servers(e, res, env, settings, policy, only);
   explain_settings(e, env, settings, policy);
-  explain_hooks(e, env, inputs);
+  explain_hooks(e, env, inputs, client);
   return e;
 }
 

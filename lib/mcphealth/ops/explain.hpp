@@ -1,6 +1,7 @@
 #pragma once
 // Why a server is (not) found or (not) checked: every file the hook would read, each server's winning definition
 // and what it shadows, the settings in force and where they come from, and findings with a severity and a hint.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/server.hpp>
@@ -76,12 +77,22 @@ struct ServerExplanation {
   std::vector<EffectiveSetting> own_settings;
 };
 
-/// Whether Claude Code's settings register a hook for MCP tools, and what runs there.
+/// Whether an agent's settings register a hook for MCP tools, and what runs there.
 struct HookRegistration {
+  /// The agent's id.
+  std::string agent;
   /// Settings files read, in order.
   std::vector<std::string> files;
+  /// The events the gate needs (agent::Registration::required_events), each with whether mcphealth's hook runs on
+  /// it for MCP tools.
+  std::vector<std::pair<std::string, bool>> required;
+  /// The first two of those: the gate's event and the failure event (`PreToolUse` and `PostToolUseFailure` for
+  /// Claude Code).
   bool pre_tool_use = false;
   bool post_tool_use_failure = false;
+  /// A registered mcphealth command the hook would not run as meant (an unknown option, another agent's
+  /// `--agent`): the command and what is wrong.
+  std::vector<std::pair<std::string, std::string>> problems;
   /// Where the JS hook (`mcp-health-check.js`, or an enabled everything-claude-code plugin) was found.
   std::vector<std::string> js_hook;
   /// The mcphealth hook commands registered for MCP tools, each once.
@@ -113,14 +124,16 @@ struct Explanation {
 };
 
 /// Explains the configuration seen from `inputs` (only `only` servers when given, as tool names or config names).
+/// The agent's servers and registration are explained (Claude Code when nothing).
 Explanation explain(const util::Environment& env, const config::Settings& settings, const config::DiscoveryInputs& inputs,
-                    const std::vector<std::string>& only);
+                    const std::vector<std::string>& only, const agent::Agent* agent = nullptr);
 
-/// Reads Claude Code's settings files (user, project, project-local, managed) for hook registrations.
-HookRegistration find_hook_registration(const util::Environment& env, const std::filesystem::path& project_dir);
+/// Reads an agent's settings files (Claude Code's: user, project, project-local, managed) for hook registrations.
+HookRegistration find_hook_registration(const util::Environment& env, const std::filesystem::path& project_dir,
+                                        const agent::Agent& agent = agent::default_agent());
 
-/// The settings.json fragment that registers mcphealth for PreToolUse, PostToolUseFailure and PostToolUse (on MCP
-/// tools) and SessionStart, running `binary` (as `mcphealth install` writes it).
-std::string hook_snippet(const std::string& binary);
+/// The settings fragment that registers mcphealth for the agent's events (MCP tools only, no matcher on a session
+/// event), running `binary`, as `mcphealth install` writes it.
+std::string hook_snippet(const std::string& binary, const agent::Agent& agent = agent::default_agent());
 
 } // namespace mcphealth::ops

@@ -21,8 +21,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view k_matcher = "mcp__.*";
-
 /// True for a command whose program is named `mcphealth` (any folder) and whose first argument is `subcommand`.
 bool runs_mcphealth(const std::string& command, std::string_view subcommand) {
   const std::vector<std::string> w = util::shell_words(command);
@@ -240,11 +238,7 @@ void finish(InstallPlan& plan, const json::object& root, bool modified) {
 
 } // namespace
 
-std::string hook_command(const std::string& binary) { return command_word(binary) + " hook"; }
-
-bool is_mcphealth_hook(const std::string& command) {
-  return runs_mcphealth(command, "hook");
-}
+bool is_mcphealth_hook(const std::string& command) { return agent::read_hook_command(command).has_value(); }
 
 util::Result<InstallPlan> plan_install(const InstallRequest& request) {
   InstallPlan plan;
@@ -254,8 +248,18 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
   json::object* hooks = hooks_of(root, true);
   if (hooks == nullptr) return util::fail(request.file.string() + ": \"hooks\" is not an object; nothing was changed");
   bool modified = false;
-  const std::string command = hook_command(request.binary);
-  for (const std::string& event : request.events) {
+  const agent::Agent& agent = request.agent ? *request.agent : agent::default_agent();
+  const std::vector<agent::EventSpec> specs = agent.registration.events();
+  std::vector<std::string> events = request.events;
+  if (events.empty()) {
+    for (const auto& spec : specs) events.push_back(spec.name);
+  }
+  const std::string command = agent::hook_command(request.binary, agent);
+  for (const std::string& event : events) {
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const agent::EventSpec& e) { return e.name == event; });
+    if (spec == specs.end()) {
+      return util::fail(event + " is not an event mcphealth registers for " + std::string(agent.name) + "; nothing was changed");
+    }
     json::value& slot = (*hooks)[event];
     if (slot.is_null()) slot.emplace_array();
     if (!slot.is_array()) return util::fail(request.file.string() + ": hooks." + event + " is not a list; nothing was changed");
@@ -280,8 +284,8 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
     }
     if (found) continue;
     json::object group;
-    if (event != "SessionStart") group["matcher"] = k_matcher; // SessionStart has no tool to match
-    group["hooks"] = json::array{json::object{{"type", "command"}, {"command", command}}};
+    if (!spec->matcher.empty()) group["matcher"] = spec->matcher; // a session event has no tool to match
+    group["hooks"] = json::array{agent.registration.hook_entry(command)};
     slot.get_array().push_back(std::move(group));
     modified = true;
     plan.notes.push_back(event + ": added " + command);

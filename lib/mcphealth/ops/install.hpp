@@ -2,6 +2,7 @@
 // `mcphealth install` and `uninstall`: the hook's entries merged into (or taken out of) a Claude Code settings
 // file, touching nothing else. A plan is computed first (what the file would become, and why), so `--dry-run`
 // shows exactly what a real run writes.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
@@ -13,18 +14,16 @@
 
 namespace mcphealth::ops {
 
-/// The events `install` registers by default: the two the gate needs, and the two that keep marks fresh and tell
-/// the model at session start.
-inline const std::vector<std::string> k_install_events = {"PreToolUse", "PostToolUseFailure", "PostToolUse",
-                                                          "SessionStart"};
-
 struct InstallRequest {
+  /// The agent whose settings file it is (its events, matchers and hook entry): Claude Code when nothing.
+  const agent::Agent* agent = nullptr;
   /// The settings file to change.
   std::filesystem::path file;
   /// The binary as the hook command should name it: an absolute path, so the hook runs whatever PATH Claude Code
   /// has.
   std::string binary;
-  std::vector<std::string> events = k_install_events;
+  /// The events to register, as the agent names them; empty = the agent's defaults (agent::Registration::events).
+  std::vector<std::string> events = {};
   /// Also set `statusLine` to `BINARY status --statusline`, when none is set.
   bool statusline = false;
   /// Also remove the JS hook's entries (`mcp-health-check`) from this file.
@@ -44,12 +43,7 @@ struct InstallPlan {
   std::vector<std::string> js_hook;
 };
 
-/// The hook command for `binary`: the path as it is when plain, else single-quoted (a path with a space or a `$`
-/// must reach exec unchanged through the shell Claude Code runs hooks with), then ` hook`.
-std::string hook_command(const std::string& binary);
-
-/// True for a hook command that runs mcphealth's hook: its program is named `mcphealth` (any folder) and its
-/// first argument is `hook`.
+/// True for a hook command that runs mcphealth's hook (agent::read_hook_command).
 bool is_mcphealth_hook(const std::string& command);
 
 /// Plans the install: adds a `mcp__.*` group running `BINARY hook` to each event that has none (SessionStart has

@@ -1,0 +1,141 @@
+#pragma once
+// What differs from one coding agent to another, and nothing else: which servers it starts for a folder (its
+// catalogue), how its hook payloads and answers are spelled (its dialect), and where and how its hooks are
+// registered (its registration). The cache, probes, backoff and recovery are common ground. Each agent is one file,
+// `agent/<id>.cpp`; the only other place that knows it exists is the table in `agent/agents.cpp`.
+#include <mcphealth/config/resolver.hpp>
+#include <mcphealth/hook/outcome.hpp>
+#include <mcphealth/hook/payload.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcphealth::agent {
+
+/// How the hook answers: the agent's JSON (the default), the exit code alone (block = 2, the reason on stderr), or
+/// the input echoed with that exit code.
+enum class AnswerMode { json, exit_code, passthrough };
+
+/// What the hook writes: stdout's text and the exit code.
+struct Answer {
+  std::string out;
+  int exit_code = 0;
+};
+
+/// An agent's hook payloads and answers. Exists so the engine decides on one neutral call (hook::HookCall), whichever
+/// agent asked.
+class Dialect {
+public:
+  virtual ~Dialect() = default;
+  /// The call `input` describes (from its raw text when `input.incomplete`); `event_flag` is `--event`, when given.
+  virtual hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                              const util::Environment& env) const = 0;
+  /// The agent's answer to `outcome` in json mode (exit-code and passthrough modes are the same for every agent).
+  virtual Answer answer_json(const hook::HookOutcome& outcome) const = 0;
+  /// The events this agent fires that the hook acts on, by their names here (for `--event`'s check and messages).
+  virtual std::vector<std::string_view> event_names() const = 0;
+};
+
+/// Which definitions an agent starts for a folder. Exists so that probes, `status` and the hook ask one question
+/// ("what runs here?") of any agent, and get agent-neutral definitions back.
+class Catalogue {
+public:
+  virtual ~Catalogue() = default;
+  /// What the agent starts in `inputs.project_dir`, and why each other definition found is not started.
+  virtual config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const = 0;
+  /// The files whose change can change that resolution, known without reading any of them: the hot path's stamp.
+  virtual std::vector<std::filesystem::path> watched_files(const config::DiscoveryInputs& inputs,
+                                                           const util::Environment& env) const = 0;
+};
+
+/// Which settings file `install` edits.
+enum class InstallScope { user, project, local };
+
+/// One hook event `install` registers, as the agent spells it.
+struct EventSpec {
+  std::string name;
+  /// The tool matcher the group gets; empty for an event with no tool (session start).
+  std::string matcher;
+};
+
+/// Where an agent's hooks are registered and how mcphealth's entry looks there. Every agent here keeps hooks in a
+/// JSON settings file as `hooks.<Event>[] = {matcher, hooks: [entry]}`; what differs is the files, the events and
+/// the entry.
+class Registration {
+public:
+  virtual ~Registration() = default;
+  /// Every file a hook of this agent may be registered in for `project`, in the order the agent reads them.
+  virtual std::vector<std::filesystem::path> hook_files(const util::Environment& env,
+                                                        const std::filesystem::path& project) const = 0;
+  /// The file `install --scope` edits; nothing when the agent has no file of that scope.
+  virtual std::optional<std::filesystem::path> install_file(InstallScope scope, const util::Environment& env,
+                                                            const std::filesystem::path& project) const = 0;
+  /// The events `install` registers by default, with their matchers.
+  virtual std::vector<EventSpec> events() const = 0;
+  /// The events whose registration the gate needs (explain-config reports an error without them).
+  virtual std::vector<std::string> required_events() const = 0;
+  /// Whether the agent has Claude Code's `statusLine` (install --statusline).
+  virtual bool has_status_line() const { return false; }
+  /// An MCP tool's name as the agent spells it (`mcp__server__tool`), to tell whether a matcher selects MCP tools.
+  virtual std::string sample_tool_name() const = 0;
+  /// The entry a hook list gets for `command`: `{"type":"command","command":...}` and whatever else the agent wants.
+  virtual boost::json::object hook_entry(const std::string& command) const = 0;
+};
+
+/// One agent: its names, its three parts, and the words the model reads about it.
+struct Agent {
+  /// As `--agent` takes it: `claude-code`, `gemini`.
+  std::string_view id;
+  /// As people read it: `Claude Code`, `Gemini CLI`.
+  std::string_view name;
+  const Catalogue& catalogue;
+  const Dialect& dialect;
+  const Registration& registration;
+  /// What the user does to authenticate a server in this agent, whole ("run /mcp in Claude Code") and short
+  /// ("run /mcp").
+  std::string_view authenticate;
+  std::string_view authenticate_short;
+  /// The exit code this agent reads as "allow" when the hook itself fails; any other non-zero one may block.
+  int allow_exit_code = 0;
+};
+
+/// Every agent, in the order commands list them.
+const std::vector<const Agent*>& agents();
+
+/// The agent with that id; nothing for an unknown one.
+const Agent* find_agent(std::string_view id);
+
+/// Claude Code: the agent when nothing says otherwise.
+const Agent& default_agent();
+
+/// The agent a payload comes from, told by its shape (Gemini CLI's `mcp_context`, its event names); nothing when
+/// the shape is Claude Code's, or could be anyone's.
+const Agent* detect_agent(const boost::json::object& payload, std::string_view raw);
+
+/// The ids of every agent, comma-separated, for messages and `--help`.
+std::string agent_ids();
+
+/// The hook command `install` writes for `binary` and `agent`: `BINARY hook` for Claude Code (as before),
+/// `BINARY hook --agent ID` for the others. The binary is shell-quoted when it needs to be.
+std::string hook_command(const std::string& binary, const Agent& agent);
+
+/// A registered command that runs mcphealth's hook, read as the hook's own parser would: its program is named
+/// `mcphealth` (any folder), its first argument is `hook`.
+struct HookCommand {
+  std::string program;
+  /// `--agent`'s value, when given.
+  std::optional<std::string> agent;
+  /// What is wrong with its arguments, as the hook would see it (an unknown option, a missing value); empty: none.
+  std::string problem;
+};
+
+/// Reads `command`; nothing when it is not mcphealth's hook.
+std::optional<HookCommand> read_hook_command(const std::string& command);
+
+} // namespace mcphealth::agent

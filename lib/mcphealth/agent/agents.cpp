@@ -1,0 +1,110 @@
+// The table of agents: the one place that knows which agents exist. Adding one is a file `agent/<id>.cpp`
+// defining its accessor, and a row here.
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::agent {
+
+const Agent& claude_code(); // agent/claude_code.cpp
+const Agent& gemini();      // agent/gemini.cpp
+
+const std::vector<const Agent*>& agents() {
+  static const std::vector<const Agent*> table = {&claude_code(), &gemini()};
+  return table;
+}
+
+const Agent* find_agent(std::string_view id) {
+  for (const Agent* a : agents()) {
+    if (a->id == id) return a;
+  }
+  return nullptr;
+}
+
+const Agent& default_agent() { return claude_code(); }
+
+const Agent* detect_agent(const boost::json::object& payload, std::string_view raw) {
+  // Gemini CLI names the server outright (mcp_context) and has its own event names; its session start looks like
+  // Claude Code's but for where its transcript is kept.
+  const std::optional<std::string> event =
+      payload.empty() ? hook::find_raw_string_field(raw, "hook_event_name") : util::get_string(payload, "hook_event_name");
+  if (payload.contains("mcp_context") || event == std::optional<std::string>("BeforeTool") ||
+      event == std::optional<std::string>("AfterTool")) {
+    return &gemini();
+  }
+  const std::optional<std::string> transcript =
+      payload.empty() ? hook::find_raw_string_field(raw, "transcript_path") : util::get_string(payload, "transcript_path");
+  if (transcript && transcript->find("/.gemini/") != std::string::npos) return &gemini();
+  return nullptr;
+}
+
+std::string agent_ids() {
+  std::string out;
+  for (const Agent* a : agents()) out += (out.empty() ? "" : ", ") + std::string(a->id);
+  return out;
+}
+
+std::string hook_command(const std::string& binary, const Agent& agent) {
+  std::string command = util::shell_word(binary) + " hook";
+  if (&agent != &default_agent()) command += " --agent " + std::string(agent.id);
+  return command;
+}
+
+std::optional<HookCommand> read_hook_command(const std::string& command) {
+  const std::vector<std::string> words = util::shell_words(command);
+  // `mcphealth [global options] hook [options]`: the program, then the subcommand (after any global option).
+  if (words.empty() || std::filesystem::path(words[0]).filename() != "mcphealth") return std::nullopt;
+  // The options the binary takes with a value, before and after `hook` (cmd/app.cpp, cmd/hook.cpp).
+  static const std::vector<std::string_view> with_value = {"--state", "--config", "--policy", "--output", "--event", "--agent"};
+  static const std::vector<std::string_view> flags = {"-v", "--verbose", "-vv"};
+  HookCommand out;
+  out.program = words[0];
+  std::optional<std::string> event;
+  bool seen_hook = false;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (!seen_hook && w == "hook") {
+      seen_hook = true;
+      continue;
+    }
+    const std::size_t eq = w.find('=');
+    const std::string name = w.rfind("--", 0) == 0 && eq != std::string::npos ? w.substr(0, eq) : w;
+    if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
+    if (std::find(with_value.begin(), with_value.end(), name) != with_value.end()) {
+      std::optional<std::string> value;
+      if (eq != std::string::npos && name != w) value = w.substr(eq + 1);
+      else if (i + 1 < words.size()) value = words[++i];
+      if (!value) {
+        if (out.problem.empty()) out.problem = name + " needs a value";
+        continue;
+      }
+      if (name == "--agent") {
+        out.agent = *value;
+        if (find_agent(*value) == nullptr && out.problem.empty()) {
+          out.problem = "--agent " + *value + " is not an agent mcphealth knows (" + agent_ids() + ")";
+        }
+      }
+      if (name == "--event") event = *value;
+      if (name == "--output" && *value != "json" && *value != "exit-code" && *value != "passthrough" && out.problem.empty()) {
+        out.problem = "--output " + *value + " is not one of json, exit-code, passthrough";
+      }
+      continue;
+    }
+    if (!seen_hook) return std::nullopt; // another subcommand: `mcphealth status --statusline`
+    if (out.problem.empty()) out.problem = "the hook does not take " + w;
+  }
+  if (!seen_hook) return std::nullopt;
+  const Agent* agent = out.agent ? find_agent(*out.agent) : &default_agent();
+  if (event && agent != nullptr && out.problem.empty()) {
+    const std::vector<std::string_view> known = agent->dialect.event_names();
+    if (std::find(known.begin(), known.end(), *event) == known.end()) {
+      out.problem = "--event " + *event + " is not an event mcphealth acts on for " + std::string(agent->name);
+    }
+  }
+  return out;
+}
+
+} // namespace mcphealth::agent

@@ -1,0 +1,151 @@
+// Claude Code: its payloads (snake_case, `mcp__<server>__<tool>`), its answer (`hookSpecificOutput`), its settings
+// files, and its servers (config/resolver.cpp holds those rules: scopes, approval, trust, managed files, plugins,
+// `--mcp-config`).
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/hook/classify.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::agent {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+class ClaudeDialect final : public Dialect {
+public:
+  hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                      const util::Environment& env) const override {
+    hook::HookCall call;
+    const json::object& payload = input.payload;
+    // --event, else the payload's hook_event_name, else CLAUDE_HOOK_EVENT_NAME, else PreToolUse.
+    std::optional<std::string> from_payload = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
+                                                               : util::get_string(payload, "hook_event_name");
+    if (event_flag && !event_flag->empty()) {
+      call.event_name = *event_flag;
+      call.event_source = "--event";
+    } else if (from_payload && !from_payload->empty()) {
+      call.event_name = *from_payload;
+      call.event_source = "the payload's hook_event_name";
+    } else if (auto v = env.get("CLAUDE_HOOK_EVENT_NAME"); v && !v->empty()) {
+      call.event_name = *v;
+      call.event_source = "CLAUDE_HOOK_EVENT_NAME";
+    } else {
+      call.event_name = "PreToolUse";
+      call.event_source = "the default";
+    }
+    call.event = hook::event_from_name(call.event_name);
+    if (input.incomplete) {
+      const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");
+      call.names_tool = tool_name.has_value();
+      call.tool_name = tool_name.value_or("");
+      call.target = hook::find_target_in_raw(input.raw);
+      return call;
+    }
+    call.tool_name = util::get_string(payload, "tool_name").value_or("");
+    call.names_tool = payload.contains("tool_name");
+    call.target = hook::find_target(payload);
+    if (call.target) {
+      call.readings = hook::mcp_tool_name_splits(call.tool_name);
+      if (call.readings.size() < 2) call.readings.clear();
+    }
+    call.folder = util::get_string(payload, "cwd").value_or("");
+    call.failure_text = hook::failure_text(payload);
+    call.interrupted = util::get_bool(payload, "is_interrupt") == true;
+    call.duration_ms = std::max<std::int64_t>(0, util::get_int(payload, "duration_ms").value_or(0));
+    call.tool_input = util::get_object(payload, "tool_input");
+    return call;
+  }
+
+  Answer answer_json(const hook::HookOutcome& outcome) const override {
+    json::object specific;
+    if (outcome.decision == hook::HookOutcome::Decision::block) {
+      specific["hookEventName"] = "PreToolUse";
+      specific["permissionDecision"] = "deny";
+      // Names and errors come from outside: the answer stays JSON whatever bytes they hold.
+      specific["permissionDecisionReason"] = util::valid_utf8(outcome.reason);
+    } else if (outcome.additional_context) {
+      specific["hookEventName"] = util::valid_utf8(outcome.event_name);
+      specific["additionalContext"] = util::valid_utf8(*outcome.additional_context);
+    } else {
+      return {};
+    }
+    return {json::serialize(json::object{{"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
+  }
+
+  std::vector<std::string_view> event_names() const override {
+    return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"};
+  }
+};
+
+class ClaudeCatalogue final : public Catalogue {
+public:
+  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    return config::resolve(inputs, env);
+  }
+  std::vector<fs::path> watched_files(const config::DiscoveryInputs& inputs, const util::Environment&) const override {
+    return config::watched_files(inputs);
+  }
+};
+
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`: where the user's settings.json is.
+fs::path config_dir(const util::Environment& env) {
+  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return fs::path(*dir);
+  return util::home_dir(env) / ".claude";
+}
+
+/// Where managed settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code` (as the resolver reads them).
+fs::path managed_dir(const util::Environment& env) {
+  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) return fs::path(*dir);
+  return "/etc/claude-code";
+}
+
+class ClaudeRegistration final : public Registration {
+public:
+  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
+    std::vector<fs::path> files = {config_dir(env) / "settings.json", util::home_dir(env) / ".claude" / "settings.json",
+                                   project / ".claude" / "settings.json", project / ".claude" / "settings.local.json",
+                                   managed_dir(env) / "managed-settings.json"};
+    // With CLAUDE_CONFIG_DIR set, ~/.claude/settings.json is still looked at: a registration there is worth a word.
+    for (auto it = files.begin(); it != files.end(); ++it) {
+      files.erase(std::remove(std::next(it), files.end(), *it), files.end());
+    }
+    return files;
+  }
+  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
+                                       const fs::path& project) const override {
+    switch (scope) {
+    case InstallScope::user: return config_dir(env) / "settings.json";
+    case InstallScope::project: return project / ".claude" / "settings.json";
+    case InstallScope::local: return project / ".claude" / "settings.local.json";
+    }
+    return std::nullopt;
+  }
+  std::vector<EventSpec> events() const override {
+    // SessionStart has no tool to match.
+    return {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}};
+  }
+  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
+  bool has_status_line() const override { return true; }
+  std::string sample_tool_name() const override { return "mcp__server__tool"; }
+  json::object hook_entry(const std::string& command) const override {
+    return {{"type", "command"}, {"command", command}};
+  }
+};
+
+} // namespace
+
+const Agent& claude_code() {
+  static const ClaudeCatalogue catalogue;
+  static const ClaudeDialect dialect;
+  static const ClaudeRegistration registration;
+  static const Agent agent{"claude-code", "Claude Code", catalogue, dialect, registration, "run /mcp in Claude Code", "run /mcp", 0};
+  return agent;
+}
+
+} // namespace mcphealth::agent

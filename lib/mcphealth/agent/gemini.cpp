@@ -1,0 +1,390 @@
+// Gemini CLI (checked against @google/gemini-cli 0.61.0): servers from its settings.json layers, started only in
+// a trusted folder; hooks BeforeTool / AfterTool / SessionStart, whose payloads name the server outright
+// (`mcp_context.server_name`); a block answered `{"decision":"deny","reason":...}` (Claude Code's
+// `hookSpecificOutput` deny is ignored there). Any non-zero exit but 1 blocks, so the hook's own errors exit 0.
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+namespace mcphealth::agent {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+/// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`: the user's folder.
+fs::path user_dir(const util::Environment& env) {
+  if (auto home = env.get("GEMINI_CLI_HOME"); home && !home->empty()) return fs::path(*home) / ".gemini";
+  return util::home_dir(env) / ".gemini";
+}
+
+/// The system settings file, which overrides every other layer: `$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
+/// /etc/gemini-cli/settings.json.
+fs::path system_settings(const util::Environment& env) {
+  if (auto p = env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH"); p && !p->empty()) return fs::path(*p);
+  return "/etc/gemini-cli/settings.json";
+}
+
+/// The system defaults, under every other layer: `$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else system-defaults.json next
+/// to the system settings.
+fs::path system_defaults(const util::Environment& env) {
+  if (auto p = env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH"); p && !p->empty()) return fs::path(*p);
+  return system_settings(env).parent_path() / "system-defaults.json";
+}
+
+fs::path workspace_settings(const fs::path& project) { return project / ".gemini" / "settings.json"; }
+
+/// The server and tool from a tool name `mcp_<server>_<tool>`: every split, longest server first (a server's name
+/// may hold `_`).
+std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
+  constexpr std::string_view prefix = "mcp_";
+  std::vector<hook::CallTarget> out;
+  if (tool_name.substr(0, prefix.size()) != prefix) return out;
+  const std::string_view rest = tool_name.substr(prefix.size());
+  for (std::size_t sep = rest.find('_', 1); sep != std::string_view::npos; sep = rest.find('_', sep + 1)) {
+    if (sep + 1 >= rest.size()) break;
+    out.push_back({std::string(rest.substr(0, sep)), std::string(rest.substr(sep + 1))});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+/// The server's own words inside Gemini CLI's wrapper, "MCP tool 'echo' reported tool error for function call:
+/// {...} with response: [{"functionResponse":{..."response":{"error":{"message":"MCP error -32000: Connection
+/// closed"}}}}]"; the whole text when it is not that shape.
+std::string inner_error(const std::string& text) {
+  constexpr std::string_view marker = " with response: ";
+  const std::size_t at = text.rfind(marker);
+  if (at == std::string::npos) return text;
+  const util::JsonParse parsed = util::parse_json(std::string_view(text).substr(at + marker.size()));
+  if (!parsed || !parsed->is_array()) return text;
+  for (const json::value& item : parsed->get_array()) {
+    if (!item.is_object()) continue;
+    const json::object* call = util::get_object(item.get_object(), "functionResponse");
+    const json::object* response = call ? util::get_object(*call, "response") : nullptr;
+    const json::object* error = response ? util::get_object(*response, "error") : nullptr;
+    if (error == nullptr) continue;
+    if (auto message = util::get_string(*error, "message"); message && !message->empty()) return *message;
+  }
+  return text;
+}
+
+/// The failure a Gemini AfterTool payload carries (`tool_response.error`: `{message, type}` or a string), in the
+/// server's own words when Gemini CLI wrapped them; nothing for a call that succeeded.
+std::optional<std::string> failure_of(const json::object& payload) {
+  const json::object* response = util::get_object(payload, "tool_response");
+  if (response == nullptr) return std::nullopt;
+  const json::value* error = response->if_contains("error");
+  if (error == nullptr || error->is_null()) return std::nullopt;
+  if (error->is_string()) return inner_error(std::string(error->get_string()));
+  if (error->is_object()) {
+    if (auto message = util::get_string(error->get_object(), "message")) return inner_error(*message);
+  }
+  return json::serialize(*error);
+}
+
+hook::Event meaning(std::string_view name, bool failed) {
+  if (name == "BeforeTool") return hook::Event::pre_tool_use;
+  if (name == "AfterTool") return failed ? hook::Event::post_tool_use_failure : hook::Event::post_tool_use;
+  if (name == "SessionStart") return hook::Event::session_start;
+  return hook::Event::other;
+}
+
+class GeminiDialect final : public Dialect {
+public:
+  hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                      const util::Environment&) const override {
+    hook::HookCall call;
+    const json::object& payload = input.payload;
+    const std::optional<std::string> from_payload = input.incomplete
+                                                        ? hook::find_raw_string_field(input.raw, "hook_event_name")
+                                                        : util::get_string(payload, "hook_event_name");
+    if (event_flag && !event_flag->empty()) {
+      call.event_name = *event_flag;
+      call.event_source = "--event";
+    } else if (from_payload && !from_payload->empty()) {
+      call.event_name = *from_payload;
+      call.event_source = "the payload's hook_event_name";
+    } else {
+      call.event_name = "BeforeTool";
+      call.event_source = "the default";
+    }
+    if (input.incomplete) {
+      // mcp_context comes last in Gemini's payload: a cut one has the tool's name, seldom the server's.
+      const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");
+      call.event = meaning(call.event_name, input.raw.find("\"error\"") != std::string::npos);
+      call.names_tool = tool_name.has_value();
+      call.tool_name = tool_name.value_or("");
+      if (auto server = hook::find_raw_string_field(input.raw, "server_name")) {
+        call.target = hook::CallTarget{*server, call.tool_name};
+      } else if (auto splits = tool_name_splits(call.tool_name); !splits.empty()) {
+        call.target = splits.back();
+      }
+      return call;
+    }
+    const std::optional<std::string> failure = failure_of(payload);
+    call.event = meaning(call.event_name, failure.has_value());
+    call.tool_name = util::get_string(payload, "tool_name").value_or("");
+    call.names_tool = payload.contains("tool_name");
+    if (const json::object* mcp = util::get_object(payload, "mcp_context")) {
+      const std::string server = util::get_string(*mcp, "server_name").value_or("");
+      if (!server.empty()) call.target = hook::CallTarget{server, util::get_string(*mcp, "tool_name").value_or(call.tool_name)};
+    }
+    if (!call.target) {
+      // No mcp_context: the tool's name alone, read every way it splits.
+      std::vector<hook::CallTarget> splits = tool_name_splits(call.tool_name);
+      if (!splits.empty()) {
+        call.target = splits.back();
+        if (splits.size() > 1) call.readings = std::move(splits);
+      }
+    }
+    call.folder = util::get_string(payload, "cwd").value_or("");
+    call.failure_text = failure.value_or("");
+    call.tool_input = util::get_object(payload, "tool_input");
+    return call;
+  }
+
+  Answer answer_json(const hook::HookOutcome& outcome) const override {
+    if (outcome.decision == hook::HookOutcome::Decision::block) {
+      return {json::serialize(json::object{{"decision", "deny"}, {"reason", util::valid_utf8(outcome.reason)}}) + "\n", 0};
+    }
+    if (!outcome.additional_context) return {};
+    json::object specific{{"hookEventName", util::valid_utf8(outcome.event_name)},
+                          {"additionalContext", util::valid_utf8(*outcome.additional_context)}};
+    return {json::serialize(json::object{{"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
+  }
+
+  std::vector<std::string_view> event_names() const override { return {"BeforeTool", "AfterTool", "SessionStart"}; }
+};
+
+/// The parsed settings of one layer (an empty object when missing or unreadable; the report says which).
+struct Layer {
+  config::FileReport report;
+  json::object root;
+  config::Scope scope;
+};
+
+Layer read_layer(const fs::path& file, std::string_view label, config::Scope scope) {
+  Layer layer{config::read_source({file, std::string(label)}), {}, scope};
+  if (layer.report.status == config::FileReport::Status::ok || layer.report.status == config::FileReport::Status::no_servers) {
+    if (auto text = util::read_file(file)) {
+      if (util::JsonParse parsed = util::parse_json(*text); parsed && parsed->is_object()) layer.root = std::move(parsed->get_object());
+    }
+  }
+  return layer;
+}
+
+const json::value* setting(const json::object& root, std::string_view a, std::string_view b) {
+  const json::object* outer = util::get_object(root, a);
+  return outer ? outer->if_contains(b) : nullptr;
+}
+
+/// Whether Gemini CLI trusts `dir`, and why: the environment, `security.folderTrust.enabled`, then the longest
+/// matching rule of trustedFolders.json (TRUST_FOLDER, TRUST_PARENT: the rule's parent, DO_NOT_TRUST). No rule:
+/// not trusted (headless `gemini -p` refuses to run there).
+std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<const Layer*>& admin_and_user,
+                                      const util::Environment& env) {
+  const auto var = [&](const char* name) { return env.get(name).value_or(""); };
+  if (var("GEMINI_RESTRICTED_MODE") == "true" || var("GEMINI_CLI_TRUST_WORKSPACE") == "false") {
+    return {false, "GEMINI_RESTRICTED_MODE or GEMINI_CLI_TRUST_WORKSPACE=false"};
+  }
+  if (var("GEMINI_CLI_TRUST_WORKSPACE") == "true") return {true, "GEMINI_CLI_TRUST_WORKSPACE=true"};
+  bool trust_enabled = true; // the project's own file cannot turn it off
+  for (const Layer* layer : admin_and_user) { // highest first: the first that says decides
+    const json::value* folder_trust = setting(layer->root, "security", "folderTrust");
+    if (folder_trust == nullptr || !folder_trust->is_object()) continue;
+    if (auto enabled = util::get_bool(folder_trust->get_object(), "enabled")) {
+      trust_enabled = *enabled;
+      break;
+    }
+  }
+  if (!trust_enabled) return {true, "security.folderTrust.enabled is false"};
+  fs::path file = user_dir(env) / "trustedFolders.json";
+  if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) file = *p;
+  const auto text = util::read_file(file);
+  if (!text) return {false, "no rule for it in " + file.string()};
+  util::JsonParse parsed = util::parse_json(*text);
+  if (!parsed || !parsed->is_object()) return {false, file.string() + " does not parse"};
+  const fs::path where = config::absolute_normal(dir);
+  std::size_t longest = 0;
+  std::optional<std::string> level;
+  for (const auto& [rule, value] : parsed->get_object()) {
+    if (!value.is_string()) continue;
+    const std::string trust(value.get_string());
+    fs::path base = config::absolute_normal(std::string(rule));
+    if (trust == "TRUST_PARENT") base = base.parent_path();
+    const auto [end, _] = std::mismatch(base.begin(), base.end(), where.begin(), where.end());
+    if (end != base.end() || rule.size() < longest) continue;
+    longest = rule.size();
+    level = trust;
+  }
+  if (level == std::optional<std::string>("TRUST_FOLDER") || level == std::optional<std::string>("TRUST_PARENT")) {
+    return {true, *level + " in " + file.string()};
+  }
+  if (level) return {false, *level + " in " + file.string()};
+  return {false, "no rule for it in " + file.string()};
+}
+
+/// A Gemini definition in the form the probes read: `httpUrl` is Streamable HTTP, a bare `url` is SSE.
+json::object as_probed(json::object raw) {
+  if (auto http = util::get_string(raw, "httpUrl")) {
+    raw["url"] = *http;
+    raw["type"] = "http";
+  } else if (raw.contains("url") && !raw.contains("type")) {
+    raw["type"] = "sse";
+  }
+  return raw;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+/// The names listed in `mcp.<key>`, lower-cased as Gemini compares them; nothing when the list is not set.
+std::optional<std::vector<std::string>> name_list(const json::object& merged_mcp, std::string_view key) {
+  const json::value* list = merged_mcp.if_contains(key);
+  if (list == nullptr || !list->is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& v : list->get_array()) {
+    if (v.is_string()) out.push_back(lower(util::trim(v.get_string())));
+  }
+  return out;
+}
+
+class GeminiCatalogue final : public Catalogue {
+public:
+  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    config::Resolution res;
+    res.project_dir = inputs.project_dir;
+    const bool at_home = config::absolute_normal(inputs.project_dir) == config::absolute_normal(util::home_dir(env));
+    // Highest precedence first: system settings, workspace, user, system defaults.
+    std::vector<Layer> layers;
+    layers.push_back(read_layer(system_settings(env), "system", config::Scope::managed));
+    if (!at_home) layers.push_back(read_layer(workspace_settings(inputs.project_dir), "project", config::Scope::project));
+    layers.push_back(read_layer(user_dir(env) / "settings.json", "user", config::Scope::user));
+    layers.push_back(read_layer(system_defaults(env), "system-defaults", config::Scope::managed));
+    std::vector<const Layer*> not_project;
+    for (const Layer& l : layers) {
+      if (l.scope != config::Scope::project) not_project.push_back(&l);
+    }
+    const auto [trusted, why] = trust_of(inputs.project_dir, not_project, env);
+    res.trusted = trusted;
+    // mcp.allowed / mcp.excluded: the highest layer that sets one decides.
+    json::object mcp;
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+      if (it->scope == config::Scope::project && !trusted) continue;
+      if (const json::object* m = util::get_object(it->root, "mcp")) {
+        for (const auto& kv : *m) mcp[kv.key()] = kv.value();
+      }
+    }
+    const auto allowed = name_list(mcp, "allowed");
+    const auto excluded = name_list(mcp, "excluded");
+    json::object enablement;
+    if (auto text = util::read_file(user_dir(env) / "mcp-server-enablement.json")) {
+      if (util::JsonParse p = util::parse_json(*text); p && p->is_object()) enablement = std::move(p->get_object());
+    }
+    for (Layer& layer : layers) {
+      res.files.push_back(layer.report);
+      for (const config::ServerDefinition& def : layer.report.servers) {
+        config::Candidate c;
+        c.definition = def;
+        c.definition.raw = as_probed(def.raw);
+        c.tool_name = config::tool_server_name(def.name);
+        c.scope = layer.scope;
+        if (layer.scope == config::Scope::project) c.project = config::absolute_normal(inputs.project_dir).string();
+        const std::string id = lower(util::trim(def.name));
+        const json::object* state = util::get_object(enablement, id);
+        if (!trusted) {
+          c.standing = config::Standing::not_read;
+          c.reason = "Gemini CLI starts no server in a folder it does not trust (" + why + ")";
+        } else if (allowed && std::find(allowed->begin(), allowed->end(), id) == allowed->end()) {
+          c.standing = config::Standing::denied;
+          c.reason = "not in mcp.allowed";
+        } else if (excluded && std::find(excluded->begin(), excluded->end(), id) != excluded->end()) {
+          c.standing = config::Standing::denied;
+          c.reason = "in mcp.excluded";
+        } else if (state && util::get_bool(*state, "enabled") == false) {
+          c.standing = config::Standing::disabled;
+          c.reason = "disabled with `gemini mcp disable` (" + (user_dir(env) / "mcp-server-enablement.json").string() + ")";
+        }
+        res.candidates.push_back(std::move(c));
+      }
+    }
+    // One winner per name, the highest layer's (a project server replaces a user one whole).
+    for (std::size_t i = 0; i < res.candidates.size(); ++i) {
+      config::Candidate& c = res.candidates[i];
+      config::referenced_variables(json::value(c.definition.raw), res.variables);
+      if (c.standing != config::Standing::active) continue;
+      const config::Candidate* earlier = nullptr;
+      for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
+        if (res.candidates[j].tool_name == c.tool_name && res.candidates[j].standing != config::Standing::not_read) {
+          earlier = &res.candidates[j];
+        }
+      }
+      if (earlier != nullptr) {
+        c.standing = config::Standing::shadowed;
+        c.reason = "replaced by " + earlier->definition.source.string() + " (" + std::string(config::scope_name(earlier->scope)) + ")";
+        continue;
+      }
+      c.resolved = config::resolve_server(c.definition, env);
+      c.fingerprint = config::definition_fingerprint(*c.resolved);
+    }
+    // What decides trust besides the files: its variables' values are part of the stamp.
+    for (const char* name : {"GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE"}) res.variables.emplace_back(name);
+    res.extra_files = {user_dir(env) / "trustedFolders.json", user_dir(env) / "mcp-server-enablement.json"};
+    if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) res.extra_files.front() = *p;
+    return res;
+  }
+
+  std::vector<fs::path> watched_files(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    return {system_settings(env), workspace_settings(inputs.project_dir), user_dir(env) / "settings.json",
+            system_defaults(env)};
+  }
+};
+
+class GeminiRegistration final : public Registration {
+public:
+  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
+    return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};
+  }
+  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
+                                       const fs::path& project) const override {
+    switch (scope) {
+    case InstallScope::user: return user_dir(env) / "settings.json";
+    case InstallScope::project: return workspace_settings(project);
+    case InstallScope::local: break; // Gemini CLI has no personal file inside a project
+    }
+    return std::nullopt;
+  }
+  std::vector<EventSpec> events() const override {
+    return {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}};
+  }
+  std::vector<std::string> required_events() const override { return {"BeforeTool", "AfterTool"}; }
+  std::string sample_tool_name() const override { return "mcp_server_tool"; }
+  json::object hook_entry(const std::string& command) const override {
+    // Gemini CLI's timeout is in milliseconds: room for a probe that waits out a silent server, and its reconnect.
+    return {{"name", "mcphealth"}, {"type", "command"}, {"command", command}, {"timeout", 90000}};
+  }
+};
+
+} // namespace
+
+const Agent& gemini() {
+  static const GeminiCatalogue catalogue;
+  static const GeminiDialect dialect;
+  static const GeminiRegistration registration;
+  static const Agent agent{"gemini", "Gemini CLI", catalogue, dialect, registration,
+                           "run /mcp auth in Gemini CLI", "run /mcp auth", 0};
+  return agent;
+}
+
+} // namespace mcphealth::agent

@@ -1,0 +1,210 @@
+// Gemini CLI's part of the agent seam, fed with payloads captured from Gemini CLI 0.61.0 and literal settings files.
+#include "fakes.hpp"
+
+#include <mcphealth/agent/agent.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace mcphealth;
+using testing::TempDir;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const agent::Agent& gemini() { return *agent::find_agent("gemini"); }
+
+hook::HookInput input_of(const std::string& text) {
+  hook::HookInput in;
+  in.raw = text;
+  in.limit = 1 << 20;
+  hook::parse_payload(in);
+  return in;
+}
+
+hook::HookCall read(const std::string& text, std::optional<std::string> flag = std::nullopt) {
+  return gemini().dialect.read(input_of(text), flag, util::MapEnvironment{});
+}
+
+// As Gemini CLI 0.61.0 sent them (the session and paths shortened).
+const std::string k_before_tool =
+    R"({"session_id":"6c3f","transcript_path":"/home/user/.gemini/tmp/gemproj/chats/session-6c3f.jsonl",)"
+    R"("cwd":"/home/user/src/gemproj","hook_event_name":"BeforeTool","timestamp":"2026-12-01T19:46:11.121Z",)"
+    R"("tool_name":"mcp_svc_echo","tool_input":{"text":"hello"},)"
+    R"("mcp_context":{"server_name":"svc","tool_name":"echo","command":"python3","args":["/opt/fixtures/fake_mcp.py","gemini-svc"]}})";
+const std::string k_after_tool_died =
+    R"({"session_id":"f4dc","cwd":"/home/user/src/gemproj","hook_event_name":"AfterTool","tool_name":"mcp_svc_echo",)"
+    R"("tool_input":{"text":"hello"},"tool_response":{"llmContent":"...","returnDisplay":"Error: MCP tool 'echo' reported an error.",)"
+    R"("error":{"message":"MCP tool 'echo' reported tool error for function call: {\"name\":\"echo\",\"args\":{\"text\":\"hello\"}} )"
+    R"(with response: [{\"functionResponse\":{\"name\":\"echo\",\"response\":{\"error\":{\"message\":\"MCP error -32000: )"
+    R"(Connection closed\",\"isError\":true}}}}]","type":"mcp_tool_error"}},)"
+    R"("mcp_context":{"server_name":"svc","tool_name":"echo","command":"python3","args":["/opt/fixtures/fake_mcp.py","gemini-svc"]}})";
+const std::string k_after_tool_ok =
+    R"({"session_id":"6c3f","cwd":"/home/user/src/gemproj","hook_event_name":"AfterTool","tool_name":"mcp_svc_echo",)"
+    R"("tool_input":{"text":"hello"},"tool_response":{"llmContent":[{"text":"ECHO:hello"}],"returnDisplay":"ECHO:hello"},)"
+    R"("mcp_context":{"server_name":"svc","tool_name":"echo","command":"python3","args":[]}})";
+const std::string k_session_start =
+    R"({"session_id":"6c3f","transcript_path":"/home/user/.gemini/tmp/gemproj/chats/session-6c3f.jsonl",)"
+    R"("cwd":"/home/user/src/gemproj","hook_event_name":"SessionStart","timestamp":"2026-12-01T19:46:10.612Z","source":"startup"})";
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+} // namespace
+
+TEST_CASE("gemini: BeforeTool names the server outright in mcp_context", "[agent_gemini]") {
+  const hook::HookCall call = read(k_before_tool);
+  CHECK(call.event == hook::Event::pre_tool_use);
+  CHECK(call.event_name == "BeforeTool");
+  REQUIRE(call.target);
+  CHECK(call.target->server == "svc");
+  CHECK(call.target->tool == "echo");
+  CHECK(call.readings.empty());
+  CHECK(call.folder == "/home/user/src/gemproj");
+}
+
+TEST_CASE("gemini: an AfterTool with an error is a failure, in the server's own words", "[agent_gemini]") {
+  const hook::HookCall failed = read(k_after_tool_died);
+  CHECK(failed.event == hook::Event::post_tool_use_failure);
+  CHECK(failed.failure_text == "MCP error -32000: Connection closed");
+  const hook::HookCall ok = read(k_after_tool_ok);
+  CHECK(ok.event == hook::Event::post_tool_use);
+  CHECK(ok.failure_text.empty());
+  // --event AfterTool (as install writes it) reads the same way.
+  CHECK(read(k_after_tool_died, "AfterTool").event == hook::Event::post_tool_use_failure);
+}
+
+TEST_CASE("gemini: without mcp_context the tool name is read every way it splits", "[agent_gemini]") {
+  const hook::HookCall call = read(R"({"hook_event_name":"BeforeTool","tool_name":"mcp_my_srv_echo"})");
+  REQUIRE(call.target);
+  CHECK(call.target->server == "my");
+  REQUIRE(call.readings.size() == 2);
+  CHECK(call.readings[0].server == "my_srv");
+  CHECK(call.readings[0].tool == "echo");
+  CHECK_FALSE(read(R"({"hook_event_name":"BeforeTool","tool_name":"read_file"})").target);
+}
+
+TEST_CASE("gemini: SessionStart is told from the payload's shape, as are its tool events", "[agent_gemini]") {
+  CHECK(read(k_session_start).event == hook::Event::session_start);
+  for (const std::string& payload : {k_before_tool, k_after_tool_ok, k_session_start}) {
+    CHECK(agent::detect_agent(input_of(payload).payload, payload) == &gemini());
+  }
+  // A cut payload: from its text.
+  CHECK(agent::detect_agent({}, R"({"session_id":"x","hook_event_name":"BeforeTool","tool_name":"mcp_svc_ec)") == &gemini());
+}
+
+TEST_CASE("gemini: a block is {decision: deny, reason}; context goes in hookSpecificOutput", "[agent_gemini]") {
+  hook::HookOutcome block;
+  block.decision = hook::HookOutcome::Decision::block;
+  block.event_name = "BeforeTool";
+  block.reason = "svc is down";
+  CHECK(gemini().dialect.answer_json(block).out == "{\"decision\":\"deny\",\"reason\":\"svc is down\"}\n");
+  CHECK(gemini().dialect.answer_json(block).exit_code == 0);
+  hook::HookOutcome context;
+  context.event_name = "SessionStart";
+  context.additional_context = "x is down";
+  CHECK(gemini().dialect.answer_json(context).out ==
+        R"({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x is down"}})"
+        "\n");
+  CHECK(gemini().allow_exit_code == 0);
+}
+
+TEST_CASE("gemini: a trusted folder's project server replaces the user one whole", "[agent_gemini]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  util::MapEnvironment env{{"HOME", home.string()},
+                           {"GEMINI_CLI_SYSTEM_SETTINGS_PATH", (dir.path() / "etc" / "settings.json").string()}};
+  write(home / ".gemini" / "settings.json",
+        R"({"mcpServers":{"svc":{"command":"/bin/true","args":["user"]},"web":{"httpUrl":"http://127.0.0.1:9/mcp"},)"
+        R"("old":{"url":"http://127.0.0.1:9/sse"}}})");
+  write(proj / ".gemini" / "settings.json", R"({"mcpServers":{"svc":{"command":"/bin/echo"}}})");
+  write(home / ".gemini" / "trustedFolders.json", "{\"" + proj.string() + "\":\"TRUST_FOLDER\"}");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  const config::Resolution res = gemini().catalogue.resolve(in, env);
+  CHECK(res.trusted);
+  const config::Candidate* svc = res.winner("svc");
+  REQUIRE(svc);
+  CHECK(svc->scope == config::Scope::project);
+  CHECK(svc->definition.raw.contains("args") == false);
+  REQUIRE(res.candidates_for("svc").size() == 2);
+  CHECK(res.candidates_for("svc")[1]->standing == config::Standing::shadowed);
+  const config::Candidate* web = res.winner("web");
+  REQUIRE(web);
+  REQUIRE(web->resolved);
+  const auto* http = std::get_if<config::HttpServer>(&web->resolved->transport);
+  REQUIRE(http);
+  CHECK(http->type == "http");
+  CHECK(std::get<config::HttpServer>(res.winner("old")->resolved->transport).type == "sse");
+}
+
+TEST_CASE("gemini: in a folder it does not trust, no server starts, not even the user's", "[agent_gemini]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  util::MapEnvironment env{{"HOME", home.string()},
+                           {"GEMINI_CLI_SYSTEM_SETTINGS_PATH", (dir.path() / "etc" / "settings.json").string()}};
+  write(home / ".gemini" / "settings.json", R"({"mcpServers":{"svc":{"command":"/bin/true"}}})");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  config::Resolution res = gemini().catalogue.resolve(in, env);
+  CHECK_FALSE(res.trusted);
+  CHECK(res.winner("svc") == nullptr);
+  REQUIRE(res.candidates_for("svc").size() == 1);
+  CHECK(res.candidates_for("svc")[0]->standing == config::Standing::not_read);
+  // A parent's TRUST_PARENT rule covers it; DO_NOT_TRUST nearer wins over a rule further up.
+  write(home / ".gemini" / "trustedFolders.json", "{\"" + (proj / "x").string() + "\":\"TRUST_PARENT\"}");
+  CHECK(gemini().catalogue.resolve(in, env).trusted);
+  write(home / ".gemini" / "trustedFolders.json",
+        "{\"" + dir.path().string() + "\":\"TRUST_FOLDER\",\"" + proj.string() + "\":\"DO_NOT_TRUST\"}");
+  CHECK_FALSE(gemini().catalogue.resolve(in, env).trusted);
+  env.set("GEMINI_CLI_TRUST_WORKSPACE", "true");
+  CHECK(gemini().catalogue.resolve(in, env).trusted);
+}
+
+TEST_CASE("gemini: mcp.excluded, mcp.allowed and `gemini mcp disable` keep a server from starting", "[agent_gemini]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  util::MapEnvironment env{{"HOME", home.string()}, {"GEMINI_CLI_TRUST_WORKSPACE", "true"},
+                           {"GEMINI_CLI_SYSTEM_SETTINGS_PATH", (dir.path() / "etc" / "settings.json").string()}};
+  write(home / ".gemini" / "settings.json",
+        R"({"mcp":{"excluded":["Gone"]},"mcpServers":{"gone":{"command":"/bin/true"},"off":{"command":"/bin/true"},)"
+        R"("on":{"command":"/bin/true"}}})");
+  write(home / ".gemini" / "mcp-server-enablement.json", R"({"off":{"enabled":false}})");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  config::Resolution res = gemini().catalogue.resolve(in, env);
+  CHECK(res.candidates_for("gone")[0]->standing == config::Standing::denied);
+  CHECK(res.candidates_for("off")[0]->standing == config::Standing::disabled);
+  CHECK(res.winner("on") != nullptr);
+  write(dir.path() / "etc" / "settings.json", R"({"mcp":{"allowed":["gone"]}})");
+  res = gemini().catalogue.resolve(in, env);
+  CHECK(res.candidates_for("on")[0]->standing == config::Standing::denied);
+}
+
+TEST_CASE("gemini: install writes BeforeTool and AfterTool on mcp_ tools, with a name and a timeout", "[agent_gemini]") {
+  const util::MapEnvironment env{{"HOME", "/home/u"}};
+  CHECK(gemini().registration.install_file(agent::InstallScope::user, env, "/p") ==
+        std::optional<fs::path>("/home/u/.gemini/settings.json"));
+  CHECK(gemini().registration.install_file(agent::InstallScope::project, env, "/p") ==
+        std::optional<fs::path>("/p/.gemini/settings.json"));
+  CHECK_FALSE(gemini().registration.install_file(agent::InstallScope::local, env, "/p"));
+  const auto events = gemini().registration.events();
+  REQUIRE(events.size() == 3);
+  CHECK(events[0].name == "BeforeTool");
+  CHECK(events[0].matcher == "mcp_.*");
+  CHECK(events[2].matcher.empty());
+  const json::object entry = gemini().registration.hook_entry("mcphealth hook --agent gemini");
+  CHECK(util::get_string(entry, "name") == std::optional<std::string>("mcphealth"));
+  CHECK(entry.contains("timeout"));
+  CHECK(agent::hook_command("/usr/bin/mcphealth", gemini()) == "/usr/bin/mcphealth hook --agent gemini");
+  CHECK(agent::read_hook_command("mcphealth hook --agent gemini --event PreToolUse")->problem ==
+        "--event PreToolUse is not an event mcphealth acts on for Gemini CLI");
+}
