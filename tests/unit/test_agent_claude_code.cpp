@@ -58,7 +58,7 @@ TEST_CASE("claude code: a name that splits two ways keeps both readings for the 
   CHECK(call.readings[0].server == "my__srv");
 }
 
-TEST_CASE("claude code: a failure's texts, its duration and Esc are read", "[agent_claude_code]") {
+TEST_CASE("claude code: a failure's texts its duration and Esc are read", "[agent_claude_code]") {
   const hook::HookCall call =
       read(R"({"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__echo","tool_input":{},)"
            R"("error":"MCP error -32000: Connection closed","is_interrupt":false,"duration_ms":1200})");
@@ -69,7 +69,7 @@ TEST_CASE("claude code: a failure's texts, its duration and Esc are read", "[age
   CHECK(read(R"({"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__echo","is_interrupt":true})").interrupted);
 }
 
-TEST_CASE("claude code: the event is --event, else the payload's, else CLAUDE_HOOK_EVENT_NAME, else PreToolUse",
+TEST_CASE("claude code: the event is --event else the payload's else CLAUDE_HOOK_EVENT_NAME else PreToolUse",
           "[agent_claude_code]") {
   const std::string payload = R"({"hook_event_name":"PostToolUse","tool_name":"mcp__svc__echo"})";
   CHECK(read(payload, "PreToolUse").event_source == "--event");
@@ -93,7 +93,7 @@ TEST_CASE("claude code: a cut payload is read from its text", "[agent_claude_cod
   CHECK_FALSE(claude().dialect.read(in, std::nullopt, util::MapEnvironment{}).names_tool);
 }
 
-TEST_CASE("claude code: a block is hookSpecificOutput's deny; context is additionalContext; an allow is nothing",
+TEST_CASE("claude code: a block is hookSpecificOutput's deny and context is additionalContext and an allow is nothing",
           "[agent_claude_code]") {
   hook::HookOutcome block;
   block.decision = hook::HookOutcome::Decision::block;
@@ -112,7 +112,7 @@ TEST_CASE("claude code: a block is hookSpecificOutput's deny; context is additio
   CHECK(claude().allow_exit_code == 0);
 }
 
-TEST_CASE("claude code: registrations are looked for in the user, project, local and managed settings",
+TEST_CASE("claude code: registrations are looked for in the user project local and managed settings",
           "[agent_claude_code]") {
   const util::MapEnvironment env{{"HOME", "/home/u"}, {"MCPHEALTH_MANAGED_DIR", "/opt/managed"}};
   const auto files = claude().registration.hook_files(env, "/p");
@@ -126,7 +126,7 @@ TEST_CASE("claude code: registrations are looked for in the user, project, local
         std::optional<std::filesystem::path>("/cfg/settings.json"));
 }
 
-TEST_CASE("claude code: install registers four events, the tool ones on mcp__ tools", "[agent_claude_code]") {
+TEST_CASE("claude code: install registers four events the tool ones on mcp__ tools", "[agent_claude_code]") {
   const auto events = claude().registration.events();
   REQUIRE(events.size() == 4);
   CHECK(events[0].name == "PreToolUse");
@@ -152,7 +152,7 @@ TEST_CASE("a registered command is mcphealth's hook only when its program is mcp
   CHECK(agent::read_hook_command("mcphealth hook --agent=gemini --event BeforeTool")->problem.empty());
 }
 
-TEST_CASE("the table lists every agent once, and Claude Code is the default", "[agent_claude_code]") {
+TEST_CASE("the table lists every agent once and Claude Code is the default", "[agent_claude_code]") {
   CHECK(&agent::default_agent() == &claude());
   CHECK(agent::agent_ids() == "claude-code, gemini");
   CHECK(agent::find_agent("cursor") == nullptr);

@@ -68,7 +68,7 @@ TEST_CASE("gemini: BeforeTool names the server outright in mcp_context", "[agent
   CHECK(call.folder == "/home/user/src/gemproj");
 }
 
-TEST_CASE("gemini: an AfterTool with an error is a failure, in the server's own words", "[agent_gemini]") {
+TEST_CASE("gemini: an AfterTool with an error is a failure in the server's own words", "[agent_gemini]") {
   const hook::HookCall failed = read(k_after_tool_died);
   CHECK(failed.event == hook::Event::post_tool_use_failure);
   CHECK(failed.failure_text == "MCP error -32000: Connection closed");
@@ -89,7 +89,7 @@ TEST_CASE("gemini: without mcp_context the tool name is read every way it splits
   CHECK_FALSE(read(R"({"hook_event_name":"BeforeTool","tool_name":"read_file"})").target);
 }
 
-TEST_CASE("gemini: SessionStart is told from the payload's shape, as are its tool events", "[agent_gemini]") {
+TEST_CASE("gemini: SessionStart is told from the payload's shape as are its tool events", "[agent_gemini]") {
   CHECK(read(k_session_start).event == hook::Event::session_start);
   for (const std::string& payload : {k_before_tool, k_after_tool_ok, k_session_start}) {
     CHECK(agent::detect_agent(input_of(payload).payload, payload) == &gemini());
@@ -98,7 +98,7 @@ TEST_CASE("gemini: SessionStart is told from the payload's shape, as are its too
   CHECK(agent::detect_agent({}, R"({"session_id":"x","hook_event_name":"BeforeTool","tool_name":"mcp_svc_ec)") == &gemini());
 }
 
-TEST_CASE("gemini: a block is {decision: deny, reason}; context goes in hookSpecificOutput", "[agent_gemini]") {
+TEST_CASE("gemini: a block is a decision of deny with a reason and context goes in hookSpecificOutput", "[agent_gemini]") {
   hook::HookOutcome block;
   block.decision = hook::HookOutcome::Decision::block;
   block.event_name = "BeforeTool";
@@ -144,7 +144,7 @@ TEST_CASE("gemini: a trusted folder's project server replaces the user one whole
   CHECK(std::get<config::HttpServer>(res.winner("old")->resolved->transport).type == "sse");
 }
 
-TEST_CASE("gemini: in a folder it does not trust, no server starts, not even the user's", "[agent_gemini]") {
+TEST_CASE("gemini: in a folder it does not trust no server starts not even the user's", "[agent_gemini]") {
   TempDir dir;
   const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
   util::MapEnvironment env{{"HOME", home.string()},
@@ -168,7 +168,7 @@ TEST_CASE("gemini: in a folder it does not trust, no server starts, not even the
   CHECK(gemini().catalogue.resolve(in, env).trusted);
 }
 
-TEST_CASE("gemini: mcp.excluded, mcp.allowed and `gemini mcp disable` keep a server from starting", "[agent_gemini]") {
+TEST_CASE("gemini: mcp.excluded mcp.allowed and `gemini mcp disable` keep a server from starting", "[agent_gemini]") {
   TempDir dir;
   const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
   util::MapEnvironment env{{"HOME", home.string()}, {"GEMINI_CLI_TRUST_WORKSPACE", "true"},
@@ -189,7 +189,7 @@ TEST_CASE("gemini: mcp.excluded, mcp.allowed and `gemini mcp disable` keep a ser
   CHECK(res.candidates_for("on")[0]->standing == config::Standing::denied);
 }
 
-TEST_CASE("gemini: install writes BeforeTool and AfterTool on mcp_ tools, with a name and a timeout", "[agent_gemini]") {
+TEST_CASE("gemini: install writes BeforeTool and AfterTool on mcp_ tools with a name and a timeout", "[agent_gemini]") {
   const util::MapEnvironment env{{"HOME", "/home/u"}};
   CHECK(gemini().registration.install_file(agent::InstallScope::user, env, "/p") ==
         std::optional<fs::path>("/home/u/.gemini/settings.json"));
