@@ -174,3 +174,73 @@ claude_verdicts() {
   sed -nE 's/^([^ :]+): .* - (✔ Connected|⚠ Needs authentication)$/\1 up/p; s/^([^ :]+): .* - ✘ Failed to connect$/\1 down/p' \
     "$T/claude.out" | sort > "$T/claude.verdicts"
 }
+
+# Gemini CLI (from npm, pinned by scripts/test), driven offline by the same fake model (its generateContent API).
+
+# need_gemini: the case needs the real Gemini CLI (MCPHEALTH_GEMINI names it).
+need_gemini() {
+  GEMINI_BIN=${MCPHEALTH_GEMINI:-}
+  [ -n "$GEMINI_BIN" ] && [ -x "$GEMINI_BIN" ] || skip "needs the real gemini (MCPHEALTH_GEMINI; scripts/test installs it)"
+}
+
+# gemini_svc_stdio / gemini_svc_http: the user's ~/.gemini/settings.json defines `svc` as the session server
+# (trusted, so headless mode offers its tools), with an API key as the auth; $PROJ is a trusted folder.
+gemini_settings() {
+  write_config "$HOME/.gemini/settings.json" "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}},\"mcpServers\":{\"svc\":$1}}"
+  write_config "$HOME/.gemini/trustedFolders.json" "{\"$PROJ\":\"TRUST_FOLDER\"}"
+}
+gemini_svc_stdio() {
+  gemini_settings "{\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"],\"trust\":true}"
+}
+gemini_svc_http() {
+  start_fixture "$SESSION_SERVER" http --cue-file "$T/cue" --calls-file "$T/calls"
+  SVC_PORT=$HTTP_PORT
+  gemini_settings "{\"httpUrl\":\"http://127.0.0.1:$SVC_PORT/mcp\",\"trust\":true}"
+}
+
+# gemini_call TEXT: one call of the session server's echo tool, as Gemini CLI names it.
+gemini_call() { printf '{"name":"mcp_svc_echo","input":{"text":"%s"}}' "$1"; }
+
+# gemini_session: one headless `gemini -p` session in $PROJ against the fake model; sets OUT (JSON), ERR, RC.
+gemini_session() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) GEMINI_API_KEY=x GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$MODEL_PORT" \
+    GEMINI_CLI_SYSTEM_SETTINGS_PATH="$T/etc-gemini/settings.json" NO_BROWSER=true \
+    timeout 120 "$GEMINI_BIN" -m gemini-2.5-flash -p "Use the echo tool." -o json 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "gemini exited $RC: $ERR"
+}
+
+# gemini_results: what the model was given back for each tool call of the session's last request, in order, one
+# JSON line each ({"output": ...} or {"error": ...}).
+gemini_results() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if "contents" in body and (last is None or len(body["contents"]) >= len(last["contents"])):
+        last = body
+for c in (last or {}).get("contents", []):
+    for part in c.get("parts", []):
+        if "functionResponse" in part:
+            print(json.dumps(part["functionResponse"].get("response", {})))
+PYEOF
+}
+
+# gemini_first_text: the text parts of the session's first model request (where SessionStart context goes).
+gemini_first_text() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if "contents" in body:
+        print(" ".join(p.get("text", "") for c in body["contents"] for p in c.get("parts", [])))
+        break
+PYEOF
+}
