@@ -270,7 +270,7 @@ private:
         [&](json::object& doc) {
           auto mark_down = [&](json::object& entry) {
             state::mark_unhealthy(entry, mark);
-            retry_at = util::get_epoch_ms(entry, "nextRetryAt").value_or(0);
+            retry_at = ServerEntry::from_json(entry).next_retry_at.value_or(0);
           };
           if (c != nullptr) state::record_verdict(doc, info_of(*c), mark.now, state::Writer::hook, mark_down);
           else state::record_unbound(doc, name, state::Writer::hook, mark_down);
@@ -466,8 +466,7 @@ private:
       }
       const ServerEntry e = ServerEntry::from_json(*entry);
       const state::Standing st = state::standing_of(e, now, retry_bound());
-      const json::object* details = util::get_object(*entry, "probe");
-      if (details && util::get_string(*details, "kind") == std::optional<std::string>("needs-auth")) {
+      if (state::health_of(e, *entry) == state::Health::needs_auth) {
         notes.push_back({c->tool_name, Note::Kind::needs_auth, {}, std::nullopt});
       }
       if (st.freshness == state::Freshness::in_backoff) {
@@ -722,8 +721,7 @@ private:
         const util::EpochMs now = m_deps.clock.now_ms();
         // A server that cannot start keeps its specific guidance from the cache too: retrying will not help, the
         // user has to set the variable.
-        if (const json::object* seen = util::get_object(*entry, "probe");
-            seen && util::get_string(*seen, "kind") == std::optional<std::string>("misconfigured")) {
+        if (state::health_of(e, *entry) == state::Health::misconfigured) {
           const std::string error = e.last_error.value_or("");
           const std::string_view var = util::word_after(error, "${");
           const std::string missing = var.empty() ? "a variable" : std::string(var);
@@ -778,7 +776,7 @@ private:
     const bool written = update_state([&](json::object& doc) {
       state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {
         probe::mark_from_probe(entry, result, context);
-        retry_at = util::get_epoch_ms(entry, "nextRetryAt");
+        retry_at = ServerEntry::from_json(entry).next_retry_at;
       });
       return true;
     });

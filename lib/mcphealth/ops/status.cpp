@@ -101,14 +101,15 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   row.entry = state::ServerEntry::from_json(raw);
   row.health = state::health_of(row.entry, raw);
   row.definition = state::definition_of(raw);
-  row.scope = util::get_string(raw, "scope");
-  row.project = util::get_string(raw, "project");
-  const state::ProbeNotes notes = state::probe_notes(raw);
+  const state::VerdictLabel label = state::label_of(raw);
+  row.scope = label.scope;
+  row.project = label.project;
+  const state::ProbeDetails notes = state::probe_details(raw).value_or(state::ProbeDetails{});
   row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
   std::optional<int> http;
   if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = row.entry.last_failure_code.status;
-  row.hint = hint_for({row.health, notes.kind.value_or(""), row.entry.last_error.value_or(""), http});
+  row.hint = hint_for({row.health, notes.kind, row.entry.last_error.value_or(""), http});
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
@@ -150,7 +151,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   for (const auto& kv : state::verdicts(snapshot.doc)) {
     if (!kv.value().is_object()) continue;
     const json::object& raw = kv.value().get_object();
-    StatusRow row = cached_row(util::get_string(raw, "toolName").value_or(std::string(kv.key())), raw, settings, now);
+    StatusRow row = cached_row(state::verdict_tool_name(raw).value_or(std::string(kv.key())), raw, settings, now);
     row.definition = std::string(kv.key());
     report.rows.push_back(std::move(row));
   }

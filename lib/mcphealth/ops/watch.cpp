@@ -51,15 +51,16 @@ WatchEvent event_for(const std::string& key, const json::object* before, const j
   const json::object* e = after ? after : before;
   WatchEvent ev;
   ev.ts = now;
-  ev.server = util::get_string(*e, "toolName").value_or(key.substr(key.find(' ') + 1));
+  const state::VerdictLabel label = state::label_of(*e);
+  ev.server = label.tool_name.value_or(key.substr(key.find(' ') + 1));
   ev.from = health_word(health_at(before));
   ev.to = health_word(health_at(after));
-  ev.failure_count = state::clamp_failure_count(util::get_int(*e, "failureCount").value_or(0));
-  ev.reason = after ? util::get_string(*after, "lastError").value_or("") : std::string();
-  ev.by = after ? util::get_string(*after, "updatedBy").value_or("unknown") : std::string("reset");
+  ev.failure_count = state::ServerEntry::from_json(*e).failure_count;
+  ev.reason = after ? state::ServerEntry::from_json(*after).last_error.value_or("") : std::string();
+  ev.by = after ? state::updated_by(*after).value_or("unknown") : std::string("reset");
   if (key.rfind("definition ", 0) == 0) ev.definition = key.substr(11);
-  ev.project = util::get_string(*e, "project");
-  ev.scope = util::get_string(*e, "scope");
+  ev.project = label.project;
+  ev.scope = label.scope;
   return ev;
 }
 
@@ -76,16 +77,16 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
     WatchEvent ev = event_for(key, prev, entry, now);
     if (prev == nullptr) {
       // A verdict adopted from an entry without a definition is the same server going on, not a new one.
-      if (util::get_string(*entry, "updatedBy") == std::optional<std::string>("adopted")) continue;
+      if (state::updated_by(*entry) == std::optional<std::string>(state::writer_name(state::Writer::adopted))) continue;
       ev.event = to == Side::down ? "down" : "appeared";
     } else if (from != Side::down && to == Side::down) {
       ev.event = "down";
     } else if (from == Side::down && to == Side::down) {
-      if (util::get_epoch_ms(*entry, "checkedAt") == util::get_epoch_ms(*prev, "checkedAt")) continue;
+      if (state::ServerEntry::from_json(*entry).checked_at == state::ServerEntry::from_json(*prev).checked_at) continue;
       ev.event = "still-down";
     } else if (from == Side::down && to == Side::up) {
       ev.event = "recovered";
-      if (auto by = util::get_string(*entry, "restoredBy"); by && *by == "tool-success") ev.by = "tool-success";
+      if (state::ServerEntry::from_json(*entry).restored_by == state::RestoredBy::tool_success) ev.by = "tool-success";
     } else {
       continue; // healthy, refreshed: not a transition
     }
@@ -96,12 +97,12 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
     // An entry without a definition that became a verdict of the same server: not gone.
     const std::optional<std::string> name = key.rfind("server ", 0) == 0 ? std::optional(key.substr(7)) : std::nullopt;
     const bool adopted = name && std::any_of(new_entries.begin(), new_entries.end(), [&name](const auto& kv) {
-                           return kv.first.rfind("definition ", 0) == 0 && util::get_string(*kv.second, "toolName") == name;
+                           return kv.first.rfind("definition ", 0) == 0 && state::verdict_tool_name(*kv.second) == name;
                          });
     if (adopted) continue;
     WatchEvent ev = event_for(key, entry, nullptr, now);
     // Only `reset` removes a server's entries; the 30-day clean-up drops verdicts no one has checked for a month.
-    const auto checked = util::get_epoch_ms(*entry, "checkedAt");
+    const auto checked = state::ServerEntry::from_json(*entry).checked_at;
     ev.event = checked && *checked + state::k_keep_unused_ms < now ? "removed" : "reset";
     if (ev.event == "removed") ev.by = "cleanup";
     out.push_back(std::move(ev));

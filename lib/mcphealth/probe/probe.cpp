@@ -71,28 +71,19 @@ state::Health health_of(const ProbeResult& r) {
   }
 }
 
-json::object ProbeResult::details() const {
-  json::object o;
-  o["kind"] = kind_name(kind);
-  o["latencyMs"] = latency_ms;
-  if (http_status) o["httpStatus"] = *http_status;
-  if (exit_status) o["exit"] = *exit_status;
-  if (protocol_version) o["protocolVersion"] = *protocol_version;
-  if (server_name) o["serverName"] = *server_name;
-  if (server_version) o["serverVersion"] = *server_version;
-  if (tool_count) o["tools"] = *tool_count;
-  if (via) o["via"] = *via;
-  return o;
+state::ProbeDetails ProbeResult::details() const {
+  return {kind_name(kind), latency_ms,      http_status ? std::optional<std::int64_t>(*http_status) : std::nullopt,
+          exit_status,     protocol_version, server_name, server_version, tool_count, via};
 }
 
 LearnedMethod learned_from(const json::object* entry) {
   LearnedMethod out;
-  const json::object* details = entry ? util::get_object(*entry, "probe") : nullptr;
-  if (details == nullptr || util::get_string(*details, "kind") != std::optional<std::string>("answered")) return out;
-  if (auto version = util::get_string(*details, "protocolVersion")) {
+  const std::optional<state::ProbeDetails> details = entry ? state::probe_details(*entry) : std::nullopt;
+  if (!details || details->kind != kind_name(Kind::answered)) return out;
+  if (const auto& version = details->protocol_version) {
     out.era = *version == mcp::k_modern_version ? LearnedMethod::Era::modern : LearnedMethod::Era::legacy;
   }
-  const std::optional<std::string> via = util::get_string(*details, "via");
+  const std::optional<std::string>& via = details->via;
   if (via == std::optional<std::string>("sse")) out.http = LearnedMethod::Http::sse;
   if (via == std::optional<std::string>("streamable-http")) out.http = LearnedMethod::Http::streamable;
   return out;

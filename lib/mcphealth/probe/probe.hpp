@@ -88,7 +88,7 @@ struct ProbeResult {
   std::optional<std::string> via;
 
   /// The `probe` object stored in a state entry: kind, latency and whichever details are known.
-  boost::json::object details() const;
+  state::ProbeDetails details() const;
 };
 
 /// How deep a probe goes: `liveness` (a process stays up, an endpoint answers HTTP), `handshake` (only an MCP answer

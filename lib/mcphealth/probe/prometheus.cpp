@@ -73,10 +73,10 @@ std::vector<MetricRow> metrics_from_state(const boost::json::object& doc) {
     if (!kv.value().is_object()) continue;
     const boost::json::object& v = kv.value().get_object();
     const state::ServerEntry e = state::ServerEntry::from_json(v);
-    const boost::json::object* details = util::get_object(v, "probe");
-    rows.push_back({util::get_string(v, "toolName").value_or(std::string(kv.key())), std::string(kv.key()),
-                    state::health_of(e, v), details ? util::get_int(*details, "latencyMs").value_or(0) : 0,
-                    details ? util::get_int(*details, "tools") : std::nullopt, e.failure_count, e.checked_at.value_or(0)});
+    const std::optional<state::ProbeDetails> details = state::probe_details(v);
+    rows.push_back({state::verdict_tool_name(v).value_or(std::string(kv.key())), std::string(kv.key()),
+                    state::health_of(e, v), details ? details->latency_ms : 0, details ? details->tools : std::nullopt,
+                    e.failure_count, e.checked_at.value_or(0)});
   }
   return rows;
 }

@@ -63,10 +63,37 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   return e;
 }
 
-ProbeNotes probe_notes(const json::object& entry) {
+json::object ProbeDetails::to_json() const {
+  json::object o;
+  o["kind"] = kind;
+  o["latencyMs"] = latency_ms;
+  if (http_status) o["httpStatus"] = *http_status;
+  if (exit_status) o["exit"] = *exit_status;
+  if (protocol_version) o["protocolVersion"] = *protocol_version;
+  if (server_name) o["serverName"] = *server_name;
+  if (server_version) o["serverVersion"] = *server_version;
+  if (tools) o["tools"] = *tools;
+  if (via) o["via"] = *via;
+  return o;
+}
+
+std::optional<ProbeDetails> probe_details(const json::object& entry) {
   const json::object* probe = util::get_object(entry, "probe");
-  if (probe == nullptr) return {};
-  return {util::get_string(*probe, "kind"), util::get_string(*probe, "exit")};
+  if (probe == nullptr) return std::nullopt;
+  ProbeDetails d;
+  d.kind = util::get_string(*probe, "kind").value_or("");
+  d.latency_ms = util::get_int(*probe, "latencyMs").value_or(0);
+  d.http_status = util::get_int(*probe, "httpStatus");
+  d.exit_status = util::get_string(*probe, "exit");
+  d.protocol_version = util::get_string(*probe, "protocolVersion");
+  d.server_name = util::get_string(*probe, "serverName");
+  d.server_version = util::get_string(*probe, "serverVersion");
+  d.tools = util::get_int(*probe, "tools");
+  d.via = util::get_string(*probe, "via");
+  return d;
+}
+
+std::optional<std::string> updated_by(const json::object& entry) { return util::get_string(entry, "updatedBy");
 }
 
 std::int64_t clamp_failure_count(std::int64_t count) {
@@ -148,7 +175,7 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
     if (mark.restored_by) entry["restoredBy"] = restored_by_name(*mark.restored_by);
   }
   if (mark.probe) {
-    entry["probe"] = *mark.probe;
+    entry["probe"] = mark.probe->to_json();
   } else {
     entry.erase("probe");
   }
@@ -183,7 +210,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
   if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;
   if (mark.probe) {
-    entry["probe"] = *mark.probe;
+    entry["probe"] = mark.probe->to_json();
   } else {
     entry.erase("probe");
   }

@@ -70,6 +70,30 @@ struct ServerEntry {
   static ServerEntry from_json(const boost::json::object& obj);
 };
 
+/// What the last probe saw, as an entry keeps it (its `probe` object): written by the probes' marks, read by the
+/// tables, the metrics and the probes' learned method. Not part of ServerEntry: the hook's cache hit never needs it.
+struct ProbeDetails {
+  /// probe::kind_name of what it saw: `answered`, `exited`, `needs-auth`, `misconfigured`, ...
+  std::string kind;
+  std::int64_t latency_ms = 0;
+  std::optional<std::int64_t> http_status;
+  /// For a process that exited, how it ended (`1`, `SIGSEGV`).
+  std::optional<std::string> exit_status;
+  std::optional<std::string> protocol_version;
+  std::optional<std::string> server_name;
+  std::optional<std::string> server_version;
+  std::optional<std::int64_t> tools;
+  /// The HTTP transport that answered: `streamable-http` or `sse`.
+  std::optional<std::string> via;
+  boost::json::object to_json() const;
+};
+
+/// An entry's last probe details; nothing when it has none.
+std::optional<ProbeDetails> probe_details(const boost::json::object& entry);
+
+/// Who wrote an entry last (`updatedBy`: hook, probe, tool-success, adopted, ...), when it says.
+std::optional<std::string> updated_by(const boost::json::object& entry);
+
 /// Everything a healthy mark needs.
 struct HealthyMark {
   util::EpochMs now = 0;
@@ -78,7 +102,7 @@ struct HealthyMark {
   /// Set when this mark restores a server.
   std::optional<RestoredBy> restored_by;
   /// Probe details (HTTP status, kind, ...), stored as the entry's `probe` object when present.
-  std::optional<boost::json::object> probe;
+  std::optional<ProbeDetails> probe;
 };
 
 /// Everything an unhealthy mark needs.
@@ -91,7 +115,7 @@ struct UnhealthyMark {
   std::int64_t max_backoff_ms = 0;
   /// From a `Retry-After` header: the retry is at least this far out (capped at one hour).
   std::optional<std::int64_t> retry_after_ms;
-  std::optional<boost::json::object> probe;
+  std::optional<ProbeDetails> probe;
   /// When the failed call began. A failure of a call that began before the entry's current unhealthy mark belongs
   /// to that outage: the mark is kept as it is (its count and retry time), so parallel failures count once.
   std::optional<util::EpochMs> began_at = std::nullopt;
@@ -135,14 +159,6 @@ inline constexpr std::int64_t k_max_clock_skew_ms = 60'000;
 /// fresh, or blocked, until the clock catches up.
 Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
 
-/// From an entry's last probe details (`probe`), for the operator's tables: what the probe saw (`exited`,
-/// `needs-auth`, ...) and, for a process that exited, how it ended (`1`, `SIGSEGV`). Not part of ServerEntry:
-/// the hook's cache hit never needs them.
-struct ProbeNotes {
-  std::optional<std::string> kind;
-  std::optional<std::string> exit_status;
-};
-ProbeNotes probe_notes(const boost::json::object& entry);
 
 /// The most consecutive failures a file may claim; more (a hand edit, a corrupt file) reads as this many, so
 /// counting one more can never overflow.

@@ -110,6 +110,12 @@ void bind_folder(json::object& doc, std::string_view folder, std::string_view st
 
 std::optional<std::string> definition_of(const json::object& entry) { return util::get_string(entry, k_definition); }
 
+std::optional<std::string> verdict_tool_name(const json::object& entry) { return util::get_string(entry, "toolName"); }
+
+VerdictLabel label_of(const json::object& entry) {
+  return {util::get_string(entry, "toolName"), util::get_string(entry, "scope"), util::get_string(entry, "project")};
+}
+
 const json::object& verdicts(const json::object& doc) {
   static const json::object k_none;
   const json::object* all = util::get_object(doc, k_definitions);

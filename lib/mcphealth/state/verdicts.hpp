@@ -98,6 +98,17 @@ const boost::json::object& verdicts(const boost::json::object& doc);
 /// The fingerprint a verdict or mirror entry names (`definition`), if any.
 std::optional<std::string> definition_of(const boost::json::object& entry);
 
+/// The server's name as tool names spell it, as a verdict records it (`toolName`).
+std::optional<std::string> verdict_tool_name(const boost::json::object& entry);
+
+/// What a verdict says of the definition it is for: its name as tool names spell it, its scope and its project.
+struct VerdictLabel {
+  std::optional<std::string> tool_name;
+  std::optional<std::string> scope;
+  std::optional<std::string> project;
+};
+VerdictLabel label_of(const boost::json::object& entry);
+
 /// Removes every trace of `server` (a config or tool-name server): its `servers` entry, its verdicts, and its
 /// bindings in every folder. Returns true when anything was removed.
 bool forget_server(boost::json::object& doc, std::string_view server);
