@@ -109,14 +109,14 @@ TEST_CASE("a mark checked in the future decides nothing so a forward clock jump 
   healthy.status = "healthy";
   healthy.checked_at = now + year;
   healthy.expires_at = now + year + 120'000;
-  CHECK(state::standing_of(healthy, now, 0).freshness == state::Freshness::unknown);
+  CHECK(state::outlook_of(healthy, now, 0).freshness == state::Freshness::unknown);
   state::ServerEntry down;
   down.status = "unhealthy";
   down.checked_at = now + year;
   down.next_retry_at = now + year + 30'000;
-  CHECK(state::standing_of(down, now, 3'600'000).freshness == state::Freshness::unknown);
+  CHECK(state::outlook_of(down, now, 3'600'000).freshness == state::Freshness::unknown);
   // Within the skew (or in the past) it decides as before.
   healthy.checked_at = now + 1'000;
   healthy.expires_at = now + 121'000;
-  CHECK(state::standing_of(healthy, now, 0).freshness == state::Freshness::fresh);
+  CHECK(state::outlook_of(healthy, now, 0).freshness == state::Freshness::fresh);
 }

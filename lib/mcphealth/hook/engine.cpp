@@ -9,6 +9,7 @@
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
+#include <mcphealth/hook/decide.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -465,7 +466,7 @@ private:
         continue;
       }
       const ServerEntry e = ServerEntry::from_json(*entry);
-      const state::Standing st = state::standing_of(e, now, retry_bound());
+      const state::Outlook st = state::outlook_of(e, now, retry_bound());
       if (state::health_of(e, *entry) == state::Health::needs_auth) {
         notes.push_back({c->tool_name, Note::Kind::needs_auth, {}, std::nullopt});
       }
@@ -689,67 +690,65 @@ private:
 
   /// A decision when the cache holds one: fresh healthy allows, unhealthy in backoff blocks.
   std::optional<HookOutcome> decide_from_cache(const std::string& event, const CallTarget& call, const json::object* entry) {
-    if (entry == nullptr) {
-      trace([&] { return "cache: no entry for " + call.server; });
-      return std::nullopt;
-    }
-    const ServerEntry e = ServerEntry::from_json(*entry);
+    const util::EpochMs now = m_deps.clock.now_ms();
+    CacheRules rules;
     // The retry bound needs the settings; a healthy entry (the common hit) does not.
-    const state::Standing st = state::standing_of(e, m_deps.clock.now_ms(), e.unhealthy() ? retry_bound() : 0);
+    if (entry != nullptr && ServerEntry::from_json(*entry).unhealthy()) rules.retry_bound_ms = retry_bound();
+    rules.refresh = refresh_in_background() && m_deps.start_refresh ? Refresh::background : Refresh::inline_probe;
+    if (entry != nullptr && rules.refresh == Refresh::background && !ServerEntry::from_json(*entry).ttl_ms()) {
+      rules.default_ttl_ms = settings().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
+    }
+    const CacheDecision d = hook::decide_from_cache(entry, now, rules);
+    const ServerEntry& e = d.entry;
+    const state::Outlook& st = d.outlook;
     trace([&] {
-      const util::EpochMs now = m_deps.clock.now_ms();
-      switch (st.freshness) {
-      case state::Freshness::fresh:
+      switch (d.verdict) {
+      case CacheVerdict::no_entry: return "cache: no entry for " + call.server;
+      case CacheVerdict::allow:
         return "cache: healthy, fresh for " + util::format_duration_short(e.expires_at.value_or(now) - now) + ": allow";
-      case state::Freshness::in_backoff:
+      case CacheVerdict::block_down:
+      case CacheVerdict::block_misconfigured:
         return "cache: unhealthy (" + e.last_error.value_or("") + "), retry in " +
                util::format_duration_short(*st.retry_at - now) + ": block";
-      case state::Freshness::stale: return "cache: healthy but expired " + util::format_duration_short(st.stale_for_ms) + " ago";
-      case state::Freshness::due: return std::string("cache: unhealthy, retry due: probe");
-      case state::Freshness::unknown: break;
+      case CacheVerdict::allow_and_refresh:
+        return "cache: healthy but expired " + util::format_duration_short(st.stale_for_ms) +
+               " ago: allow now; a background refresh re-probes it";
+      case CacheVerdict::probe: break;
       }
+      if (st.freshness == state::Freshness::stale) {
+        return "cache: healthy but expired " + util::format_duration_short(st.stale_for_ms) +
+               " ago, by more than a TTL (or refresh is inline): probe now";
+      }
+      if (st.freshness == state::Freshness::due) return std::string("cache: unhealthy, retry due: probe");
       return "cache: status '" + e.status + "' decides nothing: probe";
     });
-    switch (st.freshness) {
-    case state::Freshness::fresh: return allow(event);
-    case state::Freshness::in_backoff:
-      if (*st.retry_at != *e.next_retry_at) {
-        log(call.server + ": nextRetryAt " + util::format_iso8601_ms(*e.next_retry_at) +
-            " is further out than any backoff writes; honouring it only until " + util::format_iso8601_ms(*st.retry_at));
-      }
-      {
-        const util::EpochMs now = m_deps.clock.now_ms();
-        // A server that cannot start keeps its specific guidance from the cache too: retrying will not help, the
-        // user has to set the variable.
-        if (state::health_of(e, *entry) == state::Health::misconfigured) {
-          const std::string error = e.last_error.value_or("");
-          const std::string_view var = util::word_after(error, "${");
-          const std::string missing = var.empty() ? "a variable" : std::string(var);
-          return block(event,
-                       call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at) +
-                           "; skipping " + call.tool,
-                       messages::blocked_misconfigured(call.server, call.tool, missing, voice()));
-        }
-        messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code, *st.retry_at - now,
-                            std::nullopt, e.failure_count};
-        down.client = voice();
-        if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
-        return block(event,
-                     call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
-                         call.tool,
-                     messages::blocked_from_cache(down));
-      }
-    case state::Freshness::stale:
-      // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
-      if (refresh_in_background() && st.stale_for_ms < e.ttl_ms().value_or(settings().ttl_ms.value) && m_deps.start_refresh) {
-        m_deps.start_refresh(inputs().project_dir.string(), {config::tool_server_name(call.server)});
-        trace([&] { return std::string("allow now; a background refresh re-probes it"); });
-        return allow(event);
-      }
-      trace([&] { return std::string("expired by more than a TTL (or refresh is inline): probe now"); });
-      return std::nullopt;
-    case state::Freshness::due:
-    case state::Freshness::unknown: break;
+    if ((d.verdict == CacheVerdict::block_down || d.verdict == CacheVerdict::block_misconfigured) && d.retry_capped) {
+      log(call.server + ": nextRetryAt " + util::format_iso8601_ms(*e.next_retry_at) +
+          " is further out than any backoff writes; honouring it only until " + util::format_iso8601_ms(*st.retry_at));
+    }
+    switch (d.verdict) {
+    case CacheVerdict::allow: return allow(event);
+    case CacheVerdict::block_misconfigured:
+      return block(event,
+                   call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
+                       call.tool,
+                   messages::blocked_misconfigured(call.server, call.tool,
+                                                   d.missing_variable.empty() ? "a variable" : d.missing_variable, voice()));
+    case CacheVerdict::block_down: {
+      messages::Down down{call.server, call.tool, e.last_error.value_or(""), e.last_failure_code, *st.retry_at - now,
+                          std::nullopt, e.failure_count};
+      down.client = voice();
+      if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
+      return block(event,
+                   call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
+                       call.tool,
+                   messages::blocked_from_cache(down));
+    }
+    case CacheVerdict::allow_and_refresh:
+      m_deps.start_refresh(inputs().project_dir.string(), {config::tool_server_name(call.server)});
+      return allow(event);
+    case CacheVerdict::no_entry:
+    case CacheVerdict::probe: break;
     }
     return std::nullopt;
   }
@@ -758,7 +757,7 @@ private:
   std::int64_t retry_bound() {
     const std::int64_t cap = m_call ? server_settings(m_candidate, m_call->server).max_backoff_ms.value
                                     : settings().max_backoff_ms.value;
-    return std::max(cap, state::k_max_retry_after_ms);
+    return state::retry_bound(cap);
   }
 
   /// `MCPHEALTH_REFRESH=inline` makes a stale mark wait for its probe, as before; `background` (the default) does not.

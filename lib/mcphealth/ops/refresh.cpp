@@ -21,7 +21,7 @@ namespace {
 bool needs_check(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now, std::int64_t bound) {
   const json::object* entry = state::decision_entry(snap.doc, c.tool_name, c.fingerprint);
   if (entry == nullptr) return true;
-  const state::Freshness f = state::standing_of(state::ServerEntry::from_json(*entry), now, bound).freshness;
+  const state::Freshness f = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound).freshness;
   return f != state::Freshness::fresh && f != state::Freshness::in_backoff;
 }
 
@@ -34,7 +34,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
   const config::Resolution res = config::resolve(inputs, env);
   const config::Policy policy = config::load_policy(settings.policy_path, env);
   state::StateStore store(settings.state_path.value, clock);
-  const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
+  const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
   for (const config::Candidate* c : res.winners()) {
     if (!request.servers.empty() &&
         std::none_of(request.servers.begin(), request.servers.end(),

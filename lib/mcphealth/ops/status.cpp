@@ -113,7 +113,7 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
-    const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
+    const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
     row.retry_in_ms = *state::honoured_retry_at(row.entry, now, bound) - now;
     row.pinned_at_cap = row.entry.failure_count > 1 &&
                         state::backoff_delay_ms(row.entry.failure_count, settings.backoff_ms.value,

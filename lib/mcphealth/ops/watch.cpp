@@ -131,8 +131,8 @@ util::EpochMs next_probe_at(const json::object* verdict, const std::string& fing
   const std::uint64_t h = jitter == Jitter::yes ? std::stoull(config::hash_hex(fingerprint), nullptr, 16) : 0;
   if (verdict == nullptr) return std::min(now, seen_at) + static_cast<std::int64_t>(h % 1000);
   const state::ServerEntry e = state::ServerEntry::from_json(*verdict);
-  const std::int64_t bound = std::max(settings.max_backoff_ms.value, state::k_max_retry_after_ms);
-  const state::Standing st = state::standing_of(e, now, bound);
+  const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
+  const state::Outlook st = state::outlook_of(e, now, bound);
   switch (st.freshness) {
   case state::Freshness::fresh: {
     const std::int64_t ttl = settings.ttl_ms.value;

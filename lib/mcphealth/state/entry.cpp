@@ -122,8 +122,8 @@ std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::E
   return std::min(*entry.next_retry_at, from + bound);
 }
 
-Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound) {
-  Standing out;
+Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound) {
+  Outlook out;
   if (entry.checked_at && *entry.checked_at > now + k_max_clock_skew_ms) return out; // unknown
   if (entry.healthy()) {
     if (entry.expires_at && *entry.expires_at > now) {

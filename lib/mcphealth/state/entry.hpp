@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -141,8 +142,9 @@ enum class Freshness {
   unknown,     // no usable status: it needs a probe
 };
 
-/// Where an entry stands at `now`; `retry_bound` caps a nextRetryAt as honoured_retry_at does.
-struct Standing {
+/// An entry's outlook at `now`: how fresh it is and, in backoff, until when; `retry_bound` caps a nextRetryAt as
+/// honoured_retry_at does. (A definition's *standing*, config::Standing, is whether the agent uses it.)
+struct Outlook {
   Freshness freshness = Freshness::unknown;
   /// For `in_backoff`: the honoured retry time.
   std::optional<util::EpochMs> retry_at;
@@ -157,7 +159,11 @@ inline constexpr std::int64_t k_max_clock_skew_ms = 60'000;
 /// Decides where `entry` stands at `now`. A mark checked in the future (past k_max_clock_skew_ms) was written by a
 /// clock that is not this one: it decides nothing (`unknown`: probe again), so a forward jump cannot keep a server
 /// fresh, or blocked, until the clock catches up.
-Standing standing_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
+Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
+
+/// The most a nextRetryAt is honoured past its check, under a backoff cap of `max_backoff_ms`: that cap, or the
+/// Retry-After cap if larger (the `retry_bound` of outlook_of).
+inline std::int64_t retry_bound(std::int64_t max_backoff_ms) { return std::max(max_backoff_ms, k_max_retry_after_ms); }
 
 
 /// The most consecutive failures a file may claim; more (a hand edit, a corrupt file) reads as this many, so

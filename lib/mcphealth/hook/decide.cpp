@@ -1,0 +1,38 @@
+#include <mcphealth/hook/decide.hpp>
+
+#include <mcphealth/state/health.hpp>
+#include <mcphealth/util/text.hpp>
+
+namespace mcphealth::hook {
+
+CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
+  CacheDecision d;
+  if (entry == nullptr) return d;
+  d.entry = state::ServerEntry::from_json(*entry);
+  d.outlook = state::outlook_of(d.entry, now, rules.retry_bound_ms);
+  switch (d.outlook.freshness) {
+  case state::Freshness::fresh: d.verdict = CacheVerdict::allow; break;
+  case state::Freshness::in_backoff:
+    d.retry_capped = *d.outlook.retry_at != *d.entry.next_retry_at;
+    // A server that cannot start keeps its specific guidance from the cache too: retrying will not help, the user
+    // has to set the variable.
+    if (state::health_of(d.entry, *entry) == state::Health::misconfigured) {
+      d.verdict = CacheVerdict::block_misconfigured;
+      d.missing_variable = std::string(util::word_after(d.entry.last_error.value_or(""), "${"));
+    } else {
+      d.verdict = CacheVerdict::block_down;
+    }
+    break;
+  case state::Freshness::stale:
+    // Expired by at most one more TTL: allow now, and have it re-probed off the agent's path.
+    d.verdict = rules.refresh == Refresh::background && d.outlook.stale_for_ms < d.entry.ttl_ms().value_or(rules.default_ttl_ms)
+                    ? CacheVerdict::allow_and_refresh
+                    : CacheVerdict::probe;
+    break;
+  case state::Freshness::due:
+  case state::Freshness::unknown: d.verdict = CacheVerdict::probe; break;
+  }
+  return d;
+}
+
+} // namespace mcphealth::hook

@@ -1,0 +1,51 @@
+#pragma once
+// What the cache says about a call, as a pure function of the entry, the clock's reading and the rules in force:
+// no file, no clock, no process. The engine (hook/engine.cpp) does what it says: answers, probes, starts a refresh.
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace mcphealth::hook {
+
+/// Whether a stale healthy mark may be refreshed off the agent's path (a detached refresh) or must be probed now.
+enum class Refresh { inline_probe, background };
+
+/// The rules a cache decision needs, as values.
+struct CacheRules {
+  /// The most a nextRetryAt is honoured past its check (state::retry_bound); 0 for a healthy entry, which needs none.
+  std::int64_t retry_bound_ms = 0;
+  /// The TTL of a healthy mark that does not carry its own.
+  std::int64_t default_ttl_ms = 0;
+  Refresh refresh = Refresh::background;
+};
+
+/// What to do.
+enum class CacheVerdict {
+  no_entry,            // nothing cached: decide by probing
+  allow,               // healthy and fresh
+  block_down,          // unhealthy, its retry not come
+  block_misconfigured, // cannot start (a variable is unset), its retry not come
+  allow_and_refresh,   // healthy, expired by less than one TTL: allow now, re-probe in the background
+  probe,               // retry due, expired too long ago, or a status that decides nothing
+};
+
+/// The decision, with what it was made from.
+struct CacheDecision {
+  CacheVerdict verdict = CacheVerdict::no_entry;
+  state::ServerEntry entry;
+  state::Outlook outlook;
+  /// For a block: the entry's nextRetryAt is further out than any backoff writes, and is honoured only until
+  /// `outlook.retry_at`.
+  bool retry_capped = false;
+  /// For block_misconfigured: the variable its last error names (`API_KEY`), or empty.
+  std::string missing_variable;
+};
+
+/// Decides from `entry` (nothing cached: nullptr) at `now`.
+CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);
+
+} // namespace mcphealth::hook
