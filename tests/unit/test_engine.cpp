@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace mcphealth;
@@ -39,16 +40,22 @@ struct Harness {
     req.input.payload = std::move(extra);
     req.input.payload["hook_event_name"] = event;
     req.input.payload["tool_name"] = "mcp__" + server + "__act";
+    req.input.payload["cwd"] = dir.path().string();
     req.overrides.state_path = state_path();
-    req.overrides.config_paths = {dir.path() / "mcp.json"};
+    if (explicit_config) req.overrides.config_paths = {dir.path() / "mcp.json"};
     hook::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
                         [this](const std::string&, const std::vector<std::string>& s) { refreshes.push_back(s); },
                         trace};
+    deps.files = files;
     return hook::run_hook_engine(req, deps);
   }
 
   /// The `-v` trace of the next runs; a test uses it to act at a known step of the decision.
   std::function<void(std::string_view)> trace;
+  /// What reads the config files in the next runs (nothing: the disk).
+  util::FileReader* files = nullptr;
+  /// Whether the config file is given (`--config`), or searched for as Claude Code does.
+  bool explicit_config = true;
 
   std::filesystem::path state_path() const { return dir.path() / "state.json"; }
   state::ServerEntry entry(const std::string& name = "svc") const {
@@ -385,4 +392,31 @@ TEST_CASE("failures of calls that began before the mark are its outage: counted 
   p["duration_ms"] = 10;
   h.run("PostToolUseFailure", "svc", p);
   CHECK(h.entry().failure_count == 2);
+}
+
+TEST_CASE("a cache hit reads no config file: it only stats the files its folder was bound from", "[engine]") {
+  for (const bool given : {true, false}) {
+    Harness h;
+    h.explicit_config = given;
+    // Searched for: the folder's .mcp.json (approved), and a policy file the slow path reads.
+    std::ofstream(h.dir.path() / ".mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"}}})";
+    std::filesystem::create_directories(h.dir.path() / ".claude");
+    std::ofstream(h.dir.path() / ".claude" / "settings.json") << R"({"enableAllProjectMcpServers":true})";
+    std::ofstream(h.dir.path() / "policy.json") << R"({"servers":{"svc":{"ttlMs":60000}}})";
+    h.env.set("MCPHEALTH_POLICY", (h.dir.path() / "policy.json").string());
+    util::RecordingReader slow(util::disk());
+    h.files = &slow;
+    REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+    REQUIRE(h.prober.calls == 1);
+    CHECK_FALSE(slow.reads().empty());
+    util::RecordingReader hit(util::disk());
+    h.files = &hit;
+    CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+    CHECK(h.prober.calls == 1);
+    CHECK(hit.reads().empty());
+    // What it stats is what the resolution looked at, misses included: nothing more.
+    std::vector<std::filesystem::path> resolved = slow.paths();
+    resolved.erase(std::remove(resolved.begin(), resolved.end(), h.dir.path() / "policy.json"), resolved.end());
+    CHECK(hit.paths() == resolved);
+  }
 }

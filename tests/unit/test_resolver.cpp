@@ -189,7 +189,7 @@ TEST_CASE("an enabled plugin's servers are found under Claude Code's name for th
   const config::Candidate* c = r.winner("plugin_claude-mem_mcp-search");
   REQUIRE(c != nullptr);
   CHECK(std::get<config::StdioServer>(c->resolved->transport).command == (root / "bin" / "search").string());
-  CHECK(std::find(r.extra_files.begin(), r.extra_files.end(), root / ".claude-plugin" / "plugin.json") != r.extra_files.end());
+  CHECK(std::find(r.read_files.begin(), r.read_files.end(), root / ".claude-plugin" / "plugin.json") != r.read_files.end());
 }
 
 TEST_CASE("plugin servers may come from the plugin's .mcp.json or a file plugin.json names", "[resolver]") {
@@ -329,9 +329,8 @@ TEST_CASE("servers given with --mcp-config win over every file scope and with --
   CHECK(r.winner("b")->scope == config::Scope::user);
   CHECK(r.winner("c")->scope == config::Scope::command_line);
   CHECK(find(r, "a", config::Scope::local)->standing == config::Standing::shadowed);
-  // The file is watched: editing it makes the folder's bindings stale.
-  const auto watched = config::watched_files(in);
-  CHECK(std::find(watched.begin(), watched.end(), l.project / "extra.json") != watched.end());
+  // The file was read, so the stamp covers it: editing it makes the folder's bindings stale.
+  CHECK(std::find(r.read_files.begin(), r.read_files.end(), l.project / "extra.json") != r.read_files.end());
   in.client->strict = true;
   r = config::resolve(in, l.env);
   CHECK(r.winner("a")->scope == config::Scope::command_line);

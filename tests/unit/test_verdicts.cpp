@@ -43,7 +43,7 @@ TEST_CASE("a folder's bindings are replaced when the stamp changes and merged wh
   f = state::folder_bindings(doc, "/p");
   CHECK_FALSE(f->find("a"));
   CHECK(f->find("b")->definition == std::optional<std::string>("fpB"));
-  CHECK(f->extra_files == std::vector<std::string>{"/x"});
+  CHECK(f->files == std::vector<std::string>{"/x"});
   CHECK(f->variables == std::vector<std::string>{"V"});
 }
 

@@ -47,11 +47,9 @@ public:
 class Catalogue {
 public:
   virtual ~Catalogue() = default;
-  /// What the agent starts in `inputs.project_dir`, and why each other definition found is not started.
+  /// What the agent starts in `inputs.project_dir`, and why each other definition found is not started. Every file
+  /// it looks at goes through `inputs.reader` and is listed in `read_files`: the hot path re-checks those alone.
   virtual config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const = 0;
-  /// The files whose change can change that resolution, known without reading any of them: the hot path's stamp.
-  virtual std::vector<std::filesystem::path> watched_files(const config::DiscoveryInputs& inputs,
-                                                           const util::Environment& env) const = 0;
 };
 
 /// Which settings file `install` edits.

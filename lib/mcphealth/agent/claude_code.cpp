@@ -88,9 +88,6 @@ public:
   config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
     return config::resolve(inputs, env);
   }
-  std::vector<fs::path> watched_files(const config::DiscoveryInputs& inputs, const util::Environment&) const override {
-    return config::watched_files(inputs);
-  }
 };
 
 /// `$CLAUDE_CONFIG_DIR`, else `~/.claude`: where the user's settings.json is.

@@ -172,10 +172,10 @@ struct Layer {
   config::Scope scope;
 };
 
-Layer read_layer(const fs::path& file, std::string_view label, config::Scope scope) {
-  Layer layer{config::read_source({file, std::string(label)}), {}, scope};
+Layer read_layer(const fs::path& file, std::string_view label, config::Scope scope, util::FileReader& reader) {
+  Layer layer{config::read_source({file, std::string(label)}, reader), {}, scope};
   if (layer.report.status == config::FileReport::Status::ok || layer.report.status == config::FileReport::Status::no_servers) {
-    if (auto text = util::read_file(file)) {
+    if (auto text = reader.read(file)) {
       if (util::JsonParse parsed = util::parse_json(*text); parsed && parsed->is_object()) layer.root = std::move(parsed->get_object());
     }
   }
@@ -191,7 +191,7 @@ const json::value* setting(const json::object& root, std::string_view a, std::st
 /// matching rule of trustedFolders.json (TRUST_FOLDER, TRUST_PARENT: the rule's parent, DO_NOT_TRUST). No rule:
 /// not trusted (headless `gemini -p` refuses to run there).
 std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<const Layer*>& admin_and_user,
-                                      const util::Environment& env) {
+                                      const util::Environment& env, util::FileReader& reader) {
   const auto var = [&](const char* name) { return env.get(name).value_or(""); };
   if (var("GEMINI_RESTRICTED_MODE") == "true" || var("GEMINI_CLI_TRUST_WORKSPACE") == "false") {
     return {false, "GEMINI_RESTRICTED_MODE or GEMINI_CLI_TRUST_WORKSPACE=false"};
@@ -209,7 +209,7 @@ std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<con
   if (!trust_enabled) return {true, "security.folderTrust.enabled is false"};
   fs::path file = user_dir(env) / "trustedFolders.json";
   if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) file = *p;
-  const auto text = util::read_file(file);
+  const auto text = reader.read(file);
   if (!text) return {false, "no rule for it in " + file.string()};
   util::JsonParse parsed = util::parse_json(*text);
   if (!parsed || !parsed->is_object()) return {false, file.string() + " does not parse"};
@@ -263,20 +263,29 @@ std::optional<std::vector<std::string>> name_list(const json::object& merged_mcp
 class GeminiCatalogue final : public Catalogue {
 public:
   config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+    config::Resolution res = resolve_through(inputs, env, reader);
+    res.read_files = reader.paths();
+    return res;
+  }
+
+private:
+  static config::Resolution resolve_through(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                                            util::FileReader& reader) {
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     const bool at_home = config::absolute_normal(inputs.project_dir) == config::absolute_normal(util::home_dir(env));
     // Highest precedence first: system settings, workspace, user, system defaults.
     std::vector<Layer> layers;
-    layers.push_back(read_layer(system_settings(env), "system", config::Scope::managed));
-    if (!at_home) layers.push_back(read_layer(workspace_settings(inputs.project_dir), "project", config::Scope::project));
-    layers.push_back(read_layer(user_dir(env) / "settings.json", "user", config::Scope::user));
-    layers.push_back(read_layer(system_defaults(env), "system-defaults", config::Scope::managed));
+    layers.push_back(read_layer(system_settings(env), "system", config::Scope::managed, reader));
+    if (!at_home) layers.push_back(read_layer(workspace_settings(inputs.project_dir), "project", config::Scope::project, reader));
+    layers.push_back(read_layer(user_dir(env) / "settings.json", "user", config::Scope::user, reader));
+    layers.push_back(read_layer(system_defaults(env), "system-defaults", config::Scope::managed, reader));
     std::vector<const Layer*> not_project;
     for (const Layer& l : layers) {
       if (l.scope != config::Scope::project) not_project.push_back(&l);
     }
-    const auto [trusted, why] = trust_of(inputs.project_dir, not_project, env);
+    const auto [trusted, why] = trust_of(inputs.project_dir, not_project, env, reader);
     res.trusted = trusted;
     // mcp.allowed / mcp.excluded: the highest layer that sets one decides.
     json::object mcp;
@@ -289,7 +298,7 @@ public:
     const auto allowed = name_list(mcp, "allowed");
     const auto excluded = name_list(mcp, "excluded");
     json::object enablement;
-    if (auto text = util::read_file(user_dir(env) / "mcp-server-enablement.json")) {
+    if (auto text = reader.read(user_dir(env) / "mcp-server-enablement.json")) {
       if (util::JsonParse p = util::parse_json(*text); p && p->is_object()) enablement = std::move(p->get_object());
     }
     for (Layer& layer : layers) {
@@ -340,14 +349,7 @@ public:
     }
     // What decides trust besides the files: its variables' values are part of the stamp.
     for (const char* name : {"GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE"}) res.variables.emplace_back(name);
-    res.extra_files = {user_dir(env) / "trustedFolders.json", user_dir(env) / "mcp-server-enablement.json"};
-    if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) res.extra_files.front() = *p;
     return res;
-  }
-
-  std::vector<fs::path> watched_files(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
-    return {system_settings(env), workspace_settings(inputs.project_dir), user_dir(env) / "settings.json",
-            system_defaults(env)};
   }
 };
 

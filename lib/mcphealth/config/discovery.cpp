@@ -49,29 +49,10 @@ DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<fs::p
   return in;
 }
 
-std::string config_fingerprint(const std::vector<ConfigSource>& sources) {
-  std::string out;
-  for (const auto& s : sources) {
-    struct stat st {};
-    out += s.file.string();
-    if (::stat(s.file.c_str(), &st) == 0) {
-#ifdef __APPLE__
-      const auto& mtime = st.st_mtimespec;
-#else
-      const auto& mtime = st.st_mtim;
-#endif
-      out += '@';
-      out += std::to_string(mtime.tv_sec);
-      out += '.';
-      out += std::to_string(mtime.tv_nsec);
-      out += '/';
-      out += std::to_string(st.st_size);
-    } else {
-      out += "@-";
-    }
-    out += ";";
-  }
-  return out;
+std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::FileReader& reader) {
+  std::vector<fs::path> files;
+  for (const auto& s : sources) files.push_back(s.file);
+  return util::stamp_of(files, reader);
 }
 
 void collect_servers(const json::object& holder, FileReport& report) {
@@ -88,10 +69,10 @@ void collect_servers(const json::object& holder, FileReport& report) {
   }
 }
 
-FileReport read_source(const ConfigSource& source) {
+FileReport read_source(const ConfigSource& source, util::FileReader& reader) {
   FileReport report;
   report.source = source;
-  const auto file = util::read_file(source.file);
+  const auto file = reader.read(source.file);
   if (!file && file.error().is(util::ReadFailure::missing)) return report;
   if (!file) {
     report.status = FileReport::Status::unreadable;

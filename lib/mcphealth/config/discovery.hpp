@@ -3,6 +3,7 @@
 // definitions. Which definitions win, and which Claude Code starts at all, is the resolver's (config/resolver.hpp).
 #include <mcphealth/config/client_args.hpp>
 #include <mcphealth/util/env.hpp>
+#include <mcphealth/util/files.hpp>
 
 #include <boost/json.hpp>
 
@@ -45,6 +46,8 @@ struct DiscoveryInputs {
   /// What the client was started with (`claude --mcp-config ...`, config/client_args.hpp): its servers come first,
   /// and with `--strict-mcp-config` they are the only ones.
   std::optional<ClientArguments> client;
+  /// What reads the configuration files (util/files.hpp); nothing = the disk.
+  util::FileReader* reader = nullptr;
 };
 
 /// The client's mode from the hook's environment: Claude Code sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks
@@ -60,7 +63,7 @@ DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<std::
 
 /// A stamp of every source's path and modification time: it changes when any config file is added, edited or
 /// removed, so a remembered "no definition" can be trusted until then.
-std::string config_fingerprint(const std::vector<ConfigSource>& sources);
+std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::FileReader& reader = util::disk());
 
 /// A server definition as found, before expansion.
 struct ServerDefinition {
@@ -88,6 +91,6 @@ struct FileReport {
 void collect_servers(const boost::json::object& holder, FileReport& report);
 
 /// Reads one file's top-level `mcpServers` (or `mcp_servers`).
-FileReport read_source(const ConfigSource& source);
+FileReport read_source(const ConfigSource& source, util::FileReader& reader = util::disk());
 
 } // namespace mcphealth::config

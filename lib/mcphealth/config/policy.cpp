@@ -285,8 +285,8 @@ Policy parse_policy(std::string_view text, const Setting<fs::path>& path, const 
   return out;
 }
 
-Policy load_policy(const Setting<fs::path>& path, const util::Environment& env) {
-  const auto read = util::read_file(path.value, k_max_policy_bytes);
+Policy load_policy(const Setting<fs::path>& path, const util::Environment& env, util::FileReader& reader) {
+  const auto read = reader.read(path.value, k_max_policy_bytes);
   Policy out;
   if (read) {
     out = parse_policy(*read, path, env);

@@ -80,7 +80,8 @@ struct Policy {
 
 /// Reads and validates the policy file at `path` (a regular file of at most 1 MiB); `env` gives the home folder
 /// a `project` starting with `~` is in.
-Policy load_policy(const Setting<std::filesystem::path>& path, const util::Environment& env);
+Policy load_policy(const Setting<std::filesystem::path>& path, const util::Environment& env,
+                   util::FileReader& reader = util::disk());
 
 /// Validates policy text (what load_policy does after reading); `path` only labels the result.
 Policy parse_policy(std::string_view text, const Setting<std::filesystem::path>& path, const util::Environment& env);

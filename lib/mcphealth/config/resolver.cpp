@@ -96,10 +96,10 @@ void parse_into(JsonFile& out, std::string_view text) {
   }
 }
 
-JsonFile load_json(const fs::path& path) {
+JsonFile load_json(util::FileReader& reader, const fs::path& path) {
   JsonFile out;
   out.path = path;
-  const auto read = util::read_file(path);
+  const auto read = reader.read(path);
   if (!read && read.error().is(util::ReadFailure::missing)) return out;
   out.exists = true;
   if (!read) {
@@ -198,10 +198,10 @@ bool folder_trusted(const json::object* projects, const fs::path& dir) {
   return false;
 }
 
-fs::path nearest_mcp_json(const fs::path& dir) {
+fs::path nearest_mcp_json(const fs::path& dir, util::FileReader& reader) {
   for (fs::path d = dir;; d = d.parent_path()) {
-    struct stat st {};
-    if (::stat((d / ".mcp.json").c_str(), &st) == 0 && S_ISREG(st.st_mode)) return d / ".mcp.json";
+    const auto st = reader.stat(d / ".mcp.json");
+    if (st && st->regular) return d / ".mcp.json";
     if (!d.has_relative_path()) break;
   }
   return dir / ".mcp.json";
@@ -239,9 +239,9 @@ void add_candidates(Resolution& res, const FileReport& report, Scope scope, std:
 }
 
 /// The servers of the enabled plugins (and the disabled ones, for explain-config).
-void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<Layer>& layers) {
+void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<Layer>& layers, util::FileReader& reader) {
   const fs::path list = in.config_dir / "plugins" / "installed_plugins.json";
-  JsonFile installed = load_json(list);
+  JsonFile installed = load_json(reader, list);
   if (installed.exists && !installed.root) res.settings_files.emplace_back(list, installed.error);
   if (!installed.root) return;
   const json::object* plugins = util::get_object(*installed.root, "plugins");
@@ -281,8 +281,7 @@ void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<L
     }
     // Its servers: plugin.json's mcpServers (an object, or a file holding one), else the plugin's .mcp.json.
     const fs::path manifest = *root / ".claude-plugin" / "plugin.json";
-    res.extra_files.push_back(manifest);
-    JsonFile man = load_json(manifest);
+    JsonFile man = load_json(reader, manifest);
     JsonFile servers_file;
     const json::object* holder = nullptr;
     json::object wrapped;
@@ -292,12 +291,10 @@ void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<L
         holder = &*man.root;
         servers_file = man;
       } else if (v.is_string()) {
-        servers_file = load_json(*root / std::string(v.get_string()));
-        res.extra_files.push_back(servers_file.path);
+        servers_file = load_json(reader, *root / std::string(v.get_string()));
       }
     } else {
-      servers_file = load_json(*root / ".mcp.json");
-      res.extra_files.push_back(servers_file.path);
+      servers_file = load_json(reader, *root / ".mcp.json");
     }
     if (holder == nullptr && servers_file.root) {
       if (servers_file.root->contains("mcpServers")) {
@@ -479,35 +476,9 @@ std::string definition_fingerprint(const ResolvedServer& server) {
   return hash_hex(text);
 }
 
-std::vector<fs::path> watched_files(const DiscoveryInputs& in) {
-  if (!in.explicit_paths.empty()) {
-    std::vector<fs::path> out;
-    for (const auto& p : in.explicit_paths) out.push_back(absolute_normal(p));
-    return out;
-  }
-  const fs::path& dir = in.project_dir;
-  std::vector<fs::path> out = {in.claude_json,
-                               nearest_mcp_json(dir),
-                               dir / ".claude.json",
-                               dir / ".claude" / "settings.json",
-                               dir / ".claude" / "settings.local.json",
-                               in.config_dir / "settings.json",
-                               in.config_dir / "plugins" / "installed_plugins.json",
-                               in.managed_dir / "managed-mcp.json",
-                               in.managed_dir / "managed-settings.json"};
-  if (in.client) {
-    for (const auto& value : in.client->mcp_configs) {
-      if (!is_json_text(value)) out.push_back(absolute_normal(in.client->cwd / value));
-    }
-  }
-  return out;
-}
-
 std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,
-                             const util::Environment& env) {
-  std::vector<ConfigSource> sources;
-  for (const auto& f : files) sources.push_back({f, {}});
-  std::string text = config_fingerprint(sources);
+                             const util::Environment& env, util::FileReader& reader) {
+  std::string text = util::stamp_of(files, reader);
   for (const auto& v : variables) {
     auto value = env.get(v);
     text += v + (value ? "=" + *value : std::string("-")) + ";";
@@ -516,14 +487,13 @@ std::string resolution_stamp(const std::vector<fs::path>& files, const std::vect
 }
 
 std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env) {
-  std::vector<fs::path> files = watched_files(inputs);
-  files.insert(files.end(), resolution.extra_files.begin(), resolution.extra_files.end());
-  return resolution_stamp(files, resolution.variables, env);
+  return resolution_stamp(resolution.read_files, resolution.variables, env, inputs.reader ? *inputs.reader : util::disk());
 }
 
 std::vector<fs::path> known_projects(const DiscoveryInputs& inputs) {
+  util::FileReader& reader = inputs.reader ? *inputs.reader : util::disk();
   std::vector<fs::path> out;
-  JsonFile claude = load_json(inputs.claude_json);
+  JsonFile claude = load_json(reader, inputs.claude_json);
   if (!claude.root) return out;
   if (const json::object* projects = util::get_object(*claude.root, "projects")) {
     for (const auto& kv : *projects) out.emplace_back(std::string(kv.key()));
@@ -548,13 +518,17 @@ std::vector<FolderResolution> resolve_everywhere(const DiscoveryInputs& base, co
   return out;
 }
 
-Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
+namespace {
+
+/// resolve(), reading through `reader`.
+Resolution resolve_through(const DiscoveryInputs& in, const util::Environment& env, util::FileReader& reader) {
   Resolution res;
   res.project_dir = in.project_dir;
   if (!in.explicit_paths.empty()) {
     res.explicit_files = true;
-    for (const auto& path : watched_files(in)) {
-      FileReport r = read_source({path, "explicit"});
+    for (const auto& given : in.explicit_paths) {
+      const fs::path path = absolute_normal(given);
+      FileReport r = read_source({path, "explicit"}, reader);
       add_candidates(res, r, Scope::explicit_file, std::nullopt);
       res.files.push_back(std::move(r));
     }
@@ -563,15 +537,15 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   }
 
   const fs::path& dir = in.project_dir;
-  JsonFile claude = load_json(in.claude_json);
+  JsonFile claude = load_json(reader, in.claude_json);
   const json::object* projects = claude.root ? util::get_object(*claude.root, "projects") : nullptr;
   const auto [project_key, entry] = project_entry(projects, dir);
   res.trusted = folder_trusted(projects, dir);
 
-  JsonFile managed_settings = load_json(in.managed_dir / "managed-settings.json");
-  JsonFile local_settings = load_json(dir / ".claude" / "settings.local.json");
-  JsonFile project_settings = load_json(dir / ".claude" / "settings.json");
-  JsonFile user_settings = load_json(in.config_dir / "settings.json");
+  JsonFile managed_settings = load_json(reader, in.managed_dir / "managed-settings.json");
+  JsonFile local_settings = load_json(reader, dir / ".claude" / "settings.local.json");
+  JsonFile project_settings = load_json(reader, dir / ".claude" / "settings.json");
+  JsonFile user_settings = load_json(reader, in.config_dir / "settings.json");
   // Approval sources in precedence order. ~/.claude.json's entry for the folder is the user's own record; only the
   // folder's own entry approves (Claude Code 2.1.197 shows a clone inside an approved folder "pending approval").
   const json::object* own_entry = projects ? util::get_object(*projects, absolute_normal(dir).string()) : nullptr;
@@ -591,7 +565,7 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   }
 
   // Managed config: when present, the only servers Claude Code starts.
-  JsonFile managed = load_json(in.managed_dir / "managed-mcp.json");
+  JsonFile managed = load_json(reader, in.managed_dir / "managed-mcp.json");
   if (managed.exists) {
     FileReport r = report_of(managed, "managed", managed.root ? &*managed.root : nullptr);
     add_candidates(res, r, Scope::managed, std::nullopt);
@@ -604,7 +578,7 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   // --mcp-config `svc` over a local, project or user one).
   if (in.client) {
     for (const auto& value : in.client->mcp_configs) {
-      JsonFile f = is_json_text(value) ? parse_json_text(value) : load_json(absolute_normal(in.client->cwd / value));
+      JsonFile f = is_json_text(value) ? parse_json_text(value) : load_json(reader, absolute_normal(in.client->cwd / value));
       FileReport r = report_of(f, "command-line", f.root ? &*f.root : nullptr);
       add_candidates(res, r, Scope::command_line, std::nullopt);
       res.files.push_back(std::move(r));
@@ -618,8 +592,8 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
     res.files.push_back(std::move(r));
   }
   {
-    const fs::path mcp_json = nearest_mcp_json(dir);
-    JsonFile project = load_json(mcp_json);
+    const fs::path mcp_json = nearest_mcp_json(dir, reader);
+    JsonFile project = load_json(reader, mcp_json);
     FileReport r = report_of(project, "project", project.root ? &*project.root : nullptr);
     const std::size_t from = res.candidates.size();
     add_candidates(res, r, Scope::project, mcp_json.parent_path().string());
@@ -631,12 +605,12 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
     add_candidates(res, r, Scope::user, std::nullopt);
     res.files.push_back(std::move(r));
   }
-  add_plugins(res, in, layers);
+  add_plugins(res, in, layers, reader);
   // The JS hook's own places: Claude Code reads no servers there, so neither do we (but explain-config shows them).
   std::vector<fs::path> js_files = {dir / ".claude" / "settings.json", in.config_dir / "settings.json"};
   if (absolute_normal(dir / ".claude.json") != absolute_normal(in.claude_json)) js_files.insert(js_files.begin(), dir / ".claude.json");
   for (const auto& path : js_files) {
-    JsonFile f = load_json(path);
+    JsonFile f = load_json(reader, path);
     FileReport r = report_of(f, "js-hook-file", f.root ? &*f.root : nullptr);
     if (r.servers.empty()) continue;
     add_candidates(res, r, Scope::js_hook_file, std::nullopt, Standing::not_read,
@@ -660,6 +634,15 @@ Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
   }
   for (auto& c : res.candidates) apply_policies(c, layers);
   pick_winners(res, env);
+  return res;
+}
+
+} // namespace
+
+Resolution resolve(const DiscoveryInputs& in, const util::Environment& env) {
+  util::RecordingReader reader(in.reader ? *in.reader : util::disk());
+  Resolution res = resolve_through(in, env, reader);
+  res.read_files = reader.paths();
   return res;
 }
 

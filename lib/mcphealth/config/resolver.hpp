@@ -83,8 +83,9 @@ struct Resolution {
   std::vector<std::pair<std::filesystem::path, std::string>> settings_files;
   /// Every candidate, in precedence order.
   std::vector<Candidate> candidates;
-  /// Files the result depends on beyond `watched_files()` (plugin definitions): part of the stamp.
-  std::vector<std::filesystem::path> extra_files;
+  /// Every file the resolution stat'ed or read, misses included (util::RecordingReader): what it depends on, so
+  /// what its stamp covers.
+  std::vector<std::filesystem::path> read_files;
   /// The `${VAR}` names any definition references: their values are part of the stamp.
   std::vector<std::string> variables;
   /// Whether the folder is trusted (`hasTrustDialogAccepted`): project settings files count only then.
@@ -100,19 +101,16 @@ struct Resolution {
   std::vector<const Candidate*> winners() const;
 };
 
-/// Resolves what Claude Code starts in `inputs.project_dir`, expanding against `env`.
+/// Resolves what Claude Code starts in `inputs.project_dir`, expanding against `env`; every file it stats or reads
+/// goes through `inputs.reader` (the disk when unset) and is kept in `read_files`.
 Resolution resolve(const DiscoveryInputs& inputs, const util::Environment& env);
-
-/// The files whose change can change a resolution, known without reading any of them: the server files, settings
-/// files, managed files and the plugin list. Stats at most the ancestors' `.mcp.json`.
-std::vector<std::filesystem::path> watched_files(const DiscoveryInputs& inputs);
 
 /// A short stamp of the files (path, size, modification time) and of the variables' values: equal stamps mean the
 /// resolution would come out the same.
 std::string resolution_stamp(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& variables,
-                             const util::Environment& env);
+                             const util::Environment& env, util::FileReader& reader = util::disk());
 
-/// The stamp of a resolution made from `inputs`.
+/// The stamp of a resolution made from `inputs`: of every file it read, as `inputs.reader` sees them now.
 std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env);
 
 /// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v` (each once).

@@ -562,6 +562,7 @@ private:
       std::vector<config::SettingWarning> said_later; // the same warnings come with settings(), off the hot path
       m_inputs = config::discovery_inputs(
           m_deps.env, config::resolve_config_paths(m_deps.env, m_request.overrides, said_later).value, cwd);
+      m_inputs->reader = &reader();
       // A call proves the client started a server of that name, so the call's events follow the client's mode;
       // SessionStart (a warm-up no call asked for) keeps the interactive rule: nothing pending is started.
       if (m_event != Event::session_start) {
@@ -602,9 +603,8 @@ private:
   std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap) {
     std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
     if (!folder) return std::nullopt;
-    std::vector<std::filesystem::path> files = m_agent.catalogue.watched_files(inputs(), m_deps.env);
-    for (const auto& f : folder->extra_files) files.emplace_back(f);
-    if (config::resolution_stamp(files, folder->variables, m_deps.env) != folder->stamp) return std::nullopt;
+    const std::vector<std::filesystem::path> files(folder->files.begin(), folder->files.end());
+    if (config::resolution_stamp(files, folder->variables, m_deps.env, reader()) != folder->stamp) return std::nullopt;
     return folder;
   }
 
@@ -629,14 +629,12 @@ private:
     if (extra && std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == *extra; })) {
       names.emplace_back(*extra, binding_for(*m_resolution, *extra));
     }
-    std::vector<std::string> extra_files;
-    for (const auto& f : m_resolution->extra_files) extra_files.push_back(f.string());
-    std::vector<std::filesystem::path> stamped = m_agent.catalogue.watched_files(inputs(), m_deps.env);
-    stamped.insert(stamped.end(), m_resolution->extra_files.begin(), m_resolution->extra_files.end());
-    const std::string stamp = config::resolution_stamp(stamped, m_resolution->variables, m_deps.env);
+    std::vector<std::string> files;
+    for (const auto& f : m_resolution->read_files) files.push_back(f.string());
+    const std::string stamp = config::resolution_stamp(inputs(), *m_resolution, m_deps.env);
     const util::EpochMs now = m_deps.clock.now_ms();
     update_state([&](json::object& doc) {
-      state::bind_folder(doc, folder_key(), stamp, extra_files, m_resolution->variables, names, now);
+      state::bind_folder(doc, folder_key(), stamp, files, m_resolution->variables, names, now);
       // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
       for (const config::Candidate* c : m_resolution->winners()) {
         if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_name, std::nullopt)) {
@@ -843,7 +841,7 @@ private:
   /// per change of the file (its stamp is remembered in the state file), and then the environment decides.
   const config::Policy& policy() {
     if (m_policy) return *m_policy;
-    m_policy = config::load_policy(config::resolve_policy_path(m_deps.env, m_request.overrides), m_deps.env);
+    m_policy = config::load_policy(config::resolve_policy_path(m_deps.env, m_request.overrides), m_deps.env, reader());
     trace([&] {
       switch (m_policy->status) {
       case config::Policy::Status::absent: return "policy " + m_policy->path.value.string() + ": none";
@@ -900,6 +898,9 @@ private:
   }
 
   void log(const std::string& line) { m_deps.log(line); }
+
+  /// What reads the configuration files: the seam's, else the disk.
+  util::FileReader& reader() const { return m_deps.files ? *m_deps.files : util::disk(); }
 
   /// The agent as the model's text names it.
   messages::Client voice() const {

@@ -40,6 +40,9 @@ struct HookDeps {
   /// What the client was started with (`claude --mcp-config ...`; config::client_arguments reads it for real).
   /// Empty = nothing known.
   std::function<std::optional<config::ClientArguments>()> client_arguments = {};
+  /// What reads (and stats) the configuration files; nothing = the disk. A test records through it what a
+  /// decision looked at.
+  util::FileReader* files = nullptr;
 };
 
 /// One invocation.

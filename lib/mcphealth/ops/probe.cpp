@@ -171,12 +171,12 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
         for (const auto& c : f.resolution.candidates) {
           if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_name; })) continue;
           const config::Candidate* w = f.resolution.winner(c.tool_name);
-          names.emplace_back(c.tool_name, w ? state::Binding{w->fingerprint, "active", {}}
+          names.emplace_back(c.tool_name, w ? state::Binding{w->fingerprint, "active", {}, w->project}
                                             : state::Binding{std::nullopt, std::string(config::standing_name(c.standing)), c.reason});
         }
-        std::vector<std::string> extra;
-        for (const auto& e : f.resolution.extra_files) extra.push_back(e.string());
-        state::bind_folder(doc, f.inputs.project_dir.string(), config::resolution_stamp(f.inputs, f.resolution, env), extra,
+        std::vector<std::string> files;
+        for (const auto& e : f.resolution.read_files) files.push_back(e.string());
+        state::bind_folder(doc, f.inputs.project_dir.string(), config::resolution_stamp(f.inputs, f.resolution, env), files,
                            f.resolution.variables, names, now);
       }
       probe::record_probes(doc, to_record, state::Writer::probe, skipped);

@@ -68,14 +68,15 @@ std::optional<FolderBindings> folder_bindings(const json::object& doc, std::stri
   if (f == nullptr) return std::nullopt;
   FolderBindings out;
   out.stamp = util::get_string(*f, "stamp").value_or("");
-  out.extra_files = strings_of(*f, "extraFiles");
+  if (!f->contains("files")) return std::nullopt; // made before the stamp covered every file read
+  out.files = strings_of(*f, "files");
   out.variables = strings_of(*f, "variables");
   out.names = util::get_object(*f, "names");
   return out;
 }
 
 void bind_folder(json::object& doc, std::string_view folder, std::string_view stamp,
-                 const std::vector<std::string>& extra_files, const std::vector<std::string>& variables,
+                 const std::vector<std::string>& files, const std::vector<std::string>& variables,
                  const std::vector<std::pair<std::string, Binding>>& names, util::EpochMs now) {
   json::object& all = object_at(doc, k_bindings);
   std::vector<std::string> stale;
@@ -89,7 +90,7 @@ void bind_folder(json::object& doc, std::string_view folder, std::string_view st
   if (util::get_string(f, "stamp") != std::optional<std::string>(std::string(stamp))) {
     f.clear();
     f["stamp"] = stamp;
-    f["extraFiles"] = array_of(extra_files);
+    f["files"] = array_of(files);
     f["variables"] = array_of(variables);
   }
   f["boundAt"] = now;

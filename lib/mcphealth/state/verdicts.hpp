@@ -35,8 +35,9 @@ struct Binding {
 struct FolderBindings {
   /// The resolution stamp they were made under: they hold while a fresh stamp is equal.
   std::string stamp;
-  /// Files beyond the watched ones that the stamp covers (plugin definitions).
-  std::vector<std::string> extra_files;
+  /// Every file the resolution read or looked for: what the stamp covers. (Bindings written before it was kept,
+  /// under `extraFiles`, have none: they are stale, and the next call binds the folder again.)
+  std::vector<std::string> files;
   /// `${VAR}` names whose values the stamp covers.
   std::vector<std::string> variables;
   /// The entry of every name bound so far.
@@ -51,7 +52,7 @@ std::optional<FolderBindings> folder_bindings(const boost::json::object& doc, st
 
 /// Sets `folder`'s bindings: all of them replaced when `stamp` differs from the stored one, else `names` merged in.
 void bind_folder(boost::json::object& doc, std::string_view folder, std::string_view stamp,
-                 const std::vector<std::string>& extra_files, const std::vector<std::string>& variables,
+                 const std::vector<std::string>& files, const std::vector<std::string>& variables,
                  const std::vector<std::pair<std::string, Binding>>& names, util::EpochMs now);
 
 /// Who wrote an entry, as `updatedBy` records it: what `watch` names as the cause of a transition.
