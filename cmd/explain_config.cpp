@@ -38,7 +38,7 @@ std::string file_status(const config::FileReport& f) {
   case config::FileReport::Status::missing: return "missing";
   case config::FileReport::Status::unreadable: return "unreadable: " + f.error;
   case config::FileReport::Status::parse_error:
-    return "parse error at line " + std::to_string(f.line) + ", column " + std::to_string(f.column) + ": " + f.error;
+    return "parse error" + util::at_line(f.line, f.column) + ": " + f.error;
   case config::FileReport::Status::no_servers: return "exists, no servers";
   case config::FileReport::Status::ok: break;
   }

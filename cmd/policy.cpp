@@ -27,14 +27,6 @@ void register_policy(CLI::App& app, CommandLine& command_line) {
 
 namespace {
 
-std::string_view policy_status_name(config::Policy::Status status) {
-  switch (status) {
-  case config::Policy::Status::absent: return "absent";
-  case config::Policy::Status::ok: return "ok";
-  case config::Policy::Status::invalid: break;
-  }
-  return "invalid";
-}
 
 json::object policy_json(const ops::PolicyReport& r) {
   json::array problems;
@@ -58,7 +50,7 @@ json::object policy_json(const ops::PolicyReport& r) {
   }
   return {{"policy", json::object{{"path", r.policy.path.value.string()},
                                   {"pathOrigin", r.policy.path.origin.text()},
-                                  {"status", policy_status_name(r.policy.status)},
+                                  {"status", config::policy_status_name(r.policy.status)},
                                   {"problems", std::move(problems)}}},
           {"servers", std::move(servers)}};
 }

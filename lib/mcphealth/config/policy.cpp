@@ -15,6 +15,15 @@ namespace mcphealth::config {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
+std::string_view policy_status_name(Policy::Status status) {
+  switch (status) {
+  case Policy::Status::absent: return "absent";
+  case Policy::Status::ok: return "ok";
+  case Policy::Status::invalid: break;
+  }
+  return "invalid";
+}
+
 std::string PolicyProblem::text() const {
   if (line > 0) return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + message;
   return where.empty() ? message : where + ": " + message;
@@ -196,9 +205,9 @@ std::int64_t Policy::longest_recovery_ms(const Settings& base) const {
     const std::int64_t timeout = v.timeout_ms.value_or(std::max(base.timeout_ms.value, defaults.timeout_ms.value_or(0)));
     const std::int64_t reconnect =
         v.reconnect_timeout_ms.value_or(std::max(base.reconnect_timeout_ms.value, defaults.reconnect_timeout_ms.value_or(0)));
-    return 2 * timeout + reconnect;
+    return recovery_budget_ms(timeout, reconnect);
   };
-  std::int64_t longest = 2 * base.timeout_ms.value + base.reconnect_timeout_ms.value;
+  std::int64_t longest = recovery_budget_ms(base.timeout_ms.value, base.reconnect_timeout_ms.value);
   if (status != Status::ok) return longest;
   longest = std::max(longest, cost(defaults));
   for (const PolicyRule& r : rules) longest = std::max(longest, cost(r.values));

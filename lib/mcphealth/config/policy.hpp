@@ -78,6 +78,9 @@ struct Policy {
   std::int64_t longest_recovery_ms(const Settings& base) const;
 };
 
+/// A policy status as output spells it: `absent`, `ok`, `invalid`.
+std::string_view policy_status_name(Policy::Status status);
+
 /// Reads and validates the policy file at `path` (a regular file of at most 1 MiB); `env` gives the home folder
 /// a `project` starting with `~` is in.
 Policy load_policy(const Setting<std::filesystem::path>& path, const util::Environment& env,

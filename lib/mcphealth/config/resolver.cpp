@@ -559,8 +559,7 @@ Resolution resolve_through(const DiscoveryInputs& in, const util::Environment& e
   // (~/.claude.json's own errors are in `files`, as its local and user scope reports.)
   for (const JsonFile* f : {&managed_settings, &local_settings, &project_settings, &user_settings}) {
     if (f->exists && !f->root) {
-      res.settings_files.emplace_back(f->path, f->error + (f->line ? " at line " + std::to_string(f->line) + ", column " +
-                                                                         std::to_string(f->column) : std::string()));
+      res.settings_files.emplace_back(f->path, f->error + util::at_line(f->line, f->column));
     }
   }
 

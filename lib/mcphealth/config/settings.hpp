@@ -94,6 +94,14 @@ inline constexpr std::int64_t k_default_reconnect_timeout_ms = 5'000;
 inline constexpr std::int64_t k_default_input_max_bytes = 16 * 1024 * 1024;
 
 /// The resolved settings.
+struct Settings;
+
+/// The longest one check of a server takes under `timeout_ms` and `reconnect_timeout_ms`: a probe, its reconnect
+/// command and the re-probe after it.
+inline std::int64_t recovery_budget_ms(std::int64_t timeout_ms, std::int64_t reconnect_timeout_ms) {
+  return 2 * timeout_ms + reconnect_timeout_ms;
+}
+
 struct Settings {
   Setting<std::filesystem::path> state_path;
   Setting<std::int64_t> ttl_ms{k_default_ttl_ms};

@@ -37,16 +37,6 @@ namespace {
 using state::ServerEntry;
 using state::StateStore;
 
-std::string load_status_words(state::LoadStatus status) {
-  switch (status) {
-  case state::LoadStatus::ok: return "read";
-  case state::LoadStatus::missing: return "missing (nothing cached yet)";
-  case state::LoadStatus::corrupt: return "not a state file (ignored)";
-  case state::LoadStatus::newer_version: return "a newer version (read, never written)";
-  case state::LoadStatus::unreadable: return "unreadable";
-  }
-  return "?";
-}
 
 /// What a server name means in this folder: the definition Claude Code uses, or why there is none.
 struct Target {
@@ -120,7 +110,7 @@ private:
   /// configs are read, and the definition Claude Code uses is probed (and recovered) under its probe lock.
   HookOutcome pre_tool_use(const std::string& event, const CallTarget& call) {
     state::StateSnapshot snap = store().read();
-    trace([&] { return "state file " + store().path().string() + ": " + load_status_words(snap.status); });
+    trace([&] { return "state file " + store().path().string() + ": " + std::string(state::load_status_words(snap.status)); });
     if (std::optional<state::Binding> bound = bound_here(snap, call.server)) {
       trace([&] {
         return "folder " + folder_key() + ": bindings current; " + call.server + " is " +
@@ -894,7 +884,7 @@ private:
   std::int64_t probe_lock_wait_ms() {
     const config::Settings& s = server_settings(m_candidate, m_call ? m_call->server : std::string());
     // Long enough for another hook's probe, reconnect and re-probe.
-    return 2 * s.timeout_ms.value + s.reconnect_timeout_ms.value + 2000;
+    return config::recovery_budget_ms(s.timeout_ms.value, s.reconnect_timeout_ms.value) + 2000;
   }
 
   void log(const std::string& line) { m_deps.log(line); }

@@ -141,8 +141,7 @@ void explain_files(Explanation& e, const config::Resolution& res, const config::
     said.push_back(f.source.file.string());
     if (f.status == config::FileReport::Status::parse_error) {
       add(e, Finding::Severity::error, "parse-error",
-          f.source.file.string() + " does not parse: " + f.error + (f.line ? " at line " + std::to_string(f.line) + ", column " +
-              std::to_string(f.column) : std::string()),
+          f.source.file.string() + " does not parse: " + f.error + util::at_line(f.line, f.column),
           "fix the JSON; until then no server in it is found");
     } else if (f.status == config::FileReport::Status::unreadable) {
       add(e, Finding::Severity::error, "unreadable", f.source.file.string() + " cannot be read: " + f.error,
@@ -229,7 +228,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       s.unsupported_reason = std::get<config::UnsupportedServer>(resolved.transport).reason;
     }
     const config::Settings own = config::settings_for(settings, policy, c);
-    s.reconnect = own.reconnect.value ? recover::policy_command(own) : recover::find_reconnect_command(c.definition.name, env);
+    s.reconnect = recover::reconnect_command_for(own, c.definition.name, env);
     for (auto& v : server_values(own, c.definition.name, env)) {
       if (v.kind == config::Origin::Kind::policy || v.kind == config::Origin::Kind::flag) s.own_settings.push_back(std::move(v));
     }

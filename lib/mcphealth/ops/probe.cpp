@@ -8,6 +8,7 @@
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
 
 #include <algorithm>
 
@@ -114,8 +115,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   for (const auto& f : folders) {
     for (const auto& file : f.resolution.files) {
       if (file.status == config::FileReport::Status::parse_error || file.status == config::FileReport::Status::unreadable) {
-        report.warnings.push_back(file.source.file.string() + ": " + file.error +
-                                  (file.line ? " at line " + std::to_string(file.line) + ", column " + std::to_string(file.column) : ""));
+        report.warnings.push_back(file.source.file.string() + ": " + file.error + util::at_line(file.line, file.column));
       }
     }
   }

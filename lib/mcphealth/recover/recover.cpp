@@ -10,6 +10,8 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
     report.attempt = Attempt::rate_limited;
     return report;
   }
+  // The request carries the policy's command when it sets one (request_for); else the environment decides, as
+  // reconnect_command_for says.
   const std::optional<ReconnectCommand> command = request.command ? request.command : find_reconnect_command(request.name, env);
   if (!command) {
     report.attempt = Attempt::no_command;
@@ -64,6 +66,12 @@ std::optional<ReconnectCommand> policy_command(const config::Settings& settings)
   if (!settings.reconnect.value) return std::nullopt;
   const config::ReconnectSpec& spec = *settings.reconnect.value;
   return ReconnectCommand{spec.shell, spec.argv, settings.reconnect.origin.text()};
+}
+
+std::optional<ReconnectCommand> reconnect_command_for(const config::Settings& settings, std::string_view server,
+                                                      const util::Environment& env) {
+  if (auto own = policy_command(settings)) return own;
+  return find_reconnect_command(server, env);
 }
 
 RecoveryRequest request_for(const config::Candidate& candidate, const config::Settings& settings,

@@ -57,6 +57,11 @@ RecoveryRequest request_for(const config::Candidate& candidate, const config::Se
 /// The policy's reconnect command in `settings`, if it sets one.
 std::optional<ReconnectCommand> policy_command(const config::Settings& settings);
 
+/// The reconnect command that runs for `server` (its config name) under `settings`: the policy's when it sets one,
+/// else the environment's (recover::find_reconnect_command); nothing when neither does.
+std::optional<ReconnectCommand> reconnect_command_for(const config::Settings& settings, std::string_view server,
+                                                      const util::Environment& env);
+
 /// The outcome of the reconnect half.
 struct ReconnectReport {
   Attempt attempt = Attempt::none;

@@ -12,6 +12,17 @@
 
 namespace mcphealth::state {
 
+std::string_view load_status_words(LoadStatus status) {
+  switch (status) {
+  case LoadStatus::ok: return "read";
+  case LoadStatus::missing: return "missing (nothing cached yet)";
+  case LoadStatus::corrupt: return "not a state file (ignored)";
+  case LoadStatus::newer_version: return "a newer version (read, never written)";
+  case LoadStatus::unreadable: return "unreadable";
+  }
+  return "?";
+}
+
 namespace json = boost::json;
 namespace fs = std::filesystem;
 

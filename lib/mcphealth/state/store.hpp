@@ -23,6 +23,9 @@ inline constexpr std::int64_t k_lock_wait_ms = 2000;
 /// What a read found.
 enum class LoadStatus { ok, missing, corrupt, newer_version, unreadable };
 
+/// What a load status means, in a few words: `read`, `missing (nothing cached yet)`, `not a state file (ignored)`, ...
+std::string_view load_status_words(LoadStatus status);
+
 /// A parsed state file. `doc` is always an object with an object `servers` (empty when the file was not usable).
 struct StateSnapshot {
   LoadStatus status = LoadStatus::missing;

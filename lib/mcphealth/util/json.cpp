@@ -96,9 +96,12 @@ std::optional<std::string> repair_lone_surrogates(std::string_view text) {
   return out;
 }
 
-std::string JsonError::text() const {
-  return message + " at line " + std::to_string(line) + ", column " + std::to_string(column);
+std::string at_line(std::size_t line, std::size_t column) {
+  if (line == 0) return {};
+  return " at line " + std::to_string(line) + ", column " + std::to_string(column);
 }
+
+std::string JsonError::text() const { return message + at_line(line, column); }
 
 JsonParse parse_json(std::string_view text) {
   JsonParse out = parse_once(text);
