@@ -89,7 +89,7 @@ json::object to_json(const ops::Explanation& e) {
     for (const auto& d : s.shadowed) {
       shadowed.push_back(json::object{{"path", d.definition.source.string()}, {"scope", d.definition.scope}, {"target", d.target}});
     }
-    json::object o{{"name", s.name}, {"toolName", s.tool_name}, {"source", s.winner.source.string()},
+    json::object o{{"name", s.name}, {"toolName", s.tool_server}, {"source", s.winner.source.string()},
                    {"scope", config::scope_name(s.scope)}, {"standing", config::standing_name(s.standing)},
                    {"definition", s.fingerprint}, {"shadowed", std::move(shadowed)}, {"kind", s.kind}, {"target", s.target},
                    {"args", strings(s.args)}, {"envNames", strings(s.env_names)}, {"headerNames", strings(s.header_names)},
@@ -107,7 +107,7 @@ json::object to_json(const ops::Explanation& e) {
   }
   json::array skipped;
   for (const auto& k : e.skipped) {
-    skipped.push_back(json::object{{"name", k.definition.name}, {"toolName", k.tool_name},
+    skipped.push_back(json::object{{"name", k.definition.name}, {"toolName", k.tool_server},
                                    {"source", k.definition.source.string()}, {"scope", config::scope_name(k.scope)},
                                    {"standing", config::standing_name(k.standing)}, {"reason", k.reason}, {"target", k.target}});
   }
@@ -149,7 +149,7 @@ void print_text(const ops::Explanation& e, bool color) {
   for (const auto& s : e.servers) {
     say("  %s: %s, %s scope, from %s%s\n", s.name.c_str(), s.kind.c_str(), std::string(config::scope_name(s.scope)).c_str(),
                 s.winner.source.c_str(), s.unset_vars.empty() ? "" : " (uses unset variables)");
-    if (s.tool_name != s.name) say("    in tool names: mcp__%s__...\n", s.tool_name.c_str());
+    if (s.tool_server != s.name) say("    in tool names: mcp__%s__...\n", s.tool_server.c_str());
     for (const auto& d : s.shadowed) {
       say("    shadowed: %s (%s), which would run %s\n", d.definition.source.c_str(), d.definition.scope.c_str(),
                   d.target.c_str());

@@ -56,9 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const config::Resolution res = config::resolve(in, env);
   std::set<std::string> names;
   for (const auto* w : res.winners()) {
-    check(names.insert(w->tool_name).second); // one winner per name
+    check(names.insert(w->tool_server).second); // one winner per name
     check(w->resolved.has_value() && w->fingerprint.size() == 16);
-    check(w->tool_name == config::tool_server_name(w->tool_name)); // already normalized
+    check(w->tool_server == config::tool_server_name(w->tool_server)); // already normalized
   }
   (void)config::resolution_stamp(in, res, env);
 

@@ -115,7 +115,7 @@ TEST_CASE("a skipped server is not probed, and a policy argv reconnect gets the 
   const config::Settings base = config::resolve_settings(k_env, {});
   config::Candidate c;
   c.definition.name = "s";
-  c.tool_name = "s";
+  c.tool_server = "s";
   c.resolved = config::ResolvedServer{};
   testing::FakeProber prober;
   prober.results.push_back(testing::FakeProber::down("x"));
@@ -126,7 +126,7 @@ TEST_CASE("a skipped server is not probed, and a policy argv reconnect gets the 
   CHECK(prober.calls == 0);
 
   c.definition.name = "r x;y";
-  c.tool_name = "r";
+  c.tool_server = "r";
   const recover::Recovery down = recover::check_and_recover(
       recover::request_for(c, config::settings_for(base, p, c), {}, recover::Reconnect::when_down), prober, runner, k_env);
   CHECK(prober.calls == 2); // the probe, and the re-probe after the command

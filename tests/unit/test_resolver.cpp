@@ -43,7 +43,7 @@ std::string stdio(const std::string& marker) { return R"({"command":"/bin/echo",
 
 const config::Candidate* find(const config::Resolution& r, const std::string& name, config::Scope scope) {
   for (const auto& c : r.candidates) {
-    if (c.tool_name == name && c.scope == scope) return &c;
+    if (c.tool_server == name && c.scope == scope) return &c;
   }
   return nullptr;
 }

@@ -307,7 +307,7 @@ private:
         config::Candidate c;
         c.definition = def;
         c.definition.raw = as_probed(def.raw);
-        c.tool_name = config::tool_server_name(def.name);
+        c.tool_server = config::tool_server_name(def.name);
         c.scope = layer.scope;
         if (layer.scope == config::Scope::project) c.project = config::absolute_normal(inputs.project_dir).string();
         const std::string id = lower(util::trim(def.name));
@@ -335,7 +335,7 @@ private:
       if (c.standing != config::Standing::active) continue;
       const config::Candidate* earlier = nullptr;
       for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
-        if (res.candidates[j].tool_name == c.tool_name && res.candidates[j].standing != config::Standing::not_read) {
+        if (res.candidates[j].tool_server == c.tool_server && res.candidates[j].standing != config::Standing::not_read) {
           earlier = &res.candidates[j];
         }
       }

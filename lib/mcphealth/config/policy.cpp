@@ -336,7 +336,7 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
 }
 
 Settings settings_for(const Settings& base, const Policy& policy, const Candidate& candidate) {
-  return settings_for(base, policy, candidate.tool_name,
+  return settings_for(base, policy, candidate.tool_server,
                       candidate.project ? std::optional<fs::path>(*candidate.project) : std::nullopt);
 }
 

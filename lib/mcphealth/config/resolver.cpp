@@ -42,13 +42,13 @@ std::string_view standing_name(Standing standing) {
 }
 
 bool Candidate::named(std::string_view name) const {
-  return name == definition.name || tool_server_name(name) == tool_name;
+  return name == definition.name || tool_server_name(name) == tool_server;
 }
 
 const Candidate* Resolution::winner(std::string_view tool_server) const {
   const std::string wanted = tool_server_name(tool_server);
   for (const auto& c : candidates) {
-    if (c.wins() && c.tool_name == wanted) return &c;
+    if (c.wins() && c.tool_server == wanted) return &c;
   }
   return nullptr;
 }
@@ -57,7 +57,7 @@ std::vector<const Candidate*> Resolution::candidates_for(std::string_view tool_s
   const std::string wanted = tool_server_name(tool_server);
   std::vector<const Candidate*> out;
   for (const auto& c : candidates) {
-    if (c.tool_name == wanted) out.push_back(&c);
+    if (c.tool_server == wanted) out.push_back(&c);
   }
   return out;
 }
@@ -229,7 +229,7 @@ void add_candidates(Resolution& res, const FileReport& report, Scope scope, std:
   for (const auto& def : report.servers) {
     Candidate c;
     c.definition = def;
-    c.tool_name = tool_server_name(def.name);
+    c.tool_server = tool_server_name(def.name);
     c.scope = scope;
     c.project = project;
     c.standing = standing;
@@ -314,7 +314,7 @@ void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<L
       def.raw = raw.get_object();
       Candidate c;
       c.definition = def;
-      c.tool_name = plugin_tool_server_name(plugin_name, def.name);
+      c.tool_server = plugin_tool_server_name(plugin_name, def.name);
       c.scope = Scope::plugin;
       c.plugin = id;
       if (enabled != true) {
@@ -402,7 +402,7 @@ void pick_winners(Resolution& res, const util::Environment& env) {
     if (c.standing != Standing::active) continue;
     const Candidate* earlier = nullptr;
     for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
-      if (res.candidates[j].wins() && res.candidates[j].tool_name == c.tool_name) earlier = &res.candidates[j];
+      if (res.candidates[j].wins() && res.candidates[j].tool_server == c.tool_server) earlier = &res.candidates[j];
     }
     if (earlier != nullptr) {
       c.standing = Standing::shadowed;

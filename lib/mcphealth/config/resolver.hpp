@@ -50,7 +50,7 @@ std::string_view standing_name(Standing standing);
 struct Candidate {
   ServerDefinition definition;
   /// The name as tool names spell it: `mcp__<tool_name>__...`.
-  std::string tool_name;
+  std::string tool_server;
   Scope scope = Scope::user;
   /// For local and project scope: the folder it belongs to.
   std::optional<std::string> project;

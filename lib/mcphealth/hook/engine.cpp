@@ -290,7 +290,7 @@ private:
   enum class Asked { down, up, unknown };
   Asked ask_after_failure(const config::Candidate& c, const config::Settings& s, const FailureReading& reading,
                           const std::string& text, state::UnhealthyMark& mark) {
-    const std::string& name = c.tool_name;
+    const std::string& name = c.tool_server;
     const state::StateSnapshot snap = store().read();
     const probe::ProbeResult asked =
         m_deps.prober.probe(*c.resolved, probe::spec_of(s, state::decision_entry(snap.doc, name, c.fingerprint)));
@@ -444,26 +444,26 @@ private:
     std::vector<messages::SessionNote> notes;
     using Note = messages::SessionNote;
     for (const config::Candidate* c : res.winners()) {
-      const json::object* entry = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
+      const json::object* entry = state::decision_entry(snap.doc, c->tool_server, c->fingerprint);
       if (entry && state::health_of(ServerEntry::from_json(*entry), *entry) == state::Health::misconfigured &&
           c->resolved && !c->resolved->unset_vars.empty()) {
-        notes.push_back({c->tool_name, Note::Kind::misconfigured, c->resolved->unset_vars.front(), std::nullopt});
+        notes.push_back({c->tool_server, Note::Kind::misconfigured, c->resolved->unset_vars.front(), std::nullopt});
         continue;
       }
       const bool skipped = server_settings(c).probe.value == config::ProbeMode::skip; // nothing to refresh
       if (entry == nullptr) {
-        if (!skipped) to_refresh.push_back(c->tool_name);
+        if (!skipped) to_refresh.push_back(c->tool_server);
         continue;
       }
       const ServerEntry e = ServerEntry::from_json(*entry);
       const state::Outlook st = state::outlook_of(e, now, retry_bound());
       if (state::health_of(e, *entry) == state::Health::needs_auth) {
-        notes.push_back({c->tool_name, Note::Kind::needs_auth, {}, std::nullopt});
+        notes.push_back({c->tool_server, Note::Kind::needs_auth, {}, std::nullopt});
       }
       if (st.freshness == state::Freshness::in_backoff) {
-        notes.push_back({c->tool_name, Note::Kind::down, e.last_error.value_or(""), *st.retry_at - now});
+        notes.push_back({c->tool_server, Note::Kind::down, e.last_error.value_or(""), *st.retry_at - now});
       } else if (st.freshness != state::Freshness::fresh && !skipped) {
-        to_refresh.push_back(c->tool_name);
+        to_refresh.push_back(c->tool_server);
       }
     }
     if (!to_refresh.empty() && m_deps.start_refresh) m_deps.start_refresh(inputs().project_dir.string(), to_refresh);
@@ -537,7 +537,7 @@ private:
     const config::Resolution& res = resolution(Bind::no, std::nullopt);
     if (auto s = known([&](const std::string& server) {
           return std::any_of(res.candidates.begin(), res.candidates.end(),
-                             [&](const config::Candidate& c) { return c.tool_name == server; });
+                             [&](const config::Candidate& c) { return c.tool_server == server; });
         })) {
       return *s;
     }
@@ -612,8 +612,8 @@ private:
     if (bind == Bind::no) return *m_resolution;
     std::vector<std::pair<std::string, state::Binding>> names;
     for (const auto& c : m_resolution->candidates) {
-      if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_name; })) {
-        names.emplace_back(c.tool_name, binding_for(*m_resolution, c.tool_name));
+      if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_server; })) {
+        names.emplace_back(c.tool_server, binding_for(*m_resolution, c.tool_server));
       }
     }
     if (extra && std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == *extra; })) {
@@ -627,7 +627,7 @@ private:
       state::bind_folder(doc, folder_key(), stamp, files, m_resolution->variables, names, now);
       // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
       for (const config::Candidate* c : m_resolution->winners()) {
-        if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_name, std::nullopt)) {
+        if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_server, std::nullopt)) {
           state::record_verdict(doc, info_of(*c), now, state::Writer::adopted, [](json::object&) {});
         }
       }
@@ -659,7 +659,7 @@ private:
   }
 
   static state::DefinitionInfo info_of(const config::Candidate& c) {
-    return {c.fingerprint, c.definition.name,  c.tool_name, std::string(config::scope_name(c.scope)),
+    return {c.fingerprint, c.definition.name,  c.tool_server, std::string(config::scope_name(c.scope)),
             c.project,     c.definition.source.string()};
   }
 
@@ -769,7 +769,7 @@ private:
     });
     trace([&] {
       if (!written) return std::string("nothing recorded (the state file could not be written)");
-      return "recorded definitions." + c.fingerprint.substr(0, 12) + " and servers." + c.tool_name + ": " +
+      return "recorded definitions." + c.fingerprint.substr(0, 12) + " and servers." + c.tool_server + ": " +
              (result.ok ? "healthy for " + util::format_duration_short(s.ttl_ms.value)
                         : "unhealthy, retry in " + util::format_duration_short(retry_at.value_or(context.now) - context.now));
     });
@@ -869,7 +869,7 @@ private:
     if (!m_server_settings || m_server_settings_key != key) {
       const std::optional<std::filesystem::path> project =
           project_text ? std::optional<std::filesystem::path>(*project_text) : std::nullopt;
-      m_server_settings = config::settings_for(settings(), policy(), c ? c->tool_name : config::tool_server_name(name), project);
+      m_server_settings = config::settings_for(settings(), policy(), c ? c->tool_server : config::tool_server_name(name), project);
       m_server_settings_key = key;
     }
     return *m_server_settings;

@@ -174,7 +174,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
              return c.named(n);
            });
   };
-  for (const auto* w : res.winners()) e.configured.push_back(w->tool_name);
+  for (const auto* w : res.winners()) e.configured.push_back(w->tool_server);
   for (const auto& name : only) {
     const bool known = std::any_of(res.candidates.begin(), res.candidates.end(), [&](const config::Candidate& c) {
       return c.named(name);
@@ -185,7 +185,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     if (!chosen(c)) continue;
     if (c.standing == config::Standing::shadowed) continue; // listed under its winner
     if (!c.wins()) {
-      e.skipped.push_back({c.definition, c.tool_name, c.scope, c.standing, c.reason, written_target(c.definition)});
+      e.skipped.push_back({c.definition, c.tool_server, c.scope, c.standing, c.reason, written_target(c.definition)});
       add(e, Finding::Severity::warning, std::string(config::standing_name(c.standing)),
           c.definition.name + " in " + where(c) + " is not checked: " + c.reason,
           c.standing == config::Standing::not_approved ? "approve it in Claude Code (it asks when the project opens), or list it in "
@@ -196,14 +196,14 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     }
     ServerExplanation s;
     s.name = c.definition.name;
-    s.tool_name = c.tool_name;
+    s.tool_server = c.tool_server;
     s.winner = c.definition;
     s.scope = c.scope;
     s.standing = c.standing;
     s.project = c.project;
     s.plugin = c.plugin;
     s.fingerprint = c.fingerprint;
-    for (const auto* other : res.candidates_for(c.tool_name)) {
+    for (const auto* other : res.candidates_for(c.tool_server)) {
       if (other->standing == config::Standing::shadowed) {
         s.shadowed.push_back({other->definition, written_target(other->definition)});
       }

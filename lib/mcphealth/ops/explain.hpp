@@ -33,7 +33,7 @@ std::string severity_name(Finding::Severity severity);
 struct SkippedDefinition {
   config::ServerDefinition definition;
   /// The name as tool names spell it.
-  std::string tool_name;
+  std::string tool_server;
   config::Scope scope = config::Scope::user;
   config::Standing standing = config::Standing::not_approved;
   std::string reason;
@@ -45,7 +45,7 @@ struct SkippedDefinition {
 struct ServerExplanation {
   std::string name;
   /// The name as tool names spell it (`mcp__<tool_name>__...`).
-  std::string tool_name;
+  std::string tool_server;
   config::ServerDefinition winner;
   config::Scope scope = config::Scope::user;
   /// `active` or `misconfigured`.

@@ -60,7 +60,7 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
   std::vector<std::string> known;
   for (const auto& f : folders) {
     for (const auto* c : f.resolution.winners()) {
-      if (std::find(known.begin(), known.end(), c->tool_name) == known.end()) known.push_back(c->tool_name);
+      if (std::find(known.begin(), known.end(), c->tool_server) == known.end()) known.push_back(c->tool_server);
     }
   }
   if (request.all) {
@@ -74,7 +74,7 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
     const std::size_t before = out.size();
     for (const auto& f : folders) {
       for (const auto* c : f.resolution.winners()) {
-        if (c->tool_name == config::tool_server_name(name)) add(c);
+        if (c->tool_server == config::tool_server_name(name)) add(c);
       }
     }
     if (out.size() == before) {
@@ -136,8 +136,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (own[i].probe.value == config::ProbeMode::skip) continue;
     item_of[i] = items.size();
-    const json::object* prev = state::decision_entry(before.doc, chosen[i]->tool_name, chosen[i]->fingerprint);
-    items.push_back({chosen[i]->tool_name, *chosen[i]->resolved, probe::spec_of(own[i], prev)});
+    const json::object* prev = state::decision_entry(before.doc, chosen[i]->tool_server, chosen[i]->fingerprint);
+    items.push_back({chosen[i]->tool_server, *chosen[i]->resolved, probe::spec_of(own[i], prev)});
   }
   const std::vector<probe::BatchOutcome> outcomes =
       probe::probe_batch(items, request.parallel, [&] { return std::make_unique<probe::LiveProber>(clock); }, clock);
@@ -147,16 +147,16 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   std::vector<probe::ProbedServer> to_record;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const config::Candidate& c = *chosen[i];
-    const json::object* prev = state::decision_entry(before.doc, c.tool_name, c.fingerprint);
+    const json::object* prev = state::decision_entry(before.doc, c.tool_server, c.fingerprint);
     const recover::RecoveryRequest rr =
         recover::request_for(c, own[i], prev, request.reconnect, item_of[i] ? &outcomes[*item_of[i]].result : nullptr);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
-    ProbeRow row{c.tool_name, c.definition.name, recovery.result, probed_at,
+    ProbeRow row{c.tool_server, c.definition.name, recovery.result, probed_at,
                  transport_name(c.resolved->transport), c.definition.source.string(),
                  std::string(config::scope_name(c.scope)), c.project, c.fingerprint, std::nullopt};
     if (recovery.reconnect.attempt != recover::Attempt::none) row.reconnect = recover::describe(recovery.reconnect);
-    const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_name, row.scope, c.project, row.source};
+    const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};
     to_record.push_back({who, row.result, row.probed_at, probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by)});
     report.rows.push_back(std::move(row));
   }
@@ -169,9 +169,9 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
       for (const auto& f : folders) {
         std::vector<std::pair<std::string, state::Binding>> names;
         for (const auto& c : f.resolution.candidates) {
-          if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_name; })) continue;
-          const config::Candidate* w = f.resolution.winner(c.tool_name);
-          names.emplace_back(c.tool_name, w ? state::Binding{w->fingerprint, "active", {}, w->project}
+          if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_server; })) continue;
+          const config::Candidate* w = f.resolution.winner(c.tool_server);
+          names.emplace_back(c.tool_server, w ? state::Binding{w->fingerprint, "active", {}, w->project}
                                             : state::Binding{std::nullopt, std::string(config::standing_name(c.standing)), c.reason});
         }
         std::vector<std::string> files;

@@ -19,7 +19,7 @@ namespace json = boost::json;
 namespace {
 
 bool needs_check(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now, std::int64_t bound) {
-  const json::object* entry = state::decision_entry(snap.doc, c.tool_name, c.fingerprint);
+  const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
   if (entry == nullptr) return true;
   const state::Freshness f = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound).freshness;
   return f != state::Freshness::fresh && f != state::Freshness::in_backoff;
@@ -38,44 +38,44 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
   for (const config::Candidate* c : res.winners()) {
     if (!request.servers.empty() &&
         std::none_of(request.servers.begin(), request.servers.end(),
-                     [&](const std::string& s) { return config::tool_server_name(s) == c->tool_name; })) {
+                     [&](const std::string& s) { return config::tool_server_name(s) == c->tool_server; })) {
       continue;
     }
     if (!needs_check(store.read(), *c, clock.now_ms(), bound)) {
-      report.lines.push_back(c->tool_name + ": skipped (fresh)");
+      report.lines.push_back(c->tool_server + ": skipped (fresh)");
       continue;
     }
     const auto lock = store.lock_probe(c->fingerprint, 0);
     if (!lock && lock.error().is(util::LockFailure::timed_out)) {
-      report.lines.push_back(c->tool_name + ": skipped (being probed)");
+      report.lines.push_back(c->tool_server + ": skipped (being probed)");
       continue;
     }
     const state::StateSnapshot snap = store.read();
     if (!needs_check(snap, *c, clock.now_ms(), bound)) { // checked by someone else since
-      report.lines.push_back(c->tool_name + ": skipped (fresh)");
+      report.lines.push_back(c->tool_server + ": skipped (fresh)");
       continue;
     }
-    const json::object* prev = state::decision_entry(snap.doc, c->tool_name, c->fingerprint);
+    const json::object* prev = state::decision_entry(snap.doc, c->tool_server, c->fingerprint);
     const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
     const recover::RecoveryRequest rr = recover::request_for(*c, own, prev, recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     if (probe::gives_no_verdict(recovery.result.kind)) {
-      report.lines.push_back(c->tool_name + ": not probed (" + recovery.result.reason + ")");
+      report.lines.push_back(c->tool_server + ": not probed (" + recovery.result.reason + ")");
       continue;
     }
     const probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
-    const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_name,
+    const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_server,
                                     std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
     const state::UpdateResult written = store.update([&](json::object& doc) {
       state::record_verdict(doc, who, context.now, state::Writer::refresh, [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
       return true;
     });
     if (!written) {
-      report.lines.push_back(c->tool_name + ": not recorded (" + written.error().message + ")");
+      report.lines.push_back(c->tool_server + ": not recorded (" + written.error().message + ")");
       continue;
     }
     report.any_down = report.any_down || !recovery.result.ok;
-    report.lines.push_back(c->tool_name + ": " + std::string(state::health_name(probe::health_of(recovery.result))) +
+    report.lines.push_back(c->tool_server + ": " + std::string(state::health_name(probe::health_of(recovery.result))) +
                            (recovery.result.ok ? std::string() : " (" + recovery.result.reason + ")"));
   }
   return report;

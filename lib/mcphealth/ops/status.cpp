@@ -137,7 +137,7 @@ std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInput
     for (const auto* c : folder.resolution.winners()) {
       if (std::none_of(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; })) {
         const bool skipped = config::settings_for(settings, policy, *c).probe.value == config::ProbeMode::skip;
-        out.push_back({c->tool_name, c->definition.source.string(), c->fingerprint, std::string(config::scope_name(c->scope)),
+        out.push_back({c->tool_server, c->definition.source.string(), c->fingerprint, std::string(config::scope_name(c->scope)),
                        c->project, skipped});
       }
     }
@@ -151,7 +151,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   for (const auto& kv : state::verdicts(snapshot.doc)) {
     if (!kv.value().is_object()) continue;
     const json::object& raw = kv.value().get_object();
-    StatusRow row = cached_row(state::verdict_tool_name(raw).value_or(std::string(kv.key())), raw, settings, now);
+    StatusRow row = cached_row(state::verdict_tool_server(raw).value_or(std::string(kv.key())), raw, settings, now);
     row.definition = std::string(kv.key());
     report.rows.push_back(std::move(row));
   }

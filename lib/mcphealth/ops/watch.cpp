@@ -52,7 +52,7 @@ WatchEvent event_for(const std::string& key, const json::object* before, const j
   WatchEvent ev;
   ev.ts = now;
   const state::VerdictLabel label = state::label_of(*e);
-  ev.server = label.tool_name.value_or(key.substr(key.find(' ') + 1));
+  ev.server = label.tool_server.value_or(key.substr(key.find(' ') + 1));
   ev.from = health_word(health_at(before));
   ev.to = health_word(health_at(after));
   ev.failure_count = state::ServerEntry::from_json(*e).failure_count;
@@ -97,7 +97,7 @@ std::vector<WatchEvent> transitions(const state::StateSnapshot& before, const st
     // An entry without a definition that became a verdict of the same server: not gone.
     const std::optional<std::string> name = key.rfind("server ", 0) == 0 ? std::optional(key.substr(7)) : std::nullopt;
     const bool adopted = name && std::any_of(new_entries.begin(), new_entries.end(), [&name](const auto& kv) {
-                           return kv.first.rfind("definition ", 0) == 0 && state::verdict_tool_name(*kv.second) == name;
+                           return kv.first.rfind("definition ", 0) == 0 && state::verdict_tool_server(*kv.second) == name;
                          });
     if (adopted) continue;
     WatchEvent ev = event_for(key, entry, nullptr, now);
@@ -180,13 +180,13 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   for (const auto* c : m_candidates) {
     config::Settings s = config::unhurried(config::settings_for(m_settings, policy, *c), m_env);
     if (s.probe.value == config::ProbeMode::skip ||
-        next_probe_at(state::decision_entry(before.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
+        next_probe_at(state::decision_entry(before.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
                       m_seen_at[c->fingerprint], s, m_jitter) > now) {
       continue;
     }
     due.push_back(c);
-    const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
-    items.push_back({c->tool_name, *c->resolved, probe::spec_of(s, prev)});
+    const json::object* prev = state::decision_entry(before.doc, c->tool_server, c->fingerprint);
+    items.push_back({c->tool_server, *c->resolved, probe::spec_of(s, prev)});
     own.push_back(std::move(s));
   }
   if (!due.empty()) {
@@ -203,12 +203,12 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
     for (std::size_t i = 0; i < due.size(); ++i) {
       const config::Candidate* c = due[i];
       const probe::BatchOutcome* o = &outcomes[item++];
-      const json::object* prev = state::decision_entry(before.doc, c->tool_name, c->fingerprint);
+      const json::object* prev = state::decision_entry(before.doc, c->tool_server, c->fingerprint);
       const recover::RecoveryRequest rr =
           recover::request_for(*c, own[i], prev, recover::Reconnect::when_down, o ? &o->result : nullptr);
       const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, m_env);
       const std::string scope(config::scope_name(c->scope));
-      probed.push_back({{c->fingerprint, c->definition.name, c->tool_name, scope, c->project, c->definition.source.string()},
+      probed.push_back({{c->fingerprint, c->definition.name, c->tool_server, scope, c->project, c->definition.source.string()},
                         recovery.result,
                         o ? o->started_at : now,
                         probe::mark_context(own[i], m_clock.now_ms(), c->definition.source.string(), recovery.restored_by)});
@@ -225,7 +225,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   for (const auto* c : m_candidates) {
     const config::Settings s = config::settings_for(m_settings, policy, *c);
     if (s.probe.value == config::ProbeMode::skip) continue;
-    next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_name, c->fingerprint), c->fingerprint, now,
+    next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
                                         m_seen_at[c->fingerprint], s, m_jitter));
   }
   out.next_at = std::max(next, now);

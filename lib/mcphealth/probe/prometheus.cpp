@@ -74,7 +74,7 @@ std::vector<MetricRow> metrics_from_state(const boost::json::object& doc) {
     const boost::json::object& v = kv.value().get_object();
     const state::ServerEntry e = state::ServerEntry::from_json(v);
     const std::optional<state::ProbeDetails> details = state::probe_details(v);
-    rows.push_back({state::verdict_tool_name(v).value_or(std::string(kv.key())), std::string(kv.key()),
+    rows.push_back({state::verdict_tool_server(v).value_or(std::string(kv.key())), std::string(kv.key()),
                     state::health_of(e, v), details ? details->latency_ms : 0, details ? details->tools : std::nullopt,
                     e.failure_count, e.checked_at.value_or(0)});
   }

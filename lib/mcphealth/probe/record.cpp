@@ -20,11 +20,11 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
   bool changed = false;
   for (const ProbedServer& p : probed) {
     if (gives_no_verdict(p.result.kind)) continue; // no verdict to record
-    const json::object* current = state::decision_entry(doc, p.who.tool_name, p.who.fingerprint);
+    const json::object* current = state::decision_entry(doc, p.who.tool_server, p.who.fingerprint);
     const auto checked = current ? state::ServerEntry::from_json(*current).checked_at : std::nullopt;
     // A verdict written while this probe ran is newer and stays; one from a clock far ahead is no verdict.
     if (checked && *checked > p.started_at && *checked <= p.context.now + state::k_max_clock_skew_ms) {
-      skipped.push_back(p.who.tool_name);
+      skipped.push_back(p.who.tool_server);
       continue;
     }
     state::record_verdict(doc, p.who, p.context.now, by, [&](json::object& entry) { mark_from_probe(entry, p.result, p.context); });

@@ -111,7 +111,7 @@ void bind_folder(json::object& doc, std::string_view folder, std::string_view st
 
 std::optional<std::string> definition_of(const json::object& entry) { return util::get_string(entry, k_definition); }
 
-std::optional<std::string> verdict_tool_name(const json::object& entry) { return util::get_string(entry, "toolName"); }
+std::optional<std::string> verdict_tool_server(const json::object& entry) { return util::get_string(entry, "toolName"); }
 
 VerdictLabel label_of(const json::object& entry) {
   return {util::get_string(entry, "toolName"), util::get_string(entry, "scope"), util::get_string(entry, "project")};
@@ -136,7 +136,7 @@ const json::object* decision_entry(const json::object& doc, std::string_view ser
 
 void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(json::object&)>& mark) {
-  if (who.tool_name.size() > k_max_name_bytes || who.server.size() > k_max_name_bytes) return;
+  if (who.tool_server.size() > k_max_name_bytes || who.server.size() > k_max_name_bytes) return;
   json::object& all = object_at(doc, k_definitions);
   std::vector<std::string> stale;
   for (const auto& kv : all) {
@@ -147,7 +147,7 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   for (const auto& key : stale) all.erase(key);
   json::value& slot = all[who.fingerprint];
   if (!slot.is_object()) {
-    const json::object* adopted = decision_entry(doc, who.tool_name, std::nullopt);
+    const json::object* adopted = decision_entry(doc, who.tool_server, std::nullopt);
     slot = adopted ? *adopted : json::object();
   }
   json::object& entry = slot.get_object();
@@ -156,12 +156,12 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   entry[k_definition] = who.fingerprint;
   if (!who.server.empty()) { // labels are known where the definition was resolved; a refresh keeps them
     entry["server"] = who.server;
-    entry["toolName"] = who.tool_name;
+    entry["toolName"] = who.tool_server;
     entry["scope"] = who.scope;
     entry["project"] = optional_string(who.project);
     if (who.source) entry["source"] = *who.source;
   }
-  const std::string mirror_key = util::get_string(entry, "toolName").value_or(who.tool_name);
+  const std::string mirror_key = util::get_string(entry, "toolName").value_or(who.tool_server);
   json::object mirror = entry;
   entry_of(doc, mirror_key) = std::move(mirror);
 }

@@ -67,7 +67,7 @@ struct DefinitionInfo {
   /// The name in its config file.
   std::string server;
   /// The name as tool names spell it (the `servers` key the JS hook reads).
-  std::string tool_name;
+  std::string tool_server;
   std::string scope;
   std::optional<std::string> project;
   std::optional<std::string> source;
@@ -100,11 +100,11 @@ const boost::json::object& verdicts(const boost::json::object& doc);
 std::optional<std::string> definition_of(const boost::json::object& entry);
 
 /// The server's name as tool names spell it, as a verdict records it (`toolName`).
-std::optional<std::string> verdict_tool_name(const boost::json::object& entry);
+std::optional<std::string> verdict_tool_server(const boost::json::object& entry);
 
 /// What a verdict says of the definition it is for: its name as tool names spell it, its scope and its project.
 struct VerdictLabel {
-  std::optional<std::string> tool_name;
+  std::optional<std::string> tool_server;
   std::optional<std::string> scope;
   std::optional<std::string> project;
 };
