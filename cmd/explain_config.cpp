@@ -1,5 +1,6 @@
 #include "explain_config.hpp"
 
+#include "choices.hpp"
 #include "output.hpp"
 
 #include <mcphealth/agent/agent.hpp>
@@ -24,7 +25,7 @@ void register_explain_config(CLI::App& app, CommandLine& command_line) {
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
   sub->add_option("--agent", o->agent, "Whose servers and hooks: " + agent::agent_ids() + " (default: claude-code)")
       ->type_name("ID")
-      ->check(CLI::IsMember(ids));
+      ->check(one_of_words(ids));
   sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers this mcphealth (its absolute path), and nothing else");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->footer("Exit: 0 clean or warnings only, 1 an error finding, 2 usage error. Never prints env or header values.");

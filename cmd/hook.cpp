@@ -1,5 +1,6 @@
 #include "hook.hpp"
 
+#include "choices.hpp"
 #include "refresh.hpp"
 
 #include <mcphealth/agent/agent.hpp>
@@ -48,7 +49,9 @@ void register_hook(CLI::App& app, CommandLine& command_line) {
                   "How to answer: json (the agent's hook JSON; default), exit-code (block = exit 2, reason on "
                   "stderr), passthrough (echo the input; block = exit 2)")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"json", "exit-code", "passthrough"}));
+      ->transform(one_of<agent::AnswerMode>({{"json", agent::AnswerMode::json},
+                                             {"exit-code", agent::AnswerMode::exit_code},
+                                             {"passthrough", agent::AnswerMode::passthrough}}));
   sub->add_option("--event", options->event,
                   "Event to handle (Claude Code: PreToolUse, PostToolUseFailure, PostToolUse, SessionStart; Gemini CLI: "
                   "BeforeTool, AfterTool, SessionStart); default: the payload's hook_event_name")
@@ -58,7 +61,7 @@ void register_hook(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--agent", options->agent,
                   "The agent whose hook this is (" + agent::agent_ids() + "); default: told from the payload, else claude-code")
       ->type_name("ID")
-      ->check(CLI::IsMember(ids));
+      ->check(one_of_words(ids));
   sub->footer("Never blocks by accident: bad options and internal errors allow the call with a message on stderr.");
   sub->callback([options, &command_line] { command_line.exit_code = run_hook(*options, command_line.globals); });
 }
@@ -76,7 +79,7 @@ int hook_usage_error(const std::string& message, bool passthrough) {
 }
 
 int run_hook(const HookOptions& options, const GlobalOptions& globals) {
-  const bool passthrough = options.output == "passthrough";
+  const bool passthrough = options.output == agent::AnswerMode::passthrough;
   hook::HookRequest request;
   try {
     util::ProcessEnvironment env;
@@ -107,7 +110,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     // In exit-code and passthrough modes a block's stderr is the model's text: there the trace is held back and
     // printed only when the call is allowed (Claude Code then shows stderr to the user alone).
     const auto started = std::chrono::steady_clock::now();
-    const bool stderr_reaches_model = options.output == "exit-code" || passthrough;
+    const bool stderr_reaches_model = options.output == agent::AnswerMode::exit_code || passthrough;
     std::string held_trace;
     if (globals.verbosity >= 1) {
       deps.trace = [&globals, started, stderr_reaches_model, &held_trace](std::string_view step) {
@@ -131,7 +134,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
       write_all(STDOUT_FILENO, request.input.raw);
       return blocked ? 2 : 0;
     }
-    if (options.output == "exit-code") return blocked ? 2 : 0;
+    if (options.output == agent::AnswerMode::exit_code) return blocked ? 2 : 0;
     const agent::Answer answer = request.client().dialect.answer_json(outcome);
     write_all(STDOUT_FILENO, answer.out);
     return answer.exit_code;

@@ -2,6 +2,8 @@
 // `mcphealth hook`: the hook of Claude Code, Gemini CLI and the other agents agent/agents.cpp lists.
 #include "common.hpp"
 
+#include <mcphealth/agent/agent.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -12,7 +14,7 @@ namespace mcphealth::cli {
 /// Options of `mcphealth hook`.
 struct HookOptions {
   /// `json` (default), `exit-code` or `passthrough`.
-  std::string output = "json";
+  agent::AnswerMode output = agent::AnswerMode::json;
   std::optional<std::string> event;
   /// `--agent`: whose hook this is (agent/agent.hpp); nothing = told from the payload.
   std::optional<std::string> agent;

@@ -1,5 +1,6 @@
 #include "install.hpp"
 
+#include "choices.hpp"
 #include "output.hpp"
 
 #include <mcphealth/agent/agent.hpp>
@@ -23,16 +24,28 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
   sub->add_option("--agent", o->agent, "Whose settings: " + agent::agent_ids() + " (default: claude-code)")
       ->type_name("ID")
-      ->check(CLI::IsMember(ids));
+      ->check(one_of_words(ids));
   sub->add_option("--scope", o->scope,
                   "Which settings file: user (Claude Code: ~/.claude/settings.json, default; Gemini CLI: "
                   "~/.gemini/settings.json), project (.claude/settings.json or .gemini/settings.json, shared with the "
                   "repository) or local (.claude/settings.local.json, yours only; Claude Code only)")
-      ->check(CLI::IsMember({"user", "project", "local"}));
+      ->transform(one_of<agent::InstallScope>({{"user", agent::InstallScope::user},
+                                               {"project", agent::InstallScope::project},
+                                               {"local", agent::InstallScope::local}}))
+      ->type_name("SCOPE");
   sub->add_option("--cwd", o->cwd, "Project dir for --scope project or local (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->add_flag("--dry-run", o->dry_run, "Print the change as a diff; write nothing");
   sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"}");
+}
+
+std::string scope_word(agent::InstallScope scope) {
+  switch (scope) {
+  case agent::InstallScope::user: return "user";
+  case agent::InstallScope::project: return "project";
+  case agent::InstallScope::local: break;
+  }
+  return "local";
 }
 
 const agent::Agent& agent_of(const InstallOptions& o) {
@@ -42,15 +55,12 @@ const agent::Agent& agent_of(const InstallOptions& o) {
 
 /// The file `--agent` and `--scope` name; nothing when that agent has no file of that scope.
 std::optional<fs::path> settings_file(const InstallOptions& o, const util::Environment& env) {
-  const agent::InstallScope scope = o.scope == "user"      ? agent::InstallScope::user
-                                    : o.scope == "project" ? agent::InstallScope::project
-                                                           : agent::InstallScope::local;
   fs::path project = o.cwd ? fs::path(*o.cwd) : fs::path();
   if (!o.cwd) {
     if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) project = *dir;
     else project = fs::current_path();
   }
-  return agent_of(o).registration.install_file(scope, env, project);
+  return agent_of(o).registration.install_file(o.scope, env, project);
 }
 
 } // namespace
@@ -88,7 +98,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
   const agent::Agent& agent = agent_of(o);
   const std::optional<fs::path> where = settings_file(o, env);
   if (!where) {
-    util::log::error(std::string(agent.name) + " has no " + o.scope + "-scope settings file; use --scope user or project");
+    util::log::error(std::string(agent.name) + " has no " + scope_word(o.scope) + "-scope settings file; use --scope user or project");
     return k_exit_usage;
   }
   const fs::path file = *where;
@@ -170,7 +180,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     std::fprintf(stderr,
                  "mcphealth: the JS hook is also registered in %s (%s): both would write the same cache without "
                  "sharing a lock; run `mcphealth install --disable-js-hook%s` to remove it\n",
-                 file.c_str(), plan.js_hook.front().c_str(), o.scope == "user" ? "" : (" --scope " + o.scope).c_str());
+                 file.c_str(), plan.js_hook.front().c_str(), o.scope == agent::InstallScope::user ? "" : (" --scope " + scope_word(o.scope)).c_str());
   }
   return k_exit_ok;
 }

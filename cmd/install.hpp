@@ -3,6 +3,8 @@
 // by hand, and take it out again.
 #include "common.hpp"
 
+#include <mcphealth/agent/agent.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -15,7 +17,7 @@ namespace mcphealth::cli {
 struct InstallOptions {
   /// `--agent`: whose settings file (agent/agents.cpp); nothing = Claude Code.
   std::optional<std::string> agent;
-  std::string scope = "user";
+  agent::InstallScope scope = agent::InstallScope::user;
   std::optional<std::string> cwd;
   std::vector<std::string> events;
   std::optional<std::string> binary;

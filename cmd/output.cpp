@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include "choices.hpp"
+
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
@@ -80,10 +82,9 @@ Cell health_cell(state::Health health) {
 }
 
 void add_format_options(CLI::App& sub, Format& format) {
-  const std::map<std::string, Format> names{
-      {"table", Format::table}, {"wide", Format::wide}, {"json", Format::json}, {"name", Format::name}};
   CLI::Option* output = sub.add_option("-o,--output", format, std::string("Output format: ") + k_format_help)
-                            ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+                            ->transform(one_of<Format>({{"table", Format::table}, {"wide", Format::wide},
+                                                        {"json", Format::json}, {"name", Format::name}}))
                             ->type_name("FORMAT");
   CLI::Option* json = sub.add_flag_callback("--json", [&format] { format = Format::json; }, "Same as -o json");
   CLI::Option* wide = sub.add_flag_callback("--wide", [&format] { format = Format::wide; }, "Same as -o wide");

@@ -1,5 +1,7 @@
 #include "probe.hpp"
 
+#include "choices.hpp"
+
 #include "output.hpp"
 
 #include <mcphealth/config/policy.hpp>
@@ -28,11 +30,17 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
                   "liveness (process up / HTTP status), handshake (MCP answer or needs-auth only), auto (default: "
                   "handshake; a silent live stdio server and a reachable HTTP endpoint count as up). Overrides the "
                   "policy file and MCPHEALTH_PROBE_DEPTH for every server")
-      ->check(CLI::IsMember({"liveness", "handshake", "auto"}));
+      ->transform(one_of<config::ProbeMode>({{"liveness", config::ProbeMode::liveness},
+                                             {"handshake", config::ProbeMode::handshake},
+                                             {"auto", config::ProbeMode::automatic}}))
+      ->type_name("DEPTH");
   sub->add_option("--protocol", o->protocol,
                   "modern (2026-07-28 server/discover), legacy (initialize), auto (default: modern, then legacy). "
                   "Overrides the policy file for every server")
-      ->check(CLI::IsMember({"modern", "legacy", "auto"}));
+      ->transform(one_of<config::ProtocolMode>({{"modern", config::ProtocolMode::modern},
+                                                {"legacy", config::ProtocolMode::legacy},
+                                                {"auto", config::ProtocolMode::automatic}}))
+      ->type_name("PROTOCOL");
   sub->add_option("--timeout-ms", o->timeout_ms,
                   "Per-server timeout in ms, for every server (default: the policy file's timeoutMs, else "
                   "$MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else Claude Code's start-up timeout: $MCP_TIMEOUT, else 30000)")
@@ -140,8 +148,8 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   util::ProcessEnvironment env;
   util::SystemClock clock;
   config::SettingsOverrides overrides = globals.overrides();
-  if (o.depth) overrides.probe = config::parse_probe_mode(*o.depth);
-  if (o.protocol) overrides.protocol = config::parse_protocol_mode(*o.protocol);
+  if (o.depth) overrides.probe = *o.depth;
+  if (o.protocol) overrides.protocol = *o.protocol;
   overrides.timeout_ms = o.timeout_ms;
   const config::Settings settings = config::resolve_settings(env, overrides);
   // -q is for cron, which mails whatever is printed: warnings only when asked for with -v.

@@ -15,8 +15,8 @@ namespace mcphealth::cli {
 struct ProbeCommandOptions {
   std::vector<std::string> servers;
   bool all = false;
-  std::optional<std::string> depth;
-  std::optional<std::string> protocol;
+  std::optional<config::ProbeMode> depth;
+  std::optional<config::ProtocolMode> protocol;
   std::optional<std::int64_t> timeout_ms;
   /// `--parallel N`; unset: probe::default_parallelism().
   std::optional<std::size_t> parallel;

@@ -31,7 +31,12 @@ start_fixture() {
 # free_port: a loopback port with nothing listening on it.
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
+# CLEANUP: commands the case registered (cleanup_add) to undo what is not a fixture process (a tmux session).
+CLEANUP=()
+cleanup_add() { CLEANUP+=("$1"); }
+
 cleanup_case() {
+  for c in "${CLEANUP[@]}"; do eval "$c" 2>/dev/null || true; done
   for p in "${FIXTURE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${FIXTURE_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   rm -rf "$T"

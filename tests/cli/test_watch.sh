@@ -144,9 +144,10 @@ case_sweeps_leak_no_file_descriptors() {
 }
 
 case_terminal_view_redraws_and_q_restores() {
-  command -v tmux >/dev/null || { echo "skip: no tmux"; return 0; }
+  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   local session="mcphealth-test-$$"
+  cleanup_add "tmux kill-session -t '$session'" # also when an assertion fails half-way
   tmux new-session -d -s "$session" -x 160 -y 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
   local i screen=""
   for i in $(seq 1 100); do
