@@ -4,17 +4,14 @@
 
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/ops/refresh.hpp>
+#include <mcphealth/proc/child.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/log.hpp>
 
 #include <csignal>
 #include <cstdio>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace mcphealth::cli {
 
@@ -62,34 +59,7 @@ bool start_detached_refresh(const GlobalOptions& globals, const std::string& fol
   if (globals.policy) args.insert(args.end(), {"--policy", *globals.policy});
   args.insert(args.end(), {"refresh", "--project", folder, "--"});
   args.insert(args.end(), servers.begin(), servers.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t files;
-  posix_spawnattr_t attr;
-  ::posix_spawn_file_actions_init(&files);
-  for (int fd : {0, 1, 2}) ::posix_spawn_file_actions_addopen(&files, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
-  ::posix_spawnattr_init(&attr);
-  // A session of its own: its own process group, no controlling terminal, untouched by a signal to ours.
-  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-#ifdef POSIX_SPAWN_SETSID
-  flags |= POSIX_SPAWN_SETSID;
-#else
-  flags |= POSIX_SPAWN_SETPGROUP;
-#endif
-  ::posix_spawnattr_setflags(&attr, flags);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE}) sigaddset(&defaults, sig);
-  ::posix_spawnattr_setsigmask(&attr, &none);
-  ::posix_spawnattr_setsigdefault(&attr, &defaults);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, self, &files, &attr, argv.data(), environ);
-  ::posix_spawn_file_actions_destroy(&files);
-  ::posix_spawnattr_destroy(&attr);
-  return rc == 0;
+  return proc::spawn_detached(self, args);
 }
 
 } // namespace mcphealth::cli

@@ -22,11 +22,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+
+extern char** environ;
 
 namespace mcphealth::proc {
 
@@ -394,6 +397,36 @@ CommandResult run_to_completion(const SpawnSpec& spec, std::int64_t timeout_ms, 
   result.status = CommandResult::Status::timed_out;
   child.terminate_group(500, clock);
   return result;
+}
+
+bool spawn_detached(const std::string& program, const std::vector<std::string>& args) {
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawnattr_t attr;
+  ::posix_spawn_file_actions_init(&files);
+  for (int fd : {0, 1, 2}) ::posix_spawn_file_actions_addopen(&files, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  ::posix_spawnattr_init(&attr);
+  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+#ifdef POSIX_SPAWN_SETSID
+  flags |= POSIX_SPAWN_SETSID;
+#else
+  flags |= POSIX_SPAWN_SETPGROUP;
+#endif
+  ::posix_spawnattr_setflags(&attr, flags);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE}) sigaddset(&defaults, sig);
+  ::posix_spawnattr_setsigmask(&attr, &none);
+  ::posix_spawnattr_setsigdefault(&attr, &defaults);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, program.c_str(), &files, &attr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&files);
+  ::posix_spawnattr_destroy(&attr);
+  return rc == 0;
 }
 
 } // namespace mcphealth::proc

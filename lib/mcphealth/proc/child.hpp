@@ -82,6 +82,11 @@ struct SpawnError {
 /// a program that spawns must ignore it (the front end does, once).
 util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec);
 
+/// Starts `program` with `argv` (argv[0] included) and this process's environment, detached: a session of its own
+/// (no controlling terminal, untouched by a signal to ours), stdin, stdout and stderr on /dev/null, the signals a
+/// caller may block or ignore reset. Nothing waits for it. True when it started.
+bool spawn_detached(const std::string& program, const std::vector<std::string>& argv);
+
 /// The result of running a command to completion.
 struct CommandResult {
   enum class Status { exited, timed_out, spawn_failed };
