@@ -6,9 +6,7 @@
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/ops/watch.hpp>
 #include <mcphealth/probe/prometheus.hpp>
-#include <mcphealth/proc/child.hpp>
 #include <mcphealth/proc/groups.hpp>
-#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -90,6 +88,39 @@ private:
   bool m_active = false;
 };
 
+/// What the front end does with a watch's findings: JSON lines on stdout (events mode), or the live view.
+class WatchView final : public ops::WatchSink {
+public:
+  WatchView(bool terminal, std::string title) : m_terminal(terminal), m_title(std::move(title)) {}
+
+  void transition(const ops::WatchEvent& ev) override {
+    if (!m_terminal) {
+      std::printf("%s\n", json::serialize(ops::event_json(ev)).c_str());
+      std::fflush(stdout);
+    }
+    m_recent.push_back(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from +
+                       " -> " + ev.to + ", by " + ev.by + ")" + (ev.reason.empty() ? "" : ": " + ev.reason));
+    if (m_recent.size() > 10) m_recent.pop_front();
+  }
+
+  void warning(const std::string& text) override { util::log::warn(text); }
+
+  void status(const ops::StatusReport& report) override {
+    if (!m_terminal) return;
+    std::string frame = "\033[H\033[2J" + m_title + "   q: quit\n\n";
+    frame += render_status_table(report, use_color(stdout), terminal_width());
+    frame += "\nTransitions\n";
+    for (const auto& r : m_recent) frame += "  " + r + "\n";
+    std::fputs(frame.c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+private:
+  bool m_terminal;
+  std::string m_title;
+  std::deque<std::string> m_recent; // the view's log pane
+};
+
 } // namespace
 
 int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
@@ -121,73 +152,23 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   if (notify >= 0) ::inotify_add_watch(notify, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE);
 #endif
 
-  std::optional<ops::Watcher> watcher;
-  if (o.probe) watcher.emplace(settings, inputs, env, clock, o.interval_s * 1000, o.once ? ops::Jitter::no : ops::Jitter::yes);
+  ops::WatchPlan plan;
+  plan.probe = o.probe;
+  plan.interval_ms = o.interval_s * 1000;
+  plan.jitter = o.once ? ops::Jitter::no : ops::Jitter::yes;
+  plan.exec = o.exec;
+  plan.exec_timeout_ms = o.exec_timeout_ms;
+  if (o.prometheus) plan.prometheus = *o.prometheus;
+  plan.report_status = terminal || o.once;
+  WatchView view(terminal, "mcphealth watch — " + settings.state_path.value.string() + (o.probe ? "  (probing)" : ""));
+  recover::ShellRunner runner(clock, env);
+  ops::WatchLoop loop(settings, inputs, env, clock, runner, plan, view);
   std::optional<RawTerminal> screen;
   if (terminal) screen.emplace();
-  std::deque<std::string> recent; // the terminal's log pane
-  state::StateStore store(settings.state_path.value, clock);
-  state::StateSnapshot before = store.read();
-  std::vector<ops::ConfiguredServer> configured;
-  util::EpochMs configured_at = 0;
-  int code = k_exit_ok;
 
-  std::int64_t sweeps = 0;
   while (!g_stop.load()) {
-    util::EpochMs next = clock.now_ms() + 1000; // the terminal's "ago / retry in" columns move every second
-    if (watcher) {
-      const ops::Sweep sweep = watcher->sweep(g_stop);
-      if (g_stop.load()) break;
-      if (sweep.not_recorded) util::log::warn("this sweep's verdicts were not recorded: " + *sweep.not_recorded);
-      next = std::min(next, sweep.next_at);
-      util::log::debug("sweep " + std::to_string(++sweeps) + " done; next in " +
-                       std::to_string(std::max<std::int64_t>(0, next - clock.now_ms())) + " ms");
-    }
-    const state::StateSnapshot after = store.read();
-    for (const ops::WatchEvent& ev : ops::transitions(before, after, clock.now_ms())) {
-      const std::string line = json::serialize(ops::event_json(ev));
-      if (!terminal) {
-        std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
-      }
-      recent.push_back(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from +
-                       " -> " + ev.to + ", by " + ev.by + ")" + (ev.reason.empty() ? "" : ": " + ev.reason));
-      if (recent.size() > 10) recent.pop_front();
-      if (o.exec) {
-        proc::CommandResult r = proc::run_to_completion({"/bin/sh", {"-c", *o.exec}, std::nullopt}, o.exec_timeout_ms, clock,
-                                                        64 * 1024, line + "\n");
-        if (!r.succeeded()) {
-          util::log::warn("--exec for " + ev.server + " " + ev.event + ": " +
-                          (r.status == proc::CommandResult::Status::timed_out ? "timed out" : r.error.empty() ? "exited with " + r.exit.describe() : r.error));
-        }
-      }
-    }
-    before = after;
-    if (o.prometheus && watcher) {
-      if (auto written = probe::write_textfile(*o.prometheus, probe::metrics_from_state(after.doc)); !written) {
-        util::log::warn("cannot write " + *o.prometheus + ": " + written.error().message);
-      }
-    }
-    if (terminal || o.once) {
-      if (clock.now_ms() - configured_at > o.interval_s * 1000) {
-        configured = ops::configured_everywhere(inputs, env, settings);
-        configured_at = clock.now_ms();
-      }
-      const ops::StatusReport report = ops::build_status(after, configured, settings, clock.now_ms());
-      code = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); })
-                 ? k_exit_unhealthy
-                 : k_exit_ok;
-      if (terminal) {
-        std::string frame = "\033[H\033[2J";
-        frame += "mcphealth watch — " + settings.state_path.value.string() + (o.probe ? "  (probing)" : "") + "   q: quit\n\n";
-        frame += render_status_table(report, use_color(stdout), terminal_width());
-        frame += "\nTransitions\n";
-        for (const auto& r : recent) frame += "  " + r + "\n";
-        std::fputs(frame.c_str(), stdout);
-        std::fflush(stdout);
-      }
-    }
-    if (o.once) break;
+    const util::EpochMs next = loop.turn(g_stop);
+    if (o.once || g_stop.load()) break;
 
     // Sleep until the next due probe or redraw, a change of the state file, a key, or a signal.
     pollfd fds[3] = {{g_wake[0], POLLIN, 0}, {notify, POLLIN, 0}, {terminal ? STDIN_FILENO : -1, POLLIN, 0}};
@@ -206,7 +187,8 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     }
   }
   if (notify >= 0) ::close(notify);
-  return o.once ? code : k_exit_ok;
+  if (!o.once) return k_exit_ok;
+  return loop.something_down() ? k_exit_unhealthy : k_exit_ok;
 }
 
 } // namespace mcphealth::cli

@@ -73,9 +73,13 @@ public:
   std::vector<std::string> commands;
   std::vector<std::string> servers;
   proc::CommandResult result = ok();
-  proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t) override {
+  /// What each shell command was given on stdin.
+  std::vector<std::string> inputs;
+  proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t,
+                                std::string_view input = {}) override {
     commands.push_back(command);
     servers.emplace_back(server);
+    inputs.emplace_back(input);
     return result;
   }
   /// Records an argv as its words joined by `|`.

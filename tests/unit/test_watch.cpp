@@ -1,6 +1,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/ops/watch.hpp>
+#include <mcphealth/state/verdicts.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -54,4 +55,63 @@ TEST_CASE("the schedule: first probe just after first sight, retries at their ti
   CHECK(refresh > 121'000 - 12'000 - 2'001);
   CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::no) == 121'000);
   CHECK(ops::next_probe_at(&up, "a", 2000, 0, s) != ops::next_probe_at(&up, "b", 2000, 0, s)); // spread apart
+}
+
+namespace {
+/// Keeps what a watch loop hands its sink.
+struct RecordingSink final : ops::WatchSink {
+  std::vector<ops::WatchEvent> events;
+  std::vector<std::string> warnings;
+  int reports = 0;
+  void transition(const ops::WatchEvent& e) override { events.push_back(e); }
+  void warning(const std::string& text) override { warnings.push_back(text); }
+  void status(const ops::StatusReport&) override { ++reports; }
+};
+} // namespace
+
+TEST_CASE("a watch turn hands each transition to the sink and to --exec through the command runner", "[watch]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  util::MapEnvironment env{{"HOME", dir.path().string()}};
+  config::SettingsOverrides flags;
+  flags.state_path = dir.path() / "state.json";
+  const config::Settings settings = config::resolve_settings(env, flags);
+  config::DiscoveryInputs inputs = config::discovery_inputs(env, {}, dir.path().string());
+  testing::FakeRunner runner;
+  RecordingSink sink;
+  ops::WatchPlan plan;
+  plan.exec = "notify-send";
+  plan.report_status = true;
+  ops::WatchLoop loop(settings, inputs, env, clock, runner, plan, sink);
+  loop.turn(std::atomic<bool>{false});
+  CHECK(sink.events.empty());
+  CHECK(sink.reports == 1);
+  CHECK_FALSE(loop.something_down());
+  state::StateStore store(*flags.state_path, clock);
+  REQUIRE(store.update([&](json::object& doc) {
+    state::record_unbound(doc, "svc", state::Writer::hook, [&](json::object& e) {
+      state::mark_unhealthy(e, {clock.now_ms(), "boom", state::FailureCode::transport(), std::nullopt, 30'000, 600'000});
+    });
+    return true;
+  }));
+  loop.turn(std::atomic<bool>{false});
+  REQUIRE(sink.events.size() == 1);
+  CHECK(sink.events[0].event == "down");
+  CHECK(runner.commands == std::vector<std::string>{"notify-send"});
+  CHECK(runner.servers == std::vector<std::string>{"svc"});
+  CHECK(runner.inputs.at(0).find("\"event\":\"down\"") != std::string::npos);
+  CHECK(loop.something_down());
+  runner.result = testing::FakeRunner::failing("no display");
+  loop.turn(std::atomic<bool>{false});
+  CHECK(runner.commands.size() == 1); // nothing changed: nothing ran
+  clock.advance(1000);
+  REQUIRE(store.update([&](json::object& doc) {
+    state::record_unbound(doc, "svc", state::Writer::tool_success, [&](json::object& e) {
+      state::mark_healthy(e, {clock.now_ms(), 120'000, std::nullopt, state::RestoredBy::tool_success, std::nullopt});
+    });
+    return true;
+  }));
+  loop.turn(std::atomic<bool>{false});
+  REQUIRE(sink.warnings.size() == 1);
+  CHECK(sink.warnings[0] == "--exec for svc recovered: exited with 1");
 }

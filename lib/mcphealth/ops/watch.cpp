@@ -2,6 +2,7 @@
 #include <mcphealth/config/policy.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/probe/prometheus.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -230,6 +231,56 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   }
   out.next_at = std::max(next, now);
   return out;
+}
+
+WatchLoop::WatchLoop(const config::Settings& settings, const config::DiscoveryInputs& inputs, const util::Environment& env,
+                     util::Clock& clock, recover::CommandRunner& runner, WatchPlan plan, WatchSink& sink)
+    : m_settings(settings), m_inputs(inputs), m_env(env), m_clock(clock), m_runner(runner), m_plan(std::move(plan)),
+      m_sink(sink), m_store(settings.state_path.value, clock), m_before(m_store.read()) {
+  if (m_plan.probe) m_watcher.emplace(settings, inputs, env, clock, m_plan.interval_ms, m_plan.jitter);
+}
+
+WatchLoop::~WatchLoop() = default;
+
+util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
+  util::EpochMs next = m_clock.now_ms() + 1000; // a view's "ago / retry in" columns move every second
+  if (m_watcher) {
+    const Sweep sweep = m_watcher->sweep(stop);
+    if (stop.load()) return next;
+    if (sweep.not_recorded) m_sink.warning("this sweep's verdicts were not recorded: " + *sweep.not_recorded);
+    next = std::min(next, sweep.next_at);
+  }
+  const state::StateSnapshot after = m_store.read();
+  for (const WatchEvent& ev : transitions(m_before, after, m_clock.now_ms())) {
+    m_sink.transition(ev);
+    if (!m_plan.exec) continue;
+    const proc::CommandResult r =
+        m_runner.run_shell(*m_plan.exec, ev.server, m_plan.exec_timeout_ms, json::serialize(event_json(ev)) + "\n");
+    if (!r.succeeded()) {
+      m_sink.warning("--exec for " + ev.server + " " + ev.event + ": " +
+                     (r.status == proc::CommandResult::Status::timed_out ? std::string("timed out")
+                      : r.error.empty()                                 ? "exited with " + r.exit.describe()
+                                                                        : r.error));
+    }
+  }
+  m_before = after;
+  if (m_plan.prometheus && m_watcher) {
+    if (auto written = probe::write_textfile(*m_plan.prometheus, probe::metrics_from_state(after.doc)); !written) {
+      m_sink.warning("cannot write " + m_plan.prometheus->string() + ": " + written.error().message);
+    }
+  }
+  if (m_plan.report_status) {
+    const util::EpochMs now = m_clock.now_ms();
+    if (!m_configured_once || now - m_configured_at > m_plan.interval_ms) {
+      m_configured = configured_everywhere(m_inputs, m_env, m_settings);
+      m_configured_at = now;
+      m_configured_once = true;
+    }
+    const StatusReport report = build_status(after, m_configured, m_settings, now);
+    m_down = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
+    m_sink.status(report);
+  }
+  return next;
 }
 
 } // namespace mcphealth::ops

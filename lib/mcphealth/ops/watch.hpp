@@ -6,6 +6,7 @@
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/ops/status.hpp>
 #include <mcphealth/probe/batch.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/state/store.hpp>
@@ -91,6 +92,66 @@ private:
   std::vector<const config::Candidate*> m_candidates;
   /// When each definition (by fingerprint) was first seen: the anchor of its first probe's jitter.
   std::map<std::string, util::EpochMs> m_seen_at;
+};
+
+/// Where a watch's findings go: the front end prints events, draws the view, or both.
+class WatchSink {
+public:
+  virtual ~WatchSink() = default;
+  /// Each transition, as it is seen.
+  virtual void transition(const WatchEvent& event) = 0;
+  /// A problem worth a line on stderr (a sweep not recorded, an --exec that failed, metrics not written).
+  virtual void warning(const std::string& text) = 0;
+  /// The state as it stands after a turn, for a view (only when WatchOptions::report_status).
+  virtual void status(const StatusReport& report) = 0;
+};
+
+/// What a watch does each turn.
+struct WatchPlan {
+  /// Probe what is due (the background prober), re-reading the configs every `interval_ms`.
+  bool probe = false;
+  std::int64_t interval_ms = 60'000;
+  Jitter jitter = Jitter::yes;
+  /// Run this with `/bin/sh -c` for each transition, the event's JSON line on its stdin, `MCPHEALTH_SERVER` set.
+  std::optional<std::string> exec;
+  std::int64_t exec_timeout_ms = 5000;
+  /// Rewrite node_exporter textfile metrics here after each turn.
+  std::optional<std::filesystem::path> prometheus;
+  /// Build the status report (for a view, or --once's exit code), re-reading the configs every `interval_ms`.
+  bool report_status = false;
+};
+
+/// The watch loop's turn, without the waiting: probe what is due, read the state file, hand each transition to the
+/// sink (and to --exec, through the command runner), write metrics, report the state. The front end waits between
+/// turns (for a change of the file, a key, a signal) and draws.
+class WatchLoop {
+public:
+  WatchLoop(const config::Settings& settings, const config::DiscoveryInputs& inputs, const util::Environment& env,
+            util::Clock& clock, recover::CommandRunner& runner, WatchPlan plan, WatchSink& sink);
+  ~WatchLoop();
+  WatchLoop(const WatchLoop&) = delete;
+  WatchLoop& operator=(const WatchLoop&) = delete;
+
+  /// One turn; `stop` cuts probes short (their results are not recorded). Returns when the next is due.
+  util::EpochMs turn(const std::atomic<bool>& stop);
+  /// Whether the last status report had a server down (--once's exit code).
+  bool something_down() const { return m_down; }
+
+private:
+  const config::Settings& m_settings;
+  const config::DiscoveryInputs& m_inputs;
+  const util::Environment& m_env;
+  util::Clock& m_clock;
+  recover::CommandRunner& m_runner;
+  WatchPlan m_plan;
+  WatchSink& m_sink;
+  std::optional<Watcher> m_watcher;
+  state::StateStore m_store;
+  state::StateSnapshot m_before;
+  std::vector<ConfiguredServer> m_configured;
+  util::EpochMs m_configured_at = 0;
+  bool m_configured_once = false;
+  bool m_down = false;
 };
 
 } // namespace mcphealth::ops

@@ -95,8 +95,9 @@ std::vector<std::string> ShellRunner::environment_for(std::string_view server) c
   return environment;
 }
 
-proc::CommandResult ShellRunner::run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) {
-  return proc::run_to_completion({"/bin/sh", {"-c", command}, environment_for(server)}, timeout_ms, m_clock);
+proc::CommandResult ShellRunner::run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms,
+                                           std::string_view input) {
+  return proc::run_to_completion({"/bin/sh", {"-c", command}, environment_for(server)}, timeout_ms, m_clock, 64 * 1024, input);
 }
 
 proc::CommandResult ShellRunner::run_argv(const std::vector<std::string>& argv, std::string_view server,

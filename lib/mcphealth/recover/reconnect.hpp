@@ -46,8 +46,9 @@ class CommandRunner {
 public:
   virtual ~CommandRunner() = default;
   /// Runs `command` with `/bin/sh -c` in its own process group, with `MCPHEALTH_SERVER=server` added to the
-  /// environment, killing the group after `timeout_ms`.
-  virtual proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) = 0;
+  /// environment and `input` on its stdin, killing the group after `timeout_ms`.
+  virtual proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms,
+                                        std::string_view input = {}) = 0;
   /// Runs `argv` (the program looked up on PATH) without a shell, otherwise as run_shell does.
   virtual proc::CommandResult run_argv(const std::vector<std::string>& argv, std::string_view server,
                                        std::int64_t timeout_ms) = 0;
@@ -57,7 +58,8 @@ public:
 class ShellRunner final : public CommandRunner {
 public:
   ShellRunner(util::Clock& clock, const util::Environment& env) : m_clock(clock), m_env(env) {}
-  proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms) override;
+  proc::CommandResult run_shell(const std::string& command, std::string_view server, std::int64_t timeout_ms,
+                                std::string_view input = {}) override;
   proc::CommandResult run_argv(const std::vector<std::string>& argv, std::string_view server,
                                std::int64_t timeout_ms) override;
 
