@@ -101,35 +101,13 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings);
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
-  if (!o.servers.empty()) {
-    std::vector<ops::StatusRow> chosen;
-    for (const auto& name : o.servers) {
-      auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.name == name; });
-      if (it == report.rows.end()) {
-        std::vector<std::string> known;
-        for (const auto& r : report.rows) known.push_back(r.name);
-        util::log::error("unknown server '" + name + "'; known: " + join_names(known));
-        return k_exit_usage;
-      }
-      chosen.push_back(*it);
-    }
-    report.rows = chosen;
-  }
-  if (o.unhealthy) {
-    report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const auto& r) { return !r.down(); }),
-                      report.rows.end());
+  if (auto chosen = ops::select_rows(report, {o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all});
+      !chosen) {
+    util::log::error(chosen.error().message);
+    return k_exit_usage;
   }
   std::vector<std::string> warnings = ops::state_warnings(settings.state_path.value, snapshot, settings);
-  if (!o.servers.empty()) {
-    // Per-server warnings only for the servers asked about.
-    for (const auto& w : report.warnings) {
-      for (const auto& row : report.rows) {
-        if (w.rfind(row.name + " ", 0) == 0) warnings.push_back(w);
-      }
-    }
-  } else {
-    warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
-  }
+  warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
   const bool any_unhealthy =
       std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
   const int code = any_unhealthy ? k_exit_unhealthy : k_exit_ok;

@@ -231,4 +231,33 @@ std::string status_line(const StatusReport& report) {
   return line;
 }
 
+util::Result<void> select_rows(StatusReport& report, const RowSelection& selection) {
+  if (!selection.servers.empty()) {
+    std::vector<StatusRow> chosen;
+    for (const auto& name : selection.servers) {
+      auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.name == name; });
+      if (it == report.rows.end()) {
+        std::string known;
+        for (const auto& r : report.rows) known += (known.empty() ? "" : ", ") + r.name;
+        return util::fail("unknown server '" + name + "'; known: " + (known.empty() ? "none" : known));
+      }
+      chosen.push_back(*it);
+    }
+    report.rows = std::move(chosen);
+    // Per-server warnings only for the servers asked about.
+    std::vector<std::string> kept;
+    for (const auto& w : report.warnings) {
+      if (std::any_of(report.rows.begin(), report.rows.end(), [&](const auto& row) { return w.rfind(row.name + " ", 0) == 0; })) {
+        kept.push_back(w);
+      }
+    }
+    report.warnings = std::move(kept);
+  }
+  if (selection.only == RowSelection::Only::down) {
+    report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const auto& r) { return !r.down(); }),
+                      report.rows.end());
+  }
+  return {};
+}
+
 } // namespace mcphealth::ops

@@ -68,6 +68,16 @@ struct StatusReport {
   std::vector<std::string> warnings;
 };
 
+/// Which rows a listing shows: the servers named (in the order named), and only the down ones.
+struct RowSelection {
+  std::vector<std::string> servers;
+  enum class Only { all, down } only = Only::all;
+};
+
+/// Keeps the rows `selection` asks for, and of the per-server warnings those of the servers kept. A name no row has
+/// is an error naming it and the names there are.
+util::Result<void> select_rows(StatusReport& report, const RowSelection& selection);
+
 /// Every definition Claude Code would start in `base`'s folder or any folder it knows (each once).
 std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
                                                     const config::Settings& settings);
