@@ -414,8 +414,9 @@ std::string unified_diff(const std::string& before, const std::string& after, co
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
     if (i < a.size() && j < b.size() && a[i] == b[j]) ops.push_back({' ', i++, j++});
-    else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) ops.push_back({'+', i, j++});
-    else ops.push_back({'-', i++, j});
+    // On a tie the removal comes first, as diff and git print a changed line: `-old` then `+new`.
+    else if (i < a.size() && (j == b.size() || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push_back({'-', i++, j});
+    else ops.push_back({'+', i, j++});
   }
   std::string out = "--- " + name + "\n+++ " + name + " (after)\n";
   constexpr std::size_t k_context = 3;

@@ -1,0 +1,81 @@
+// The one recovery policy on fakes: probe, reconnect when down (never after a 429), re-probe.
+#include "fakes.hpp"
+
+#include <mcphealth/recover/recover.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+using testing::FakeProber;
+using testing::FakeRunner;
+
+namespace {
+
+struct Case {
+  FakeProber prober;
+  FakeRunner runner;
+  util::MapEnvironment env{{"ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}"}};
+  config::ResolvedServer server;
+  recover::RecoveryRequest request() {
+    recover::RecoveryRequest r;
+    r.name = "svc";
+    r.server = &server;
+    r.reconnect_timeout_ms = 1000;
+    return r;
+  }
+};
+
+} // namespace
+
+TEST_CASE("a healthy server is probed once and nothing runs", "[recover]") {
+  Case c;
+  c.prober.results = {FakeProber::healthy()};
+  const recover::Recovery r = recover::check_and_recover(c.request(), c.prober, c.runner, c.env);
+  CHECK(r.result.ok);
+  CHECK(c.prober.calls == 1);
+  CHECK(c.runner.commands.empty());
+  CHECK(r.reconnect.attempt == recover::Attempt::none);
+}
+
+TEST_CASE("a server found down gets the reconnect command and a re-probe that can restore it", "[recover]") {
+  Case c;
+  c.prober.results = {FakeProber::down("boom"), FakeProber::healthy()};
+  const recover::Recovery r = recover::check_and_recover(c.request(), c.prober, c.runner, c.env);
+  CHECK(r.result.ok);
+  CHECK(r.restored_by == state::RestoredBy::reconnect_command);
+  CHECK(c.runner.commands.size() == 1);
+  CHECK(c.runner.servers == std::vector<std::string>{"svc"});
+  CHECK(c.prober.calls == 2);
+}
+
+TEST_CASE("after a 429 no reconnect runs", "[recover]") {
+  Case c;
+  c.prober.results = {FakeProber::down("slow down", state::FailureCode::http(429))};
+  const recover::Recovery r = recover::check_and_recover(c.request(), c.prober, c.runner, c.env);
+  CHECK_FALSE(r.result.ok);
+  CHECK(r.reconnect.attempt == recover::Attempt::rate_limited);
+  CHECK(c.runner.commands.empty());
+}
+
+TEST_CASE("a failed reconnect keeps the server down and says why", "[recover]") {
+  Case c;
+  c.prober.results = {FakeProber::down("boom")};
+  c.runner.result = FakeRunner::failing("pm2: no such process");
+  const recover::Recovery r = recover::check_and_recover(c.request(), c.prober, c.runner, c.env);
+  CHECK_FALSE(r.result.ok);
+  CHECK(r.reconnect.attempt == recover::Attempt::failed);
+  CHECK(recover::describe(r.reconnect).find("pm2: no such process") != std::string::npos);
+  CHECK(c.prober.calls == 1);
+}
+
+TEST_CASE("without a command nothing runs, and the policy's command wins over the environment's", "[recover]") {
+  Case c;
+  c.env = util::MapEnvironment{};
+  c.prober.results = {FakeProber::down("boom")};
+  CHECK(recover::check_and_recover(c.request(), c.prober, c.runner, c.env).reconnect.attempt == recover::Attempt::no_command);
+  config::Settings s = config::resolve_settings(util::MapEnvironment{{"HOME", "/h"}}, {});
+  const util::MapEnvironment env{{"ECC_MCP_RECONNECT_COMMAND", "from-env"}};
+  CHECK(recover::reconnect_command_for(s, "svc", env)->command == "from-env");
+  s.reconnect.value = config::ReconnectSpec{{}, "from-policy"};
+  CHECK(recover::reconnect_command_for(s, "svc", env)->command == "from-policy");
+}
