@@ -4,7 +4,7 @@
 #include "refresh.hpp"
 
 #include <mcphealth/agent/agent.hpp>
-#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/gate/engine.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -80,7 +80,7 @@ int hook_usage_error(const std::string& message, bool passthrough) {
 
 int run_hook(const HookOptions& options, const GlobalOptions& globals) {
   const bool passthrough = options.output == agent::AnswerMode::passthrough;
-  hook::HookRequest request;
+  gate::HookRequest request;
   try {
     util::ProcessEnvironment env;
     std::vector<config::SettingWarning> limit_warnings;
@@ -98,7 +98,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     util::SystemClock clock;
     probe::LiveProber prober(clock);
     recover::ShellRunner runner(clock, env);
-    hook::HookDeps deps{clock, env, prober, runner, log_line, warnings,
+    gate::HookDeps deps{clock, env, prober, runner, log_line, warnings,
                         [&globals](const std::string& folder, const std::vector<std::string>& servers) {
                           if (!start_detached_refresh(globals, folder, servers)) {
                             log_line("could not start a background refresh; the next call probes inline");
@@ -126,7 +126,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
         else write_all(STDERR_FILENO, line);
       };
     }
-    const hook::HookOutcome outcome = hook::run_hook_engine(request, deps);
+    const hook::HookOutcome outcome = gate::run_hook_engine(request, deps);
 
     const bool blocked = outcome.decision == hook::HookOutcome::Decision::block;
     if (!blocked) write_all(STDERR_FILENO, held_trace);

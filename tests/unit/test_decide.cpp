@@ -1,10 +1,10 @@
 // The cache decision alone: entries built with the state's own marks, a clock reading, and the rules as values.
-#include <mcphealth/hook/decide.hpp>
+#include <mcphealth/gate/decide.hpp>
 
 #include <catch2/catch.hpp>
 
 using namespace mcphealth;
-using hook::CacheVerdict;
+using gate::CacheVerdict;
 namespace json = boost::json;
 
 namespace {
@@ -24,35 +24,35 @@ json::object down_at(util::EpochMs when, const std::string& error, std::optional
   return e;
 }
 
-hook::CacheRules rules(std::int64_t retry_bound = 3'600'000, hook::Refresh refresh = hook::Refresh::background) {
+gate::CacheRules rules(std::int64_t retry_bound = 3'600'000, gate::Refresh refresh = gate::Refresh::background) {
   return {retry_bound, 120'000, refresh};
 }
 
 } // namespace
 
 TEST_CASE("nothing cached decides nothing", "[decide]") {
-  CHECK(hook::decide_from_cache(nullptr, k_t0, rules()).verdict == CacheVerdict::no_entry);
+  CHECK(gate::decide_from_cache(nullptr, k_t0, rules()).verdict == CacheVerdict::no_entry);
 }
 
 TEST_CASE("a fresh healthy mark allows", "[decide]") {
   const json::object e = healthy_at(k_t0, 120'000);
-  CHECK(hook::decide_from_cache(&e, k_t0 + 119'000, rules(0)).verdict == CacheVerdict::allow);
+  CHECK(gate::decide_from_cache(&e, k_t0 + 119'000, rules(0)).verdict == CacheVerdict::allow);
 }
 
 TEST_CASE("an unhealthy mark blocks until its retry and then asks for a probe", "[decide]") {
   const json::object e = down_at(k_t0, "connect ECONNREFUSED");
-  const hook::CacheDecision d = hook::decide_from_cache(&e, k_t0 + 29'000, rules());
+  const gate::CacheDecision d = gate::decide_from_cache(&e, k_t0 + 29'000, rules());
   CHECK(d.verdict == CacheVerdict::block_down);
   CHECK(d.outlook.retry_at == std::optional<util::EpochMs>(k_t0 + 30'000));
   CHECK_FALSE(d.retry_capped);
-  CHECK(hook::decide_from_cache(&e, k_t0 + 30'000, rules()).verdict == CacheVerdict::probe);
+  CHECK(gate::decide_from_cache(&e, k_t0 + 30'000, rules()).verdict == CacheVerdict::probe);
 }
 
 TEST_CASE("a server that cannot start is blocked as misconfigured with the variable it lacks", "[decide]") {
   state::ProbeDetails probe;
   probe.kind = "misconfigured";
   const json::object e = down_at(k_t0, "misconfigured: ${API_KEY} is not set", probe);
-  const hook::CacheDecision d = hook::decide_from_cache(&e, k_t0 + 1'000, rules());
+  const gate::CacheDecision d = gate::decide_from_cache(&e, k_t0 + 1'000, rules());
   CHECK(d.verdict == CacheVerdict::block_misconfigured);
   CHECK(d.missing_variable == "API_KEY");
 }
@@ -60,7 +60,7 @@ TEST_CASE("a server that cannot start is blocked as misconfigured with the varia
 TEST_CASE("a nextRetryAt further out than the bound is honoured only until the bound", "[decide]") {
   json::object e = down_at(k_t0, "boom");
   e["nextRetryAt"] = k_t0 + 10 * 3'600'000;
-  const hook::CacheDecision d = hook::decide_from_cache(&e, k_t0 + 1'000, rules(3'600'000));
+  const gate::CacheDecision d = gate::decide_from_cache(&e, k_t0 + 1'000, rules(3'600'000));
   CHECK(d.verdict == CacheVerdict::block_down);
   CHECK(d.retry_capped);
   CHECK(d.outlook.retry_at == std::optional<util::EpochMs>(k_t0 + 3'600'000));
@@ -68,12 +68,12 @@ TEST_CASE("a nextRetryAt further out than the bound is honoured only until the b
 
 TEST_CASE("a mark expired by less than its TTL is refreshed in the background unless refresh is inline", "[decide]") {
   const json::object e = healthy_at(k_t0, 120'000);
-  CHECK(hook::decide_from_cache(&e, k_t0 + 130'000, rules(0)).verdict == CacheVerdict::allow_and_refresh);
-  CHECK(hook::decide_from_cache(&e, k_t0 + 130'000, rules(0, hook::Refresh::inline_probe)).verdict == CacheVerdict::probe);
-  CHECK(hook::decide_from_cache(&e, k_t0 + 250'000, rules(0)).verdict == CacheVerdict::probe);
+  CHECK(gate::decide_from_cache(&e, k_t0 + 130'000, rules(0)).verdict == CacheVerdict::allow_and_refresh);
+  CHECK(gate::decide_from_cache(&e, k_t0 + 130'000, rules(0, gate::Refresh::inline_probe)).verdict == CacheVerdict::probe);
+  CHECK(gate::decide_from_cache(&e, k_t0 + 250'000, rules(0)).verdict == CacheVerdict::probe);
 }
 
 TEST_CASE("a mark from a clock far ahead decides nothing", "[decide]") {
   const json::object e = healthy_at(k_t0 + 3'600'000, 120'000);
-  CHECK(hook::decide_from_cache(&e, k_t0, rules(0)).verdict == CacheVerdict::probe);
+  CHECK(gate::decide_from_cache(&e, k_t0, rules(0)).verdict == CacheVerdict::probe);
 }

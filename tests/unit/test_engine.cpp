@@ -1,6 +1,6 @@
 #include "fakes.hpp"
 
-#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/gate/engine.hpp>
 #include <mcphealth/hook/messages.hpp>
 #include <mcphealth/state/store.hpp>
 
@@ -36,18 +36,18 @@ struct Harness {
   }
 
   hook::HookOutcome run(const std::string& event, const std::string& server = "svc", json::object extra = {}) {
-    hook::HookRequest req;
+    gate::HookRequest req;
     req.input.payload = std::move(extra);
     req.input.payload["hook_event_name"] = event;
     req.input.payload["tool_name"] = "mcp__" + server + "__act";
     req.input.payload["cwd"] = dir.path().string();
     req.overrides.state_path = state_path();
     if (explicit_config) req.overrides.config_paths = {dir.path() / "mcp.json"};
-    hook::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
+    gate::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
                         [this](const std::string&, const std::vector<std::string>& s) { refreshes.push_back(s); },
                         trace};
     deps.files = files;
-    return hook::run_hook_engine(req, deps);
+    return gate::run_hook_engine(req, deps);
   }
 
   /// The `-v` trace of the next runs; a test uses it to act at a known step of the decision.

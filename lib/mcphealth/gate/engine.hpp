@@ -1,5 +1,5 @@
 #pragma once
-// The hook's decisions: gate a call before it runs (PreToolUse), record a failed one (PostToolUseFailure), and take
+// The gate: the hook's decisions, for any agent: gate a call before it runs (PreToolUse), record a failed one (PostToolUseFailure), and take
 // a successful one as proof of health (PostToolUse). Everything outside (clock, environment, probes, commands) comes
 // in through seams; the front end only reads stdin and renders the outcome.
 #include <mcphealth/agent/agent.hpp>
@@ -18,7 +18,16 @@
 #include <string_view>
 #include <vector>
 
-namespace mcphealth::hook {
+namespace mcphealth::gate {
+
+// The hook's vocabulary, which the engine decides in.
+using hook::CallTarget;
+using hook::Event;
+using hook::HookCall;
+using hook::HookInput;
+using hook::HookOutcome;
+using hook::k_log_prefix;
+using hook::k_max_model_text_bytes;
 
 /// The outside world as the engine sees it.
 struct HookDeps {
@@ -64,4 +73,4 @@ HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps);
 /// `hook_event_name`, else `CLAUDE_HOOK_EVENT_NAME`, else `PreToolUse`.
 std::string resolve_event_name(const HookRequest& request, const util::Environment& env);
 
-} // namespace mcphealth::hook
+} // namespace mcphealth::gate

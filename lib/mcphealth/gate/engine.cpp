@@ -1,4 +1,4 @@
-#include <mcphealth/hook/engine.hpp>
+#include <mcphealth/gate/engine.hpp>
 
 #include <mcphealth/hook/messages.hpp>
 
@@ -9,7 +9,7 @@
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
-#include <mcphealth/hook/decide.hpp>
+#include <mcphealth/gate/decide.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -22,7 +22,13 @@
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/text.hpp>
 
-namespace mcphealth::hook {
+namespace mcphealth::gate {
+
+namespace messages = hook::messages;
+using hook::classify_failure;
+using hook::failure_says_name;
+using hook::FailureReading;
+using hook::read_failure;
 
 namespace json = boost::json;
 
@@ -686,7 +692,7 @@ private:
     if (entry != nullptr && rules.refresh == Refresh::background && !ServerEntry::from_json(*entry).ttl_ms()) {
       rules.default_ttl_ms = settings().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
     }
-    const CacheDecision d = hook::decide_from_cache(entry, now, rules);
+    const CacheDecision d = gate::decide_from_cache(entry, now, rules);
     const ServerEntry& e = d.entry;
     const state::Outlook& st = d.outlook;
     trace([&] {
@@ -928,4 +934,4 @@ HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps) {
   return out;
 }
 
-} // namespace mcphealth::hook
+} // namespace mcphealth::gate

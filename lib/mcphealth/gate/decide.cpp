@@ -1,9 +1,9 @@
-#include <mcphealth/hook/decide.hpp>
+#include <mcphealth/gate/decide.hpp>
 
 #include <mcphealth/state/health.hpp>
 #include <mcphealth/util/text.hpp>
 
-namespace mcphealth::hook {
+namespace mcphealth::gate {
 
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
   CacheDecision d;
@@ -35,4 +35,4 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   return d;
 }
 
-} // namespace mcphealth::hook
+} // namespace mcphealth::gate

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace mcphealth::hook {
+namespace mcphealth::gate {
 
 /// Whether a stale healthy mark may be refreshed off the agent's path (a detached refresh) or must be probed now.
 enum class Refresh { inline_probe, background };
@@ -48,4 +48,4 @@ struct CacheDecision {
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);
 
-} // namespace mcphealth::hook
+} // namespace mcphealth::gate
