@@ -38,7 +38,7 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{86'400}));
   sub->add_flag("--events", o->events,
                 "One JSON object per line for every transition (the default when stdout is not a terminal)");
-  sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every transition, the event's JSON on its stdin")
+  sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every transition, the event's JSON on its stdin, MCPHEALTH_SERVER set")
       ->type_name("CMD");
   sub->add_option("--exec-timeout-ms", o->exec_timeout_ms, "End --exec's process group after MS (default 5000)")
       ->type_name("MS")
