@@ -53,8 +53,9 @@ void register_hook(CLI::App& app, CommandLine& command_line) {
                                              {"exit-code", agent::AnswerMode::exit_code},
                                              {"passthrough", agent::AnswerMode::passthrough}}));
   sub->add_option("--event", options->event,
-                  "Event to handle (Claude Code: PreToolUse, PostToolUseFailure, PostToolUse, SessionStart; Gemini CLI: "
-                  "BeforeTool, AfterTool, SessionStart); default: the payload's hook_event_name")
+                  "Event to handle (Claude Code and Copilot CLI: PreToolUse, PostToolUseFailure, PostToolUse, "
+                  "SessionStart, and Copilot's camelCase spellings; Gemini CLI: BeforeTool, AfterTool, SessionStart); "
+                  "default: the payload's hook_event_name")
       ->type_name("EVENT");
   std::vector<std::string> ids;
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
@@ -92,7 +93,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
                                      marked && util::is_truthy(marked->value) ? hook::CutByCaller::yes : hook::CutByCaller::no);
     request.event_flag = options.event;
     request.agent = options.agent ? agent::find_agent(*options.agent)
-                                  : agent::detect_agent(request.input.payload, request.input.raw);
+                                  : agent::detect_agent(request.input.payload, request.input.raw, env);
     request.overrides = globals.overrides();
 
     util::SystemClock clock;

@@ -27,8 +27,9 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
       ->check(one_of_words(ids));
   sub->add_option("--scope", o->scope,
                   "Which settings file: user (Claude Code: ~/.claude/settings.json, default; Gemini CLI: "
-                  "~/.gemini/settings.json), project (.claude/settings.json or .gemini/settings.json, shared with the "
-                  "repository) or local (.claude/settings.local.json, yours only; Claude Code only)")
+                  "~/.gemini/settings.json; Copilot CLI: ~/.copilot/settings.json, its only one), project "
+                  "(.claude/settings.json or .gemini/settings.json, shared with the repository) or local "
+                  "(.claude/settings.local.json, yours only; Claude Code only)")
       ->transform(one_of<agent::InstallScope>({{"user", agent::InstallScope::user},
                                                {"project", agent::InstallScope::project},
                                                {"local", agent::InstallScope::local}}))

@@ -244,3 +244,61 @@ for line in open(sys.argv[1]):
         break
 PYEOF
 }
+
+# Copilot CLI (from npm, pinned by scripts/test), driven offline by the same fake model (chat completions).
+
+# need_copilot: the case needs the real Copilot CLI (MCPHEALTH_COPILOT names it).
+need_copilot() {
+  COPILOT_BIN=${MCPHEALTH_COPILOT:-}
+  [ -n "$COPILOT_BIN" ] && [ -x "$COPILOT_BIN" ] || skip "needs the real copilot (MCPHEALTH_COPILOT; scripts/test installs it)"
+}
+
+# copilot_svc_stdio: the user's ~/.copilot/mcp-config.json defines `svc` as the session server.
+copilot_svc_stdio() {
+  write_config "$HOME/.copilot/mcp-config.json" "{\"mcpServers\":{\"svc\":{\"type\":\"local\",\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"],\"tools\":[\"*\"]}}}"
+}
+
+# copilot_call TEXT: one call of the session server's echo tool, as Copilot CLI names it.
+copilot_call() { printf '{"name":"svc-echo","input":{"text":"%s"}}' "$1"; }
+
+# copilot_session: one `copilot -p` session in $PROJ against the fake model; sets OUT, ERR, RC.
+copilot_session() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1" \
+    COPILOT_MODEL=gpt-4.1 COPILOT_PROVIDER_API_KEY=x COPILOT_AUTO_UPDATE=false \
+    timeout 120 "$COPILOT_BIN" -p "Use the echo tool." --allow-all-tools --no-auto-update -s 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "copilot exited $RC: $ERR"
+}
+
+# copilot_results: the tool messages of the session's last model request, in order, one JSON string per line.
+copilot_results() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if body.get("tools") and (last is None or len(body.get("messages", [])) >= len(last.get("messages", []))):
+        last = body
+for m in (last or {}).get("messages", []):
+    if m.get("role") == "tool":
+        print(json.dumps(m.get("content")))
+PYEOF
+}
+
+# copilot_first_messages: the user messages of the session's first model request, as JSON text.
+copilot_first_messages() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if body.get("tools"):
+        print(json.dumps([m.get("content") for m in body.get("messages", []) if m.get("role") == "user"]))
+        break
+PYEOF
+}

@@ -92,10 +92,11 @@ TEST_CASE("gemini: without mcp_context the tool name is read every way it splits
 TEST_CASE("gemini: SessionStart is told from the payload's shape as are its tool events", "[agent_gemini]") {
   CHECK(read(k_session_start).event == hook::Event::session_start);
   for (const std::string& payload : {k_before_tool, k_after_tool_ok, k_session_start}) {
-    CHECK(agent::detect_agent(input_of(payload).payload, payload) == &gemini());
+    CHECK(agent::detect_agent(input_of(payload).payload, payload, util::MapEnvironment{}) == &gemini());
   }
   // A cut payload: from its text.
-  CHECK(agent::detect_agent({}, R"({"session_id":"x","hook_event_name":"BeforeTool","tool_name":"mcp_svc_ec)") == &gemini());
+  CHECK(agent::detect_agent({}, R"({"session_id":"x","hook_event_name":"BeforeTool","tool_name":"mcp_svc_ec)",
+                            util::MapEnvironment{}) == &gemini());
 }
 
 TEST_CASE("gemini: a block is a decision of deny with a reason and context goes in hookSpecificOutput", "[agent_gemini]") {

@@ -112,9 +112,10 @@ const Agent* find_agent(std::string_view id);
 /// Claude Code: the agent when nothing says otherwise.
 const Agent& default_agent();
 
-/// The agent a payload comes from, told by its shape (Gemini CLI's `mcp_context`, its event names); nothing when
-/// the shape is Claude Code's, or could be anyone's.
-const Agent* detect_agent(const boost::json::object& payload, std::string_view raw);
+/// The agent a payload comes from, told by its shape (Gemini CLI's `mcp_context`, its event names; Copilot CLI's
+/// camelCase fields) or by the hook's environment (Copilot CLI's `COPILOT_CLI=1`); nothing when the payload is
+/// Claude Code's, or could be anyone's.
+const Agent* detect_agent(const boost::json::object& payload, std::string_view raw, const util::Environment& env);
 
 /// The ids of every agent, comma-separated, for messages and `--help`.
 std::string agent_ids();

@@ -11,9 +11,10 @@ namespace mcphealth::agent {
 
 const Agent& claude_code(); // agent/claude_code.cpp
 const Agent& gemini();      // agent/gemini.cpp
+const Agent& copilot();     // agent/copilot.cpp
 
 const std::vector<const Agent*>& agents() {
-  static const std::vector<const Agent*> table = {&claude_code(), &gemini()};
+  static const std::vector<const Agent*> table = {&claude_code(), &gemini(), &copilot()};
   return table;
 }
 
@@ -26,7 +27,13 @@ const Agent* find_agent(std::string_view id) {
 
 const Agent& default_agent() { return claude_code(); }
 
-const Agent* detect_agent(const boost::json::object& payload, std::string_view raw) {
+const Agent* detect_agent(const boost::json::object& payload, std::string_view raw, const util::Environment& env) {
+  // Copilot CLI says so in its hooks' environment; its camelCase payloads also have their own field names.
+  if (env.get("COPILOT_CLI") == std::optional<std::string>("1")) return &copilot();
+  if (payload.contains("toolName") || payload.contains("sessionId") ||
+      (payload.empty() && (raw.find("\"toolName\"") != std::string_view::npos || raw.find("\"sessionId\"") != std::string_view::npos))) {
+    return &copilot();
+  }
   // Gemini CLI names the server outright (mcp_context) and has its own event names; its session start looks like
   // Claude Code's but for where its transcript is kept.
   const std::optional<std::string> event =

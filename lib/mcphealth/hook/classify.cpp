@@ -145,6 +145,8 @@ const ClientWording k_client_wordings[] = {
      "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
     {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response", Says::status,
      "an HTTP server answering 401 without an OAuth error body"},
+    {"Copilot CLI 1.0.102", "MCP transport closed before the tool responded", Says::transport,
+     "a stdio server that died during the call"},
 };
 const std::size_t k_client_wordings_count = std::size(k_client_wordings);
 

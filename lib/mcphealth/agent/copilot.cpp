@@ -1,0 +1,257 @@
+// GitHub Copilot CLI (checked against @github/copilot 1.0.102): servers from ~/.copilot/mcp-config.json and, in a
+// trusted folder, the workspace's .mcp.json or .github/mcp.json; hooks in ~/.copilot/settings.json. Two dialects:
+// camelCase events (`preToolUse`: `toolName`, `toolArgs`, no event name in the payload) and PascalCase ones
+// (`PreToolUse`: Claude Code's snake_case fields and its `hookSpecificOutput` answer). `install` writes the
+// PascalCase ones; both are read. Tool names are `<server>-<tool>`, read against the configured names. Exit 1 and
+// a missing command deny there, so the hook's own errors exit 0.
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::agent {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+/// `$COPILOT_HOME`, else `~/.copilot`.
+fs::path user_dir(const util::Environment& env) {
+  if (auto home = env.get("COPILOT_HOME"); home && !home->empty()) return fs::path(*home);
+  return util::home_dir(env) / ".copilot";
+}
+
+/// Every way a tool name `<server>-<tool>` splits, longest server first (a server's name may hold `-`).
+std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
+  std::vector<hook::CallTarget> out;
+  for (std::size_t sep = tool_name.find('-', 1); sep != std::string_view::npos; sep = tool_name.find('-', sep + 1)) {
+    if (sep + 1 >= tool_name.size()) break;
+    out.push_back({std::string(tool_name.substr(0, sep)), std::string(tool_name.substr(sep + 1))});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+hook::Event meaning(std::string_view name) {
+  if (name == "PreToolUse" || name == "preToolUse") return hook::Event::pre_tool_use;
+  if (name == "PostToolUseFailure" || name == "postToolUseFailure") return hook::Event::post_tool_use_failure;
+  if (name == "PostToolUse" || name == "postToolUse") return hook::Event::post_tool_use;
+  if (name == "SessionStart" || name == "sessionStart") return hook::Event::session_start;
+  return hook::Event::other;
+}
+
+class CopilotDialect final : public Dialect {
+public:
+  hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                      const util::Environment&) const override {
+    hook::HookCall call;
+    const json::object& payload = input.payload;
+    auto field = [&](std::string_view key) {
+      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
+    };
+    // PascalCase payloads name their event; camelCase ones do not, and are told by their fields.
+    const std::optional<std::string> named = field("hook_event_name");
+    const bool pascal = named.has_value();
+    if (event_flag && !event_flag->empty()) {
+      call.event_name = *event_flag;
+      call.event_source = "--event";
+    } else if (named && !named->empty()) {
+      call.event_name = *named;
+      call.event_source = "the payload's hook_event_name";
+    } else {
+      const bool failed = input.incomplete ? input.raw.find("\"error\"") != std::string::npos : payload.contains("error");
+      const bool session = input.incomplete ? input.raw.find("\"toolName\"") == std::string::npos
+                                            : !payload.contains("toolName") && payload.contains("source");
+      call.event_name = session ? "sessionStart" : failed ? "postToolUseFailure"
+                        : (!input.incomplete && payload.contains("toolResult")) ? "postToolUse"
+                                                                               : "preToolUse";
+      call.event_source = "the payload's fields";
+    }
+    call.event = meaning(call.event_name);
+    const char* tool_key = pascal ? "tool_name" : "toolName";
+    const std::optional<std::string> tool_name = field(tool_key);
+    call.names_tool = tool_name.has_value();
+    call.tool_name = tool_name.value_or("");
+    std::vector<hook::CallTarget> splits = tool_name_splits(call.tool_name);
+    if (!splits.empty()) {
+      call.target = splits.back();
+      if (splits.size() > 1) call.readings = std::move(splits);
+    }
+    if (input.incomplete) return call;
+    call.folder = util::get_string(payload, "cwd").value_or("");
+    call.failure_text = util::get_string(payload, "error").value_or("");
+    call.tool_input = util::get_object(payload, pascal ? "tool_input" : "toolArgs");
+    return call;
+  }
+
+  Answer answer_json(const hook::HookOutcome& outcome) const override {
+    if (outcome.decision == hook::HookOutcome::Decision::block) {
+      // Both dialects' deny: Copilot CLI 1.0.102 reads hookSpecificOutput after a PascalCase event, and the
+      // top-level fields after a camelCase one; the model reads "Denied by preToolUse hook: <reason>".
+      const std::string reason = util::valid_utf8(outcome.reason);
+      json::object specific{{"hookEventName", "PreToolUse"}, {"permissionDecision", "deny"}, {"permissionDecisionReason", reason}};
+      return {json::serialize(json::object{{"permissionDecision", "deny"},
+                                           {"permissionDecisionReason", reason},
+                                           {"hookSpecificOutput", std::move(specific)}}) +
+                  "\n",
+              0};
+    }
+    if (!outcome.additional_context) return {};
+    // Session start's context is read at the top level (seen in 1.0.102); hookSpecificOutput is Claude Code's form.
+    const std::string context = util::valid_utf8(*outcome.additional_context);
+    json::object specific{{"hookEventName", util::valid_utf8(outcome.event_name)}, {"additionalContext", context}};
+    return {json::serialize(json::object{{"additionalContext", context}, {"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
+  }
+
+  std::vector<std::string_view> event_names() const override {
+    return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart",
+            "preToolUse", "postToolUseFailure", "postToolUse", "sessionStart"};
+  }
+};
+
+/// A JSON file Copilot CLI writes with `//` comment lines at its top (config.json).
+std::optional<json::object> read_commented(util::FileReader& reader, const fs::path& file) {
+  const auto text = reader.read(file);
+  if (!text) return std::nullopt;
+  std::string body;
+  for (std::size_t start = 0; start < text->size();) {
+    const std::size_t end = std::min(text->find('\n', start), text->size());
+    const std::string_view line = std::string_view(*text).substr(start, end - start);
+    if (util::trim(line).rfind("//", 0) != 0) body.append(line).append("\n");
+    start = end + 1;
+  }
+  util::JsonParse parsed = util::parse_json(body);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  return std::move(parsed->get_object());
+}
+
+/// A Copilot definition in the form the probes read: `local` is stdio.
+json::object as_probed(json::object raw) {
+  if (util::get_string(raw, "type") == std::optional<std::string>("local")) raw.erase("type");
+  return raw;
+}
+
+class CopilotCatalogue final : public Catalogue {
+public:
+  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+    config::Resolution res = resolve_through(inputs, env, reader);
+    res.read_files = reader.paths();
+    return res;
+  }
+
+private:
+  static config::Resolution resolve_through(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                                            util::FileReader& reader) {
+    config::Resolution res;
+    res.project_dir = inputs.project_dir;
+    const fs::path dir = config::absolute_normal(inputs.project_dir);
+    // Trust: COPILOT_ALLOW_ALL, or the folder (or one above it) in config.json's trustedFolders.
+    std::string why = "not in " + (user_dir(env) / "config.json").string() + "'s trustedFolders";
+    res.trusted = env.get("COPILOT_ALLOW_ALL") == std::optional<std::string>("true");
+    if (res.trusted) why.clear();
+    if (!res.trusted) {
+      if (auto config = read_commented(reader, user_dir(env) / "config.json")) {
+        if (const json::value* list = config->if_contains("trustedFolders"); list && list->is_array()) {
+          for (const auto& v : list->get_array()) {
+            if (!v.is_string()) continue;
+            const fs::path base = config::absolute_normal(std::string(v.get_string()));
+            const auto [end, _] = std::mismatch(base.begin(), base.end(), dir.begin(), dir.end());
+            if (end == base.end()) res.trusted = true;
+          }
+        }
+      }
+    }
+    // Workspace first (it replaces a user server whole), then the user's file.
+    std::vector<std::pair<config::FileReport, config::Scope>> layers;
+    for (const fs::path& f : {dir / ".mcp.json", dir / ".github" / "mcp.json"}) {
+      layers.emplace_back(config::read_source({f, "project"}, reader), config::Scope::project);
+    }
+    layers.emplace_back(config::read_source({user_dir(env) / "mcp-config.json", "user"}, reader), config::Scope::user);
+    std::vector<std::string> disabled;
+    if (auto text = reader.read(user_dir(env) / "settings.json")) {
+      if (util::JsonParse p = util::parse_json(*text); p && p->is_object()) {
+        if (const json::value* list = p->get_object().if_contains("disabledMcpServers"); list && list->is_array()) {
+          for (const auto& v : list->get_array()) {
+            if (v.is_string()) disabled.emplace_back(v.get_string());
+          }
+        }
+      }
+    }
+    for (auto& [report, scope] : layers) {
+      res.files.push_back(report);
+      for (const config::ServerDefinition& def : report.servers) {
+        config::Candidate c;
+        c.definition = def;
+        c.definition.raw = as_probed(def.raw);
+        c.tool_server = config::tool_server_name(def.name);
+        c.scope = scope;
+        if (scope == config::Scope::project) c.project = dir.string();
+        if (scope == config::Scope::project && !res.trusted) {
+          c.standing = config::Standing::not_approved;
+          c.reason = "Copilot CLI loads a workspace's servers only in a trusted folder (" + why + ")";
+        } else if (std::find(disabled.begin(), disabled.end(), def.name) != disabled.end()) {
+          c.standing = config::Standing::disabled;
+          c.reason = "in disabledMcpServers of " + (user_dir(env) / "settings.json").string();
+        }
+        res.candidates.push_back(std::move(c));
+      }
+    }
+    for (std::size_t i = 0; i < res.candidates.size(); ++i) {
+      config::Candidate& c = res.candidates[i];
+      config::referenced_variables(json::value(c.definition.raw), res.variables);
+      if (c.standing != config::Standing::active) continue;
+      const config::Candidate* earlier = nullptr;
+      for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
+        if (res.candidates[j].wins() && res.candidates[j].tool_server == c.tool_server) earlier = &res.candidates[j];
+      }
+      if (earlier != nullptr) {
+        c.standing = config::Standing::shadowed;
+        c.reason = "replaced by " + earlier->definition.source.string() + " (" + std::string(config::scope_name(earlier->scope)) + ")";
+        continue;
+      }
+      c.resolved = config::resolve_server(c.definition, env);
+      c.fingerprint = config::definition_fingerprint(*c.resolved);
+    }
+    res.variables.emplace_back("COPILOT_ALLOW_ALL");
+    return res;
+  }
+};
+
+class CopilotRegistration final : public Registration {
+public:
+  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path&) const override {
+    return {user_dir(env) / "settings.json"};
+  }
+  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env, const fs::path&) const override {
+    if (scope == InstallScope::user) return user_dir(env) / "settings.json";
+    return std::nullopt; // a repository's .github/hooks/ is the team's: not written by mcphealth
+  }
+  std::vector<EventSpec> events() const override {
+    // Tool names carry no MCP prefix: every tool is matched, and the hook tells MCP calls by the configured names.
+    return {{"PreToolUse", ".*"}, {"PostToolUseFailure", ".*"}, {"PostToolUse", ".*"}, {"SessionStart", ""}};
+  }
+  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
+  std::string sample_tool_name() const override { return "server-tool"; }
+  json::object hook_entry(const std::string& command) const override {
+    return {{"type", "command"}, {"command", command}};
+  }
+};
+
+} // namespace
+
+const Agent& copilot() {
+  static const CopilotCatalogue catalogue;
+  static const CopilotDialect dialect;
+  static const CopilotRegistration registration;
+  static const Agent agent{"copilot", "Copilot CLI", catalogue, dialect, registration, "run /mcp in Copilot CLI", "run /mcp", 0};
+  return agent;
+}
+
+} // namespace mcphealth::agent

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The real Copilot CLI (from npm, pinned by scripts/test), driven offline by our fake model, with mcphealth's hooks
+# registered by `mcphealth install --agent copilot`: a server that dies mid-session is blocked from the next call
+# (the server never sees it), the model reads our reason, the next session starts knowing, and nothing is left
+# running.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/real_agent.sh"
+
+# copilot_outage CUE: a session whose first turn calls echo ("one") on a healthy server, whose second starts the
+# outage CUE and calls it ("two"), and whose third calls it again ("three"); hooks registered as a user would.
+copilot_outage() {
+  model_script "{\"turns\":[[$(copilot_call one)],{\"write\":[\"$T/cue\",\"$1\"],\"pause_ms\":700,\"calls\":[$(copilot_call two)]},[$(copilot_call three)]]}"
+  start_model
+  mcph install --agent copilot
+  assert_eq "$RC" 0 "install --agent copilot: $ERR"
+  copilot_session
+}
+
+case_stdio_server_dying_during_a_call_is_blocked_from_the_next_call() {
+  need_copilot
+  copilot_svc_stdio
+  copilot_outage die
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc lastFailureCode)" transport
+  assert_contains "$(entry_field svc lastError)" 'MCP transport closed before the tool responded'
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')"
+  local results
+  results=$(copilot_results)
+  assert_contains "$(sed -n '1p' <<<"$results")" 'echo: one' "the first call's result"
+  assert_contains "$(sed -n '$p' <<<"$results")" 'Denied by preToolUse hook: The MCP server \"svc\" has been down' \
+    "the model's text for the blocked call"
+  wait_for_quiet
+}
+
+case_the_next_session_starts_knowing_the_server_is_down() {
+  need_copilot
+  copilot_svc_stdio
+  copilot_outage die
+  rm -f "$T/model.log"
+  model_script "{\"turns\":[[$(copilot_call four)]]}"
+  copilot_session
+  assert_contains "$(copilot_first_messages)" 'MCP servers not available at the start of this session: \"svc\" is down'
+  assert_not_contains "$(calls_seen)" "four" "a call while the server is in backoff reached it"
+  wait_for_quiet
+}
+
+case_explain_config_reads_the_registration_and_uninstall_takes_it_out() {
+  need_copilot
+  copilot_svc_stdio
+  mcph install --agent copilot
+  mcph explain-config --agent copilot --json
+  assert_eq "$(json_eval "$OUT" "d['hooks']['events']['PreToolUse']")" true
+  assert_eq "$(json_eval "$OUT" "[s['name'] for s in d['servers']]")" '["svc"]'
+  mcph uninstall --agent copilot
+  assert_eq "$RC" 0
+  assert_not_contains "$(cat "$HOME/.copilot/settings.json")" "mcphealth"
+}
+
+main "$@"
