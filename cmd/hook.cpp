@@ -138,6 +138,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     if (options.output == agent::AnswerMode::exit_code) return blocked ? 2 : 0;
     const agent::Answer answer = request.client().dialect.answer_json(outcome);
     write_all(STDOUT_FILENO, answer.out);
+    if (!answer.err.empty()) write_all(STDERR_FILENO, util::escape_control(answer.err) + "\n");
     return answer.exit_code;
   } catch (const std::exception& e) {
     log_line(std::string("Unexpected error: ") + e.what() + "; allowing the call");

@@ -116,7 +116,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     }
   }
   auto make_plan = [&] {
-    if (uninstall) return ops::plan_uninstall(file);
+    if (uninstall) return ops::plan_uninstall(file, agent);
     ops::InstallRequest request;
     request.file = file;
     request.agent = &agent;

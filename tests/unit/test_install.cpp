@@ -106,3 +106,19 @@ TEST_CASE("the diff shows only the lines that change, with three lines of contex
   CHECK(ops::unified_diff(before, after, "x") == "--- x\n+++ x (after)\n@@ -2,6 +2,6 @@\n b\n c\n d\n-e\n+E\n f\n g\n");
   CHECK(ops::unified_diff(before, before, "x").empty());
 }
+
+TEST_CASE("uninstall after install with a status line gives back the bytes: two members go at once", "[install]") {
+  const std::string original = "{\n  \"model\": \"opus\"\n}\n";
+  Settings s(original);
+  ops::InstallRequest r;
+  r.file = s.file;
+  r.binary = "/usr/bin/mcphealth";
+  r.statusline = true;
+  auto plan = ops::plan_install(r);
+  REQUIRE(plan);
+  s.write(plan->after);
+  auto undo = ops::plan_uninstall(s.file);
+  REQUIRE(undo);
+  // Removing `hooks` and `statusLine`, adjacent and last, once cut the file's closing brace.
+  CHECK(undo->after == original);
+}

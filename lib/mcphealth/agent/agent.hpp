@@ -22,10 +22,12 @@ namespace mcphealth::agent {
 /// the input echoed with that exit code.
 enum class AnswerMode { json, exit_code, passthrough };
 
-/// What the hook writes: stdout's text and the exit code.
+/// What the hook writes: stdout's text, a line for stderr (where an agent that blocks by exit code reads the
+/// reason), and the exit code.
 struct Answer {
   std::string out;
   int exit_code = 0;
+  std::string err = {};
 };
 
 /// An agent's hook payloads and answers. Exists so the engine decides on one neutral call (hook::HookCall), whichever
@@ -55,6 +57,10 @@ public:
 /// Which settings file `install` edits.
 enum class InstallScope { user, project, local };
 
+/// How a hook file lists an event's hooks: in groups (`{matcher, hooks: [entry]}`: Claude Code, Gemini CLI, Copilot
+/// CLI's PascalCase events) or as entries themselves (`[entry]`: Cursor, Windsurf).
+enum class Layout { nested, flat };
+
 /// One hook event `install` registers, as the agent spells it.
 struct EventSpec {
   std::string name;
@@ -63,8 +69,7 @@ struct EventSpec {
 };
 
 /// Where an agent's hooks are registered and how mcphealth's entry looks there. Every agent here keeps hooks in a
-/// JSON settings file as `hooks.<Event>[] = {matcher, hooks: [entry]}`; what differs is the files, the events and
-/// the entry.
+/// JSON file's `hooks.<Event>` list; what differs is the files, the events, the layout and the entry.
 class Registration {
 public:
   virtual ~Registration() = default;
@@ -78,6 +83,10 @@ public:
   virtual std::vector<EventSpec> events() const = 0;
   /// The events whose registration the gate needs (explain-config reports an error without them).
   virtual std::vector<std::string> required_events() const = 0;
+  /// How the file lists an event's hooks.
+  virtual Layout layout() const { return Layout::nested; }
+  /// Top-level members the file must have (Cursor's `"version": 1`), added when missing.
+  virtual std::vector<std::pair<std::string, boost::json::value>> file_keys() const { return {}; }
   /// Whether the agent has Claude Code's `statusLine` (install --statusline).
   virtual bool has_status_line() const { return false; }
   /// An MCP tool's name as the agent spells it (`mcp__server__tool`), to tell whether a matcher selects MCP tools.

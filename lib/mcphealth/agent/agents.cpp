@@ -12,9 +12,11 @@ namespace mcphealth::agent {
 const Agent& claude_code(); // agent/claude_code.cpp
 const Agent& gemini();      // agent/gemini.cpp
 const Agent& copilot();     // agent/copilot.cpp
+const Agent& cursor();      // agent/cursor.cpp (by contract)
+const Agent& windsurf();    // agent/windsurf.cpp (by contract)
 
 const std::vector<const Agent*>& agents() {
-  static const std::vector<const Agent*> table = {&claude_code(), &gemini(), &copilot()};
+  static const std::vector<const Agent*> table = {&claude_code(), &gemini(), &copilot(), &cursor(), &windsurf()};
   return table;
 }
 
@@ -41,6 +43,11 @@ const Agent* detect_agent(const boost::json::object& payload, std::string_view r
   if (payload.contains("mcp_context") || event == std::optional<std::string>("BeforeTool") ||
       event == std::optional<std::string>("AfterTool")) {
     return &gemini();
+  }
+  // Cursor's MCP events and Windsurf's say their names.
+  if (event && (*event == "beforeMCPExecution" || *event == "afterMCPExecution")) return &cursor();
+  if (payload.contains("agent_action_name") || (payload.empty() && raw.find("\"agent_action_name\"") != std::string_view::npos)) {
+    return &windsurf();
   }
   const std::optional<std::string> transcript =
       payload.empty() ? hook::find_raw_string_field(raw, "transcript_path") : util::get_string(payload, "transcript_path");

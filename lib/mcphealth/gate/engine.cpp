@@ -79,6 +79,7 @@ public:
     if (m_request.input.incomplete) return answer_incomplete(event_name, event);
     if (event == Event::session_start) return session_start(event_name);
     std::optional<CallTarget> call = m_hc.target;
+    if (call && call->server.empty() && m_hc.endpoint) call = by_endpoint(*m_hc.endpoint, call->tool);
     if (call) call = settle_split(*call);
     if (!call) {
       trace([&] { return "tool " + (m_hc.names_tool ? m_hc.tool_name : std::string("(none)")) + " is not an MCP tool: allow"; });
@@ -548,6 +549,28 @@ private:
       return *s;
     }
     return first;
+  }
+
+  /// The definition the agent starts at `endpoint` (a URL, or a command line: the command alone or with its
+  /// arguments), when the agent names a server that way. Reads the configs: there is no name to look up a binding by.
+  std::optional<CallTarget> by_endpoint(const std::string& endpoint, const std::string& tool) {
+    const config::Resolution& res = resolution(Bind::no, std::nullopt);
+    for (const config::Candidate* c : res.winners()) {
+      if (!c->resolved) continue;
+      bool same = false;
+      if (const auto* http = std::get_if<config::HttpServer>(&c->resolved->transport)) same = http->url == endpoint;
+      if (const auto* stdio = std::get_if<config::StdioServer>(&c->resolved->transport)) {
+        std::string line = stdio->command;
+        for (const auto& a : stdio->args) line += " " + a;
+        same = stdio->command == endpoint || line == endpoint;
+      }
+      if (same) {
+        trace([&] { return "the server at " + util::redact_url(endpoint) + " is " + c->tool_server; });
+        return CallTarget{c->tool_server, tool};
+      }
+    }
+    trace([&] { return "no definition here starts a server at " + util::redact_url(endpoint) + ": not checked"; });
+    return std::nullopt;
   }
 
   /// The discovery inputs of this run: the folder from CLAUDE_PROJECT_DIR, else the payload's cwd.

@@ -80,6 +80,9 @@ struct HookCall {
   bool names_tool = false;
   /// The server and tool the call is for; nothing when it is not an MCP tool.
   std::optional<CallTarget> target;
+  /// When the agent names the server by where it is rather than by name (Cursor: its URL, or its command line):
+  /// that, for the engine to find among the definitions; the target's server is then empty.
+  std::optional<std::string> endpoint;
   /// When the tool name splits more than one way (a server's name may hold the separator): every split, longest
   /// server first. Only the names that exist can tell which is meant; empty when there is one reading.
   std::vector<CallTarget> readings;

@@ -74,8 +74,13 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
       if (!group.is_object()) continue;
       const std::string matcher = util::get_string(group.get_object(), "matcher").value_or("");
       auto list = group.get_object().find("hooks");
-      if (list == group.get_object().end() || !list->value().is_array()) continue;
-      for (const auto& h : list->value().get_array()) {
+      // Nested (a group with its hooks), or flat (the element is the entry).
+      const json::array flat{group};
+      const json::array* entries = list != group.get_object().end() && list->value().is_array() ? &list->value().get_array()
+                                   : group.get_object().contains("command")                     ? &flat
+                                                                                                : nullptr;
+      if (entries == nullptr) continue;
+      for (const auto& h : *entries) {
         if (!h.is_object()) continue;
         const std::string command = util::get_string(h.get_object(), "command").value_or("");
         if (command.find("mcp-health-check") != std::string::npos) {

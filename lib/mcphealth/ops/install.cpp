@@ -75,7 +75,15 @@ std::vector<std::string> remove_hooks(json::object& hooks, const std::function<b
         if (it != g->get_object().end() && it->value().is_array()) list = &it->value().get_array();
       }
       if (list == nullptr) {
-        ++g;
+        // A flat list (Cursor's, Windsurf's): the entry is the element itself.
+        const std::string command =
+            g->is_object() ? util::get_string(g->get_object(), "command").value_or("") : std::string();
+        if (!command.empty() && drop(command)) {
+          removed.push_back(std::string(event.key()) + ": " + command);
+          g = groups.erase(g);
+        } else {
+          ++g;
+        }
         continue;
       }
       const std::size_t had = list->size();
@@ -194,8 +202,11 @@ std::string splice(const std::string& before, const json::object& root, const st
   const auto members = util::trim(before).empty() ? std::nullopt : top_level_members(before);
   if (!members || members->first.empty()) return util::pretty_json(root); // nothing of the user's to keep
   std::string text = before;
-  // From the end backwards, so earlier spans keep their offsets.
   std::vector<MemberSpan> spans = members->first;
+  const auto goes = [&](const MemberSpan& m) {
+    return std::find(edited.begin(), edited.end(), m.key) != edited.end() && !root.contains(m.key);
+  };
+  if (std::all_of(spans.begin(), spans.end(), goes)) return util::pretty_json(root); // nothing of the user's is left
   std::vector<std::string> added;
   for (const std::string& key : edited) {
     if (std::none_of(spans.begin(), spans.end(), [&](const MemberSpan& m) { return m.key == key; }) && root.contains(key)) {
@@ -210,30 +221,38 @@ std::string splice(const std::string& before, const json::object& root, const st
     text.insert(spans.back().end, insert); // after the last member
 
   }
-  for (auto m = spans.rbegin(); m != spans.rend(); ++m) {
-    if (std::find(edited.begin(), edited.end(), m->key) == edited.end()) continue;
-    if (const json::value* now = root.if_contains(m->key)) {
-      text.replace(m->value_begin, m->end - m->value_begin, nested_json(*now));
+  // Every edit in the original text's offsets, applied from the end backwards so earlier ones keep theirs. A run of
+  // removed members goes as one range with the comma that separates it from a neighbour.
+  struct Edit {
+    std::size_t from, to;
+    std::string with;
+  };
+  std::vector<Edit> edits;
+  const auto is_edited = [&](const MemberSpan& m) { return std::find(edited.begin(), edited.end(), m.key) != edited.end(); };
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (!is_edited(spans[i])) continue;
+    if (const json::value* now = root.if_contains(spans[i].key)) {
+      edits.push_back({spans[i].value_begin, spans[i].end, nested_json(*now)});
       continue;
     }
-    // Removed: the member and the comma that separates it from a neighbour.
-    const std::size_t index = static_cast<std::size_t>(std::distance(spans.begin(), m.base()) - 1);
-    std::size_t from = m->begin;
-    std::size_t to = m->end;
-    if (index + 1 < spans.size()) {
-      to = spans[index + 1].begin;
-    } else if (index > 0) {
-      from = spans[index - 1].end;
-    }
-    text.erase(from, to - from);
+    std::size_t last = i;
+    while (last + 1 < spans.size() && is_edited(spans[last + 1]) && !root.contains(spans[last + 1].key)) ++last;
+    if (last + 1 < spans.size()) edits.push_back({spans[i].begin, spans[last + 1].begin, {}});
+    else if (i > 0) edits.push_back({spans[i - 1].end, spans[last].end, {}});
+    else edits.push_back({spans[i].begin, spans[last].end, {}});
+    i = last;
   }
+  for (auto e = edits.rbegin(); e != edits.rend(); ++e) text.replace(e->from, e->to - e->from, e->with);
   return text;
 }
 
-void finish(InstallPlan& plan, const json::object& root, bool modified) {
+void finish(InstallPlan& plan, const json::object& root, bool modified, const agent::Agent& agent) {
   // Unchanged means the same bytes: a file formatted differently is never rewritten for nothing. Changed, only
   // the members install edits are written anew; the rest of the file keeps its bytes.
-  plan.after = modified ? splice(plan.before, root, {"hooks", "statusLine"}) : plan.before;
+  std::vector<std::string> edited = {"hooks", "statusLine"};
+  for (const auto& kv : agent.registration.file_keys()) edited.push_back(kv.first);
+  if (modified && root.empty()) plan.after = "{}\n"; // nothing of the user's to keep
+  else plan.after = modified ? splice(plan.before, root, edited) : plan.before;
 }
 
 } // namespace
@@ -245,10 +264,17 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
   auto loaded = load(request.file, plan);
   if (!loaded) return util::fail(loaded.error());
   json::object& root = *loaded;
-  json::object* hooks = hooks_of(root, true);
-  if (hooks == nullptr) return util::fail(request.file.string() + ": \"hooks\" is not an object; nothing was changed");
   bool modified = false;
   const agent::Agent& agent = request.agent ? *request.agent : agent::default_agent();
+  // Before `hooks` is taken: adding a member may move the others.
+  for (const auto& [key, value] : agent.registration.file_keys()) {
+    if (!root.contains(key)) {
+      root[key] = value;
+      modified = true;
+    }
+  }
+  json::object* hooks = hooks_of(root, true);
+  if (hooks == nullptr) return util::fail(request.file.string() + ": \"hooks\" is not an object; nothing was changed");
   const std::vector<agent::EventSpec> specs = agent.registration.events();
   std::vector<std::string> events = request.events;
   if (events.empty()) {
@@ -267,8 +293,15 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
     for (json::value& group : slot.get_array()) {
       if (!group.is_object()) continue;
       auto list = group.get_object().find("hooks");
-      if (list == group.get_object().end() || !list->value().is_array()) continue;
-      for (json::value& h : list->value().get_array()) {
+      // Nested (a group with its hooks), or flat (the element is the entry).
+      std::vector<json::value*> entries;
+      if (list != group.get_object().end() && list->value().is_array()) {
+        for (json::value& h : list->value().get_array()) entries.push_back(&h);
+      } else if (group.get_object().contains("command")) {
+        entries.push_back(&group);
+      }
+      for (json::value* entry : entries) {
+        json::value& h = *entry;
         if (!h.is_object()) continue;
         const std::string existing = util::get_string(h.get_object(), "command").value_or("");
         if (!is_mcphealth_hook(existing)) continue;
@@ -284,8 +317,13 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
     }
     if (found) continue;
     json::object group;
-    if (!spec->matcher.empty()) group["matcher"] = spec->matcher; // a session event has no tool to match
-    group["hooks"] = json::array{agent.registration.hook_entry(command)};
+    if (agent.registration.layout() == agent::Layout::flat) {
+      group = agent.registration.hook_entry(command);
+      if (!spec->matcher.empty()) group["matcher"] = spec->matcher;
+    } else {
+      if (!spec->matcher.empty()) group["matcher"] = spec->matcher; // a session event has no tool to match
+      group["hooks"] = json::array{agent.registration.hook_entry(command)};
+    }
     slot.get_array().push_back(std::move(group));
     modified = true;
     plan.notes.push_back(event + ": added " + command);
@@ -319,11 +357,11 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
                            "; left as it is (mcphealth status --statusline can be part of it)");
     }
   }
-  finish(plan, root, modified);
+  finish(plan, root, modified, agent);
   return plan;
 }
 
-util::Result<InstallPlan> plan_uninstall(const fs::path& file) {
+util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agent& agent) {
   InstallPlan plan;
   auto loaded = load(file, plan);
   if (!loaded) return util::fail(loaded.error());
@@ -341,8 +379,14 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file) {
       plan.notes.push_back("removed the statusLine");
     }
   }
+  // A file left with nothing but what install added for the agent (Cursor's version) goes back to what it was.
+  const auto keys = agent.registration.file_keys();
+  if (modified && !root.contains("hooks") && root.size() == keys.size() &&
+      std::all_of(keys.begin(), keys.end(), [&](const auto& kv) { return root.contains(kv.first) && root.at(kv.first) == kv.second; })) {
+    root.clear();
+  }
   if (!modified) plan.notes.push_back("mcphealth is not registered here");
-  finish(plan, root, modified);
+  finish(plan, root, modified, agent);
   return plan;
 }
 

@@ -53,7 +53,8 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request);
 
 /// Plans the uninstall: removes every mcphealth hook (and groups and event lists it leaves empty), and the
 /// `statusLine` when it runs mcphealth.
-util::Result<InstallPlan> plan_uninstall(const std::filesystem::path& file);
+util::Result<InstallPlan> plan_uninstall(const std::filesystem::path& file,
+                                         const agent::Agent& agent = agent::default_agent());
 
 /// Why a plan was not applied: the file changed since it was read (plan again), or it could not be written.
 enum class InstallFailure { changed_meanwhile, failed };

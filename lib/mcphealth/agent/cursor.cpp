@@ -1,0 +1,146 @@
+// Cursor, from its documented formats only (no Cursor is installable here: tested by contract, with payloads built
+// from the docs): servers from ~/.cursor/mcp.json (a project's .cursor/mcp.json is not checked: whether Cursor
+// enabled it cannot be told from its files); hooks in ~/.cursor/hooks.json or <dir>/.cursor/hooks.json as
+// `{"version":1,"hooks":{"beforeMCPExecution":[{"command":...}]}}`. Its MCP events name the server by where it is
+// (`url`, or `command`), not by name; a block is `{"permission":"deny","user_message","agent_message"}`.
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+
+namespace mcphealth::agent {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".cursor"; }
+
+hook::Event meaning(std::string_view name) {
+  if (name == "beforeMCPExecution") return hook::Event::pre_tool_use;
+  if (name == "afterMCPExecution") return hook::Event::post_tool_use;
+  if (name == "postToolUseFailure") return hook::Event::post_tool_use_failure;
+  if (name == "sessionStart") return hook::Event::session_start;
+  return hook::Event::other;
+}
+
+class CursorDialect final : public Dialect {
+public:
+  hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                      const util::Environment&) const override {
+    hook::HookCall call;
+    const json::object& payload = input.payload;
+    auto field = [&](std::string_view key) {
+      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
+    };
+    const std::optional<std::string> named = field("hook_event_name");
+    call.event_name = event_flag && !event_flag->empty() ? *event_flag : named.value_or("beforeMCPExecution");
+    call.event_source = event_flag && !event_flag->empty() ? "--event" : named ? "the payload's hook_event_name" : "the default";
+    call.event = meaning(call.event_name);
+    const std::optional<std::string> tool = field("tool_name");
+    call.names_tool = tool.has_value();
+    call.tool_name = tool.value_or("");
+    // The MCP events say where the server is; that is what tells an MCP call here.
+    std::optional<std::string> where = field("url");
+    if (!where || where->empty()) where = field("command");
+    if (where && !where->empty()) {
+      call.endpoint = *where;
+      call.target = hook::CallTarget{"", call.tool_name.empty() ? "unknown" : call.tool_name};
+    }
+    if (input.incomplete) return call;
+    if (const json::value* roots = payload.if_contains("workspace_roots"); roots && roots->is_array() && !roots->get_array().empty() &&
+                                                                             roots->get_array().front().is_string()) {
+      call.folder = std::string(roots->get_array().front().get_string());
+    }
+    call.failure_text = util::get_string(payload, "error").value_or("");
+    call.tool_input = util::get_object(payload, "tool_input");
+    return call;
+  }
+
+  Answer answer_json(const hook::HookOutcome& outcome) const override {
+    if (outcome.decision == hook::HookOutcome::Decision::block) {
+      const std::string reason = util::valid_utf8(outcome.reason);
+      return {json::serialize(json::object{{"permission", "deny"}, {"user_message", reason}, {"agent_message", reason}}) + "\n", 0};
+    }
+    // An allow says nothing: an explicit one would skip the user's own permission prompt.
+    if (!outcome.additional_context) return {};
+    return {json::serialize(json::object{{"additional_context", util::valid_utf8(*outcome.additional_context)}}) + "\n", 0};
+  }
+
+  std::vector<std::string_view> event_names() const override {
+    return {"beforeMCPExecution", "afterMCPExecution", "postToolUseFailure", "sessionStart"};
+  }
+};
+
+class CursorCatalogue final : public Catalogue {
+public:
+  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+    config::Resolution res;
+    res.project_dir = inputs.project_dir;
+    const fs::path dir = config::absolute_normal(inputs.project_dir);
+    const std::vector<std::pair<config::FileReport, config::Scope>> layers = {
+        {config::read_source({dir / ".cursor" / "mcp.json", "project"}, reader), config::Scope::project},
+        {config::read_source({user_dir(env) / "mcp.json", "user"}, reader), config::Scope::user}};
+    for (const auto& [report, scope] : layers) {
+      res.files.push_back(report);
+      for (const config::ServerDefinition& def : report.servers) {
+        config::Candidate c;
+        c.definition = def;
+        c.tool_server = config::tool_server_name(def.name);
+        c.scope = scope;
+        if (scope == config::Scope::project) {
+          c.project = dir.string();
+          c.standing = config::Standing::not_approved;
+          c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
+        }
+        res.candidates.push_back(std::move(c));
+      }
+    }
+    for (std::size_t i = 0; i < res.candidates.size(); ++i) {
+      config::Candidate& c = res.candidates[i];
+      config::referenced_variables(json::value(c.definition.raw), res.variables);
+      if (c.standing != config::Standing::active) continue;
+      c.resolved = config::resolve_server(c.definition, env);
+      c.fingerprint = config::definition_fingerprint(*c.resolved);
+    }
+    res.read_files = reader.paths();
+    return res;
+  }
+};
+
+class CursorRegistration final : public Registration {
+public:
+  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
+    return {user_dir(env) / "hooks.json", project / ".cursor" / "hooks.json"};
+  }
+  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env, const fs::path& project) const override {
+    if (scope == InstallScope::user) return user_dir(env) / "hooks.json";
+    if (scope == InstallScope::project) return project / ".cursor" / "hooks.json";
+    return std::nullopt;
+  }
+  std::vector<EventSpec> events() const override {
+    return {{"beforeMCPExecution", ""}, {"afterMCPExecution", ""}, {"postToolUseFailure", ""}, {"sessionStart", ""}};
+  }
+  std::vector<std::string> required_events() const override { return {"beforeMCPExecution"}; }
+  Layout layout() const override { return Layout::flat; }
+  std::vector<std::pair<std::string, json::value>> file_keys() const override { return {{"version", 1}}; }
+  std::string sample_tool_name() const override { return "tool"; }
+  json::object hook_entry(const std::string& command) const override { return {{"command", command}}; }
+};
+
+} // namespace
+
+const Agent& cursor() {
+  static const CursorCatalogue catalogue;
+  static const CursorDialect dialect;
+  static const CursorRegistration registration;
+  static const Agent agent{"cursor", "Cursor", catalogue, dialect, registration,
+                           "re-authenticate it in Cursor's MCP settings", "re-authenticate it in Cursor's MCP settings", 0};
+  return agent;
+}
+
+} // namespace mcphealth::agent

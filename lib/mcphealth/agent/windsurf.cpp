@@ -1,0 +1,123 @@
+// Windsurf, from its documented formats only (no Windsurf is installable here: tested by contract, with payloads
+// built from the docs): servers from ~/.codeium/windsurf/mcp_config.json (`serverUrl` for a remote one); hooks in
+// ~/.codeium/windsurf/hooks.json as `{"hooks":{"pre_mcp_tool_use":[{"command":...}]}}`, whose payload names the
+// server (`tool_info.mcp_server_name`). A pre-hook blocks with exit 2, the reason on stderr.
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+
+namespace mcphealth::agent {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".codeium" / "windsurf"; }
+
+class WindsurfDialect final : public Dialect {
+public:
+  hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                      const util::Environment&) const override {
+    hook::HookCall call;
+    const json::object& payload = input.payload;
+    auto field = [&](std::string_view key) {
+      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
+    };
+    const std::optional<std::string> named = field("agent_action_name");
+    call.event_name = event_flag && !event_flag->empty() ? *event_flag : named.value_or("pre_mcp_tool_use");
+    call.event_source = event_flag && !event_flag->empty() ? "--event" : named ? "the payload's agent_action_name" : "the default";
+    call.event = call.event_name == "pre_mcp_tool_use"    ? hook::Event::pre_tool_use
+                 : call.event_name == "post_mcp_tool_use" ? hook::Event::post_tool_use
+                                                          : hook::Event::other;
+    const json::object* info = input.incomplete ? nullptr : util::get_object(payload, "tool_info");
+    auto info_field = [&](std::string_view key) {
+      return input.incomplete ? hook::find_raw_string_field(input.raw, key)
+                              : info ? util::get_string(*info, key) : std::nullopt;
+    };
+    const std::optional<std::string> server = info_field("mcp_server_name");
+    const std::optional<std::string> tool = info_field("mcp_tool_name");
+    call.names_tool = server.has_value() || tool.has_value();
+    call.tool_name = tool.value_or("");
+    if (server && !server->empty()) call.target = hook::CallTarget{*server, tool.value_or("unknown")};
+    if (input.incomplete) return call;
+    if (info) call.tool_input = util::get_object(*info, "mcp_tool_arguments");
+    return call;
+  }
+
+  Answer answer_json(const hook::HookOutcome& outcome) const override {
+    // Windsurf reads a block from the exit code alone, the reason from stderr.
+    if (outcome.decision == hook::HookOutcome::Decision::block) return {"", 2, outcome.reason};
+    return {};
+  }
+
+  std::vector<std::string_view> event_names() const override { return {"pre_mcp_tool_use", "post_mcp_tool_use"}; }
+};
+
+/// A Windsurf definition in the form the probes read: `serverUrl` is a remote server's URL.
+json::object as_probed(json::object raw) {
+  if (auto url = util::get_string(raw, "serverUrl"); url && !raw.contains("url")) raw["url"] = *url;
+  return raw;
+}
+
+class WindsurfCatalogue final : public Catalogue {
+public:
+  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+    config::Resolution res;
+    res.project_dir = inputs.project_dir;
+    config::FileReport report = config::read_source({user_dir(env) / "mcp_config.json", "user"}, reader);
+    for (const config::ServerDefinition& def : report.servers) {
+      config::Candidate c;
+      c.definition = def;
+      c.definition.raw = as_probed(def.raw);
+      c.tool_server = config::tool_server_name(def.name);
+      c.scope = config::Scope::user;
+      if (util::get_bool(def.raw, "disabled") == true) {
+        c.standing = config::Standing::disabled;
+        c.reason = "\"disabled\": true in " + report.source.file.string();
+      } else {
+        c.resolved = config::resolve_server(c.definition, env);
+        c.fingerprint = config::definition_fingerprint(*c.resolved);
+      }
+      config::referenced_variables(json::value(c.definition.raw), res.variables);
+      res.candidates.push_back(std::move(c));
+    }
+    res.files.push_back(std::move(report));
+    res.read_files = reader.paths();
+    return res;
+  }
+};
+
+class WindsurfRegistration final : public Registration {
+public:
+  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
+    return {"/etc/windsurf/hooks.json", user_dir(env) / "hooks.json", project / ".windsurf" / "hooks.json"};
+  }
+  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env, const fs::path& project) const override {
+    if (scope == InstallScope::user) return user_dir(env) / "hooks.json";
+    if (scope == InstallScope::project) return project / ".windsurf" / "hooks.json";
+    return std::nullopt;
+  }
+  std::vector<EventSpec> events() const override { return {{"pre_mcp_tool_use", ""}, {"post_mcp_tool_use", ""}}; }
+  std::vector<std::string> required_events() const override { return {"pre_mcp_tool_use"}; }
+  Layout layout() const override { return Layout::flat; }
+  std::string sample_tool_name() const override { return "tool"; }
+  json::object hook_entry(const std::string& command) const override { return {{"command", command}}; }
+};
+
+} // namespace
+
+const Agent& windsurf() {
+  static const WindsurfCatalogue catalogue;
+  static const WindsurfDialect dialect;
+  static const WindsurfRegistration registration;
+  static const Agent agent{"windsurf", "Windsurf", catalogue, dialect, registration,
+                           "re-authenticate it in Windsurf's MCP settings", "re-authenticate it in Windsurf's MCP settings", 0};
+  return agent;
+}
+
+} // namespace mcphealth::agent

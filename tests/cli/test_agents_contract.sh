@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The agents no real program runs here for, by contract: the real binary fed payloads built from Cursor's and
+# Windsurf's hook documentation (and Copilot CLI's camelCase dialect, as captured from 1.0.102), against fixture
+# servers on this machine. Each case checks the agent's answer format and exit code, and the state file.
+source "$(dirname "$0")/lib.sh"
+
+# cursor_payload EVENT COMMANDLINE: a Cursor MCP event for the server started by COMMANDLINE.
+cursor_payload() {
+  printf '{"conversation_id":"c1","generation_id":"g1","hook_event_name":"%s","workspace_roots":["%s"],"tool_name":"echo","tool_input":{},"command":"%s"}' \
+    "$1" "$PROJ" "$2"
+}
+
+case_cursor_blocks_a_dead_server_it_names_by_command() {
+  write_config "$HOME/.cursor/mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "$(cursor_payload beforeMCPExecution "$PY $STDIO_SERVER --mode crash")" --agent cursor
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["permission"]')" deny
+  assert_contains "$(json_eval "$OUT" 'd["agent_message"]')" 'The MCP server "svc"'
+  assert_eq "$(entry_field svc status)" unhealthy
+  # Told from the payload alone, and from the cache the second time.
+  hook "$(cursor_payload beforeMCPExecution "$PY $STDIO_SERVER --mode crash")"
+  assert_eq "$(json_eval "$OUT" 'd["permission"]')" deny
+  assert_contains "$(json_eval "$OUT" 'd["agent_message"]')" 'has been down'
+}
+
+case_cursor_allows_a_healthy_server_and_says_nothing() {
+  write_config "$HOME/.cursor/mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  hook "$(cursor_payload beforeMCPExecution "$PY $STDIO_SERVER --mode healthy")" --agent cursor
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_eq "$(entry_field svc status)" healthy
+  # A server no definition starts is not checked.
+  hook "$(cursor_payload beforeMCPExecution "/usr/bin/elsewhere")" --agent cursor
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+}
+
+# windsurf_payload SERVER: Windsurf's pre_mcp_tool_use for SERVER's echo.
+windsurf_payload() {
+  printf '{"agent_action_name":"pre_mcp_tool_use","trajectory_id":"t1","execution_id":"e1","timestamp":"2026-12-01T10:00:00Z","tool_info":{"mcp_server_name":"%s","mcp_tool_name":"echo","mcp_tool_arguments":{}}}' "$1"
+}
+
+case_windsurf_blocks_with_exit_2_and_the_reason_on_stderr() {
+  write_config "$HOME/.codeium/windsurf/mcp_config.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash),\"up\":$(stdio_def healthy)}}"
+  hook "$(windsurf_payload svc)"
+  assert_eq "$RC" 2 "a block is exit 2 under Windsurf"
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" 'The MCP server "svc"'
+  hook "$(windsurf_payload up)" --agent windsurf
+  assert_eq "$RC" 0
+}
+
+case_copilot_camel_case_payload_is_gated_and_answered_in_both_dialects() {
+  write_config "$HOME/.copilot/mcp-config.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "{\"sessionId\":\"s1\",\"timestamp\":1796154724778,\"cwd\":\"$PROJ\",\"toolName\":\"svc-echo\",\"toolArgs\":{}}"
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["permissionDecision"]')" deny
+  assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["permissionDecision"]')" deny
+  # A built-in tool (no configured server before its dash) is not an MCP call.
+  hook "{\"sessionId\":\"s1\",\"cwd\":\"$PROJ\",\"toolName\":\"bash\",\"toolArgs\":{}}" --agent copilot
+  assert_eq "$OUT" ""
+}
+
+case_install_and_uninstall_round_trip_for_every_agent() {
+  local id file
+  for id in claude-code gemini copilot cursor windsurf; do
+    mcph install --agent "$id" --binary /usr/bin/mcphealth --json
+    assert_eq "$RC" 0 "install --agent $id: $ERR"
+    file=$(json_eval "$OUT" 'd["file"]')
+    assert_contains "$(cat "$file")" "/usr/bin/mcphealth hook"
+    mcph explain-config --agent "$id" --json
+    assert_eq "$(json_eval "$OUT" 'all(d["hooks"]["events"].values())')" true "$id: explain-config reads what install wrote"
+    mcph uninstall --agent "$id"
+    assert_eq "$RC" 0
+    assert_not_contains "$(cat "$file")" "mcphealth hook" "$id: uninstall"
+  done
+  # No file of that scope for that agent: said, nothing written.
+  mcph install --agent copilot --scope project --binary /usr/bin/mcphealth
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "Copilot CLI has no project-scope settings file"
+}
+
+main "$@"
