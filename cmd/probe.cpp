@@ -24,8 +24,9 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub = app.add_subcommand("probe", "Probe MCP servers for real (MCP handshake), record the results");
   sub->add_option("servers", o->servers, "Servers to probe (as tool names spell them: every definition of that name is probed)")->type_name("SERVER");
   sub->add_flag("--all", o->all,
-                "Probe every server Claude Code would start: in every folder it knows (~/.claude.json projects), "
-                "in this one, and user and plugin scope; each distinct definition once");
+                "Probe every server the agents would start: Claude Code's in every folder it knows (~/.claude.json "
+                "projects), in this one, and user and plugin scope; the other agents' in this one; each distinct "
+                "definition once");
   sub->add_option("--depth", o->depth,
                   "liveness (process up / HTTP status), handshake (MCP answer or needs-auth only), auto (default: "
                   "handshake; a silent live stdio server and a reachable HTTP endpoint count as up). Overrides the "
@@ -57,6 +58,11 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--reconnect", o->reconnect, "Run the reconnect command for servers found down, then probe them again");
   sub->add_option("--prometheus", o->prometheus, "Also write node_exporter textfile metrics to FILE (atomically)")
       ->type_name("FILE");
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  sub->add_option("--agent", o->agent, "Only this agent's servers (" + agent::agent_ids() + "); default: every agent's")
+      ->type_name("ID")
+      ->check(one_of_words(ids));
   sub->add_option("--project", o->project, "Only the servers Claude Code starts in DIR (with --all or names)")
       ->type_name("DIR");
   sub->add_option("--cwd", o->cwd, "Project dir used to find configs (default: $CLAUDE_PROJECT_DIR, else the current dir)")
@@ -159,6 +165,7 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   ops::ProbeRequest request;
   request.servers = o.servers;
   request.all = o.all;
+  if (o.agent) request.agents = {agent::find_agent(*o.agent)};
   if (o.project) request.project = *o.project;
   request.parallel = o.parallel.value_or(probe::default_parallelism());
   request.record = o.no_update ? ops::Record::no : ops::Record::yes;

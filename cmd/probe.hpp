@@ -28,6 +28,8 @@ struct ProbeCommandOptions {
   std::optional<std::string> prometheus;
   std::optional<std::string> cwd;
   std::optional<std::string> project;
+  /// `--agent ID`: only that agent's servers.
+  std::optional<std::string> agent;
 };
 
 /// Adds `probe` to `app`.

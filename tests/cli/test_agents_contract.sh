@@ -80,4 +80,19 @@ case_install_and_uninstall_round_trip_for_every_agent() {
   assert_contains "$ERR" "Copilot CLI has no project-scope settings file"
 }
 
+case_probe_all_covers_every_agent_and_a_shared_definition_once() {
+  # The same definition for Claude Code and Gemini CLI, and one server of Gemini CLI's own.
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"shared\":$(stdio_def healthy)}}"
+  write_config "$HOME/.gemini/settings.json" "{\"mcpServers\":{\"shared\":$(stdio_def healthy),\"gem\":$(stdio_def crash)}}"
+  write_config "$HOME/.gemini/trustedFolders.json" "{\"$PROJ\":\"TRUST_FOLDER\"}"
+  mcph probe --all --json
+  assert_eq "$RC" 1 "gem is down"
+  assert_eq "$(json_eval "$OUT" 'sorted(s["name"] for s in d["servers"])')" '["gem", "shared"]'
+  mcph probe --all --agent claude-code --json
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["shared"]'
+  # The hook under Gemini CLI finds its folder bound by the probe: a cache hit.
+  assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true
+}
+
 main "$@"

@@ -316,7 +316,7 @@ case_usage_errors_exit_2() {
   config "a=$(stdio_def healthy)" "b=$(stdio_def healthy)"
   mcph probe nosuch
   assert_eq "$RC" 2
-  assert_contains "$ERR" "unknown server 'nosuch'; Claude Code would start: a, b"
+  assert_contains "$ERR" "unknown server 'nosuch'; the agents would start: a, b"
   mcph probe
   assert_eq "$RC" 2
   mcph probe a --all
@@ -326,7 +326,7 @@ case_usage_errors_exit_2() {
   rm "$PROJ/.mcp.json"
   mcph probe --all
   assert_eq "$RC" 2
-  assert_contains "$ERR" "no MCP servers that Claude Code would start were found; looked in:"
+  assert_contains "$ERR" "no MCP servers that the agents would start were found; looked in:"
   assert_contains "$ERR" "$PROJ/.mcp.json"
 }
 

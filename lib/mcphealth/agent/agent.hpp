@@ -126,6 +126,10 @@ const Agent& default_agent();
 /// Claude Code's, or could be anyone's.
 const Agent* detect_agent(const boost::json::object& payload, std::string_view raw, const util::Environment& env);
 
+/// A folder's key in the state file's bindings for `agent`: the folder itself for Claude Code (whose keys predate
+/// the others), else `<dir> (<id>)`; `how` qualifies it further (`headless`, `--mcp-config <stamp>`).
+std::string folder_key(const Agent& agent, const std::string& dir, const std::vector<std::string>& how = {});
+
 /// The ids of every agent, comma-separated, for messages and `--help`.
 std::string agent_ids();
 

@@ -55,6 +55,13 @@ const Agent* detect_agent(const boost::json::object& payload, std::string_view r
   return nullptr;
 }
 
+std::string folder_key(const Agent& agent, const std::string& dir, const std::vector<std::string>& how) {
+  std::string qualifiers;
+  if (&agent != &default_agent()) qualifiers = agent.id;
+  for (const auto& h : how) qualifiers += (qualifiers.empty() ? "" : ", ") + h;
+  return qualifiers.empty() ? dir : dir + " (" + qualifiers + ")";
+}
+
 std::string agent_ids() {
   std::string out;
   for (const Agent* a : agents()) out += (out.empty() ? "" : ", ") + std::string(a->id);

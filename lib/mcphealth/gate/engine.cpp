@@ -603,11 +603,10 @@ private:
   /// sessions given servers on their command line, and every agent but Claude Code (whose keys predate the others).
   std::string folder_key() {
     const config::DiscoveryInputs& in = inputs();
-    std::string how;
-    if (&m_agent != &agent::default_agent()) how = m_agent.id;
-    if (in.mode == config::DiscoveryInputs::Mode::headless) how += (how.empty() ? "" : ", ") + std::string("headless");
-    if (in.client) how += (how.empty() ? "" : ", ") + std::string("--mcp-config ") + in.client->stamp();
-    return how.empty() ? in.project_dir.string() : in.project_dir.string() + " (" + how + ")";
+    std::vector<std::string> how;
+    if (in.mode == config::DiscoveryInputs::Mode::headless) how.emplace_back("headless");
+    if (in.client) how.push_back("--mcp-config " + in.client->stamp());
+    return agent::folder_key(m_agent, in.project_dir.string(), how);
   }
 
   /// The binding of `server` in this folder when the stored one still holds (no watched file or variable changed):

@@ -27,7 +27,12 @@ bool ProbeReport::any_local_fault() const {
 
 namespace {
 
-using Folder = config::FolderResolution;
+/// One folder as one agent sees it.
+struct Folder {
+  config::DiscoveryInputs inputs;
+  config::Resolution resolution;
+  const agent::Agent* agent = nullptr;
+};
 
 std::string transport_name(const config::Transport& t) {
   if (const auto* h = std::get_if<config::HttpServer>(&t)) return h->type;
@@ -41,13 +46,21 @@ std::string where_it_looked(const config::Resolution& res) {
   return out;
 }
 
-/// The folders to cover: `--project`, else this one and (searching) every folder Claude Code knows.
+/// The folders to cover, per agent: `--project`, else this one and, for Claude Code (searching), every folder it
+/// knows.
 std::vector<Folder> folders_for(const ProbeRequest& request, const config::DiscoveryInputs& base, const util::Environment& env) {
-  if (!request.project) return config::resolve_everywhere(base, env);
-  config::DiscoveryInputs in = base;
-  in.project_dir = config::absolute_normal(*request.project);
-  config::Resolution res = config::resolve(in, env);
-  return {{std::move(in), std::move(res)}};
+  std::vector<Folder> out;
+  for (const agent::Agent* a : request.agents.empty() ? agent::agents() : request.agents) {
+    config::DiscoveryInputs in = base;
+    if (request.project) in.project_dir = config::absolute_normal(*request.project);
+    if (a == &agent::default_agent() && !request.project) {
+      for (auto& f : config::resolve_everywhere(base, env)) out.push_back({std::move(f.inputs), std::move(f.resolution), a});
+      continue;
+    }
+    config::Resolution res = a->catalogue.resolve(in, env);
+    out.push_back({std::move(in), std::move(res), a});
+  }
+  return out;
 }
 
 /// Every distinct winning definition to probe (the first folder that uses it names it), or why there is none.
@@ -67,7 +80,13 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
     for (const auto& f : folders) {
       for (const auto* c : f.resolution.winners()) add(c);
     }
-    if (out.empty()) error = "no MCP servers that Claude Code would start were found; looked in:" + where_it_looked(folders.front().resolution);
+    if (out.empty()) {
+      std::string looked;
+      for (const auto& f : folders) {
+        if (f.inputs.project_dir == folders.front().inputs.project_dir) looked += where_it_looked(f.resolution);
+      }
+      error = "no MCP servers that the agents would start were found; looked in:" + looked;
+    }
     return out;
   }
   for (const auto& name : request.servers) {
@@ -80,7 +99,7 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
     if (out.size() == before) {
       std::string names;
       for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
-      error = "unknown server '" + name + "'; Claude Code would start: " + (names.empty() ? std::string("none") : names);
+      error = "unknown server '" + name + "'; the agents would start: " + (names.empty() ? std::string("none") : names);
       return {};
     }
   }
@@ -176,7 +195,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
         }
         std::vector<std::string> files;
         for (const auto& e : f.resolution.read_files) files.push_back(e.string());
-        state::bind_folder(doc, f.inputs.project_dir.string(), config::resolution_stamp(f.inputs, f.resolution, env), files,
+        state::bind_folder(doc, agent::folder_key(*f.agent, f.inputs.project_dir.string()),
+                           config::resolution_stamp(f.inputs, f.resolution, env), files,
                            f.resolution.variables, names, now);
       }
       probe::record_probes(doc, to_record, state::Writer::probe, skipped);

@@ -2,6 +2,7 @@
 // `mcphealth probe`'s work: choose the definitions Claude Code uses (in one folder, or in every folder it knows),
 // probe each distinct definition once, recover through the one policy, record every verdict (and every folder's
 // bindings) in one locked write, and write Prometheus metrics. The front end only prints the rows.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/probe/batch.hpp>
@@ -27,6 +28,9 @@ struct ProbeRequest {
   bool all = false;
   /// `--project DIR`: only that folder; otherwise `all` covers every folder in `~/.claude.json` and this one.
   std::optional<std::filesystem::path> project;
+  /// Whose servers: these agents' (empty: every agent's). Claude Code's are found in every folder it knows; another
+  /// agent's in this folder (or `project`). A definition two agents share is probed once.
+  std::vector<const agent::Agent*> agents;
   /// At most this many probes at a time (0 = all at once).
   std::size_t parallel = 0;
   Record record = Record::yes;
