@@ -49,6 +49,10 @@ _mcphealth() {
       COMPREPLY=($(compgen -W "PreToolUse PostToolUseFailure PostToolUse SessionStart" -- "$cur"))
       return
       ;;
+    --agent)
+      COMPREPLY=($(compgen -W "claude-code gemini copilot cursor windsurf" -- "$cur"))
+      return
+      ;;
     --depth)
       COMPREPLY=($(compgen -W "liveness handshake auto" -- "$cur"))
       return
@@ -81,9 +85,9 @@ _mcphealth() {
 
   local opts="" names=""
   case $cmd in
-    hook) opts="--output --event --help" ;;
+    hook) opts="--output --event --agent --help" ;;
     probe)
-      opts="--all --depth --protocol --timeout-ms --parallel -o --output --json --wide --unhealthy --no-update --reconnect --prometheus --project --cwd -q --quiet --help"
+      opts="--all --agent --depth --protocol --timeout-ms --parallel -o --output --json --wide --unhealthy --no-update --reconnect --prometheus --project --cwd -q --quiet --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     status)
@@ -95,7 +99,7 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" reset --list)
       ;;
     explain-config)
-      opts="--json --hook-snippet --cwd --help"
+      opts="--json --hook-snippet --agent --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     policy)
@@ -103,8 +107,8 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --cwd --help" ;;
-    install) opts="--scope --cwd --events --binary --statusline --disable-js-hook --dry-run --json --help" ;;
-    uninstall) opts="--scope --cwd --dry-run --json --help" ;;
+    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --dry-run --json --help" ;;
+    uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)
       opts="--project --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)

@@ -10,7 +10,7 @@ complete -c mcphealth -n $top -l policy -r -F -d 'Per-server policy file'
 complete -c mcphealth -n $top -s v -l verbose -d 'Say more on stderr'
 complete -c mcphealth -n $top -l version -d 'Print the version'
 
-complete -c mcphealth -n $top -a hook -d 'Run as the Claude Code hook'
+complete -c mcphealth -n $top -a hook -d 'Run as the hook of a coding agent'
 complete -c mcphealth -n $top -a probe -d 'Probe MCP servers and record the results'
 complete -c mcphealth -n $top -a status -d 'Show the health cache'
 complete -c mcphealth -n $top -a reset -d "Forget servers' health"
@@ -35,6 +35,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec -x -d 'Run 
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l once -d 'One sweep, then exit'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
+complete -c mcphealth -n "__fish_seen_subcommand_from hook probe install uninstall explain-config" -l agent -x -a 'claude-code gemini copilot cursor windsurf' -d 'Which agent'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a 'PreToolUse PostToolUseFailure PostToolUse SessionStart' -d 'Event to handle'
 
