@@ -3,6 +3,7 @@
 #include "output.hpp"
 
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -58,6 +59,9 @@ json::object row_json(const ops::StatusRow& row) {
   o["status"] = state::health_name(row.health);
   o["definition"] = row.definition ? json::value(*row.definition) : json::value(nullptr);
   o["scope"] = row.scope ? json::value(*row.scope) : json::value(nullptr);
+  json::array agents;
+  for (const auto& a : row.agents) agents.emplace_back(a);
+  o["agents"] = std::move(agents);
   o["project"] = row.project ? json::value(*row.project) : json::value(nullptr);
   o["entry"] = row.cached ? json::value(row.raw) : json::value(nullptr);
   o["configured"] = row.configured ? json::value(*row.configured) : json::value(nullptr);
@@ -153,7 +157,13 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
   std::string hints;
   for (const auto& row : report.rows) {
     const std::string code_text = row.entry.last_failure_code.text();
-    const std::string scope = row.scope ? *row.scope + (row.project ? " " + *row.project : std::string()) : "-";
+    std::string scope = row.scope ? *row.scope + (row.project ? " " + *row.project : std::string()) : "-";
+    // Which agents start it, when that is not Claude Code alone.
+    if (!row.agents.empty() && !(row.agents.size() == 1 && row.agents.front() == agent::default_agent().id)) {
+      std::string who;
+      for (const auto& a : row.agents) who += (who.empty() ? "" : ", ") + a;
+      scope += " [" + who + "]";
+    }
     table.add({{row.name},
                status_cell(row),
                {scope},

@@ -91,6 +91,11 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   mcph probe --all --agent claude-code --json
   assert_eq "$RC" 0
   assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["shared"]'
+  # status says which agents start each definition.
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" '{s["name"]: s["agents"] for s in d["servers"]}')" '{"gem": ["gemini"], "shared": ["claude-code", "gemini"]}'
+  mcph status --wide
+  assert_contains "$OUT" "[claude-code, gemini]"
   # The hook under Gemini CLI finds its folder bound by the probe: a cache hit.
   assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true
 }

@@ -1,5 +1,7 @@
 #include <mcphealth/ops/status.hpp>
 
+#include <mcphealth/agent/agent.hpp>
+
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/ops/hints.hpp>
@@ -133,14 +135,21 @@ std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInput
                                                     const config::Settings& settings) {
   std::vector<ConfiguredServer> out;
   const config::Policy policy = config::load_policy(settings.policy_path, env);
-  for (const auto& folder : config::resolve_everywhere(base, env)) {
-    for (const auto* c : folder.resolution.winners()) {
-      if (std::none_of(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; })) {
+  const auto add = [&](const config::Resolution& res, const agent::Agent& who) {
+    for (const auto* c : res.winners()) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; });
+      if (it == out.end()) {
         const bool skipped = config::settings_for(settings, policy, *c).probe.value == config::ProbeMode::skip;
         out.push_back({c->tool_server, c->definition.source.string(), c->fingerprint, std::string(config::scope_name(c->scope)),
                        c->project, skipped});
+        it = std::prev(out.end());
       }
+      if (std::find(it->agents.begin(), it->agents.end(), who.id) == it->agents.end()) it->agents.emplace_back(who.id);
     }
+  };
+  for (const auto& folder : config::resolve_everywhere(base, env)) add(folder.resolution, agent::default_agent());
+  for (const agent::Agent* a : agent::agents()) {
+    if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a);
   }
   return out;
 }
@@ -170,6 +179,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
         if (!same(row, c)) continue;
         row.configured = true;
         row.config_source = c.source;
+        row.agents = c.agents;
         if (!row.scope) row.scope = c.scope;
         if (!row.project) row.project = c.project;
         if (c.probe_skipped && !row.entry.unhealthy()) row.health = state::Health::skipped;
@@ -185,6 +195,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       row.health = c.probe_skipped ? state::Health::skipped : state::Health::unknown;
       row.configured = true;
       row.config_source = c.source;
+      row.agents = c.agents;
       row.definition = c.fingerprint;
       row.scope = c.scope;
       row.project = c.project;

@@ -27,6 +27,8 @@ struct ConfiguredServer {
   std::optional<std::string> project;
   /// The policy says not to probe it (`probe: skip`): shown as `skipped` unless a failure marked it down.
   bool probe_skipped = false;
+  /// The agents that start this definition (their ids), in the table's order.
+  std::vector<std::string> agents = {};
 };
 
 /// One server as `status` shows it.
@@ -45,6 +47,8 @@ struct StatusRow {
   bool cached = false;
   /// Whether it is configured; nothing when configs were not read (the status line).
   std::optional<bool> configured;
+  /// The agents that start its definition (ids), when configs were read.
+  std::vector<std::string> agents;
   std::optional<std::string> config_source;
   state::ServerEntry entry;
   /// The cache entry as stored, every field.
@@ -78,7 +82,8 @@ struct RowSelection {
 /// is an error naming it and the names there are.
 util::Result<void> select_rows(StatusReport& report, const RowSelection& selection);
 
-/// Every definition Claude Code would start in `base`'s folder or any folder it knows (each once).
+/// Every definition an agent would start: Claude Code's in `base`'s folder or any folder it knows, every other
+/// agent's in `base`'s folder; each once, with the agents that start it.
 std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
                                                     const config::Settings& settings);
 
