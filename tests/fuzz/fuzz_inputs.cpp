@@ -1,6 +1,7 @@
 // libFuzzer target for everything mcphealth parses from outside: hook payloads (whole or cut off), state files,
 // config definitions, policy files, SSE streams (bounded), JSON-RPC messages and the tool-name split. The hook must never crash into a session; this hunts for
 // inputs that would make it. Build and run with scripts/fuzz.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/expand.hpp>
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/server.hpp>
@@ -34,6 +35,23 @@ void as_payload(std::string_view text) {
   (void)hook::find_target_in_raw(text);
   (void)hook::find_raw_string_field(text, "hook_event_name");
   (void)hook::classify_failure(hook::failure_text(in.payload));
+  // Every agent's dialect reads it, whole and as a cut payload, and answers without a crash; the answer is JSON.
+  const util::MapEnvironment env;
+  hook::HookInput cut = in;
+  cut.incomplete = true;
+  (void)agent::detect_agent(in.payload, text, env);
+  (void)agent::read_hook_command(std::string(text));
+  for (const agent::Agent* a : agent::agents()) {
+    for (const hook::HookInput* input : {&in, &cut}) {
+      const hook::HookCall call = a->dialect.read(*input, std::nullopt, env);
+      (void)hook::read_failure(call.failure_text, call.tool_input);
+    }
+    hook::HookOutcome block;
+    block.decision = hook::HookOutcome::Decision::block;
+    block.reason = std::string(text.substr(0, 500));
+    const agent::Answer answer = a->dialect.answer_json(block);
+    check(answer.out.empty() || static_cast<bool>(util::parse_json(answer.out)));
+  }
 }
 
 void as_state(const json::value& value) {
