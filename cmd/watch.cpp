@@ -31,7 +31,7 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<WatchOptions>();
   CLI::App* sub = app.add_subcommand("watch", "Watch the health cache live; with --probe, also keep it fresh");
   sub->add_flag("--probe", o->probe,
-                "Also probe every server Claude Code would start: an unhealthy one when its retry comes, a healthy one "
+                "Also probe every server the agents would start: an unhealthy one when its retry comes, a healthy one "
                 "shortly before its mark expires (with jitter), recovering with the reconnect command");
   sub->add_option("--interval", o->interval_s, "With --probe: re-read the configs every S seconds (default 60)")
       ->type_name("S")

@@ -96,6 +96,12 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   assert_eq "$(json_eval "$OUT" '{s["name"]: s["agents"] for s in d["servers"]}')" '{"gem": ["gemini"], "shared": ["claude-code", "gemini"]}'
   mcph status --wide
   assert_contains "$OUT" "[claude-code, gemini]"
+  # watch --probe keeps Gemini CLI's own server fresh too.
+  mcph reset --all
+  mcph watch --probe --once --events
+  assert_contains "$OUT" '"server":"gem"'
+  assert_eq "$(entry_field gem status)" unhealthy
+  mcph probe --all --json
   # The hook under Gemini CLI finds its folder bound by the probe: a cache hit.
   assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true
 }

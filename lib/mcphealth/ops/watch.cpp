@@ -1,4 +1,6 @@
 #include <mcphealth/ops/watch.hpp>
+
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/policy.hpp>
 
 #include <mcphealth/config/names.hpp>
@@ -161,6 +163,10 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   util::EpochMs now = m_clock.now_ms();
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
     m_folders = config::resolve_everywhere(m_base, m_env);
+    // Every other agent's servers in this folder too; a definition two agents share is one candidate.
+    for (const agent::Agent* a : agent::agents()) {
+      if (a != &agent::default_agent()) m_folders.push_back({m_base, a->catalogue.resolve(m_base, m_env)});
+    }
     m_resolved_at = now;
     m_candidates.clear();
     for (const auto& f : m_folders) {
