@@ -112,6 +112,11 @@ struct Agent {
   int allow_exit_code = 0;
 };
 
+/// Names the call's event, the one precedence every dialect keeps: `--event` (`flag`), else the payload's own name
+/// for it (`named`, read from its field `field`), else `fallback` (what `fallback_source` says it is).
+void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
+                std::string_view field, std::string fallback, std::string fallback_source = "the default");
+
 /// Every agent, in the order commands list them.
 const std::vector<const Agent*>& agents();
 

@@ -62,6 +62,20 @@ std::string folder_key(const Agent& agent, const std::string& dir, const std::ve
   return qualifiers.empty() ? dir : dir + " (" + qualifiers + ")";
 }
 
+void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
+                std::string_view field, std::string fallback, std::string fallback_source) {
+  if (flag && !flag->empty()) {
+    call.event_name = *flag;
+    call.event_source = "--event";
+  } else if (named && !named->empty()) {
+    call.event_name = *named;
+    call.event_source = "the payload's " + std::string(field);
+  } else {
+    call.event_name = std::move(fallback);
+    call.event_source = std::move(fallback_source);
+  }
+}
+
 std::string agent_ids() {
   std::string out;
   for (const Agent* a : agents()) out += (out.empty() ? "" : ", ") + std::string(a->id);

@@ -26,19 +26,9 @@ public:
     // --event, else the payload's hook_event_name, else CLAUDE_HOOK_EVENT_NAME, else PreToolUse.
     std::optional<std::string> from_payload = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
                                                                : util::get_string(payload, "hook_event_name");
-    if (event_flag && !event_flag->empty()) {
-      call.event_name = *event_flag;
-      call.event_source = "--event";
-    } else if (from_payload && !from_payload->empty()) {
-      call.event_name = *from_payload;
-      call.event_source = "the payload's hook_event_name";
-    } else if (auto v = env.get("CLAUDE_HOOK_EVENT_NAME"); v && !v->empty()) {
-      call.event_name = *v;
-      call.event_source = "CLAUDE_HOOK_EVENT_NAME";
-    } else {
-      call.event_name = "PreToolUse";
-      call.event_source = "the default";
-    }
+    const std::optional<std::string> from_env = env.get("CLAUDE_HOOK_EVENT_NAME");
+    if (from_env && !from_env->empty()) name_event(call, event_flag, from_payload, "hook_event_name", *from_env, "CLAUDE_HOOK_EVENT_NAME");
+    else name_event(call, event_flag, from_payload, "hook_event_name", "PreToolUse");
     call.event = hook::event_from_name(call.event_name);
     if (input.incomplete) {
       const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");

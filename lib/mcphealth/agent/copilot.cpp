@@ -58,20 +58,15 @@ public:
     // PascalCase payloads name their event; camelCase ones do not, and are told by their fields.
     const std::optional<std::string> named = field("hook_event_name");
     const bool pascal = named.has_value();
-    if (event_flag && !event_flag->empty()) {
-      call.event_name = *event_flag;
-      call.event_source = "--event";
-    } else if (named && !named->empty()) {
-      call.event_name = *named;
-      call.event_source = "the payload's hook_event_name";
-    } else {
+    {
       const bool failed = input.incomplete ? input.raw.find("\"error\"") != std::string::npos : payload.contains("error");
       const bool session = input.incomplete ? input.raw.find("\"toolName\"") == std::string::npos
                                             : !payload.contains("toolName") && payload.contains("source");
-      call.event_name = session ? "sessionStart" : failed ? "postToolUseFailure"
-                        : (!input.incomplete && payload.contains("toolResult")) ? "postToolUse"
-                                                                               : "preToolUse";
-      call.event_source = "the payload's fields";
+      name_event(call, event_flag, named, "hook_event_name",
+                 session ? "sessionStart" : failed ? "postToolUseFailure"
+                 : (!input.incomplete && payload.contains("toolResult")) ? "postToolUse"
+                                                                         : "preToolUse",
+                 "the payload's fields");
     }
     call.event = meaning(call.event_name);
     const char* tool_key = pascal ? "tool_name" : "toolName";
@@ -203,22 +198,7 @@ private:
         res.candidates.push_back(std::move(c));
       }
     }
-    for (std::size_t i = 0; i < res.candidates.size(); ++i) {
-      config::Candidate& c = res.candidates[i];
-      config::referenced_variables(json::value(c.definition.raw), res.variables);
-      if (c.standing != config::Standing::active) continue;
-      const config::Candidate* earlier = nullptr;
-      for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
-        if (res.candidates[j].wins() && res.candidates[j].tool_server == c.tool_server) earlier = &res.candidates[j];
-      }
-      if (earlier != nullptr) {
-        c.standing = config::Standing::shadowed;
-        c.reason = "replaced by " + earlier->definition.source.string() + " (" + std::string(config::scope_name(earlier->scope)) + ")";
-        continue;
-      }
-      c.resolved = config::resolve_server(c.definition, env);
-      c.fingerprint = config::definition_fingerprint(*c.resolved);
-    }
+    config::pick_winners(res, env); // the workspace's first: it replaces a user server whole
     res.variables.emplace_back("COPILOT_ALLOW_ALL");
     return res;
   }

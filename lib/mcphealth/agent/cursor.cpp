@@ -37,8 +37,7 @@ public:
       return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
     };
     const std::optional<std::string> named = field("hook_event_name");
-    call.event_name = event_flag && !event_flag->empty() ? *event_flag : named.value_or("beforeMCPExecution");
-    call.event_source = event_flag && !event_flag->empty() ? "--event" : named ? "the payload's hook_event_name" : "the default";
+    name_event(call, event_flag, named, "hook_event_name", "beforeMCPExecution");
     call.event = meaning(call.event_name);
     const std::optional<std::string> tool = field("tool_name");
     call.names_tool = tool.has_value();
@@ -100,13 +99,7 @@ public:
         res.candidates.push_back(std::move(c));
       }
     }
-    for (std::size_t i = 0; i < res.candidates.size(); ++i) {
-      config::Candidate& c = res.candidates[i];
-      config::referenced_variables(json::value(c.definition.raw), res.variables);
-      if (c.standing != config::Standing::active) continue;
-      c.resolved = config::resolve_server(c.definition, env);
-      c.fingerprint = config::definition_fingerprint(*c.resolved);
-    }
+    config::pick_winners(res, env);
     res.read_files = reader.paths();
     return res;
   }

@@ -107,16 +107,7 @@ public:
     const std::optional<std::string> from_payload = input.incomplete
                                                         ? hook::find_raw_string_field(input.raw, "hook_event_name")
                                                         : util::get_string(payload, "hook_event_name");
-    if (event_flag && !event_flag->empty()) {
-      call.event_name = *event_flag;
-      call.event_source = "--event";
-    } else if (from_payload && !from_payload->empty()) {
-      call.event_name = *from_payload;
-      call.event_source = "the payload's hook_event_name";
-    } else {
-      call.event_name = "BeforeTool";
-      call.event_source = "the default";
-    }
+    name_event(call, event_flag, from_payload, "hook_event_name", "BeforeTool");
     if (input.incomplete) {
       // mcp_context comes last in Gemini's payload: a cut one has the tool's name, seldom the server's.
       const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");
@@ -328,25 +319,8 @@ private:
         res.candidates.push_back(std::move(c));
       }
     }
-    // One winner per name, the highest layer's (a project server replaces a user one whole).
-    for (std::size_t i = 0; i < res.candidates.size(); ++i) {
-      config::Candidate& c = res.candidates[i];
-      config::referenced_variables(json::value(c.definition.raw), res.variables);
-      if (c.standing != config::Standing::active) continue;
-      const config::Candidate* earlier = nullptr;
-      for (std::size_t j = 0; j < i && earlier == nullptr; ++j) {
-        if (res.candidates[j].tool_server == c.tool_server && res.candidates[j].standing != config::Standing::not_read) {
-          earlier = &res.candidates[j];
-        }
-      }
-      if (earlier != nullptr) {
-        c.standing = config::Standing::shadowed;
-        c.reason = "replaced by " + earlier->definition.source.string() + " (" + std::string(config::scope_name(earlier->scope)) + ")";
-        continue;
-      }
-      c.resolved = config::resolve_server(c.definition, env);
-      c.fingerprint = config::definition_fingerprint(*c.resolved);
-    }
+    // One winner per name, the highest layer's: a project server replaces a user one whole.
+    config::pick_winners(res, env);
     // What decides trust besides the files: its variables' values are part of the stamp.
     for (const char* name : {"GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE"}) res.variables.emplace_back(name);
     return res;

@@ -28,8 +28,7 @@ public:
       return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
     };
     const std::optional<std::string> named = field("agent_action_name");
-    call.event_name = event_flag && !event_flag->empty() ? *event_flag : named.value_or("pre_mcp_tool_use");
-    call.event_source = event_flag && !event_flag->empty() ? "--event" : named ? "the payload's agent_action_name" : "the default";
+    name_event(call, event_flag, named, "agent_action_name", "pre_mcp_tool_use");
     call.event = call.event_name == "pre_mcp_tool_use"    ? hook::Event::pre_tool_use
                  : call.event_name == "post_mcp_tool_use" ? hook::Event::post_tool_use
                                                           : hook::Event::other;
@@ -79,13 +78,10 @@ public:
       if (util::get_bool(def.raw, "disabled") == true) {
         c.standing = config::Standing::disabled;
         c.reason = "\"disabled\": true in " + report.source.file.string();
-      } else {
-        c.resolved = config::resolve_server(c.definition, env);
-        c.fingerprint = config::definition_fingerprint(*c.resolved);
       }
-      config::referenced_variables(json::value(c.definition.raw), res.variables);
       res.candidates.push_back(std::move(c));
     }
+    config::pick_winners(res, env);
     res.files.push_back(std::move(report));
     res.read_files = reader.paths();
     return res;

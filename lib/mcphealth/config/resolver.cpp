@@ -394,7 +394,8 @@ void apply_policies(Candidate& c, const std::vector<Layer>& layers) {
   }
 }
 
-/// Picks one winner per tool name among the active candidates, then resolves the winners.
+} // namespace
+
 void pick_winners(Resolution& res, const util::Environment& env) {
   for (std::size_t i = 0; i < res.candidates.size(); ++i) {
     Candidate& c = res.candidates[i];
@@ -414,8 +415,6 @@ void pick_winners(Resolution& res, const util::Environment& env) {
     c.fingerprint = definition_fingerprint(*c.resolved);
   }
 }
-
-} // namespace
 
 void referenced_variables(const json::value& v, std::vector<std::string>& out) {
   if (v.is_string()) {

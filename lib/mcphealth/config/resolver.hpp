@@ -113,6 +113,11 @@ std::string resolution_stamp(const std::vector<std::filesystem::path>& files, co
 /// The stamp of a resolution made from `inputs`: of every file it read, as `inputs.reader` sees them now.
 std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env);
 
+/// Settles `res.candidates` (in precedence order): every definition's `${VAR}` names go into `res.variables`; of the
+/// active ones, the first of each name wins and is resolved against `env` (its fingerprint made), the later ones
+/// are shadowed by it. Every agent's catalogue ends this way.
+void pick_winners(Resolution& res, const util::Environment& env);
+
 /// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v` (each once).
 void referenced_variables(const boost::json::value& v, std::vector<std::string>& out);
 
