@@ -7,13 +7,7 @@ namespace mcphealth::cli {
 config::DiscoveryInputs discovery_for(const util::Environment& env, const config::Settings& settings,
                                       const std::optional<std::string>& cwd) {
   config::DiscoveryInputs in = config::discovery_inputs(env, settings.config_paths.value, "");
-  if (cwd) {
-    std::error_code ec;
-    in.project_dir = std::filesystem::absolute(*cwd, ec).lexically_normal();
-    if (in.project_dir.has_relative_path() && in.project_dir.filename().empty()) {
-      in.project_dir = in.project_dir.parent_path();
-    }
-  }
+  if (cwd) in.project_dir = config::absolute_normal(*cwd);
   return in;
 }
 

@@ -100,4 +100,10 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
   return out;
 }
 
+std::string transport_name(const Transport& transport) {
+  if (const auto* h = std::get_if<HttpServer>(&transport)) return h->type;
+  if (std::holds_alternative<StdioServer>(transport)) return "stdio";
+  return "unsupported";
+}
+
 } // namespace mcphealth::config

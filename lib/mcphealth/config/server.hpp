@@ -48,6 +48,9 @@ struct ResolvedServer {
   std::vector<std::string> unset_vars;
 };
 
+/// A transport as output names it: `stdio`, `http`, `sse`, or `unsupported`.
+std::string transport_name(const Transport& transport);
+
 /// Resolves a definition against `env` (the hook's environment).
 ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env);
 

@@ -111,11 +111,6 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
   }
 }
 
-std::string kind_of(const config::Transport& t) {
-  if (const auto* h = std::get_if<config::HttpServer>(&t)) return h->type;
-  if (std::holds_alternative<config::StdioServer>(t)) return "stdio";
-  return "unsupported";
-}
 
 void add(Explanation& e, Finding::Severity s, std::string id, std::string message, std::string hint) {
   e.findings.push_back({s, std::move(id), std::move(message), std::move(hint)});
@@ -214,7 +209,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       }
     }
     const config::ResolvedServer& resolved = *c.resolved;
-    s.kind = kind_of(resolved.transport);
+    s.kind = config::transport_name(resolved.transport);
     s.unset_vars = resolved.unset_vars;
     if (const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport)) {
       s.target = stdio->command;

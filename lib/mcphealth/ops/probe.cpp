@@ -34,11 +34,6 @@ struct Folder {
   const agent::Agent* agent = nullptr;
 };
 
-std::string transport_name(const config::Transport& t) {
-  if (const auto* h = std::get_if<config::HttpServer>(&t)) return h->type;
-  if (std::holds_alternative<config::StdioServer>(t)) return "stdio";
-  return "unsupported";
-}
 
 std::string where_it_looked(const config::Resolution& res) {
   std::string out;
@@ -172,7 +167,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
     ProbeRow row{c.tool_server, c.definition.name, recovery.result, probed_at,
-                 transport_name(c.resolved->transport), c.definition.source.string(),
+                 config::transport_name(c.resolved->transport), c.definition.source.string(),
                  std::string(config::scope_name(c.scope)), c.project, c.fingerprint, std::nullopt};
     if (recovery.reconnect.attempt != recover::Attempt::none) row.reconnect = recover::describe(recovery.reconnect);
     const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};

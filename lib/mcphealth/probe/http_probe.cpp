@@ -120,7 +120,7 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
     mcp::HandshakeResult legacy = mcp::handshake(sse, mcp::Protocol::legacy, deadline, clock);
     r.latency_ms = clock.now_ms() - started;
     if (!legacy.answered) return false;
-    take_answer(legacy, "sse", r);
+    take_answer(legacy, std::string(k_via_sse), r);
     return true;
   };
   // A server that answered over legacy SSE last time is asked that way first; the usual order follows if not.
@@ -133,7 +133,7 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
     r.latency_ms = clock.now_ms() - started;
   }
   if (hs.answered) {
-    take_answer(hs, "streamable-http", r);
+    take_answer(hs, std::string(k_via_streamable_http), r);
     return r;
   }
   if (!sse_first && refused_post(hs.first_http_failure) && clock.now_ms() < deadline && try_sse()) return r;

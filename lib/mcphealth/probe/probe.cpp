@@ -84,8 +84,8 @@ LearnedMethod learned_from(const json::object* entry) {
     out.era = *version == mcp::k_modern_version ? LearnedMethod::Era::modern : LearnedMethod::Era::legacy;
   }
   const std::optional<std::string>& via = details->via;
-  if (via == std::optional<std::string>("sse")) out.http = LearnedMethod::Http::sse;
-  if (via == std::optional<std::string>("streamable-http")) out.http = LearnedMethod::Http::streamable;
+  if (via && *via == k_via_sse) out.http = LearnedMethod::Http::sse;
+  if (via && *via == k_via_streamable_http) out.http = LearnedMethod::Http::streamable;
   return out;
 }
 

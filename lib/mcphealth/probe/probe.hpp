@@ -97,6 +97,10 @@ struct ProbeResult {
 /// classes).
 enum class Depth { liveness, handshake, automatic };
 
+/// The HTTP transports a probe can have answered over, as its details (`via`) name them.
+inline constexpr std::string_view k_via_sse = "sse";
+inline constexpr std::string_view k_via_streamable_http = "streamable-http";
+
 /// What the last probe of a definition learned about how it answers: tried first next time, with the usual
 /// fallback when it stops answering that way.
 struct LearnedMethod {
