@@ -51,7 +51,12 @@ public:
   virtual ~Catalogue() = default;
   /// What the agent starts in `inputs.project_dir`, and why each other definition found is not started. Every file
   /// it looks at goes through `inputs.reader` and is listed in `read_files`: the hot path re-checks those alone.
-  virtual config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const = 0;
+  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const;
+
+protected:
+  /// The agent's rules, reading every file through `reader` (which records them for resolve()).
+  virtual config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                                  util::FileReader& reader) const = 0;
 };
 
 /// Which settings file `install` edits.

@@ -15,6 +15,13 @@ const Agent& copilot();     // agent/copilot.cpp
 const Agent& cursor();      // agent/cursor.cpp (by contract)
 const Agent& windsurf();    // agent/windsurf.cpp (by contract)
 
+config::Resolution Catalogue::resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const {
+  util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+  config::Resolution res = read(inputs, env, reader);
+  res.read_files = reader.paths();
+  return res;
+}
+
 const std::vector<const Agent*>& agents() {
   static const std::vector<const Agent*> table = {&claude_code(), &gemini(), &copilot(), &cursor(), &windsurf()};
   return table;

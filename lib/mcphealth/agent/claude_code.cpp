@@ -75,8 +75,12 @@ public:
 
 class ClaudeCatalogue final : public Catalogue {
 public:
-  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
-    return config::resolve(inputs, env);
+protected:
+  config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                          util::FileReader& reader) const override {
+    config::DiscoveryInputs through = inputs;
+    through.reader = &reader;
+    return config::resolve(through, env);
   }
 };
 

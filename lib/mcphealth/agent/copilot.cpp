@@ -134,16 +134,9 @@ json::object as_probed(json::object raw) {
 
 class CopilotCatalogue final : public Catalogue {
 public:
-  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
-    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
-    config::Resolution res = resolve_through(inputs, env, reader);
-    res.read_files = reader.paths();
-    return res;
-  }
-
-private:
-  static config::Resolution resolve_through(const config::DiscoveryInputs& inputs, const util::Environment& env,
-                                            util::FileReader& reader) {
+protected:
+  config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                          util::FileReader& reader) const override {
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     const fs::path dir = config::absolute_normal(inputs.project_dir);
@@ -230,7 +223,7 @@ const Agent& copilot() {
   static const CopilotCatalogue catalogue;
   static const CopilotDialect dialect;
   static const CopilotRegistration registration;
-  static const Agent agent{"copilot", "Copilot CLI", catalogue, dialect, registration, "run /mcp in Copilot CLI", "run /mcp", 0};
+  static const Agent agent{"copilot", "Copilot CLI", catalogue, dialect, registration, "run /mcp auth in Copilot CLI", "run /mcp auth", 0};
   return agent;
 }
 

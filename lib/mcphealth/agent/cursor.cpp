@@ -76,8 +76,9 @@ public:
 
 class CursorCatalogue final : public Catalogue {
 public:
-  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
-    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+protected:
+  config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                          util::FileReader& reader) const override {
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     const fs::path dir = config::absolute_normal(inputs.project_dir);
@@ -100,7 +101,6 @@ public:
       }
     }
     config::pick_winners(res, env);
-    res.read_files = reader.paths();
     return res;
   }
 };

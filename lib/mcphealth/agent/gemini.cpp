@@ -253,16 +253,9 @@ std::optional<std::vector<std::string>> name_list(const json::object& merged_mcp
 
 class GeminiCatalogue final : public Catalogue {
 public:
-  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
-    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
-    config::Resolution res = resolve_through(inputs, env, reader);
-    res.read_files = reader.paths();
-    return res;
-  }
-
-private:
-  static config::Resolution resolve_through(const config::DiscoveryInputs& inputs, const util::Environment& env,
-                                            util::FileReader& reader) {
+protected:
+  config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                          util::FileReader& reader) const override {
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     const bool at_home = config::absolute_normal(inputs.project_dir) == config::absolute_normal(util::home_dir(env));

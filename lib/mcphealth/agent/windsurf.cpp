@@ -64,8 +64,9 @@ json::object as_probed(json::object raw) {
 
 class WindsurfCatalogue final : public Catalogue {
 public:
-  config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const override {
-    util::RecordingReader reader(inputs.reader ? *inputs.reader : util::disk());
+protected:
+  config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                          util::FileReader& reader) const override {
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     config::FileReport report = config::read_source({user_dir(env) / "mcp_config.json", "user"}, reader);
@@ -83,7 +84,6 @@ public:
     }
     config::pick_winners(res, env);
     res.files.push_back(std::move(report));
-    res.read_files = reader.paths();
     return res;
   }
 };
