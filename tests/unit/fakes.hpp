@@ -1,6 +1,7 @@
 #pragma once
 // Fakes for the core's seams: a clock that moves only when told, a scripted prober and command runner, and a
 // temporary folder per test.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/http/client.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/probe/probe.hpp>
@@ -10,6 +11,8 @@
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +130,33 @@ public:
 
 private:
   std::filesystem::path m_path;
+};
+
+/// A payload as the hook reads it (parsed, or from its text when it does not parse), without a limit to hit.
+inline hook::HookInput payload_input(const std::string& text) {
+  hook::HookInput in;
+  in.raw = text;
+  in.limit = 1 << 20;
+  hook::parse_payload(in);
+  return in;
+}
+
+/// Payloads read by an agent's dialect, each kept alive as long as this is: a HookCall points into its input.
+class Payloads {
+public:
+  explicit Payloads(const agent::Agent& agent) : m_agent(agent) {}
+  /// `text` read as the dialect reads it.
+  hook::HookCall read(const std::string& text, std::optional<std::string> flag = std::nullopt,
+                      const util::Environment& env = util::MapEnvironment{}) {
+    m_inputs.push_back(std::make_unique<hook::HookInput>(payload_input(text)));
+    return m_agent.dialect.read(*m_inputs.back(), flag, env);
+  }
+  /// The input the last read() read.
+  const hook::HookInput& last() const { return *m_inputs.back(); }
+
+private:
+  const agent::Agent& m_agent;
+  std::vector<std::unique_ptr<hook::HookInput>> m_inputs;
 };
 
 } // namespace mcphealth::testing

@@ -17,22 +17,14 @@ namespace {
 
 const agent::Agent& claude() { return *agent::find_agent("claude-code"); }
 
-hook::HookInput input_of(const std::string& text) {
-  hook::HookInput in;
-  in.raw = text;
-  in.limit = 1 << 20;
-  hook::parse_payload(in);
-  return in;
-}
-
-/// The inputs read so far: a call points into its input's payload.
-std::vector<std::unique_ptr<hook::HookInput>> g_inputs;
+testing::Payloads g_payloads(claude());
 
 hook::HookCall read(const std::string& text, std::optional<std::string> flag = std::nullopt,
                     const util::Environment& env = util::MapEnvironment{}) {
-  g_inputs.push_back(std::make_unique<hook::HookInput>(input_of(text)));
-  return claude().dialect.read(*g_inputs.back(), flag, env);
+  return g_payloads.read(text, flag, env);
 }
+
+hook::HookInput input_of(const std::string& text) { return testing::payload_input(text); }
 
 } // namespace
 

@@ -19,15 +19,10 @@ namespace {
 
 const agent::Agent& copilot() { return *agent::find_agent("copilot"); }
 
-std::vector<std::unique_ptr<hook::HookInput>> g_inputs; // a call points into its input's payload
+testing::Payloads g_payloads(copilot());
 
 hook::HookCall read(const std::string& text, std::optional<std::string> flag = std::nullopt) {
-  auto in = std::make_unique<hook::HookInput>();
-  in->raw = text;
-  in->limit = 1 << 20;
-  hook::parse_payload(*in);
-  g_inputs.push_back(std::move(in));
-  return copilot().dialect.read(*g_inputs.back(), flag, util::MapEnvironment{});
+  return g_payloads.read(text, flag);
 }
 
 // As Copilot CLI 1.0.102 sent them (ids shortened).

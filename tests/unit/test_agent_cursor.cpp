@@ -19,16 +19,9 @@ namespace {
 
 const agent::Agent& cursor() { return *agent::find_agent("cursor"); }
 
-std::vector<std::unique_ptr<hook::HookInput>> g_inputs; // a call points into its input's payload
+testing::Payloads g_payloads(cursor());
 
-hook::HookCall read(const std::string& text) {
-  auto in = std::make_unique<hook::HookInput>();
-  in->raw = text;
-  in->limit = 1 << 20;
-  hook::parse_payload(*in);
-  g_inputs.push_back(std::move(in));
-  return cursor().dialect.read(*g_inputs.back(), std::nullopt, util::MapEnvironment{});
-}
+hook::HookCall read(const std::string& text) { return g_payloads.read(text); }
 
 // Built from the documented fields of beforeMCPExecution.
 const std::string k_before_by_url =
@@ -51,7 +44,7 @@ TEST_CASE("cursor: beforeMCPExecution names the server by its URL or its command
   CHECK(call.endpoint == std::optional<std::string>("python3 /opt/fixtures/session_server.py stdio"));
   CHECK(read(R"({"hook_event_name":"afterMCPExecution","tool_name":"echo","url":"http://h/mcp"})").event ==
         hook::Event::post_tool_use);
-  CHECK(agent::detect_agent(g_inputs.back()->payload, g_inputs.back()->raw, util::MapEnvironment{}) == &cursor());
+  CHECK(agent::detect_agent(g_payloads.last().payload, g_payloads.last().raw, util::MapEnvironment{}) == &cursor());
 }
 
 TEST_CASE("cursor: a block is permission deny with the reason for the user and the agent", "[agent_cursor]") {

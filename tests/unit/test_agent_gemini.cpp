@@ -17,17 +17,14 @@ namespace {
 
 const agent::Agent& gemini() { return *agent::find_agent("gemini"); }
 
-hook::HookInput input_of(const std::string& text) {
-  hook::HookInput in;
-  in.raw = text;
-  in.limit = 1 << 20;
-  hook::parse_payload(in);
-  return in;
-}
+// A call points into its input: the inputs stay alive for the file's tests (the earlier helper read a temporary).
+testing::Payloads g_payloads(gemini());
 
 hook::HookCall read(const std::string& text, std::optional<std::string> flag = std::nullopt) {
-  return gemini().dialect.read(input_of(text), flag, util::MapEnvironment{});
+  return g_payloads.read(text, flag);
 }
+
+hook::HookInput input_of(const std::string& text) { return testing::payload_input(text); }
 
 // As Gemini CLI 0.61.0 sent them (the session and paths shortened).
 const std::string k_before_tool =
