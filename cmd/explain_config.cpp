@@ -68,7 +68,8 @@ json::object hooks_json(const ops::HookRegistration& hooks) {
           {"postToolUseFailure", hooks.post_tool_use_failure},
           {"events", std::move(events)},
           {"commandProblems", std::move(problems)},
-          {"jsHook", strings(hooks.js_hook)}};
+          {"jsHook", strings(hooks.js_hook)},
+          {"trust", hooks.trust.empty() ? json::value(nullptr) : json::value(hooks.trust)}};
 }
 
 json::object to_json(const ops::Explanation& e) {
@@ -176,7 +177,9 @@ void print_text(const ops::Explanation& e, bool color) {
       say("    %s: %s  [%s]\n", v.name.c_str(), v.value.c_str(), v.origin.c_str());
     }
   }
-  std::printf("\n%s\n", bold("Not checked (Claude Code does not start these here)").c_str());
+  const agent::Agent* agent = agent::find_agent(e.hooks.agent);
+  const std::string agent_name(agent ? agent->name : agent::default_agent().name);
+  std::printf("\n%s\n", bold("Not checked (" + agent_name + " does not start these here)").c_str());
   if (e.skipped.empty()) say("  (none)\n");
   for (const auto& k : e.skipped) {
     say("  %s: %s, from %s (%s)\n    would run: %s\n", k.definition.name.c_str(),
@@ -196,6 +199,9 @@ void print_text(const ops::Explanation& e, bool color) {
   }
   say("  %s (read: %s)\n", registered.c_str(),
       e.hooks.files.empty() ? "no settings files" : std::to_string(e.hooks.files.size()).append(" settings file(s)").c_str());
+  if (!e.hooks.trust.empty()) {
+    say("  trust: %s%s\n", e.hooks.trust.c_str(), e.hooks.trust_detail.empty() ? "" : (" (" + e.hooks.trust_detail + ")").c_str());
+  }
   std::printf("\n%s\n", bold("Findings").c_str());
   if (e.findings.empty()) say("  none: all clear\n");
   for (const auto& f : e.findings) {

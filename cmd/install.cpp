@@ -4,6 +4,7 @@
 #include "output.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/ops/codex_trust.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -54,14 +55,62 @@ const agent::Agent& agent_of(const InstallOptions& o) {
   return a ? *a : agent::default_agent();
 }
 
+/// The project `--cwd` names: `$CLAUDE_PROJECT_DIR`, else the current folder, when it names none.
+fs::path project_of(const InstallOptions& o, const util::Environment& env) {
+  if (o.cwd) return *o.cwd;
+  if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) return *dir;
+  return fs::current_path();
+}
+
 /// The file `--agent` and `--scope` name; nothing when that agent has no file of that scope.
 std::optional<fs::path> settings_file(const InstallOptions& o, const util::Environment& env) {
-  fs::path project = o.cwd ? fs::path(*o.cwd) : fs::path();
-  if (!o.cwd) {
-    if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) project = *dir;
-    else project = fs::current_path();
+  return agent_of(o).registration.install_file(o.scope, env, project_of(o, env));
+}
+
+/// What Codex CLI was asked about trusting mcphealth's hooks, as install reports it: a line for people (stdout when
+/// it worked, stderr when the user has something to do) and `trust` for --json.
+struct TrustReport {
+  std::string line;
+  bool problem = false;
+  json::object json;
+};
+
+TrustReport trust_hooks(const agent::Agent& agent, const InstallOptions& o, const util::Environment& env,
+                        util::Clock& clock) {
+  TrustReport r;
+  const std::string how = "start `codex` in " + project_of(o, env).string() + " and trust mcphealth's hooks when it asks (or in /hooks)";
+  if (o.no_trust) {
+    r.line = std::string(agent.name) + " runs these hooks only once you trust them: " + how;
+    r.problem = true;
+    r.json = {{"asked", false}};
+    return r;
   }
-  return agent_of(o).registration.install_file(o.scope, env, project);
+  const ops::CodexHookTrust t = ops::codex_hook_trust(env, project_of(o, env), true, clock);
+  json::array keys;
+  std::size_t ours = 0, now = 0, untrusted = 0;
+  for (const ops::CodexHook& h : t.hooks) {
+    if (!h.ours) continue;
+    ++ours;
+    if (h.trusted_now) {
+      ++now;
+      keys.push_back(json::value(h.key));
+    }
+    if (h.trust != "trusted") ++untrusted;
+  }
+  r.json = {{"asked", true}, {"program", t.program.string()}, {"recorded", std::move(keys)},
+            {"error", t.error.empty() ? json::value(nullptr) : json::value(t.error)}};
+  if (!t.error.empty() || ours == 0 || untrusted > 0) {
+    r.problem = true;
+    const std::string why = !t.error.empty() ? t.error
+                            : ours == 0     ? std::string(agent.name) + " lists none of mcphealth's hooks here"
+                                            : std::to_string(untrusted) + " of mcphealth's hooks are still untrusted";
+    r.line = std::string(agent.name) + " runs a hook only once you trust it, and trusting them failed (" + why + "): " + how;
+    return r;
+  }
+  r.line = now == 0 ? std::string(agent.name) + " already trusts mcphealth's hooks"
+                    : std::string(agent.name) + " trusts mcphealth's hooks now (" + std::to_string(now) + " recorded by " +
+                          t.program.string() + " app-server in its config.toml)";
+  return r;
 }
 
 } // namespace
@@ -79,6 +128,8 @@ void register_install(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--statusline", o->statusline, "Also set statusLine to `mcphealth status --statusline`, when none is set");
   sub->add_flag("--disable-js-hook", o->disable_js_hook,
                 "Also remove the JS hook (mcp-health-check.js) from this settings file");
+  sub->add_flag("--no-trust", o->no_trust,
+                "Codex CLI: do not ask Codex (`codex app-server`) to trust the new hooks; it runs them only once you do");
   sub->footer("Exit: 0 installed, or already installed; 2 usage error, or a settings file that does not parse or "
               "cannot be written (nothing is changed then).");
   sub->callback([o, &command_line] { command_line.exit_code = run_install(*o, false); });
@@ -151,6 +202,8 @@ int run_install(const InstallOptions& o, bool uninstall) {
   const ops::InstallPlan& plan = *planned;
   const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
+  std::optional<TrustReport> trust;
+  if (!uninstall && !o.dry_run && agent.registration.hooks_need_trust()) trust = trust_hooks(agent, o, env, clock);
   if (o.json) {
     json::array notes, js;
     for (const auto& n : plan.notes) notes.push_back(json::value(n));
@@ -162,6 +215,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
                      {"notes", std::move(notes)},
                      {"jsHook", std::move(js)},
                      {"diff", diff}};
+    if (trust) out["trust"] = trust->json;
     std::fputs(util::pretty_json(out).c_str(), stdout);
     return k_exit_ok;
   }
@@ -177,6 +231,8 @@ int run_install(const InstallOptions& o, bool uninstall) {
   if (!o.dry_run) {
     for (const auto& n : plan.notes) say("  %s\n", n.c_str());
   }
+  if (trust && !trust->problem) say("  %s\n", trust->line.c_str());
+  if (trust && trust->problem) std::fprintf(stderr, "mcphealth: %s\n", trust->line.c_str());
   if (js_left) {
     std::fprintf(stderr,
                  "mcphealth: the JS hook is also registered in %s (%s): both would write the same cache without "

@@ -23,6 +23,8 @@ struct InstallOptions {
   std::optional<std::string> binary;
   bool statusline = false;
   bool disable_js_hook = false;
+  /// `--no-trust`: leave trusting the new hooks to the user (Codex CLI).
+  bool no_trust = false;
   bool dry_run = false;
   bool json = false;
 };

@@ -302,3 +302,82 @@ for line in open(sys.argv[1]):
         break
 PYEOF
 }
+
+# Codex CLI (from npm, pinned by scripts/test), driven offline by the same fake model (the Responses API).
+
+# need_codex: the case needs the real Codex CLI (MCPHEALTH_CODEX names it).
+need_codex() {
+  CODEX_BIN=${MCPHEALTH_CODEX:-}
+  [ -n "$CODEX_BIN" ] && [ -x "$CODEX_BIN" ] || skip "needs the real codex (MCPHEALTH_CODEX; scripts/test installs it)"
+}
+
+# codex_config: the user's ~/.codex/config.toml points Codex at the fake model and trusts $PROJ, whose
+# .codex/config.toml defines `svc` as the session server (healthy until its cue says otherwise).
+codex_config() {
+  write_config "$HOME/.codex/config.toml" "model = \"fake-model\"
+model_provider = \"fake\"
+approval_policy = \"never\"
+
+[model_providers.fake]
+name = \"fake\"
+base_url = \"http://127.0.0.1:$MODEL_PORT/v1\"
+wire_api = \"responses\"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects.\"$PROJ\"]
+trust_level = \"trusted\""
+  write_config "$PROJ/.codex/config.toml" "[mcp_servers.svc]
+command = \"$PY\"
+args = [\"$SESSION_SERVER\", \"stdio\", \"--cue-file\", \"$T/cue\", \"--calls-file\", \"$T/calls\"]
+default_tools_approval_mode = \"approve\""
+}
+
+# codex_install: `mcphealth install --agent codex`, with the real codex on PATH (install asks it to trust the hooks).
+codex_install() {
+  PATH="$(dirname "$CODEX_BIN"):$PATH" mcph install --agent codex "$@"
+  assert_eq "$RC" 0 "install --agent codex: $ERR"
+}
+
+# codex_session: one `codex exec` session in $PROJ against the fake model; sets OUT (JSON lines), ERR, RC.
+codex_session() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) -u RUST_BACKTRACE timeout 120 "$CODEX_BIN" exec --json --skip-git-repo-check \
+    "Use the echo tool." 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "codex exited $RC: $ERR"
+}
+
+# codex_results: what the model was given back for each tool call, from the session's last request, in order, one
+# JSON string per line.
+codex_results() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if "input" in body and (last is None or len(body["input"]) >= len(last["input"])):
+        last = body
+for item in (last or {}).get("input", []):
+    if item.get("type") == "function_call_output":
+        out = item.get("output")
+        print(json.dumps(out if isinstance(out, str) else " ".join(x.get("text", "") for x in out or [])))
+PYEOF
+}
+
+# codex_developer_text: the developer messages of the session's first request (where SessionStart context goes).
+codex_developer_text() {
+  "$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if "input" in body:
+        print(" ".join(c.get("text", "") for m in body["input"] if m.get("role") == "developer" for c in m.get("content", [])))
+        break
+PYEOF
+}

@@ -94,6 +94,9 @@ public:
   virtual std::vector<std::pair<std::string, boost::json::value>> file_keys() const { return {}; }
   /// Whether the agent has Claude Code's `statusLine` (install --statusline).
   virtual bool has_status_line() const { return false; }
+  /// Whether the agent runs a newly registered hook only once the user has trusted it (Codex CLI: the trust is its
+  /// own record, which ops/codex_trust asks it to write).
+  virtual bool hooks_need_trust() const { return false; }
   /// An MCP tool's name as the agent spells it (`mcp__server__tool`), to tell whether a matcher selects MCP tools.
   virtual std::string sample_tool_name() const = 0;
   /// The entry a hook list gets for `command`: `{"type":"command","command":...}` and whatever else the agent wants.
@@ -121,6 +124,10 @@ struct Agent {
 /// for it (`named`, read from its field `field`), else `fallback` (what `fallback_source` says it is).
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
                 std::string_view field, std::string fallback, std::string fallback_source = "the default");
+
+/// The answer in Claude Code's form (`hookSpecificOutput`: a `permissionDecision` of `deny` with its reason, or
+/// `additionalContext`), which Codex CLI reads too.
+Answer hook_specific_answer(const hook::HookOutcome& outcome);
 
 /// Every agent, in the order commands list them.
 const std::vector<const Agent*>& agents();

@@ -10,6 +10,7 @@
 namespace mcphealth::agent {
 
 const Agent& claude_code(); // agent/claude_code.cpp
+const Agent& codex();       // agent/codex.cpp
 const Agent& gemini();      // agent/gemini.cpp
 const Agent& copilot();     // agent/copilot.cpp
 const Agent& cursor();      // agent/cursor.cpp (by contract)
@@ -23,7 +24,7 @@ config::Resolution Catalogue::resolve(const config::DiscoveryInputs& inputs, con
 }
 
 const std::vector<const Agent*>& agents() {
-  static const std::vector<const Agent*> table = {&claude_code(), &gemini(), &copilot(), &cursor(), &windsurf()};
+  static const std::vector<const Agent*> table = {&claude_code(), &codex(), &gemini(), &copilot(), &cursor(), &windsurf()};
   return table;
 }
 
@@ -56,9 +57,13 @@ const Agent* detect_agent(const boost::json::object& payload, std::string_view r
   if (payload.contains("agent_action_name") || (payload.empty() && raw.find("\"agent_action_name\"") != std::string_view::npos)) {
     return &windsurf();
   }
+  // Codex CLI's tool events carry the turn's id; its session start looks like Claude Code's but for where its
+  // transcript is kept (Gemini CLI's likewise).
+  if (payload.contains("turn_id") || (payload.empty() && raw.find("\"turn_id\"") != std::string_view::npos)) return &codex();
   const std::optional<std::string> transcript =
       payload.empty() ? hook::find_raw_string_field(raw, "transcript_path") : util::get_string(payload, "transcript_path");
   if (transcript && transcript->find("/.gemini/") != std::string::npos) return &gemini();
+  if (transcript && transcript->find("/.codex/") != std::string::npos) return &codex();
   return nullptr;
 }
 

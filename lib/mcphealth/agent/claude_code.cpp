@@ -52,21 +52,7 @@ public:
     return call;
   }
 
-  Answer answer_json(const hook::HookOutcome& outcome) const override {
-    json::object specific;
-    if (outcome.decision == hook::HookOutcome::Decision::block) {
-      specific["hookEventName"] = "PreToolUse";
-      specific["permissionDecision"] = "deny";
-      // Names and errors come from outside: the answer stays JSON whatever bytes they hold.
-      specific["permissionDecisionReason"] = util::valid_utf8(outcome.reason);
-    } else if (outcome.additional_context) {
-      specific["hookEventName"] = util::valid_utf8(outcome.event_name);
-      specific["additionalContext"] = util::valid_utf8(*outcome.additional_context);
-    } else {
-      return {};
-    }
-    return {json::serialize(json::object{{"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
-  }
+  Answer answer_json(const hook::HookOutcome& outcome) const override { return hook_specific_answer(outcome); }
 
   std::vector<std::string_view> event_names() const override {
     return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"};
@@ -130,6 +116,22 @@ public:
 };
 
 } // namespace
+
+Answer hook_specific_answer(const hook::HookOutcome& outcome) {
+  json::object specific;
+  if (outcome.decision == hook::HookOutcome::Decision::block) {
+    specific["hookEventName"] = "PreToolUse";
+    specific["permissionDecision"] = "deny";
+    // Names and errors come from outside: the answer stays JSON whatever bytes they hold.
+    specific["permissionDecisionReason"] = util::valid_utf8(outcome.reason);
+  } else if (outcome.additional_context) {
+    specific["hookEventName"] = util::valid_utf8(outcome.event_name);
+    specific["additionalContext"] = util::valid_utf8(*outcome.additional_context);
+  } else {
+    return {};
+  }
+  return {json::serialize(json::object{{"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
+}
 
 const Agent& claude_code() {
   static const ClaudeCatalogue catalogue;

@@ -2,6 +2,7 @@
 
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/toml.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,7 +70,7 @@ void collect_servers(const json::object& holder, FileReport& report) {
   }
 }
 
-FileReport read_source(const ConfigSource& source, util::FileReader& reader) {
+FileReport read_source(const ConfigSource& source, util::FileReader& reader, FileFormat format) {
   FileReport report;
   report.source = source;
   const auto file = reader.read(source.file);
@@ -79,7 +80,7 @@ FileReport read_source(const ConfigSource& source, util::FileReader& reader) {
     report.error = file.error().message;
     return report;
   }
-  util::JsonParse parsed = util::parse_json(*file);
+  util::JsonParse parsed = format == FileFormat::toml ? util::parse_toml(*file) : util::parse_json(*file);
   if (!parsed) {
     report.status = FileReport::Status::parse_error;
     report.error = parsed.error().message;

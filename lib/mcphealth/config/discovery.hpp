@@ -90,7 +90,11 @@ struct FileReport {
 /// Adds the definitions in `holder`'s `mcpServers` (or `mcp_servers`) to `report.servers`, first of a name wins.
 void collect_servers(const boost::json::object& holder, FileReport& report);
 
+/// How a configuration file is written.
+enum class FileFormat { json, toml };
+
 /// Reads one file's top-level `mcpServers` (or `mcp_servers`).
-FileReport read_source(const ConfigSource& source, util::FileReader& reader = util::disk());
+FileReport read_source(const ConfigSource& source, util::FileReader& reader = util::disk(),
+                       FileFormat format = FileFormat::json);
 
 } // namespace mcphealth::config

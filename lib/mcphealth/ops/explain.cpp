@@ -1,6 +1,7 @@
 #include <mcphealth/ops/explain.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/ops/codex_trust.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/recover.hpp>
@@ -321,6 +322,32 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
   }
 }
 
+/// Whether an agent that runs only trusted hooks (Codex CLI) trusts mcphealth's: asked of the agent itself.
+void explain_trust(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs,
+                   const agent::Agent& agent, const std::string& flag) {
+  util::SystemClock clock;
+  const CodexHookTrust t = codex_hook_trust(env, inputs.project_dir, false, clock);
+  std::string untrusted;
+  for (const CodexHook& h : t.hooks) {
+    if (h.ours && h.trust != "trusted") untrusted += (untrusted.empty() ? "" : ", ") + h.key + " (" + h.trust + ")";
+  }
+  if (!t.error.empty()) {
+    e.hooks.trust = "unknown";
+    e.hooks.trust_detail = t.error;
+    add(e, Finding::Severity::warning, "hook-trust-unknown",
+        "cannot tell whether " + std::string(agent.name) + " trusts mcphealth's hooks (it runs only trusted ones): " + t.error,
+        "run `mcphealth install" + flag + "` where codex is on PATH, or check codex's /hooks");
+  } else if (!untrusted.empty()) {
+    e.hooks.trust = "not trusted";
+    e.hooks.trust_detail = untrusted;
+    add(e, Finding::Severity::error, "hook-not-trusted",
+        std::string(agent.name) + " skips mcphealth's hooks, silently: it has not trusted " + untrusted,
+        "run `mcphealth install" + flag + "` (it asks Codex to trust them), or trust them in codex's /hooks");
+  } else {
+    e.hooks.trust = "trusted";
+  }
+}
+
 /// Step 4: whether Claude Code runs the hook, and whether the JS hook still does.
 void explain_hooks(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs,
                    const agent::Agent& agent) {
@@ -361,6 +388,7 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
           "run `mcphealth install` to register this binary's absolute path");
     }
   }
+  if (agent.registration.hooks_need_trust() && !e.hooks.commands.empty()) explain_trust(e, env, inputs, agent, flag);
   for (const auto& w : e.hooks.js_hook) {
     add(e, Finding::Severity::error, "js-hook",
         "the JS hook still runs on the same cache file, without a lock (" + w + ")",

@@ -97,6 +97,11 @@ struct HookRegistration {
   std::vector<std::string> js_hook;
   /// The mcphealth hook commands registered for MCP tools, each once.
   std::vector<std::string> commands;
+  /// For an agent that runs only hooks the user trusts (Codex CLI): `trusted` (every one of mcphealth's that it
+  /// lists), `not trusted` (one or more is not), or `unknown` (it could not be asked); empty for other agents.
+  std::string trust;
+  /// Why trust is what it is: the hooks not trusted, or why the agent could not be asked.
+  std::string trust_detail;
 };
 
 /// The whole explanation.

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The real Codex CLI (from npm, pinned by scripts/test), driven offline by our fake model, with mcphealth's hooks
+# registered (and trusted) by `mcphealth install --agent codex`. Codex has no failure event, so a server that dies
+# mid-session is blocked from the next probe on: here a probe runs between two calls, as cron or `watch --probe`
+# would. The model reads our reason, the next session starts knowing, and nothing is left running.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/real_agent.sh"
+
+codex_call() { printf '{"name":"mcp__svc__echo","input":{"text":"%s"}}' "$1"; }
+
+case_a_server_that_dies_is_blocked_from_the_next_probe_on() {
+  need_codex
+  # Turn 1 calls echo on a healthy server; turn 2 takes the server down, probes, and calls it again.
+  model_script "{\"turns\":[[$(codex_call one)],{\"write\":[\"$T/cue\",\"down\"],\"pause_ms\":300,\"run\":[\"$MCPHEALTH_BIN\",\"probe\",\"--all\",\"--cwd\",\"$PROJ\"],\"calls\":[$(codex_call two)]}]}"
+  start_model
+  codex_config
+  codex_install
+  assert_contains "$OUT" "Codex CLI trusts mcphealth's hooks now (3 recorded"
+  codex_session
+  assert_eq "$(calls_seen)" "one" "the calls that reached the server"
+  assert_eq "$(entry_field svc status)" unhealthy
+  local results
+  results=$(codex_results)
+  assert_contains "$(sed -n '1p' <<<"$results")" 'echo: one' "the first call's result"
+  assert_contains "$(sed -n '2p' <<<"$results")" 'Tool call blocked by PreToolUse hook: The MCP server \"svc\" has been down' \
+    "the model's text for the blocked call"
+  assert_contains "$(sed -n '2p' <<<"$results")" 'fixture: backend down, exiting'
+  wait_for_quiet
+}
+
+case_the_next_session_starts_knowing_the_server_is_down() {
+  need_codex
+  model_script "{\"turns\":[[$(codex_call one)]]}"
+  start_model
+  codex_config
+  codex_install
+  codex_session
+  assert_eq "$(entry_field svc status)" healthy
+  echo down > "$T/cue"
+  mcph probe --all --cwd "$PROJ"
+  rm -f "$T/model.log"
+  codex_session
+  assert_contains "$(codex_developer_text)" 'MCP servers not available at the start of this session: "svc" is down (fixture: backend down, exiting)'
+  wait_for_quiet
+}
+
+case_untrusted_hooks_do_not_run_and_explain_config_says_so() {
+  need_codex
+  model_script "{\"turns\":[[$(codex_call one)]]}"
+  start_model
+  codex_config
+  codex_install --no-trust
+  assert_contains "$ERR" "Codex CLI runs these hooks only once you trust them"
+  mcph explain-config --agent codex --json
+  assert_eq "$(json_eval "$OUT" "d['hooks']['events']['PreToolUse']")" true
+  assert_eq "$(json_eval "$OUT" "[s['name'] for s in d['servers']]")" '["svc"]'
+  PATH="$(dirname "$CODEX_BIN"):$PATH" mcph explain-config --agent codex
+  assert_contains "$OUT" "not trusted"
+  codex_session
+  assert_eq "$(entry_field svc status 2>/dev/null || echo none)" none "an untrusted hook ran"
+  codex_install
+  PATH="$(dirname "$CODEX_BIN"):$PATH" mcph explain-config --agent codex
+  assert_not_contains "$OUT" "not trusted"
+  codex_session
+  assert_eq "$(entry_field svc status)" healthy
+  mcph uninstall --agent codex
+  assert_eq "$RC" 0
+  assert_not_contains "$(cat "$HOME/.codex/hooks.json")" "mcphealth"
+  wait_for_quiet
+}
+
+main "$@"

@@ -1,0 +1,172 @@
+// Codex CLI's part of the agent seam, fed with payloads captured from Codex CLI 0.171.0 and literal config.toml
+// files.
+#include "fakes.hpp"
+
+#include <mcphealth/agent/agent.hpp>
+#include <mcphealth/agent/codex.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/toml.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace mcphealth;
+using testing::TempDir;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const agent::Agent& codex() { return *agent::find_agent("codex"); }
+
+testing::Payloads g_payloads(codex());
+
+hook::HookCall read(const std::string& text, std::optional<std::string> flag = std::nullopt) {
+  return g_payloads.read(text, flag);
+}
+
+// As Codex CLI 0.171.0 sent them (ids shortened).
+const std::string k_pre = R"({"session_id":"01a2","turn_id":"01a3","transcript_path":"/home/user/.codex/sessions/r.jsonl",)"
+                          R"("cwd":"/home/user/src/codexproj","hook_event_name":"PreToolUse","model":"fake-model",)"
+                          R"("permission_mode":"bypassPermissions","tool_name":"mcp__my_svc_v2__echo",)"
+                          R"("tool_input":{"text":"hello"},"tool_use_id":"call_fake_1"})";
+const std::string k_post = R"({"session_id":"01a2","turn_id":"01a3","cwd":"/home/user/src/codexproj",)"
+                           R"("hook_event_name":"PostToolUse","tool_name":"mcp__svc__echo","tool_input":{"text":"hello"},)"
+                           R"("tool_response":{"content":[{"type":"text","text":"ECHO:hello"}],"isError":false},)"
+                           R"("tool_use_id":"call_fake_1"})";
+const std::string k_session = R"({"session_id":"01a2","transcript_path":"/home/user/.codex/sessions/r.jsonl",)"
+                              R"("cwd":"/home/user/src/codexproj","hook_event_name":"SessionStart","model":"fake-model",)"
+                              R"("permission_mode":"bypassPermissions","source":"startup"})";
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+hook::HookInput input_of(const std::string& text) { return testing::payload_input(text); }
+
+} // namespace
+
+TEST_CASE("codex: its payloads are Claude Code's shape, the server named as Codex sanitizes it", "[agent_codex]") {
+  const hook::HookCall pre = read(k_pre);
+  CHECK(pre.event == hook::Event::pre_tool_use);
+  REQUIRE(pre.target);
+  CHECK(pre.target->server == "my_svc_v2");
+  CHECK(pre.target->tool == "echo");
+  CHECK(pre.folder == "/home/user/src/codexproj");
+  CHECK(read(k_post).event == hook::Event::post_tool_use);
+  CHECK(read(k_session).event == hook::Event::session_start);
+  CHECK(agent::codex_tool_server("my-svc.v2") == "my_svc_v2");
+}
+
+TEST_CASE("codex: it is told by its turn id and by where its transcript is", "[agent_codex]") {
+  for (const std::string& text : {k_pre, k_post, k_session}) {
+    const hook::HookInput in = input_of(text);
+    CHECK(agent::detect_agent(in.payload, in.raw, util::MapEnvironment{}) == &codex());
+  }
+  const hook::HookInput claude = input_of(R"({"session_id":"x","hook_event_name":"PreToolUse","tool_name":"mcp__a__b",)"
+                                          R"("transcript_path":"/home/u/.claude/projects/p/x.jsonl"})");
+  CHECK(agent::detect_agent(claude.payload, claude.raw, util::MapEnvironment{}) == nullptr);
+}
+
+TEST_CASE("codex: a block is Claude Code's deny, and the hook's own errors exit 0", "[agent_codex]") {
+  hook::HookOutcome block;
+  block.decision = hook::HookOutcome::Decision::block;
+  block.reason = "svc is down";
+  const json::value deny = json::parse(codex().dialect.answer_json(block).out);
+  CHECK(deny.at("hookSpecificOutput").at("permissionDecision") == "deny");
+  CHECK(deny.at("hookSpecificOutput").at("permissionDecisionReason") == "svc is down");
+  CHECK(codex().allow_exit_code == 0);
+}
+
+TEST_CASE("codex: config.toml layers merge key by key, a trusted project's over the user's", "[agent_codex]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  util::MapEnvironment env{{"HOME", home.string()}};
+  write(home / ".codex" / "config.toml", R"([mcp_servers.svc]
+command = "/bin/true"
+args = ["user"]
+env = { FROM_USER = "1" }
+
+[mcp_servers."my-svc.v2"]
+url = "http://127.0.0.1:9/mcp"
+bearer_token_env_var = "SVC_TOKEN"
+
+[mcp_servers.off]
+command = "/bin/true"
+enabled = false
+)");
+  write(proj / ".codex" / "config.toml", R"([mcp_servers.svc]
+args = ["project"]
+)");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  config::Resolution res = codex().catalogue.resolve(in, env);
+  CHECK_FALSE(res.trusted);
+  REQUIRE(res.winner("svc"));
+  CHECK(res.winner("svc")->scope == config::Scope::user);
+  CHECK(res.winner("svc")->definition.raw.at("args").at(0) == "user");
+  REQUIRE(res.winner("my_svc_v2"));
+  CHECK(res.winner("my_svc_v2")->definition.raw.at("headers").at("Authorization") == "Bearer ${SVC_TOKEN}");
+  CHECK(std::holds_alternative<config::HttpServer>(res.winner("my_svc_v2")->resolved->transport));
+  REQUIRE(res.candidates_for("off").size() == 1);
+  CHECK(res.candidates_for("off")[0]->standing == config::Standing::disabled);
+  // An untrusted project's definition is listed, never started.
+  bool refused = false;
+  for (const config::Candidate& c : res.candidates) refused |= c.scope == config::Scope::project && c.standing == config::Standing::not_approved;
+  CHECK(refused);
+
+  std::ofstream(home / ".codex" / "config.toml", std::ios::app) << "\n[projects.\"" << proj.string() << "\"]\ntrust_level = \"trusted\"\n";
+  res = codex().catalogue.resolve(in, env);
+  CHECK(res.trusted);
+  const config::Candidate* svc = res.winner("svc");
+  REQUIRE(svc);
+  CHECK(svc->scope == config::Scope::project);
+  CHECK(svc->definition.raw.at("args").at(0) == "project");
+  CHECK(svc->definition.raw.at("env").at("FROM_USER") == "1"); // the user's keys the project does not set stay
+  CHECK(std::find(res.read_files.begin(), res.read_files.end(), proj / ".codex" / "config.toml") != res.read_files.end());
+}
+
+TEST_CASE("codex: a project is its git root, and every folder down to the session's adds its file", "[agent_codex]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", repo = dir.path() / "repo", sub = repo / "sub";
+  util::MapEnvironment env{{"HOME", home.string()}};
+  fs::create_directories(repo / ".git");
+  write(home / ".codex" / "config.toml", "[projects.\"" + repo.string() + "\"]\ntrust_level = \"trusted\"\n");
+  write(repo / ".codex" / "config.toml", "[mcp_servers.top]\ncommand = \"/bin/true\"\n");
+  write(sub / ".codex" / "config.toml", "[mcp_servers.low]\ncommand = \"/bin/true\"\n");
+  config::DiscoveryInputs in;
+  in.project_dir = sub;
+  in.home = home;
+  const config::Resolution res = codex().catalogue.resolve(in, env);
+  CHECK(res.trusted);
+  CHECK(res.winner("top"));
+  CHECK(res.winner("low"));
+}
+
+TEST_CASE("codex: a config.toml that does not parse says where", "[agent_codex]") {
+  const util::JsonParse bad = util::parse_toml("[mcp_servers.svc]\ncommand = \n");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().line == 2);
+  const util::JsonParse good = util::parse_toml("a = 1\nb = [true, \"x\"]\n[t]\nwhen = 1979-05-27\n");
+  REQUIRE(good);
+  CHECK(good->at("b").at(1) == "x");
+  CHECK(good->at("t").at("when") == "1979-05-27");
+}
+
+TEST_CASE("codex: install writes hooks.json in Claude Code's shape, which Codex trusts before it runs", "[agent_codex]") {
+  const util::MapEnvironment env{{"HOME", "/home/u"}};
+  CHECK(codex().registration.install_file(agent::InstallScope::user, env, "/p") ==
+        std::optional<fs::path>("/home/u/.codex/hooks.json"));
+  CHECK(codex().registration.install_file(agent::InstallScope::project, env, "/p") ==
+        std::optional<fs::path>("/p/.codex/hooks.json"));
+  CHECK(codex().registration.install_file(agent::InstallScope::user, util::MapEnvironment{{"CODEX_HOME", "/c"}}, "/p") ==
+        std::optional<fs::path>("/c/hooks.json"));
+  CHECK(codex().registration.hooks_need_trust());
+  const auto events = codex().registration.events();
+  REQUIRE(events.size() == 3);
+  CHECK(events[0].name == "PreToolUse");
+  CHECK(codex().registration.required_events() == std::vector<std::string>{"PreToolUse"});
+}
