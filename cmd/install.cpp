@@ -27,10 +27,10 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
       ->type_name("ID")
       ->check(one_of_words(ids));
   sub->add_option("--scope", o->scope,
-                  "Which settings file: user (Claude Code: ~/.claude/settings.json, default; Gemini CLI: "
-                  "~/.gemini/settings.json; Copilot CLI: ~/.copilot/settings.json, its only one), project "
-                  "(.claude/settings.json or .gemini/settings.json, shared with the repository) or local "
-                  "(.claude/settings.local.json, yours only; Claude Code only)")
+                  "Which settings file: user (Claude Code: ~/.claude/settings.json, default; Codex CLI: "
+                  "~/.codex/hooks.json; Gemini CLI: ~/.gemini/settings.json; Copilot CLI: ~/.copilot/settings.json, "
+                  "its only one), project (.claude/settings.json, .codex/hooks.json or .gemini/settings.json, shared "
+                  "with the repository) or local (.claude/settings.local.json, yours only; Claude Code only)")
       ->transform(one_of<agent::InstallScope>({{"user", agent::InstallScope::user},
                                                {"project", agent::InstallScope::project},
                                                {"local", agent::InstallScope::local}}))
@@ -121,7 +121,8 @@ void register_install(CLI::App& app, CommandLine& command_line) {
   add_common(sub, o);
   sub->add_option("--events", o->events,
                   "Events to register, comma-separated (default: Claude Code: PreToolUse,PostToolUseFailure,PostToolUse,"
-                  "SessionStart; Gemini CLI: BeforeTool,AfterTool,SessionStart)")
+                  "SessionStart; Codex CLI: PreToolUse,PostToolUse,SessionStart; Gemini CLI: BeforeTool,AfterTool,"
+                  "SessionStart)")
       ->delimiter(',')
       ->type_name("LIST");
   sub->add_option("--binary", o->binary, "The mcphealth the hook runs (default: this one's absolute path)")->type_name("PATH");

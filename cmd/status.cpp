@@ -1,9 +1,10 @@
 #include "status.hpp"
 
+#include "choices.hpp"
 #include "output.hpp"
 
-#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -31,6 +32,13 @@ void register_status(CLI::App& app, CommandLine& command_line) {
   for (const char* other : {"--output", "--json", "--wide", "--names"}) statusline->excludes(sub->get_option(other));
   sub->add_flag("--unhealthy", o->unhealthy, "Only the servers that are down (unhealthy or misconfigured)");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  CLI::Option* agent_option =
+      sub->add_option("--agent", o->agent, "Only the servers that agent starts: " + agent::agent_ids())
+          ->type_name("ID")
+          ->check(one_of_words(ids));
+  agent_option->excludes(statusline);
   sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR")->check(CLI::ExistingDirectory);
   sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
@@ -105,7 +113,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings);
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
-  if (auto chosen = ops::select_rows(report, {o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all});
+  if (auto chosen = ops::select_rows(report, {o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all, o.agent});
       !chosen) {
     util::log::error(chosen.error().message);
     return k_exit_usage;
@@ -143,7 +151,9 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
   for (const auto& w : warnings) util::log::warn(w);
   if (report.rows.empty()) {
+    const agent::Agent* only = o.agent ? agent::find_agent(*o.agent) : nullptr;
     if (o.unhealthy) std::printf("nothing is down\n");
+    else if (only) say("%s starts no server here\n", std::string(only->name).c_str());
     else say("no servers in %s and none configured\n", settings.state_path.value.c_str());
     return code;
   }

@@ -20,6 +20,8 @@ struct StatusOptions {
   bool statusline = false;
   bool quiet = false;
   bool unhealthy = false;
+  /// `--agent`: only the definitions that agent starts.
+  std::optional<std::string> agent;
   std::optional<std::string> cwd;
 };
 

@@ -50,7 +50,7 @@ _mcphealth() {
       return
       ;;
     --agent)
-      COMPREPLY=($(compgen -W "claude-code gemini copilot cursor windsurf" -- "$cur"))
+      COMPREPLY=($(compgen -W "claude-code codex gemini copilot cursor windsurf" -- "$cur"))
       return
       ;;
     --depth)
@@ -91,7 +91,7 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     status)
-      opts="-o --output --json --wide --names --statusline --unhealthy -q --quiet --cwd --help"
+      opts="-o --output --json --wide --names --statusline --unhealthy --agent -q --quiet --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     reset)
@@ -107,7 +107,7 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --cwd --help" ;;
-    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --dry-run --json --help" ;;
+    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --help" ;;
     uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)
       opts="--project --help"

@@ -24,6 +24,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l scop
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l dry-run -d 'Print the diff, write nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l statusline -d 'Also set the status line'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l disable-js-hook -d 'Also remove the JS hook'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l no-trust -d 'Codex CLI: do not ask Codex to trust the hooks'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -d 'Events to register'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l binary -r -F -d 'The mcphealth the hook runs'
 complete -c mcphealth -n $top -a help -d 'Show the help of a command'
@@ -35,7 +36,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec -x -d 'Run 
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l once -d 'One sweep, then exit'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
-complete -c mcphealth -n "__fish_seen_subcommand_from hook probe install uninstall explain-config" -l agent -x -a 'claude-code gemini copilot cursor windsurf' -d 'Which agent'
+complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status install uninstall explain-config" -l agent -x -a 'claude-code codex gemini copilot cursor windsurf' -d 'Which agent'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a 'PreToolUse PostToolUseFailure PostToolUse SessionStart' -d 'Event to handle'
 

@@ -96,6 +96,11 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   assert_eq "$(json_eval "$OUT" '{s["name"]: s["agents"] for s in d["servers"]}')" '{"gem": ["gemini"], "shared": ["claude-code", "gemini"]}'
   mcph status --wide
   assert_contains "$OUT" "[claude-code, gemini]"
+  mcph status --agent claude-code --json
+  assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["shared"]'
+  assert_eq "$RC" 0 "gem, which Claude Code does not start, is down"
+  mcph status --agent codex
+  assert_eq "$OUT" "Codex CLI starts no server here"
   # watch --probe keeps Gemini CLI's own server fresh too.
   mcph reset --all
   mcph watch --probe --once --events

@@ -146,7 +146,7 @@ TEST_CASE("a registered command is mcphealth's hook only when its program is mcp
 
 TEST_CASE("the table lists every agent once and Claude Code is the default", "[agent_claude_code]") {
   CHECK(&agent::default_agent() == &claude());
-  CHECK(agent::agent_ids() == "claude-code, gemini, copilot, cursor, windsurf");
-  CHECK(agent::find_agent("codex") == nullptr); // not yet an agent here
+  CHECK(agent::agent_ids() == "claude-code, codex, gemini, copilot, cursor, windsurf");
+  CHECK(agent::find_agent("aider") == nullptr);
   CHECK(agent::detect_agent(input_of(R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})").payload, "", util::MapEnvironment{}) == nullptr);
 }

@@ -268,6 +268,12 @@ util::Result<void> select_rows(StatusReport& report, const RowSelection& selecti
     report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const auto& r) { return !r.down(); }),
                       report.rows.end());
   }
+  if (selection.agent) {
+    const auto not_its = [&](const StatusRow& r) {
+      return std::find(r.agents.begin(), r.agents.end(), *selection.agent) == r.agents.end();
+    };
+    report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), not_its), report.rows.end());
+  }
   return {};
 }
 

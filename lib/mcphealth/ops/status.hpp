@@ -72,10 +72,13 @@ struct StatusReport {
   std::vector<std::string> warnings;
 };
 
-/// Which rows a listing shows: the servers named (in the order named), and only the down ones.
+/// Which rows a listing shows: the servers named (in the order named), only the down ones, only those an agent
+/// starts.
 struct RowSelection {
   std::vector<std::string> servers;
   enum class Only { all, down } only = Only::all;
+  /// An agent's id: only the definitions it starts.
+  std::optional<std::string> agent = std::nullopt;
 };
 
 /// Keeps the rows `selection` asks for, and of the per-server warnings those of the servers kept. A name no row has
