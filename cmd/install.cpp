@@ -23,7 +23,10 @@ namespace {
 void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
   std::vector<std::string> ids;
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
-  sub->add_option("--agent", o->agent, "Whose settings: " + agent::agent_ids() + " (default: claude-code)")
+  ids.emplace_back("all");
+  sub->add_option("--agent", o->agent,
+                  "Whose settings: " + agent::agent_ids() + ", or all (every one found here: its folder exists); "
+                  "default: claude-code")
       ->type_name("ID")
       ->check(one_of_words(ids));
   sub->add_option("--scope", o->scope,
@@ -62,9 +65,16 @@ fs::path project_of(const InstallOptions& o, const util::Environment& env) {
   return fs::current_path();
 }
 
-/// The file `--agent` and `--scope` name; nothing when that agent has no file of that scope.
-std::optional<fs::path> settings_file(const InstallOptions& o, const util::Environment& env) {
-  return agent_of(o).registration.install_file(o.scope, env, project_of(o, env));
+/// The file `--scope` names for `agent`; nothing when that agent has no file of that scope.
+std::optional<fs::path> settings_file(const InstallOptions& o, const agent::Agent& agent, const util::Environment& env) {
+  return agent.registration.install_file(o.scope, env, project_of(o, env));
+}
+
+/// Whether `agent` is on this machine: the folder of its user-scope hook file exists (~/.claude, ~/.codex, ...).
+bool found_here(const agent::Agent& agent, const util::Environment& env) {
+  const auto file = agent.registration.install_file(agent::InstallScope::user, env, fs::current_path());
+  std::error_code ec;
+  return file && fs::is_directory(file->parent_path(), ec);
 }
 
 /// What Codex CLI was asked about trusting mcphealth's hooks, as install reports it: a line for people (stdout when
@@ -145,11 +155,10 @@ void register_uninstall(CLI::App& app, CommandLine& command_line) {
   sub->callback([o, &command_line] { command_line.exit_code = run_install(*o, true); });
 }
 
-int run_install(const InstallOptions& o, bool uninstall) {
-  util::ProcessEnvironment env;
-  util::SystemClock clock;
-  const agent::Agent& agent = agent_of(o);
-  const std::optional<fs::path> where = settings_file(o, env);
+/// Installs in (or uninstalls from) `agent`'s file; with `collected`, its --json object goes there instead of stdout.
+int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninstall, const util::Environment& env,
+                util::Clock& clock, json::array* collected) {
+  const std::optional<fs::path> where = settings_file(o, agent, env);
   if (!where) {
     util::log::error(std::string(agent.name) + " has no " + scope_word(o.scope) + "-scope settings file; use --scope user or project");
     return k_exit_usage;
@@ -217,7 +226,12 @@ int run_install(const InstallOptions& o, bool uninstall) {
                      {"jsHook", std::move(js)},
                      {"diff", diff}};
     if (trust) out["trust"] = trust->json;
-    std::fputs(util::pretty_json(out).c_str(), stdout);
+    if (collected) {
+      out["agent"] = std::string(agent.id);
+      collected->push_back(std::move(out));
+    } else {
+      std::fputs(util::pretty_json(out).c_str(), stdout);
+    }
     return k_exit_ok;
   }
   if (o.dry_run) {
@@ -241,6 +255,37 @@ int run_install(const InstallOptions& o, bool uninstall) {
                  file.c_str(), plan.js_hook.front().c_str(), o.scope == agent::InstallScope::user ? "" : (" --scope " + scope_word(o.scope)).c_str());
   }
   return k_exit_ok;
+}
+
+int run_install(const InstallOptions& o, bool uninstall) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  if (o.agent != std::optional<std::string>("all")) return install_for(o, agent_of(o), uninstall, env, clock, nullptr);
+  // Every agent found here, each in its own file; one that has no file of this scope is passed over, and said so.
+  if (!o.events.empty()) {
+    util::log::error("--events names one agent's events; it does not go with --agent all");
+    return k_exit_usage;
+  }
+  json::array collected;
+  int code = k_exit_ok;
+  std::size_t done = 0;
+  for (const agent::Agent* a : agent::agents()) {
+    if (!found_here(*a, env)) continue;
+    if (!settings_file(o, *a, env)) {
+      if (!o.json) say("%s: no %s-scope settings file; passed over\n", std::string(a->name).c_str(), scope_word(o.scope).c_str());
+      continue;
+    }
+    InstallOptions one = o;
+    one.statusline = o.statusline && a->registration.has_status_line();
+    code = std::max(code, install_for(one, *a, uninstall, env, clock, o.json ? &collected : nullptr));
+    ++done;
+  }
+  if (o.json) std::fputs(util::pretty_json(json::value(std::move(collected))).c_str(), stdout);
+  if (done == 0 && !o.json) {
+    say("no agent found here (none of their folders exists: ~/.claude, ~/.codex, ~/.gemini, ~/.copilot, ~/.cursor, "
+        "~/.codeium/windsurf)\n");
+  }
+  return code;
 }
 
 } // namespace mcphealth::cli

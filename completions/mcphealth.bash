@@ -50,7 +50,9 @@ _mcphealth() {
       return
       ;;
     --agent)
-      COMPREPLY=($(compgen -W "claude-code codex gemini copilot cursor windsurf" -- "$cur"))
+      local agents="claude-code codex gemini copilot cursor windsurf"
+      case $cmd in install | uninstall) agents+=" all" ;; esac
+      COMPREPLY=($(compgen -W "$agents" -- "$cur"))
       return
       ;;
     --depth)

@@ -166,6 +166,26 @@ case_scopes_pick_the_file() {
   assert_eq "$RC" 2
 }
 
+case_agent_all_installs_for_every_agent_found_here_and_uninstalls_the_same() {
+  # Claude Code (the harness made ~/.claude) and Gemini CLI are here; Codex CLI is not.
+  mkdir -p "$HOME/.gemini"
+  printf '{"theme":"dark"}\n' > "$HOME/.gemini/settings.json"
+  cp "$HOME/.gemini/settings.json" "$T/gemini.before"
+  mcph install --agent all
+  assert_eq "$RC" 0 "$ERR"
+  check_registered "$(SETTINGS)"
+  assert_contains "$(cat "$HOME/.gemini/settings.json")" "hook --agent gemini"
+  [ ! -e "$HOME/.codex" ] || fail "install --agent all made ~/.codex"
+  mcph install --agent all --scope local
+  assert_contains "$OUT" "Gemini CLI: no local-scope settings file; passed over"
+  mcph install --agent all --events PreToolUse
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "does not go with --agent all"
+  mcph uninstall --agent all --json
+  assert_eq "$(json_eval "$OUT" '[a["agent"] for a in d]')" '["claude-code", "gemini"]'
+  assert_eq "$(cat "$HOME/.gemini/settings.json")" "$(cat "$T/gemini.before")" "uninstall gave back other bytes"
+}
+
 case_a_file_that_does_not_parse_is_left_alone() {
   printf '{"hooks": {' > "$(SETTINGS)"
   mcph install

@@ -56,4 +56,25 @@ case_explain_config_reads_the_registration_and_uninstall_takes_it_out() {
   assert_not_contains "$(cat "$HOME/.copilot/settings.json")" "mcphealth"
 }
 
+case_a_workspace_server_starts_only_in_a_trusted_folder_as_mcphealth_reads_it() {
+  need_copilot
+  model_script "{\"turns\":[[$(copilot_call one)]]}"
+  start_model
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"type\":\"local\",\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"],\"tools\":[\"*\"]}}}"
+  mcph install --agent copilot
+  # Untrusted: Copilot CLI does not start it, and mcphealth does not check it.
+  copilot_session
+  assert_eq "$(calls_seen)" "" "a server of an untrusted workspace was called"
+  mcph explain-config --agent copilot --json
+  assert_eq "$(json_eval "$OUT" "[s['name'] for s in d['servers']]")" '[]'
+  # Trusted the way Copilot CLI records it (config.json's trustedFolders, under its comment lines).
+  write_config "$HOME/.copilot/config.json" "// managed
+{\"trustedFolders\":[\"$PROJ\"]}"
+  copilot_session
+  assert_eq "$(calls_seen)" "one"
+  assert_eq "$(entry_field svc status)" healthy
+  assert_eq "$(entry_field svc scope)" project
+  wait_for_quiet
+}
+
 main "$@"
