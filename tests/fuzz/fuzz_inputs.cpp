@@ -44,7 +44,7 @@ void as_payload(std::string_view text) {
   for (const agent::Agent* a : agent::agents()) {
     for (const hook::HookInput* input : {&in, &cut}) {
       const hook::HookCall call = a->dialect.read(*input, std::nullopt, env);
-      (void)hook::read_failure(call.failure_text, call.tool_input);
+      (void)hook::read_failure(call.failure_text, call.tool_input, a->dialect.failure_wordings());
     }
     hook::HookOutcome block;
     block.decision = hook::HookOutcome::Decision::block;

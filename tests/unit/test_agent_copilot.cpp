@@ -77,9 +77,9 @@ TEST_CASE("copilot: a name with dashes keeps every reading for the configured na
 }
 
 TEST_CASE("copilot: the failure texts of a closed transport and of a JSON-RPC error read apart", "[agent_copilot]") {
-  CHECK(hook::read_failure(read(k_camel_died).failure_text, nullptr).code == state::FailureCode::transport());
+  CHECK(hook::read_failure(read(k_camel_died).failure_text, nullptr, copilot().dialect.failure_wordings()).code == state::FailureCode::transport());
   // A server that answers with an error is up: nothing to mark.
-  CHECK_FALSE(hook::read_failure(read(k_pascal_failure).failure_text, nullptr).code);
+  CHECK_FALSE(hook::read_failure(read(k_pascal_failure).failure_text, nullptr, copilot().dialect.failure_wordings()).code);
 }
 
 TEST_CASE("copilot: it is told by its environment and by its camelCase fields", "[agent_copilot]") {

@@ -1,3 +1,4 @@
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/hook/classify.hpp>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,9 @@ using namespace mcphealth;
 using state::FailureCode;
 
 namespace {
+/// Claude Code's wordings, which these cases are about.
+std::span<const hook::ClientWording> claude() { return agent::default_agent().dialect.failure_wordings(); }
+
 struct Case {
   const char* text;
   std::optional<FailureCode> code;
@@ -103,26 +107,31 @@ TEST_CASE("Claude Code's own failure texts are read by the wording table", "[cla
   };
   for (const auto& [text, says] : cases) {
     INFO(text);
-    const hook::FailureReading r = hook::read_failure(text, nullptr);
+    const hook::FailureReading r = hook::read_failure(text, nullptr, claude());
     CHECK(r.says == says);
   }
-  CHECK(hook::read_failure("HTTP 401: Invalid OAuth error response", nullptr).code == FailureCode::http(401));
-  // Every row of the table is found by its own text.
-  for (std::size_t i = 0; i < hook::k_client_wordings_count; ++i) {
-    CHECK(hook::read_failure(hook::k_client_wordings[i].text, nullptr).wording == hook::k_client_wordings[i].text);
+  CHECK(hook::read_failure("HTTP 401: Invalid OAuth error response", nullptr, claude()).code == FailureCode::http(401));
+  // Every row of every agent's table is found by its own text, under that agent.
+  for (const agent::Agent* a : agent::agents()) {
+    for (const hook::ClientWording& w : a->dialect.failure_wordings()) {
+      INFO(a->id << ": " << w.text);
+      CHECK(hook::read_failure(w.text, nullptr, a->dialect.failure_wordings()).wording == w.text);
+    }
   }
+  // Another agent's wording is only a generic sign, if any: Copilot CLI's says "closed", nothing more.
+  CHECK(hook::read_failure("MCP transport closed before the tool responded", nullptr, claude()).wording.empty());
 }
 
 TEST_CASE("a sign about a host the call's input named is the input's fault", "[classify]") {
   const auto input = boost::json::parse(R"({"request":{"urls":["https://user:pw@Docs.Example-Site.com:8443/p?q=1"]}})").as_object();
-  auto r = hook::read_failure("getaddrinfo ENOTFOUND docs.example-site.com", &input);
+  auto r = hook::read_failure("getaddrinfo ENOTFOUND docs.example-site.com", &input, claude());
   CHECK(r.says == hook::FailureReading::Says::nothing);
   CHECK(r.input_named == std::optional<std::string>("docs.example-site.com"));
-  r = hook::read_failure("fetch https://docs.example-site.com/p failed: 503 Service Unavailable", &input);
+  r = hook::read_failure("fetch https://docs.example-site.com/p failed: 503 Service Unavailable", &input, claude());
   CHECK(r.input_named);
   // Another host, or the client's own wording, is about the server.
-  CHECK(hook::read_failure("getaddrinfo ENOTFOUND api.internal", &input).says == hook::FailureReading::Says::transport);
+  CHECK(hook::read_failure("getaddrinfo ENOTFOUND api.internal", &input, claude()).says == hook::FailureReading::Says::transport);
   const auto bare = boost::json::parse(R"({"host":"example.invalid"})").as_object();
-  CHECK(hook::read_failure("connect ECONNREFUSED example.invalid:443", &bare).input_named);
-  CHECK(hook::read_failure("MCP server \"svc\" is not connected", &bare).says == hook::FailureReading::Says::transport);
+  CHECK(hook::read_failure("connect ECONNREFUSED example.invalid:443", &bare, claude()).input_named);
+  CHECK(hook::read_failure("MCP server \"svc\" is not connected", &bare, claude()).says == hook::FailureReading::Says::transport);
 }

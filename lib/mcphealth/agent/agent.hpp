@@ -4,6 +4,7 @@
 // registered (its registration). The cache, probes, backoff and recovery are common ground. Each agent is one file,
 // `agent/<id>.cpp`; the only other place that knows it exists is the table in `agent/agents.cpp`.
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/hook/classify.hpp>
 #include <mcphealth/hook/outcome.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/util/env.hpp>
@@ -12,6 +13,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,9 @@ public:
   virtual Answer answer_json(const hook::HookOutcome& outcome) const = 0;
   /// The events this agent fires that the hook acts on, by their names here (for `--event`'s check and messages).
   virtual std::vector<std::string_view> event_names() const = 0;
+  /// How this agent words its servers' outages in a failure's text, learned from the real program; read before
+  /// the generic signs (hook::read_failure). None for an agent known by contract only.
+  virtual std::span<const hook::ClientWording> failure_wordings() const { return {}; }
 };
 
 /// Which definitions an agent starts for a folder. Exists so that probes, `status` and the hook ask one question

@@ -17,6 +17,23 @@ namespace json = boost::json;
 
 namespace {
 
+using Says = hook::FailureReading::Says;
+
+// Claude Code's words for its servers' outages, seen in the real client driven offline (tests/cli/test_real_claude.sh
+// has a case for each row). The text carries no HTTP status for most of them: the hook asks the server.
+constexpr hook::ClientWording k_wordings[] = {
+    {"Claude Code 2.1.197", "is not connected", Says::transport,
+     "a stdio server that exited between two calls and could not be restarted"},
+    {"Claude Code 2.1.197", "MCP error -32000: Connection closed", Says::transport,
+     "a stdio server that died during the call"},
+    {"Claude Code 2.1.197", "Unable to connect. Is the computer able to access the url?", Says::transport,
+     "an HTTP server refusing connections (stopped)"},
+    {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:", Says::http_unknown,
+     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
+    {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response", Says::status,
+     "an HTTP server answering 401 without an OAuth error body"},
+};
+
 class ClaudeDialect final : public Dialect {
 public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
@@ -57,6 +74,8 @@ public:
   std::vector<std::string_view> event_names() const override {
     return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"};
   }
+
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
 };
 
 class ClaudeCatalogue final : public Catalogue {

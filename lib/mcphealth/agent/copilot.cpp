@@ -21,6 +21,12 @@ namespace json = boost::json;
 
 namespace {
 
+// Copilot CLI's words for its servers' outages, seen in the real program (tests/cli/test_real_copilot.sh).
+constexpr hook::ClientWording k_wordings[] = {
+    {"Copilot CLI 1.0.102", "MCP transport closed before the tool responded", hook::FailureReading::Says::transport,
+     "a stdio server that died during the call"},
+};
+
 /// `$COPILOT_HOME`, else `~/.copilot`.
 fs::path user_dir(const util::Environment& env) {
   if (auto home = env.get("COPILOT_HOME"); home && !home->empty()) return fs::path(*home);
@@ -108,6 +114,8 @@ public:
     return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart",
             "preToolUse", "postToolUseFailure", "postToolUse", "sessionStart"};
   }
+
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
 };
 
 /// A JSON file Copilot CLI writes with `//` comment lines at its top (config.json).

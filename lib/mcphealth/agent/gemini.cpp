@@ -20,6 +20,13 @@ namespace json = boost::json;
 
 namespace {
 
+// Gemini CLI's words for its servers' outages (inside its wrapper, which failure_of takes off), seen in the real
+// program (tests/cli/test_real_gemini.sh).
+constexpr hook::ClientWording k_wordings[] = {
+    {"Gemini CLI 0.61.0", "MCP error -32000: Connection closed", hook::FailureReading::Says::transport,
+     "a stdio server that died during the call"},
+};
+
 /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`: the user's folder.
 fs::path user_dir(const util::Environment& env) {
   if (auto home = env.get("GEMINI_CLI_HOME"); home && !home->empty()) return fs::path(*home) / ".gemini";
@@ -154,6 +161,8 @@ public:
   }
 
   std::vector<std::string_view> event_names() const override { return {"BeforeTool", "AfterTool", "SessionStart"}; }
+
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
 };
 
 /// The parsed settings of one layer (an empty object when missing or unreadable; the report says which).

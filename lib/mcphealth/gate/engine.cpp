@@ -224,7 +224,7 @@ private:
   HookOutcome post_tool_use_failure(const std::string& event, const CallTarget& call) {
     if (m_hc.interrupted) return allow(event); // the user pressed Esc
     const std::string& text = m_hc.failure_text;
-    const FailureReading reading = read_failure(text, m_hc.tool_input);
+    const FailureReading reading = read_failure(text, m_hc.tool_input, m_agent.dialect.failure_wordings());
     const std::string& name = call.server;
     trace([&] {
       return "failure text: " + std::string(failure_says_name(reading.says)) +

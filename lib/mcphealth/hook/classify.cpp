@@ -132,24 +132,6 @@ std::optional<state::FailureCode> classify_failure(std::string_view raw) {
 
 using Says = FailureReading::Says;
 
-// Claude Code's words for its servers' outages, seen in the real client driven offline (tests/cli/test_real_claude.sh
-// has a case for each row). The text carries no HTTP status for most of them: the hook asks the server.
-const ClientWording k_client_wordings[] = {
-    {"Claude Code 2.1.197", "is not connected", Says::transport,
-     "a stdio server that exited between two calls and could not be restarted"},
-    {"Claude Code 2.1.197", "MCP error -32000: Connection closed", Says::transport,
-     "a stdio server that died during the call"},
-    {"Claude Code 2.1.197", "Unable to connect. Is the computer able to access the url?", Says::transport,
-     "an HTTP server refusing connections (stopped)"},
-    {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:", Says::http_unknown,
-     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
-    {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response", Says::status,
-     "an HTTP server answering 401 without an OAuth error body"},
-    {"Copilot CLI 1.0.102", "MCP transport closed before the tool responded", Says::transport,
-     "a stdio server that died during the call"},
-};
-const std::size_t k_client_wordings_count = std::size(k_client_wordings);
-
 namespace {
 
 /// Every string in `value`, depth first (a call's input nests its URLs anywhere).
@@ -206,9 +188,9 @@ std::string_view failure_says_name(Says says) {
   return "?";
 }
 
-FailureReading read_failure(std::string_view text, const json::object* tool_input) {
+FailureReading read_failure(std::string_view text, const json::object* tool_input, std::span<const ClientWording> wordings) {
   FailureReading reading;
-  for (const ClientWording& w : k_client_wordings) {
+  for (const ClientWording& w : wordings) {
     if (text.find(w.text) == std::string_view::npos) continue;
     reading.says = w.says;
     reading.wording = w.text;

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,7 +31,7 @@ struct FailureReading {
   };
   Says says = Says::nothing;
   std::optional<state::FailureCode> code;
-  /// The client's wording that matched (a row of k_client_wordings), for the trace; empty for the generic signs.
+  /// The client's wording that matched (a row of its dialect's wordings), for the trace; empty for the generic signs.
   std::string_view wording;
   /// Set when the sign names a host or resource that the call's own input named (a fetch of a dead URL): the
   /// input's fault, not the server's; `says` is then `nothing`.
@@ -40,7 +41,8 @@ struct FailureReading {
 /// The name of `says` for traces: `nothing`, `an HTTP status`, `a transport failure`, `an HTTP failure without status`.
 std::string_view failure_says_name(FailureReading::Says says);
 
-/// One way an MCP client words a failure of its server, learned from the real client.
+/// One way an MCP client words a failure of its server, learned from the real client. Each agent's dialect keeps
+/// its own (agent::Dialect::failure_wordings; the README's outage table is Claude Code's).
 struct ClientWording {
   std::string_view client;  // `Claude Code 2.1.197`
   std::string_view text;    // what the error starts with or contains (case-sensitive, as the client writes it)
@@ -48,12 +50,9 @@ struct ClientWording {
   std::string_view seen_in; // the outage it came from
 };
 
-/// Every client wording known, one row each (the README's outage table is this table).
-extern const ClientWording k_client_wordings[];
-extern const std::size_t k_client_wordings_count;
-
-/// Reads a failure: the client's own wordings first (they are about the server, whatever the input), then the
+/// Reads a failure: the client's own `wordings` first (they are about the server, whatever the input), then the
 /// generic signs of classify_failure, which do not count when the host or URL they concern stands in `tool_input`.
-FailureReading read_failure(std::string_view text, const boost::json::object* tool_input);
+FailureReading read_failure(std::string_view text, const boost::json::object* tool_input,
+                            std::span<const ClientWording> wordings);
 
 } // namespace mcphealth::hook
