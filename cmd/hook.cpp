@@ -100,8 +100,8 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     probe::LiveProber prober(clock);
     recover::ShellRunner runner(clock, env);
     gate::HookDeps deps{clock, env, prober, runner, log_line, warnings,
-                        [&globals](const std::string& folder, const std::vector<std::string>& servers) {
-                          if (!start_detached_refresh(globals, folder, servers)) {
+                        [&globals, &request](const std::string& folder, const std::vector<std::string>& servers) {
+                          if (!start_detached_refresh(globals, request.client(), folder, servers)) {
                             log_line("could not start a background refresh; the next call probes inline");
                           }
                         }};

@@ -1,5 +1,6 @@
 #include "refresh.hpp"
 
+#include "choices.hpp"
 #include "output.hpp"
 
 #include <mcphealth/config/policy.hpp>
@@ -22,6 +23,11 @@ void register_refresh(CLI::App& app, CommandLine& command_line) {
   sub->add_option("servers", o->servers, "Only these servers (as tool names spell them)")->type_name("SERVER");
   sub->add_option("--project", o->project, "The folder (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR");
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  sub->add_option("--agent", o->agent, "Whose servers: " + agent::agent_ids() + " (default: claude-code)")
+      ->type_name("ID")
+      ->check(one_of_words(ids));
   sub->footer("A server another process is probing is skipped (its result will do); one with a fresh mark too. "
               "Runs at nice 10 (its probes too): it is background work, and the agent's calls come first. "
               "Exit: 0 nothing refreshed is down, 1 something is, 2 usage error.");
@@ -42,13 +48,15 @@ int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
   ::alarm(static_cast<unsigned>(policy.longest_recovery_ms(settings) / 1000 + 10));
   probe::LiveProber prober(clock);
   recover::ShellRunner runner(clock, env);
-  const ops::RefreshReport report = ops::refresh_stale({o.servers}, settings, discovery_for(env, settings, o.project), env,
-                                                       clock, prober, runner);
+  const agent::Agent* agent = o.agent ? agent::find_agent(*o.agent) : nullptr;
+  const ops::RefreshReport report = ops::refresh_stale({o.servers, agent ? agent : &agent::default_agent()}, settings,
+                                                       discovery_for(env, settings, o.project), env, clock, prober, runner);
   for (const auto& line : report.lines) say("%s\n", line.c_str());
   return report.any_down ? k_exit_unhealthy : k_exit_ok;
 }
 
-bool start_detached_refresh(const GlobalOptions& globals, const std::string& folder, const std::vector<std::string>& servers) {
+bool start_detached_refresh(const GlobalOptions& globals, const agent::Agent& agent, const std::string& folder,
+                            const std::vector<std::string>& servers) {
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return false;
@@ -57,7 +65,9 @@ bool start_detached_refresh(const GlobalOptions& globals, const std::string& fol
   if (globals.state) args.insert(args.end(), {"--state", *globals.state});
   for (const auto& c : globals.configs) args.insert(args.end(), {"--config", c});
   if (globals.policy) args.insert(args.end(), {"--policy", *globals.policy});
-  args.insert(args.end(), {"refresh", "--project", folder, "--"});
+  args.insert(args.end(), {"refresh", "--project", folder});
+  if (&agent != &agent::default_agent()) args.insert(args.end(), {"--agent", std::string(agent.id)});
+  args.emplace_back("--");
   args.insert(args.end(), servers.begin(), servers.end());
   return proc::spawn_detached(self, args);
 }

@@ -112,7 +112,7 @@ _mcphealth() {
     install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --help" ;;
     uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)
-      opts="--project --help"
+      opts="--project --agent --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
   esac

@@ -111,4 +111,20 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true
 }
 
+case_a_session_start_refreshes_the_agents_own_servers_in_the_background() {
+  # Codex CLI's server, stale: the detached refresh SessionStart starts must read Codex CLI's config, not Claude
+  # Code's (where no `svc` is).
+  write_config "$HOME/.codex/config.toml" "[mcp_servers.svc]
+command = \"$PY\"
+args = [\"$STDIO_SERVER\", \"--mode\", \"crash\"]"
+  hook "{\"session_id\":\"s\",\"transcript_path\":\"$HOME/.codex/sessions/r.jsonl\",\"cwd\":\"$PROJ\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" --agent codex
+  assert_eq "$RC" 0
+  for _ in $(seq 1 100); do
+    [ -f "$(STATE)" ] && [ "$(json_get "$(STATE)" "d['servers'].get('svc', {}).get('status')")" = unhealthy ] && break
+    sleep 0.1
+  done
+  assert_eq "$(entry_field svc status)" unhealthy "the background refresh did not probe Codex CLI's server"
+  assert_eq "$(entry_field svc updatedBy)" refresh
+}
+
 main "$@"

@@ -31,7 +31,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
                             const config::DiscoveryInputs& inputs, const util::Environment& env, util::Clock& clock,
                             probe::Prober& prober, recover::CommandRunner& runner) {
   RefreshReport report;
-  const config::Resolution res = config::resolve(inputs, env);
+  const config::Resolution res = request.agent->catalogue.resolve(inputs, env);
   const config::Policy policy = config::load_policy(settings.policy_path, env);
   state::StateStore store(settings.state_path.value, clock);
   const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);

@@ -2,6 +2,7 @@
 // Re-probing the servers of one folder whose marks are missing or stale, off the agent's path: what the hook
 // starts detached when a healthy mark has just expired, and at session start. One probe per definition at a time
 // (the probe lock, not waited for: if another process holds it, that one's result will do).
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/probe/probe.hpp>
@@ -17,8 +18,10 @@ namespace mcphealth::ops {
 
 /// What to refresh.
 struct RefreshRequest {
-  /// Tool-name servers of the folder; empty = every server Claude Code starts there.
+  /// Tool-name servers of the folder; empty = every server the agent starts there.
   std::vector<std::string> servers;
+  /// Whose servers: the agent whose catalogue says what runs in the folder.
+  const agent::Agent* agent = &agent::default_agent();
 };
 
 /// What a refresh did, per server.
