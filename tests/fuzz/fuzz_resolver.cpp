@@ -2,6 +2,7 @@
 // settings.json and a plugin's .mcp.json in a scratch HOME, and the resolver must neither crash nor break its own
 // rules (one winner per name, a winner always resolved and fingerprinted). Also the classifier and the text helpers.
 // Build and run with scripts/fuzz.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
@@ -53,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                            {"MCPHEALTH_MANAGED_DIR", (scratch.root / "managed").string()},
                            {"PATH", "/usr/bin:/bin"}};
   const config::DiscoveryInputs in = config::discovery_inputs(env, {}, (scratch.root / "proj").string());
-  const config::Resolution res = config::resolve(in, env);
+  const config::Resolution res = agent::default_agent().catalogue.resolve(in, env);
   std::set<std::string> names;
   for (const auto* w : res.winners()) {
     check(names.insert(w->tool_server).second); // one winner per name

@@ -1,5 +1,6 @@
 #include "fakes.hpp"
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 
@@ -35,7 +36,7 @@ struct Layout {
     write(home / ".claude.json", "{\"projects\":{\"" + project.string() + "\":" + entry + "}" + (extra.empty() ? "" : "," + extra) + "}");
   }
   config::Resolution resolve() const {
-    return config::resolve(config::discovery_inputs(env, {}, project.string()), env);
+    return agent::default_agent().catalogue.resolve(config::discovery_inputs(env, {}, project.string()), env);
   }
 };
 
@@ -63,7 +64,7 @@ TEST_CASE("local scope walks up to the nearest projects key: project scope to th
   l.write(l.home / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
   l.write(l.project / ".mcp.json", R"({"mcpServers":{"b":)" + stdio("project") + "}}");
   fs::create_directories(l.project / "src" / "deep");
-  const auto r = config::resolve(config::discovery_inputs(l.env, {}, (l.project / "src" / "deep").string()), l.env);
+  const auto r = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {}, (l.project / "src" / "deep").string()), l.env);
   REQUIRE(r.winner("a") != nullptr);
   CHECK(r.winner("a")->scope == config::Scope::local);
   CHECK(r.winner("a")->project == std::optional<std::string>(l.project.string()));
@@ -247,7 +248,7 @@ TEST_CASE("the stamp changes with a watched file and with a referenced variable"
   Layout l;
   l.claude_json("{}", R"("mcpServers":{"a":{"command":"/bin/echo","args":["${TOKEN:-none}"]}})");
   const auto in = config::discovery_inputs(l.env, {}, l.project.string());
-  const auto r = config::resolve(in, l.env);
+  const auto r = agent::default_agent().catalogue.resolve(in, l.env);
   const std::string first = config::resolution_stamp(in, r, l.env);
   CHECK(config::resolution_stamp(in, r, l.env) == first);
   l.env.set("TOKEN", "t");
@@ -263,7 +264,7 @@ TEST_CASE("explicit files replace the search and are trusted as the user's choic
   Layout l;
   l.write(l.dir.path() / "mine.json", R"({"mcpServers":{"e":{"command":"/bin/true"}}})");
   l.claude_json("{}", R"("mcpServers":{"u":{"command":"/bin/true"}})");
-  const auto r = config::resolve(config::discovery_inputs(l.env, {l.dir.path() / "mine.json"}, l.project.string()), l.env);
+  const auto r = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {l.dir.path() / "mine.json"}, l.project.string()), l.env);
   CHECK(r.explicit_files);
   CHECK(r.winner("e")->scope == config::Scope::explicit_file);
   CHECK(r.winner("u") == nullptr);
@@ -276,9 +277,9 @@ TEST_CASE("headless Claude Code starts a pending project server (it shadows the 
   // Rejected in the project's own (untrusted) local settings: interactive rules would not read it; headless it counts.
   l.write(l.project / ".claude" / "settings.local.json", R"({"disabledMcpjsonServers":["off"]})");
   auto in = config::discovery_inputs(l.env, {}, l.project.string());
-  CHECK(config::resolve(in, l.env).winner("github")->scope == config::Scope::user);
+  CHECK(agent::default_agent().catalogue.resolve(in, l.env).winner("github")->scope == config::Scope::user);
   in.mode = config::DiscoveryInputs::Mode::headless;
-  const auto r = config::resolve(in, l.env);
+  const auto r = agent::default_agent().catalogue.resolve(in, l.env);
   CHECK(r.winner("github")->scope == config::Scope::project);
   CHECK(r.winner("off") == nullptr);
 }
@@ -297,7 +298,7 @@ TEST_CASE("an approval in a parent folder's entry does not approve a clone insid
   const fs::path clone = l.project / "clone";
   l.write(clone / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + "}}");
   l.claude_json(R"({"enableAllProjectMcpServers":true,"enabledMcpjsonServers":["p"],"hasTrustDialogAccepted":true})");
-  const auto in_clone = config::resolve(config::discovery_inputs(l.env, {}, clone.string()), l.env);
+  const auto in_clone = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {}, clone.string()), l.env);
   CHECK(in_clone.winner("p") == nullptr);
   CHECK(in_clone.candidates_for("p").front()->standing == config::Standing::not_approved);
   // The folder the entry names is approved.
@@ -323,7 +324,7 @@ TEST_CASE("servers given with --mcp-config win over every file scope and with --
   l.write(l.project / "extra.json", R"({"mcpServers":{"a":)" + stdio("file") + "}}");
   config::DiscoveryInputs in = config::discovery_inputs(l.env, {}, l.project.string());
   in.client = config::parse_client_arguments({"--mcp-config", "extra.json", R"({"mcpServers":{"c":{"command":"x"}}})"}, l.project);
-  auto r = config::resolve(in, l.env);
+  auto r = agent::default_agent().catalogue.resolve(in, l.env);
   CHECK(r.winner("a")->scope == config::Scope::command_line);
   CHECK(r.winner("a")->definition.source == l.project / "extra.json");
   CHECK(r.winner("b")->scope == config::Scope::user);
@@ -332,7 +333,7 @@ TEST_CASE("servers given with --mcp-config win over every file scope and with --
   // The file was read, so the stamp covers it: editing it makes the folder's bindings stale.
   CHECK(std::find(r.read_files.begin(), r.read_files.end(), l.project / "extra.json") != r.read_files.end());
   in.client->strict = true;
-  r = config::resolve(in, l.env);
+  r = agent::default_agent().catalogue.resolve(in, l.env);
   CHECK(r.winner("a")->scope == config::Scope::command_line);
   CHECK(r.winner("b") == nullptr);
   CHECK(find(r, "b", config::Scope::user)->standing == config::Standing::not_read);

@@ -90,7 +90,8 @@ TEST_CASE("a watch turn hands each transition to the sink and to --exec through 
   state::StateStore store(*flags.state_path, clock);
   REQUIRE(store.update([&](json::object& doc) {
     state::record_unbound(doc, "svc", state::Writer::hook, [&](json::object& e) {
-      state::mark_unhealthy(e, {clock.now_ms(), "boom", state::FailureCode::transport(), std::nullopt, 30'000, 600'000});
+      state::mark_unhealthy(e, {clock.now_ms(), "boom", state::FailureCode::transport(), std::nullopt, 30'000, 600'000,
+                                std::nullopt, std::nullopt});
     });
     return true;
   }));

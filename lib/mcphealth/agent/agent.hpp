@@ -58,6 +58,10 @@ public:
   /// it looks at goes through `inputs.reader` and is listed in `read_files`: the hot path re-checks those alone.
   config::Resolution resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const;
 
+  /// The folders the agent keeps a record of besides the one `base` asks about (Claude Code's `projects` in
+  /// `~/.claude.json`), for the commands that cover them all; none for most agents.
+  virtual std::vector<std::filesystem::path> known_folders(const config::DiscoveryInputs&) const { return {}; }
+
 protected:
   /// The agent's rules, reading every file through `reader` (which records them for resolve()).
   virtual config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
@@ -133,6 +137,10 @@ void name_event(hook::HookCall& call, const std::optional<std::string>& flag, co
 /// The answer in Claude Code's form (`hookSpecificOutput`: a `permissionDecision` of `deny` with its reason, or
 /// `additionalContext`), which Codex CLI reads too.
 Answer hook_specific_answer(const hook::HookOutcome& outcome);
+
+/// Resolves `base`'s folder and then (searching, not with explicit files) every folder `agent` knows.
+std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, const config::DiscoveryInputs& base,
+                                                         const util::Environment& env);
 
 /// Every agent, in the order commands list them.
 const std::vector<const Agent*>& agents();

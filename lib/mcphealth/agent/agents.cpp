@@ -23,6 +23,24 @@ config::Resolution Catalogue::resolve(const config::DiscoveryInputs& inputs, con
   return res;
 }
 
+std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, const config::DiscoveryInputs& base,
+                                                         const util::Environment& env) {
+  std::vector<std::filesystem::path> dirs{base.project_dir};
+  if (base.explicit_paths.empty()) {
+    for (auto& d : agent.catalogue.known_folders(base)) {
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(std::move(d));
+    }
+  }
+  std::vector<config::FolderResolution> out;
+  for (const auto& dir : dirs) {
+    config::DiscoveryInputs in = base;
+    in.project_dir = dir;
+    config::Resolution res = agent.catalogue.resolve(in, env);
+    out.push_back({std::move(in), std::move(res)});
+  }
+  return out;
+}
+
 const std::vector<const Agent*>& agents() {
   static const std::vector<const Agent*> table = {&claude_code(), &codex(), &gemini(), &copilot(), &cursor(), &windsurf()};
   return table;

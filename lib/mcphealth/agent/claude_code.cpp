@@ -1,7 +1,8 @@
 // Claude Code: its payloads (snake_case, `mcp__<server>__<tool>`), its answer (`hookSpecificOutput`), its settings
-// files, and its servers (config/resolver.cpp holds those rules: scopes, approval, trust, managed files, plugins,
-// `--mcp-config`).
+// files, its words for outages, and its servers (agent/claude_code_servers.cpp holds those rules: scopes, approval,
+// trust, managed files, plugins, `--mcp-config`).
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/agent/claude_code_servers.hpp>
 
 #include <mcphealth/hook/classify.hpp>
 #include <mcphealth/util/fs.hpp>
@@ -80,12 +81,14 @@ public:
 
 class ClaudeCatalogue final : public Catalogue {
 public:
+  std::vector<fs::path> known_folders(const config::DiscoveryInputs& base) const override {
+    return claude_code_projects(base, base.reader ? *base.reader : util::disk());
+  }
+
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::DiscoveryInputs through = inputs;
-    through.reader = &reader;
-    return config::resolve(through, env);
+    return claude_code_servers(inputs, env, reader);
   }
 };
 

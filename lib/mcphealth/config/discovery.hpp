@@ -1,6 +1,6 @@
 #pragma once
 // The inputs of the search for MCP server definitions (the folder, Claude Code's files) and reading one file of
-// definitions. Which definitions win, and which Claude Code starts at all, is the resolver's (config/resolver.hpp).
+// definitions. Which definitions win, and which an agent starts at all, is its catalogue's (agent/agent.hpp).
 #include <mcphealth/config/client_args.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/files.hpp>

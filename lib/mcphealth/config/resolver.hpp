@@ -1,7 +1,8 @@
 #pragma once
-// Which servers Claude Code starts for a folder, with the definition it uses, and why every other definition found
-// is not used: shadowed, not approved, disabled, denied, left out by a managed config, or unusable. Every command
-// asks this one resolver; none keeps a search of its own.
+// What an agent starts for a folder, agent-neutral: every definition found (a Candidate), the one that wins per
+// name, and why every other is not used (shadowed, not approved, disabled, denied, ...). Each agent's catalogue
+// (agent/<id>.cpp) makes a Resolution by its own rules; every command asks the catalogue, none keeps a search of its
+// own. The scopes and standings are Claude Code's names, which the other agents' rules map onto.
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/util/env.hpp>
@@ -101,10 +102,6 @@ struct Resolution {
   std::vector<const Candidate*> winners() const;
 };
 
-/// Resolves what Claude Code starts in `inputs.project_dir`, expanding against `env`; every file it stats or reads
-/// goes through `inputs.reader` (the disk when unset) and is kept in `read_files`.
-Resolution resolve(const DiscoveryInputs& inputs, const util::Environment& env);
-
 /// A short stamp of the files (path, size, modification time) and of the variables' values: equal stamps mean the
 /// resolution would come out the same.
 std::string resolution_stamp(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& variables,
@@ -124,16 +121,10 @@ void referenced_variables(const boost::json::value& v, std::vector<std::string>&
 /// Returns the fingerprint of a resolved server (see Candidate::fingerprint).
 std::string definition_fingerprint(const ResolvedServer& server);
 
-/// The folders Claude Code knows (`projects` in `~/.claude.json`), for commands that cover them all.
-std::vector<std::filesystem::path> known_projects(const DiscoveryInputs& inputs);
-
 /// One folder's resolution and the inputs it was made from.
 struct FolderResolution {
   DiscoveryInputs inputs;
   Resolution resolution;
 };
-
-/// Resolves `base`'s folder and then (searching, not with explicit files) every folder Claude Code knows.
-std::vector<FolderResolution> resolve_everywhere(const DiscoveryInputs& base, const util::Environment& env);
 
 } // namespace mcphealth::config

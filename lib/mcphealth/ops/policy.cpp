@@ -1,5 +1,6 @@
 #include <mcphealth/ops/policy.hpp>
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/recover/recover.hpp>
@@ -41,7 +42,7 @@ PolicyReport policy_report(const util::Environment& env, const config::Settings&
                            const config::DiscoveryInputs& inputs, const std::vector<std::string>& only) {
   PolicyReport report;
   report.policy = config::load_policy(settings.policy_path, env);
-  const config::Resolution res = config::resolve(inputs, env);
+  const config::Resolution res = agent::default_agent().catalogue.resolve(inputs, env);
   const auto wanted = [&](const config::Candidate& c) {
     return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {
              return c.named(n);

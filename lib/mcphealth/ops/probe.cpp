@@ -49,7 +49,7 @@ std::vector<Folder> folders_for(const ProbeRequest& request, const config::Disco
     config::DiscoveryInputs in = base;
     if (request.project) in.project_dir = config::absolute_normal(*request.project);
     if (a == &agent::default_agent() && !request.project) {
-      for (auto& f : config::resolve_everywhere(base, env)) out.push_back({std::move(f.inputs), std::move(f.resolution), a});
+      for (auto& f : agent::resolve_everywhere(agent::default_agent(), base, env)) out.push_back({std::move(f.inputs), std::move(f.resolution), a});
       continue;
     }
     config::Resolution res = a->catalogue.resolve(in, env);

@@ -147,7 +147,7 @@ std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInput
       if (std::find(it->agents.begin(), it->agents.end(), who.id) == it->agents.end()) it->agents.emplace_back(who.id);
     }
   };
-  for (const auto& folder : config::resolve_everywhere(base, env)) add(folder.resolution, agent::default_agent());
+  for (const auto& folder : agent::resolve_everywhere(agent::default_agent(), base, env)) add(folder.resolution, agent::default_agent());
   for (const agent::Agent* a : agent::agents()) {
     if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a);
   }

@@ -162,7 +162,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   Sweep out;
   util::EpochMs now = m_clock.now_ms();
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
-    m_folders = config::resolve_everywhere(m_base, m_env);
+    m_folders = agent::resolve_everywhere(agent::default_agent(), m_base, m_env);
     // Every other agent's servers in this folder too; a definition two agents share is one candidate.
     for (const agent::Agent* a : agent::agents()) {
       if (a != &agent::default_agent()) m_folders.push_back({m_base, a->catalogue.resolve(m_base, m_env)});
