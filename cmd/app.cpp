@@ -21,6 +21,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -76,6 +77,29 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return match ? " (did you mean " + *match + "?)" : std::string();
 }
 
+/// A path whose folder exists (the file itself may not yet): a state file the commands can create.
+CLI::Validator in_existing_folder() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::filesystem::path folder = std::filesystem::absolute(value).parent_path();
+        std::error_code ec;
+        if (std::filesystem::is_directory(folder, ec)) return {};
+        return "no folder " + folder.string() + " to keep " + value + " in";
+      },
+      "in a folder that exists");
+}
+
+/// A file that exists.
+CLI::Validator existing_file() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(value, ec)) return {};
+        return std::filesystem::exists(value, ec) ? value + " is not a file" : "no file " + value;
+      },
+      "a file that exists");
+}
+
 /// Every spelling of `sub`'s options: `--json`, `-q`, ...
 std::vector<std::string> option_spellings(const CLI::App& sub) {
   std::vector<std::string> out;
@@ -86,8 +110,8 @@ std::vector<std::string> option_spellings(const CLI::App& sub) {
   return out;
 }
 
-/// A parse error as one line with the `mcphealth:` prefix; for an unexpected argument, the option it was probably
-/// meant to be.
+/// A parse error as one line with the `mcphealth:` prefix. Words left over are named in our words, an unknown
+/// option first, with the option it was probably meant to be.
 std::string usage_message(const CLI::ParseError& e, const CLI::App& app, std::string_view command) {
   std::string message = e.what();
   const CLI::App* sub = nullptr;
@@ -95,9 +119,16 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& app, std::st
     if (s->get_name() == command) sub = s;
   }
   constexpr std::string_view k_extras = "not expected: ";
-  if (const std::size_t at = message.find(k_extras); at != std::string::npos && sub != nullptr) {
-    const std::string extra = message.substr(at + k_extras.size(), message.find(' ', at + k_extras.size()) - at - k_extras.size());
-    if (!extra.empty() && extra[0] == '-') message += did_you_mean(extra, option_spellings(*sub));
+  if (const std::size_t at = message.find(k_extras); at != std::string::npos) {
+    const std::vector<std::string> extras = util::shell_words(message.substr(at + k_extras.size()));
+    const auto option = std::find_if(extras.begin(), extras.end(), [](const std::string& w) { return w.size() > 1 && w[0] == '-'; });
+    if (option != extras.end()) {
+      message = "unknown option " + *option + (sub ? did_you_mean(*option, option_spellings(*sub)) : std::string());
+    } else {
+      std::string words;
+      for (const auto& w : extras) words += (words.empty() ? "" : " ") + w;
+      message = "unexpected argument" + std::string(extras.size() > 1 ? "s: " : ": ") + words;
+    }
   }
   const std::string help = command.empty() ? "mcphealth --help" : "mcphealth help " + std::string(command);
   return "mcphealth: " + message + "\nRun '" + help + "' for the options.";
@@ -118,16 +149,18 @@ int mcphealth_main(int argc, char** argv) {
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
   app.set_version_flag("--version", "mcphealth " + std::string(util::version()));
   app.add_option("--state", command_line.globals.state,
-                 "State file (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, else "
-                 "~/.claude/mcp-health-cache.json)")
-      ->type_name("PATH");
+                 "State file, in a folder that exists (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, "
+                 "else ~/.claude/mcp-health-cache.json)")
+      ->type_name("PATH")
+      ->check(in_existing_folder());
   app.add_option("--config", command_line.globals.configs,
                  "MCP config file to read instead of searching Claude Code's places (repeatable)")
       ->type_name("PATH");
   app.add_option("--policy", command_line.globals.policy,
-                 "Per-server policy file (default: $MCPHEALTH_POLICY, else $XDG_CONFIG_HOME/mcphealth/policy.json or "
-                 "~/.config/mcphealth/policy.json)")
-      ->type_name("PATH");
+                 "Per-server policy file, which must exist (default: $MCPHEALTH_POLICY, else "
+                 "$XDG_CONFIG_HOME/mcphealth/policy.json or ~/.config/mcphealth/policy.json)")
+      ->type_name("PATH")
+      ->check(existing_file());
   app.add_flag("-v,--verbose", command_line.globals.verbosity, "Say more on stderr (-vv: debug, with time and level)");
   // Global options after the command too (`status -v`, `probe --state F`), as git and kubectl take them.
   app.fallthrough();

@@ -228,7 +228,7 @@ int run_explain_config(const ExplainOptions& o, const GlobalOptions& globals) {
   const config::DiscoveryInputs inputs = discovery_for(env, settings, o.cwd);
   const ops::Explanation e = ops::explain(env, settings, inputs, o.servers, &agent);
   if (!e.unknown_servers.empty()) {
-    util::log::error("unknown server '" + e.unknown_servers.front() + "'; configured: " + join_names(e.configured));
+    util::log::error(util::unknown_name("server", e.unknown_servers.front(), e.configured));
     return k_exit_usage;
   }
   if (o.json) std::fputs(util::pretty_json(to_json(e)).c_str(), stdout);

@@ -6,6 +6,7 @@
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cstdio>
 
@@ -36,6 +37,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
   const state::StateSnapshot snapshot = store.read();
   std::vector<std::string> cached;
   for (const auto& kv : snapshot.servers()) cached.emplace_back(kv.key());
+  std::sort(cached.begin(), cached.end());
   if (o.list) {
     for (const auto& name : cached) say("%s\n", name.c_str());
     return k_exit_ok;
@@ -52,8 +54,9 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
       names.push_back(name);
       continue;
     }
-    const std::string what = "'" + name + "' is not in " + settings.state_path.value.string() + "; cached: " +
-                             join_names(cached);
+    const auto close = util::closest_match(name, cached);
+    const std::string what = "'" + name + "' is not in " + settings.state_path.value.string() +
+                             (close ? " (did you mean " + *close + "?)" : std::string()) + "; cached: " + join_names(cached);
     if (o.strict) {
       util::log::error(what);
       return k_exit_usage;

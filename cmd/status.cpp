@@ -54,7 +54,9 @@ std::string timing(const ops::StatusRow& row) {
     return *row.fresh_ms > 0 ? "fresh " + util::format_duration_short(*row.fresh_ms) : std::string("expired");
   }
   if (row.retry_in_ms) {
-    return *row.retry_in_ms > 0 ? "retry in " + util::format_duration_short(*row.retry_in_ms) : std::string("retry due");
+    // A misconfigured server does not come back by waiting: it is checked again, but it needs a fix first.
+    const std::string word = row.health == state::Health::misconfigured ? "check" : "retry";
+    return *row.retry_in_ms > 0 ? word + " in " + util::format_duration_short(*row.retry_in_ms) : word + " due";
   }
   return "-";
 }

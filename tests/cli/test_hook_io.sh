@@ -37,11 +37,14 @@ case_fail_open_turns_block_into_allow() {
   export ECC_MCP_HEALTH_FAIL_OPEN=Yes
   hook "$(pre_payload svc)" --output exit-code
   assert_eq "$RC" 0
-  assert_contains "$ERR" "svc is unavailable (fixture crashed: missing API key)"
+  assert_contains "$ERR" "svc is unavailable (fixture crashed: missing API key). Allowing the call because fail-open mode is enabled."
+  assert_not_contains "$ERR" "Blocking"
   hook "$(pre_payload svc)"
   assert_eq "$RC" 0
   assert_eq "$OUT" ""
   assert_contains "$ERR" "svc is marked unhealthy until"
+  assert_contains "$ERR" "; allowing the call because fail-open mode is enabled"
+  assert_not_contains "$ERR" "skipping"
 }
 
 case_mcphealth_spelling_wins() {

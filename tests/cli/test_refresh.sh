@@ -93,6 +93,16 @@ case_refresh_by_hand_skips_fresh_marks() {
   assert_eq "$(line_count "$T/count")" 1
 }
 
+case_refresh_says_a_down_server_waits_for_its_retry_not_that_it_is_fresh() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  mcph refresh --project "$PROJ"
+  assert_eq "$RC" 1
+  assert_contains "$OUT" "svc: unhealthy"
+  mcph refresh --project "$PROJ"
+  assert_contains "$OUT" "svc: skipped (down, next retry in "
+  assert_not_contains "$OUT" "fresh"
+}
+
 case_refresh_says_when_a_verdict_cannot_be_recorded() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   printf 'x' > "$T/not-a-folder"

@@ -61,10 +61,46 @@ case_global_options_are_taken_after_the_command_too() {
   assert_not_contains "$ERR" "not expected"
 }
 
+case_an_unknown_option_is_named_in_our_words_whatever_follows_it() {
+  mcph watch --intervl 5
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "mcphealth: unknown option --intervl (did you mean --interval?)"
+  assert_not_contains "$ERR" "not expected"
+  mcph status svc extra --bogus
+  assert_contains "$ERR" "unknown option --bogus"
+}
+
+case_an_unknown_server_name_gets_the_close_one_and_the_known_names_once_in_order() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"zeta\":$(stdio_def healthy),\"svc\":$(stdio_def healthy),\"alpha\":$(stdio_def healthy)}}"
+  mcph probe --all
+  # Rows in name order, as documented.
+  assert_eq "$(sed -n '2,4p' <<<"$OUT" | awk '{print $1}' | tr '\n' ' ')" "alpha svc zeta "
+  mcph reset --list
+  assert_eq "$(tr '\n' ' ' <<<"$OUT")" "alpha svc zeta "
+  local cmd
+  for cmd in status probe explain-config; do
+    mcph $cmd svcc
+    assert_eq "$RC" 2 "$cmd svcc"
+    assert_contains "$ERR" "unknown server 'svcc' (did you mean svc?); known: alpha, svc, zeta" "$cmd"
+  done
+  mcph reset svcc
+  assert_contains "$ERR" "(did you mean svc?)"
+}
+
 case_bad_paths_and_counts_are_refused() {
   mcph status --cwd /nonexistent
   assert_eq "$RC" 2
   assert_contains "$ERR" "--cwd: Directory does not exist: /nonexistent"
+  mcph --state /nonexistent/dir/x.json status
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "--state: no folder /nonexistent/dir to keep /nonexistent/dir/x.json in"
+  mcph status --policy /missing.json
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "--policy: no file /missing.json"
+  # The hook never fails the call for its own command line: it allows, and says why.
+  hook "$(pre_payload svc)" --policy /missing.json
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "no file /missing.json"
   mcph probe --all --parallel -1
   assert_eq "$RC" 2
   assert_contains "$ERR" "--parallel: Value -1 not in range 0 to 4096"

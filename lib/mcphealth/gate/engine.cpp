@@ -815,9 +815,21 @@ private:
   /// Blocks: `line` goes to stderr as the JS hook wrote it (and is what exit-code mode shows the model), `for_model`
   /// is the designed text of hook/messages.hpp. Fail-open turns it into an allow.
   HookOutcome block(const std::string& event, const std::string& line, std::string for_model) {
-    log(util::cap_utf8(line, k_max_model_text_bytes));
     const bool fail_open = m_call ? server_settings(m_candidate, m_call->server).fail_open.value : settings().fail_open.value;
-    if (fail_open) return allow(event);
+    if (fail_open) {
+      // The line says what was found, then what is done about it: under fail-open that is not a block.
+      std::string said = line;
+      for (std::string_view verdict : {"; skipping ", ". Blocking "}) {
+        if (const std::size_t at = said.find(verdict); at != std::string::npos) {
+          said = said.substr(0, at) + (verdict[0] == ';' ? "; allowing" : ". Allowing") +
+                 " the call because fail-open mode is enabled" + (verdict[0] == ';' ? "" : ".");
+          break;
+        }
+      }
+      log(util::cap_utf8(said, k_max_model_text_bytes));
+      return allow(event);
+    }
+    log(util::cap_utf8(line, k_max_model_text_bytes));
     HookOutcome out = allow(event);
     out.decision = HookOutcome::Decision::block;
     out.reason = util::cap_utf8(for_model, k_max_model_text_bytes);

@@ -9,6 +9,7 @@
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 
@@ -92,9 +93,7 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
       }
     }
     if (out.size() == before) {
-      std::string names;
-      for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
-      error = "unknown server '" + name + "'; the agents would start: " + (names.empty() ? std::string("none") : names);
+      error = util::unknown_name("server", name, known);
       return {};
     }
   }
@@ -173,6 +172,10 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};
     to_record.push_back({who, row.result, row.probed_at, probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by)});
     report.rows.push_back(std::move(row));
+  }
+  // Every server: in name order, as the table promises (a name that several definitions have keeps their order).
+  if (request.servers.empty()) {
+    std::stable_sort(report.rows.begin(), report.rows.end(), [](const ProbeRow& a, const ProbeRow& b) { return a.name < b.name; });
   }
 
   if (request.record == Record::yes) {

@@ -18,11 +18,18 @@ namespace json = boost::json;
 
 namespace {
 
-bool needs_check(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now, std::int64_t bound) {
+/// Why `c` needs no probe now, as its report line says it (`fresh`; `down, next retry in 26s`); nothing when it
+/// needs one (no mark, a healthy one expired, or an unhealthy one whose retry is due).
+std::optional<std::string> no_check_needed(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now,
+                                           std::int64_t bound) {
   const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
-  if (entry == nullptr) return true;
-  const state::Freshness f = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound).freshness;
-  return f != state::Freshness::fresh && f != state::Freshness::in_backoff;
+  if (entry == nullptr) return std::nullopt;
+  const state::Outlook o = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound);
+  if (o.freshness == state::Freshness::fresh) return "fresh";
+  if (o.freshness == state::Freshness::in_backoff) {
+    return "down, next retry in " + util::format_duration_short(o.retry_at ? *o.retry_at - now : 0);
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -41,8 +48,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
                      [&](const std::string& s) { return config::tool_server_name(s) == c->tool_server; })) {
       continue;
     }
-    if (!needs_check(store.read(), *c, clock.now_ms(), bound)) {
-      report.lines.push_back(c->tool_server + ": skipped (fresh)");
+    if (auto why = no_check_needed(store.read(), *c, clock.now_ms(), bound)) {
+      report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
     const auto lock = store.lock_probe(c->fingerprint, 0);
@@ -51,8 +58,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const state::StateSnapshot snap = store.read();
-    if (!needs_check(snap, *c, clock.now_ms(), bound)) { // checked by someone else since
-      report.lines.push_back(c->tool_server + ": skipped (fresh)");
+    if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound)) { // checked by someone else since
+      report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
     const json::object* prev = state::decision_entry(snap.doc, c->tool_server, c->fingerprint);

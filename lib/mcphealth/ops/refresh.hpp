@@ -26,8 +26,8 @@ struct RefreshRequest {
 
 /// What a refresh did, per server.
 struct RefreshReport {
-  /// `name: healthy`, `name: unhealthy (reason)`, `name: skipped (fresh)`, `name: skipped (being probed)`,
-  /// `name: not recorded (why)`.
+  /// `name: healthy`, `name: unhealthy (reason)`, `name: skipped (fresh)`, `name: skipped (down, next retry in
+  /// 26s)`, `name: skipped (being probed)`, `name: not recorded (why)`.
   std::vector<std::string> lines;
   /// True when a refreshed server is down.
   bool any_down = false;

@@ -248,9 +248,9 @@ util::Result<void> select_rows(StatusReport& report, const RowSelection& selecti
     for (const auto& name : selection.servers) {
       auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.name == name; });
       if (it == report.rows.end()) {
-        std::string known;
-        for (const auto& r : report.rows) known += (known.empty() ? "" : ", ") + r.name;
-        return util::fail("unknown server '" + name + "'; known: " + (known.empty() ? "none" : known));
+        std::vector<std::string> names;
+        for (const auto& r : report.rows) names.push_back(r.name);
+        return util::fail(util::unknown_name("server", name, std::move(names)));
       }
       chosen.push_back(*it);
     }

@@ -234,6 +234,16 @@ std::string last_meaningful_line(std::string_view text) {
   return trim(text.substr(0, text.find('\n')));
 }
 
+std::string unknown_name(std::string_view what, std::string_view name, std::vector<std::string> known) {
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  const std::optional<std::string> close = closest_match(name, known);
+  return "unknown " + std::string(what) + " '" + std::string(name) + "'" +
+         (close ? " (did you mean " + *close + "?)" : std::string()) + "; known: " + (list.empty() ? "none" : list);
+}
+
 bool glob_match(std::string_view pattern, std::string_view text) {
   std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   while (t < text.size()) {
