@@ -162,7 +162,7 @@ case_unknown_server_is_a_usage_error() {
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"a":{"command":"true"}}}'
   mcph explain-config zzz
   assert_eq "$RC" 2
-  assert_contains "$ERR" "unknown server 'zzz'; configured: a"
+  assert_contains "$ERR" "unknown server 'zzz'; known: a"
   mcph explain-config --no-such-flag
   assert_eq "$RC" 2
 }

@@ -316,7 +316,7 @@ case_usage_errors_exit_2() {
   config "a=$(stdio_def healthy)" "b=$(stdio_def healthy)"
   mcph probe nosuch
   assert_eq "$RC" 2
-  assert_contains "$ERR" "unknown server 'nosuch'; the agents would start: a, b"
+  assert_contains "$ERR" "unknown server 'nosuch'; known: a, b"
   mcph probe
   assert_eq "$RC" 2
   mcph probe a --all
