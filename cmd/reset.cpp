@@ -3,6 +3,7 @@
 #include "output.hpp"
 
 #include <mcphealth/ops/reset.hpp>
+#include <mcphealth/ops/status.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -20,6 +21,9 @@ void register_reset(CLI::App& app, CommandLine& command_line) {
   sub->add_option("servers", o->servers, "Servers to forget")->type_name("SERVER");
   sub->add_flag("--all", o->all, "Forget every server");
   sub->add_flag("--unhealthy", o->unhealthy, "Forget every server marked unhealthy");
+  sub->add_flag("--stale", o->stale,
+                "Forget only the superseded verdicts: of definitions no folder is bound to and no agent starts now "
+                "(the old verdict of a config since fixed)");
   sub->add_flag("--dry-run", o->dry_run, "Say what would be removed; write nothing");
   sub->add_flag("--json", o->json, "Print {\"removed\":[...],\"dryRun\":...}");
   sub->add_flag("--list", o->list, "Print the names in the cache, one per line, and change nothing");
@@ -28,6 +32,49 @@ void register_reset(CLI::App& app, CommandLine& command_line) {
               "name not in the cache with --strict, or the state file could not be written.");
   sub->callback([o, &command_line] { command_line.exit_code = run_reset(*o, command_line.globals); });
 }
+
+namespace {
+
+/// Prints what a reset removed (`labels`: what to call each), as text or JSON.
+void print_removed(const ResetOptions& o, const std::vector<std::string>& labels, const std::filesystem::path& state) {
+  if (o.json) {
+    json::array removed;
+    for (const auto& n : labels) removed.push_back(json::value(n));
+    std::fputs(util::pretty_json(json::object{{"removed", std::move(removed)}, {"dryRun", o.dry_run}}).c_str(), stdout);
+    return;
+  }
+  if (labels.empty()) say("nothing to reset in %s\n", state.c_str());
+  for (const auto& name : labels) say("%s %s\n", o.dry_run ? "would reset" : "reset", name.c_str());
+}
+
+/// `reset --stale`: the verdicts status calls superseded, and nothing else.
+int reset_stale(const ResetOptions& o, const util::Environment& env, const config::Settings& settings,
+                state::StateStore& store, const state::StateSnapshot& snapshot, util::Clock& clock) {
+  const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings);
+  const ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
+  std::vector<std::string> fingerprints;
+  std::vector<std::pair<std::string, std::string>> named; // fingerprint, what to call it
+  for (const auto& row : report.rows) {
+    if (!row.superseded || !row.definition) continue;
+    fingerprints.push_back(*row.definition);
+    named.emplace_back(*row.definition, row.name + " (superseded definition " + row.definition->substr(0, 12) + ")");
+  }
+  const ops::ResetResult result = ops::remove_verdicts(store, fingerprints, o.dry_run ? ops::DryRun::yes : ops::DryRun::no);
+  if (!o.dry_run && !result.update) {
+    util::log::error(result.update.error().message);
+    return k_exit_usage;
+  }
+  std::vector<std::string> labels;
+  for (const auto& fp : result.removed) {
+    for (const auto& [f, label] : named) {
+      if (f == fp) labels.push_back(o.json ? fp : label);
+    }
+  }
+  print_removed(o, labels, settings.state_path.value);
+  return k_exit_ok;
+}
+
+} // namespace
 
 int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
   util::ProcessEnvironment env;
@@ -42,12 +89,13 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
     for (const auto& name : cached) say("%s\n", name.c_str());
     return k_exit_ok;
   }
-  const int modes = (o.servers.empty() ? 0 : 1) + (o.all ? 1 : 0) + (o.unhealthy ? 1 : 0);
+  const int modes = (o.servers.empty() ? 0 : 1) + (o.all ? 1 : 0) + (o.unhealthy ? 1 : 0) + (o.stale ? 1 : 0);
   if (modes != 1) {
-    util::log::error(modes == 0 ? "name the servers to reset, or use --all or --unhealthy"
-                                : "use server names, --all or --unhealthy, one of them");
+    util::log::error(modes == 0 ? "name the servers to reset, or use --all, --unhealthy or --stale"
+                                : "use server names, --all, --unhealthy or --stale, one of them");
     return k_exit_usage;
   }
+  if (o.stale) return reset_stale(o, env, settings, store, snapshot, clock);
   std::vector<std::string> names;
   for (const auto& name : o.servers) {
     if (std::find(cached.begin(), cached.end(), name) != cached.end()) {
@@ -81,18 +129,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
     util::log::error(result.update.error().message);
     return k_exit_usage;
   }
-  if (o.json) {
-    json::array removed;
-    for (const auto& n : result.removed) removed.push_back(json::value(n));
-    std::fputs(util::pretty_json(json::object{{"removed", std::move(removed)}, {"dryRun", o.dry_run}}).c_str(), stdout);
-    return k_exit_ok;
-  }
-  if (result.removed.empty()) {
-    say("nothing to reset in %s\n", settings.state_path.value.c_str());
-  }
-  for (const auto& name : result.removed) {
-    say("%s %s\n", o.dry_run ? "would reset" : "reset", name.c_str());
-  }
+  print_removed(o, result.removed, settings.state_path.value);
   return k_exit_ok;
 }
 

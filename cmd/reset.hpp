@@ -14,6 +14,8 @@ struct ResetOptions {
   std::vector<std::string> servers;
   bool all = false;
   bool unhealthy = false;
+  /// `--stale`: the superseded verdicts only.
+  bool stale = false;
   bool dry_run = false;
   bool json = false;
   bool list = false;

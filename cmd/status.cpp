@@ -31,6 +31,8 @@ void register_status(CLI::App& app, CommandLine& command_line) {
       "the state file)");
   for (const char* other : {"--output", "--json", "--wide", "--names"}) statusline->excludes(sub->get_option(other));
   sub->add_flag("--unhealthy", o->unhealthy, "Only the servers that are down (unhealthy or misconfigured)");
+  sub->add_flag("--superseded", o->superseded,
+                "Also the superseded verdicts: of definitions nothing uses now (a config since fixed); never counted");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
   std::vector<std::string> ids;
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
@@ -50,6 +52,7 @@ namespace {
 Cell status_cell(const ops::StatusRow& row) { return health_cell(row.health); }
 
 std::string timing(const ops::StatusRow& row) {
+  if (row.superseded) return "superseded";
   if (row.fresh_ms) {
     return *row.fresh_ms > 0 ? "fresh " + util::format_duration_short(*row.fresh_ms) : std::string("expired");
   }
@@ -72,6 +75,7 @@ json::object row_json(const ops::StatusRow& row) {
   json::array agents;
   for (const auto& a : row.agents) agents.emplace_back(a);
   o["agents"] = std::move(agents);
+  o["superseded"] = row.superseded;
   o["project"] = row.project ? json::value(*row.project) : json::value(nullptr);
   o["entry"] = row.cached ? json::value(row.raw) : json::value(nullptr);
   o["configured"] = row.configured ? json::value(*row.configured) : json::value(nullptr);
@@ -115,8 +119,13 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings);
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
-  if (auto chosen = ops::select_rows(report, {o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all, o.agent});
-      !chosen) {
+  // The status line is about this folder: the definitions its binding points at, when it has one.
+  if (o.statusline) ops::keep_bound_in(report, snapshot, discovery_for(env, settings, o.cwd).project_dir.string());
+  const std::size_t superseded =
+      std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
+  const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,
+                                    o.agent, o.superseded};
+  if (auto chosen = ops::select_rows(report, selection); !chosen) {
     util::log::error(chosen.error().message);
     return k_exit_usage;
   }
@@ -152,6 +161,10 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     return code;
   }
   for (const auto& w : warnings) util::log::warn(w);
+  if (superseded > 0 && !o.superseded) {
+    util::log::info(std::to_string(superseded) + " superseded verdict" + (superseded == 1 ? "" : "s") +
+                    " not shown (a definition nothing uses now: --superseded shows them, reset --stale removes them)");
+  }
   if (report.rows.empty()) {
     const agent::Agent* only = o.agent ? agent::find_agent(*o.agent) : nullptr;
     if (o.unhealthy) std::printf("nothing is down\n");
@@ -184,7 +197,9 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
                {row.why}});
-    if (!row.hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + util::escape_control(row.hint) + "\n";
+    if (!row.hint.empty() && !row.superseded) {
+      hints += "hint: " + util::escape_control(row.name) + ": " + util::escape_control(row.hint) + "\n";
+    }
   }
   std::string out = table.render(color, width);
   if (!hints.empty()) out += "\n" + hints;

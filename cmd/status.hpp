@@ -20,6 +20,8 @@ struct StatusOptions {
   bool statusline = false;
   bool quiet = false;
   bool unhealthy = false;
+  /// `--superseded`: also the verdicts of definitions nothing uses now.
+  bool superseded = false;
   /// `--agent`: only the definitions that agent starts.
   std::optional<std::string> agent;
   std::optional<std::string> cwd;

@@ -240,4 +240,50 @@ case_a_symlinked_state_file_is_named_as_never_written() {
   assert_not_contains "$ERR" "symlink" "the status line stays quiet"
 }
 
+case_a_fixed_server_is_not_kept_red_by_its_old_verdict() {
+  # api cannot start without API_KEY (misconfigured); set, it answers: a new definition, a new verdict.
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"api\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${API_KEY}\"],\"env\":{\"API_KEY\":\"\${API_KEY}\"}}}}"
+  touch "$T/k"
+  mcph probe --all
+  assert_eq "$RC" 1
+  export API_KEY=k
+  mcph probe --all
+  assert_eq "$RC" 0
+  # The old verdict is superseded: not shown, not counted, not in the status line.
+  mcph status
+  assert_eq "$RC" 0 "the superseded verdict counted: $OUT"
+  assert_eq "$(grep -c '^api ' <<<"$OUT")" 1
+  assert_not_contains "$OUT" "misconfigured"
+  mcph status api
+  assert_eq "$RC" 0
+  mcph status --statusline
+  assert_eq "$OUT" "mcp 1✔"
+  mcph status --superseded --json
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" '[(r["status"], r["superseded"]) for r in d["servers"]]')" '[["healthy", false], ["misconfigured", true]]'
+  mcph status --superseded
+  assert_contains "$OUT" "superseded"
+  # Removable alone: the verdict in force stays.
+  mcph reset --stale
+  assert_contains "$OUT" "reset api (superseded definition "
+  mcph status --superseded --json
+  assert_eq "$(json_eval "$OUT" '[r["status"] for r in d["servers"]]')" '["healthy"]'
+}
+
+case_status_name_shows_the_definition_this_folder_uses() {
+  # A user-scope svc, and a local one for this folder: the hook here uses the local one.
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)},\"projects\":{\"$PROJ\":{\"mcpServers\":{\"svc\":$(stdio_def healthy)}},\"$T/other\":{}}}"
+  mkdir -p "$T/other"
+  mcph probe --all
+  mcph status svc --json
+  assert_eq "$(json_eval "$OUT" '[(r["status"], r["scope"]) for r in d["servers"]]')" '[["healthy", "local"]]'
+  assert_eq "$RC" 0
+  mcph status svc --json --cwd "$T/other"
+  assert_eq "$(json_eval "$OUT" '[(r["status"], r["scope"]) for r in d["servers"]]')" '[["unhealthy", "user"]]'
+  # The status line counts this folder's servers.
+  hook "$(pre_payload svc)"
+  mcph status --statusline
+  assert_eq "$OUT" "mcp 1✔"
+}
+
 main "$@"

@@ -35,4 +35,25 @@ ResetResult remove_entries(state::StateStore& store, const std::vector<std::stri
   return out;
 }
 
+ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::string>& fingerprints, DryRun dry_run) {
+  ResetResult out;
+  auto choose = [&](const json::object& doc) {
+    out.removed.clear();
+    for (const auto& fp : fingerprints) {
+      if (state::verdicts(doc).contains(fp)) out.removed.push_back(fp);
+    }
+  };
+  if (dry_run == DryRun::yes) {
+    choose(store.read().doc);
+    return out;
+  }
+  out.update = store.update([&](json::object& doc) {
+    choose(doc);
+    bool changed = false;
+    for (const auto& fp : out.removed) changed = state::forget_verdict(doc, fp) || changed;
+    return changed;
+  });
+  return out;
+}
+
 } // namespace mcphealth::ops

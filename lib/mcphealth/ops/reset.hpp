@@ -25,4 +25,8 @@ ResetResult remove_entries(state::StateStore& store, const std::vector<std::stri
                            const std::function<bool(const std::string&, const boost::json::object&)>& select,
                            DryRun dry_run);
 
+/// Removes the verdicts of `fingerprints` (superseded ones: ops::StatusRow::superseded), each with the `servers`
+/// entry that mirrors it, atomically under the state lock; `removed` lists the fingerprints that were there.
+ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::string>& fingerprints, DryRun dry_run);
+
 } // namespace mcphealth::ops

@@ -135,7 +135,7 @@ std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInput
                                                     const config::Settings& settings) {
   std::vector<ConfiguredServer> out;
   const config::Policy policy = config::load_policy(settings.policy_path, env);
-  const auto add = [&](const config::Resolution& res, const agent::Agent& who) {
+  const auto add = [&](const config::Resolution& res, const agent::Agent& who, bool here) {
     for (const auto* c : res.winners()) {
       auto it = std::find_if(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; });
       if (it == out.end()) {
@@ -145,11 +145,14 @@ std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInput
         it = std::prev(out.end());
       }
       if (std::find(it->agents.begin(), it->agents.end(), who.id) == it->agents.end()) it->agents.emplace_back(who.id);
+      it->here = it->here || here;
     }
   };
-  for (const auto& folder : agent::resolve_everywhere(agent::default_agent(), base, env)) add(folder.resolution, agent::default_agent());
+  for (const auto& folder : agent::resolve_everywhere(agent::default_agent(), base, env)) {
+    add(folder.resolution, agent::default_agent(), folder.inputs.project_dir == base.project_dir);
+  }
   for (const agent::Agent* a : agent::agents()) {
-    if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a);
+    if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a, true);
   }
   return out;
 }
@@ -180,6 +183,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
         row.configured = true;
         row.config_source = c.source;
         row.agents = c.agents;
+        row.here = c.here;
         if (!row.scope) row.scope = c.scope;
         if (!row.project) row.project = c.project;
         if (c.probe_skipped && !row.entry.unhealthy()) row.health = state::Health::skipped;
@@ -196,14 +200,24 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       row.configured = true;
       row.config_source = c.source;
       row.agents = c.agents;
+      row.here = c.here;
       row.definition = c.fingerprint;
       row.scope = c.scope;
       row.project = c.project;
       report.rows.push_back(std::move(row));
     }
   }
+  // Superseded: a verdict nothing points at any more. Without bindings at all (a state file the JS hook wrote) or
+  // without configs (the status line) the file alone cannot tell, unless some folder is bound.
+  const std::vector<std::string> bound = state::bound_definitions(snapshot.doc);
+  if (configured || !bound.empty()) {
+    for (auto& row : report.rows) {
+      if (!row.cached || !row.definition || row.configured == true) continue;
+      row.superseded = std::find(bound.begin(), bound.end(), *row.definition) == bound.end();
+    }
+  }
   std::stable_sort(report.rows.begin(), report.rows.end(), [](const StatusRow& a, const StatusRow& b) {
-    return std::tie(a.name, a.project) < std::tie(b.name, b.project);
+    return std::tie(a.name, a.superseded, a.project) < std::tie(b.name, b.superseded, b.project);
   });
   for (const auto& row : report.rows) {
     if (row.pinned_at_cap) {
@@ -213,7 +227,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
                                 " failures): if it has recovered, `mcphealth reset " + row.name +
                                 "` or `mcphealth probe " + row.name + "` clears it now");
     }
-    if (row.cached && row.configured == false) {
+    if (row.cached && row.configured == false && !row.superseded) {
       report.warnings.push_back(row.definition ? where(row) + " is in the cache for a definition that no folder Claude Code knows uses any more "
                                                               "(`mcphealth reset " + row.name + "` removes it)"
                                                : row.name + " is in the cache but no longer defined in any config file (`mcphealth reset " +
@@ -223,10 +237,21 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   return report;
 }
 
+void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, const std::string& folder) {
+  const auto here = state::folder_bindings(snapshot.doc, folder);
+  if (!here || here->names == nullptr) return;
+  const auto not_here = [&](const StatusRow& r) {
+    const std::optional<state::Binding> b = here->find(r.name);
+    return !b || (r.definition && b->definition != r.definition);
+  };
+  report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), not_here), report.rows.end());
+}
+
 std::string status_line(const StatusReport& report) {
   int up = 0, auth = 0, silent = 0, down = 0;
   std::string names;
   for (const auto& row : report.rows) {
+    if (row.superseded) continue;
     if (row.health == state::Health::healthy || row.health == state::Health::reachable) ++up;
     else if (row.health == state::Health::needs_auth) ++auth;
     else if (row.health == state::Health::alive_silent) ++silent;
@@ -243,16 +268,26 @@ std::string status_line(const StatusReport& report) {
 }
 
 util::Result<void> select_rows(StatusReport& report, const RowSelection& selection) {
+  if (!selection.superseded) {
+    report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const StatusRow& r) { return r.superseded; }),
+                      report.rows.end());
+  }
   if (!selection.servers.empty()) {
     std::vector<StatusRow> chosen;
     for (const auto& name : selection.servers) {
-      auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.name == name; });
-      if (it == report.rows.end()) {
+      // The definition an agent uses in this folder when there is one (what the hook decides by), else every
+      // definition of that name.
+      const auto named = [&](const StatusRow& r) { return r.name == name; };
+      const bool one_here = std::any_of(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) { return named(r) && r.here; });
+      const std::size_t before = chosen.size();
+      for (const StatusRow& r : report.rows) {
+        if (named(r) && (r.here || !one_here)) chosen.push_back(r);
+      }
+      if (chosen.size() == before) {
         std::vector<std::string> names;
         for (const auto& r : report.rows) names.push_back(r.name);
         return util::fail(util::unknown_name("server", name, std::move(names)));
       }
-      chosen.push_back(*it);
     }
     report.rows = std::move(chosen);
     // Per-server warnings only for the servers asked about.

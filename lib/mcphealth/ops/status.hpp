@@ -29,6 +29,8 @@ struct ConfiguredServer {
   bool probe_skipped = false;
   /// The agents that start this definition (their ids), in the table's order.
   std::vector<std::string> agents = {};
+  /// An agent starts it in the folder asked about (not only in another folder Claude Code knows).
+  bool here = false;
 };
 
 /// One server as `status` shows it.
@@ -42,13 +44,20 @@ struct StatusRow {
   /// How it is: `unknown` when configured but never checked (or another writer's status).
   state::Health health = state::Health::unknown;
 
-  /// True when the server is down (unhealthy or misconfigured): what makes `status` exit 1.
-  bool down() const { return state::is_down(health); }
+  /// A verdict for a definition nothing uses now: no folder's binding points at it and (when configs were read) no
+  /// agent starts it; the name's definition in force is another (a fixed config) or none. Never counted.
+  bool superseded = false;
+
+  /// True when the server is down (unhealthy or misconfigured) and its verdict is in force: what makes `status`
+  /// exit 1.
+  bool down() const { return !superseded && state::is_down(health); }
   bool cached = false;
   /// Whether it is configured; nothing when configs were not read (the status line).
   std::optional<bool> configured;
   /// The agents that start its definition (ids), when configs were read.
   std::vector<std::string> agents;
+  /// Its definition is the one an agent uses in the folder asked about (when configs were read).
+  bool here = false;
   std::optional<std::string> config_source;
   state::ServerEntry entry;
   /// The cache entry as stored, every field.
@@ -73,20 +82,25 @@ struct StatusReport {
 };
 
 /// Which rows a listing shows: the servers named (in the order named), only the down ones, only those an agent
-/// starts.
+/// starts; superseded verdicts only when asked for.
 struct RowSelection {
   std::vector<std::string> servers;
   enum class Only { all, down } only = Only::all;
   /// An agent's id: only the definitions it starts.
   std::optional<std::string> agent = std::nullopt;
+  bool superseded = false;
 };
 
 /// Keeps the rows `selection` asks for, and of the per-server warnings those of the servers kept. A name no row has
-/// is an error naming it and the names there are.
+/// is an error naming it and the names there are. A name asked for shows its row in force, not a superseded one.
 util::Result<void> select_rows(StatusReport& report, const RowSelection& selection);
 
+/// Keeps the rows of the definitions `folder`'s binding points at (Claude Code's binding of it), when the folder is
+/// bound; else all of them.
+void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, const std::string& folder);
+
 /// Every definition an agent would start: Claude Code's in `base`'s folder or any folder it knows, every other
-/// agent's in `base`'s folder; each once, with the agents that start it.
+/// agent's in `base`'s folder; each once, with the agents that start it and whether one does in `base`'s folder.
 std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
                                                     const config::Settings& settings);
 

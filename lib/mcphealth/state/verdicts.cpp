@@ -2,6 +2,8 @@
 
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
+
 namespace mcphealth::state {
 
 namespace json = boost::json;
@@ -200,6 +202,33 @@ bool forget_server(json::object& doc, std::string_view server) {
     }
   }
   return removed;
+}
+
+std::vector<std::string> bound_definitions(const json::object& doc) {
+  std::vector<std::string> out;
+  const json::object* all = util::get_object(doc, k_bindings);
+  for (const auto& folder : all ? *all : json::object{}) {
+    const json::object* names = folder.value().is_object() ? util::get_object(folder.value().get_object(), "names") : nullptr;
+    for (const auto& name : names ? *names : json::object{}) {
+      if (!name.value().is_object()) continue;
+      auto fp = util::get_string(name.value().get_object(), k_definition);
+      if (fp && std::find(out.begin(), out.end(), *fp) == out.end()) out.push_back(std::move(*fp));
+    }
+  }
+  return out;
+}
+
+bool forget_verdict(json::object& doc, std::string_view fingerprint) {
+  bool removed = object_at(doc, k_definitions).erase(fingerprint) > 0;
+  json::object& servers = servers_of(doc);
+  std::vector<std::string> mirrors;
+  for (const auto& kv : servers) {
+    if (kv.value().is_object() && definition_of(kv.value().get_object()) == std::optional<std::string>(std::string(fingerprint))) {
+      mirrors.emplace_back(kv.key());
+    }
+  }
+  for (const auto& m : mirrors) servers.erase(m);
+  return removed || !mirrors.empty();
 }
 
 std::string policy_problem_said(const json::object& doc) {

@@ -114,6 +114,13 @@ VerdictLabel label_of(const boost::json::object& entry);
 /// bindings in every folder. Returns true when anything was removed.
 bool forget_server(boost::json::object& doc, std::string_view server);
 
+/// Every fingerprint some folder's binding points at, each once: the definitions in use somewhere.
+std::vector<std::string> bound_definitions(const boost::json::object& doc);
+
+/// Removes the verdict of definition `fingerprint`, and the `servers` entry that mirrors it (if that one still
+/// does). Returns true when anything was removed.
+bool forget_verdict(boost::json::object& doc, std::string_view fingerprint);
+
 /// The stamp of the invalid policy file the hook last reported (`policyProblemSaid`): it says a problem once per
 /// change of the file, not on every call. Empty when none was reported.
 std::string policy_problem_said(const boost::json::object& doc);
