@@ -113,7 +113,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
 
   // The status line runs on every prompt: the state file alone, no config read.
-  std::optional<std::vector<ops::ConfiguredServer>> configured;
+  std::optional<ops::Configured> configured;
   if (!o.statusline) {
     // Every folder Claude Code knows: a definition some project still uses is never "gone".
     configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings);

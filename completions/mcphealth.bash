@@ -93,11 +93,11 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     status)
-      opts="-o --output --json --wide --names --statusline --unhealthy --agent -q --quiet --cwd --help"
+      opts="-o --output --json --wide --names --statusline --unhealthy --superseded --agent -q --quiet --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     reset)
-      opts="--all --unhealthy --dry-run --json --list --strict --help"
+      opts="--all --unhealthy --stale --dry-run --json --list --strict --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" reset --list)
       ;;
     explain-config)

@@ -121,10 +121,31 @@ case_warns_about_entries_no_longer_defined() {
   seed_state "{\"version\":1,\"servers\":{\"gone\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 1000))}}}"
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"kept":{"command":"true"}}}'
   mcph status
-  assert_contains "$ERR" "gone is in the cache but no longer defined in any config file (\`mcphealth reset gone\` removes it)"
+  assert_contains "$ERR" "gone is in the cache but no config file defines it (a failed call's name, or a claude.ai connector): not counted; \`mcphealth reset gone\` removes it"
   mcph status --json
-  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "gone is in the cache but no longer defined"
+  assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "gone is in the cache but no config file defines it"
   assert_eq "$(json_eval "$OUT" '{s["name"]: s["configured"] for s in d["servers"]}')" '{"gone": false, "kept": true}'
+}
+
+case_a_failed_call_to_a_name_no_folder_defines_does_not_turn_status_red() {
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"kept":{"command":"true"}}}'
+  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__nosuch__x\",\"error\":\"connect ECONNREFUSED 127.0.0.1:9\",\"cwd\":\"$PROJ\"}"
+  assert_eq "$(entry_field nosuch status)" unhealthy "the hook still remembers the failure (it blocks the name's next call)"
+  mcph status
+  assert_eq "$RC" 0 "an unbound name turned status red: $OUT"
+  assert_contains "$ERR" "nosuch is in the cache but no config file defines it"
+  mcph status --statusline
+  assert_eq "$OUT" "mcp 0✔"
+}
+
+case_a_config_that_does_not_parse_is_one_line_not_a_warning_per_server() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"a\":$(stdio_def healthy),\"b\":$(stdio_def healthy),\"c\":$(stdio_def healthy)}}"
+  mcph probe --all
+  printf '{"mcpServers":{"a":{"command":"true"},\n  "b": oops}}\n' > "$HOME/.claude.json"
+  mcph status
+  assert_eq "$(grep -c . <<<"$ERR")" 1 "more than one line: $ERR"
+  assert_contains "$ERR" "$HOME/.claude.json does not parse at line 2, column 8"
+  assert_eq "$(grep -c '^[abc] ' <<<"$OUT")" 3 "the verdicts are still shown"
 }
 
 case_warns_about_a_corrupt_file_moved_aside() {

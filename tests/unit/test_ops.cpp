@@ -25,7 +25,7 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
     "hung":{"status":"healthy","checkedAt":1000,"expiresAt":5000,"probe":{"kind":"alive-silent"}},
     "down":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":2500,"failureCount":1},
     "stuck":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":601000,"failureCount":6}}})");
-  auto report = ops::build_status(snap, std::vector<ops::ConfiguredServer>{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}}},
+  auto report = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}}}},
                                   defaults(), 3000);
   REQUIRE(report.rows.size() == 6);
   const auto row = [&](const std::string& name) {
@@ -57,15 +57,25 @@ TEST_CASE("status shows one row per definition, with its scope and project, and 
     "definitions":{
       "fpA":{"status":"healthy","checkedAt":1000,"expiresAt":9000,"toolName":"dup","scope":"project","project":"/a"},
       "fpB":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":9000,"toolName":"dup","scope":"project","project":"/b"}}})");
-  auto report = ops::build_status(snap, std::vector<ops::ConfiguredServer>{{"dup", "/a/.mcp.json", "fpA", "project", "/a"}},
+  auto report = ops::build_status(snap, ops::Configured{{{"dup", "/a/.mcp.json", "fpA", "project", "/a"}}},
                                   defaults(), 3000);
   REQUIRE(report.rows.size() == 2);
   CHECK(report.rows[0].project == std::optional<std::string>("/a"));
   CHECK(report.rows[0].configured == true);
   CHECK(report.rows[1].project == std::optional<std::string>("/b"));
   CHECK(report.rows[1].configured == false);
+  // Nothing points at fpB: superseded, not down, and no warning for it.
+  CHECK(report.rows[1].superseded);
+  CHECK_FALSE(report.rows[1].down());
+  CHECK(report.warnings.empty());
+  // A config that does not parse: what is configured is not known, so nothing is superseded or called gone.
+  report = ops::build_status(snap, ops::Configured{{{"dup", "/a/.mcp.json", "fpA", "project", "/a"}},
+                                                   {"/h/.claude.json does not parse at line 3, column 1"}},
+                             defaults(), 3000);
+  CHECK_FALSE(report.rows[1].superseded);
+  CHECK(report.rows[1].down());
   REQUIRE(report.warnings.size() == 1);
-  CHECK(report.warnings[0].find("dup (project /b) is in the cache for a definition that no folder") == 0);
+  CHECK(report.warnings[0].find("/h/.claude.json does not parse at line 3, column 1 (until it is fixed") == 0);
 }
 
 TEST_CASE("an unwritable state path says why", "[ops]") {

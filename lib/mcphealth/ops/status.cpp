@@ -131,11 +131,19 @@ std::string where(const StatusRow& row) {
 
 } // namespace
 
-std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
-                                                    const config::Settings& settings) {
-  std::vector<ConfiguredServer> out;
+Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
+                                 const config::Settings& settings) {
+  Configured all;
+  std::vector<ConfiguredServer>& out = all.servers;
   const config::Policy policy = config::load_policy(settings.policy_path, env);
   const auto add = [&](const config::Resolution& res, const agent::Agent& who, bool here) {
+    for (const config::FileReport& f : res.files) {
+      if (f.status != config::FileReport::Status::parse_error && f.status != config::FileReport::Status::unreadable) continue;
+      const bool parse = f.status == config::FileReport::Status::parse_error;
+      std::string problem = f.source.file.string() + (parse ? " does not parse" : " cannot be read") +
+                            util::at_line(f.line, f.column) + (f.error.empty() ? "" : ": " + f.error);
+      if (std::find(all.problems.begin(), all.problems.end(), problem) == all.problems.end()) all.problems.push_back(std::move(problem));
+    }
     for (const auto* c : res.winners()) {
       auto it = std::find_if(out.begin(), out.end(), [&](const ConfiguredServer& s) { return s.fingerprint == c->fingerprint; });
       if (it == out.end()) {
@@ -154,12 +162,19 @@ std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInput
   for (const agent::Agent* a : agent::agents()) {
     if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a, true);
   }
-  return out;
+  return all;
 }
 
-StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
+StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<Configured>& configured,
                           const config::Settings& settings, util::EpochMs now) {
   StatusReport report;
+  // A config that cannot be read hides what is configured: one line for it, and no server called gone for it.
+  const bool known_whole = !configured || configured->problems.empty();
+  if (configured) {
+    for (const auto& p : configured->problems) {
+      report.warnings.push_back(p + " (until it is fixed, status cannot tell which cached servers are still configured)");
+    }
+  }
   for (const auto& kv : state::verdicts(snapshot.doc)) {
     if (!kv.value().is_object()) continue;
     const json::object& raw = kv.value().get_object();
@@ -178,7 +193,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
     };
     for (auto& row : report.rows) {
       row.configured = false;
-      for (const auto& c : *configured) {
+      for (const auto& c : configured->servers) {
         if (!same(row, c)) continue;
         row.configured = true;
         row.config_source = c.source;
@@ -189,7 +204,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
         if (c.probe_skipped && !row.entry.unhealthy()) row.health = state::Health::skipped;
       }
     }
-    for (const auto& c : *configured) {
+    for (const auto& c : configured->servers) {
       const bool cached = std::any_of(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) {
         return r.cached && (r.definition == c.fingerprint || (!r.definition && r.name == c.name));
       });
@@ -207,10 +222,15 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       report.rows.push_back(std::move(row));
     }
   }
+  if (!known_whole) {
+    for (auto& row : report.rows) {
+      if (row.configured == false) row.configured.reset(); // not known: a config could not be read
+    }
+  }
   // Superseded: a verdict nothing points at any more. Without bindings at all (a state file the JS hook wrote) or
   // without configs (the status line) the file alone cannot tell, unless some folder is bound.
   const std::vector<std::string> bound = state::bound_definitions(snapshot.doc);
-  if (configured || !bound.empty()) {
+  if (known_whole && (configured || !bound.empty())) {
     for (auto& row : report.rows) {
       if (!row.cached || !row.definition || row.configured == true) continue;
       row.superseded = std::find(bound.begin(), bound.end(), *row.definition) == bound.end();
@@ -227,11 +247,12 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
                                 " failures): if it has recovered, `mcphealth reset " + row.name +
                                 "` or `mcphealth probe " + row.name + "` clears it now");
     }
-    if (row.cached && row.configured == false && !row.superseded) {
+    if (row.cached && row.configured == false && !row.superseded && known_whole) {
       report.warnings.push_back(row.definition ? where(row) + " is in the cache for a definition that no folder Claude Code knows uses any more "
                                                               "(`mcphealth reset " + row.name + "` removes it)"
-                                               : row.name + " is in the cache but no longer defined in any config file (`mcphealth reset " +
-                                                     row.name + "` removes it)");
+                                               : row.name + " is in the cache but no config file defines it (a failed call's name, "
+                                                            "or a claude.ai connector): not counted; `mcphealth reset " +
+                                                     row.name + "` removes it");
     }
   }
   return report;
@@ -241,8 +262,9 @@ void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, c
   const auto here = state::folder_bindings(snapshot.doc, folder);
   if (!here || here->names == nullptr) return;
   const auto not_here = [&](const StatusRow& r) {
+    // A name the folder binds to no definition (a failed call's, a connector's) is not one of its servers.
     const std::optional<state::Binding> b = here->find(r.name);
-    return !b || (r.definition && b->definition != r.definition);
+    return !b || !b->definition || (r.definition && b->definition != r.definition);
   };
   report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), not_here), report.rows.end());
 }

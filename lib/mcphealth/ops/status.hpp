@@ -47,10 +47,13 @@ struct StatusRow {
   /// A verdict for a definition nothing uses now: no folder's binding points at it and (when configs were read) no
   /// agent starts it; the name's definition in force is another (a fixed config) or none. Never counted.
   bool superseded = false;
+  /// A cached entry without a definition that no config defines (a failed call's name: a claude.ai connector, a
+  /// payload's): shown, blocked by the hook while it lasts, never counted.
+  bool unbound() const { return cached && !definition && configured == false; }
 
   /// True when the server is down (unhealthy or misconfigured) and its verdict is in force: what makes `status`
   /// exit 1.
-  bool down() const { return !superseded && state::is_down(health); }
+  bool down() const { return !superseded && !unbound() && state::is_down(health); }
   bool cached = false;
   /// Whether it is configured; nothing when configs were not read (the status line).
   std::optional<bool> configured;
@@ -96,17 +99,25 @@ struct RowSelection {
 util::Result<void> select_rows(StatusReport& report, const RowSelection& selection);
 
 /// Keeps the rows of the definitions `folder`'s binding points at (Claude Code's binding of it), when the folder is
-/// bound; else all of them.
+/// bound; else all of them. A name bound to no definition there is dropped.
 void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, const std::string& folder);
+
+/// What the agents' configs say is configured.
+struct Configured {
+  std::vector<ConfiguredServer> servers;
+  /// Config files that could not be read (`~/.claude.json does not parse at line 3, column 7`): with one, what is
+  /// configured is not known whole, so no cached server is called gone or superseded.
+  std::vector<std::string> problems = {};
+};
 
 /// Every definition an agent would start: Claude Code's in `base`'s folder or any folder it knows, every other
 /// agent's in `base`'s folder; each once, with the agents that start it and whether one does in `base`'s folder.
-std::vector<ConfiguredServer> configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
-                                                    const config::Settings& settings);
+Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
+                                 const config::Settings& settings);
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.
-StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<std::vector<ConfiguredServer>>& configured,
+StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<Configured>& configured,
                           const config::Settings& settings, util::EpochMs now);
 
 /// The warnings about the state file and settings alone: fail-open on (and by which variable), the file or its folder

@@ -282,7 +282,8 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
       m_configured_at = now;
       m_configured_once = true;
     }
-    const StatusReport report = build_status(after, m_configured, m_settings, now);
+    StatusReport report = build_status(after, m_configured, m_settings, now);
+    (void)select_rows(report, {}); // the verdicts in force: superseded ones are not shown
     m_down = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
     m_sink.status(report);
   }

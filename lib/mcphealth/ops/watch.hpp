@@ -148,7 +148,7 @@ private:
   std::optional<Watcher> m_watcher;
   state::StateStore m_store;
   state::StateSnapshot m_before;
-  std::vector<ConfiguredServer> m_configured;
+  Configured m_configured;
   util::EpochMs m_configured_at = 0;
   bool m_configured_once = false;
   bool m_down = false;

@@ -14,11 +14,11 @@
 
 namespace mcphealth::util {
 
-/// Why JSON text did not parse, and where (1-based line and column).
 /// Where in a text something is, as every message here says it: ` at line 3, column 7`; empty when the line is not
 /// known (0).
 std::string at_line(std::size_t line, std::size_t column);
 
+/// Why JSON text did not parse, and where (1-based line and column).
 struct JsonError {
   std::string message;
   std::size_t line = 0;
