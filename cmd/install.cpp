@@ -4,6 +4,7 @@
 #include "output.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/config/server.hpp>
 #include <mcphealth/ops/codex_trust.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -77,6 +78,32 @@ bool found_here(const agent::Agent& agent, const util::Environment& env) {
   return file && fs::is_directory(file->parent_path(), ec);
 }
 
+/// The program the hook command names: `--binary` (a bare name stays a PATH lookup; a path must be an executable
+/// file), else, for a file shared with the repository (project scope), the bare `mcphealth` (someone else's absolute
+/// path would be wrong on every other machine), else this binary's absolute path.
+util::Result<std::string> hook_binary(const InstallOptions& o, const agent::Agent& agent, const util::Environment& env) {
+  const std::string wanted = o.binary ? *o.binary : o.scope == agent::InstallScope::project ? "mcphealth" : "";
+  if (wanted.empty()) {
+    const auto self = ops::this_binary();
+    if (!self) return util::fail("cannot tell where this mcphealth is; give it with --binary PATH");
+    return self->string();
+  }
+  if (wanted.find('/') != std::string::npos) {
+    const fs::path path = fs::absolute(wanted).lexically_normal();
+    if (!config::is_executable_file(path)) return util::fail("--binary: " + path.string() + " is not an executable file");
+    return path.string();
+  }
+  if (config::find_on_path(wanted, {"PATH=" + env.get("PATH").value_or("")}).empty()) {
+    const std::string why = "`" + wanted + "` is not on PATH here (PATH=" + env.get("PATH").value_or("") + ")";
+    if (agent.registration.missing_command_blocks()) {
+      return util::fail(std::string(agent.name) + " blocks every MCP call when its hook cannot start, and " + why +
+                        "; put mcphealth on PATH, or give --binary an absolute path");
+    }
+    util::log::warn(why + ": " + std::string(agent.name) + " will not find the hook until it is (explain-config checks)");
+  }
+  return wanted;
+}
+
 /// What Codex CLI was asked about trusting mcphealth's hooks, as install reports it: a line for people (stdout when
 /// it worked, stderr when the user has something to do) and `trust` for --json.
 struct TrustReport {
@@ -135,7 +162,10 @@ void register_install(CLI::App& app, CommandLine& command_line) {
                   "SessionStart)")
       ->delimiter(',')
       ->type_name("LIST");
-  sub->add_option("--binary", o->binary, "The mcphealth the hook runs (default: this one's absolute path)")->type_name("PATH");
+  sub->add_option("--binary", o->binary,
+                  "The mcphealth the hook runs: a path (an executable file) or a bare name looked up on PATH (default: "
+                  "this one's absolute path; for --scope project, the bare `mcphealth`)")
+      ->type_name("PATH");
   sub->add_flag("--statusline", o->statusline, "Also set statusLine to `mcphealth status --statusline`, when none is set");
   sub->add_flag("--disable-js-hook", o->disable_js_hook,
                 "Also remove the JS hook (mcp-health-check.js) from this settings file");
@@ -168,20 +198,23 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
     util::log::error(std::string(agent.name) + " has no status line; --statusline is for Claude Code");
     return k_exit_usage;
   }
-  std::optional<fs::path> binary;
+  // Inside the repository (project and local scope) the backups go elsewhere: they are nobody's to commit.
+  const bool in_repository = o.scope != agent::InstallScope::user;
+  std::optional<std::string> binary;
   if (!uninstall) {
-    binary = o.binary ? std::optional(fs::absolute(*o.binary)) : ops::this_binary();
-    if (!binary) {
-      util::log::error("cannot tell where this mcphealth is; give it with --binary PATH");
+    auto chosen = hook_binary(o, agent, env);
+    if (!chosen) {
+      util::log::error(chosen.error().message);
       return k_exit_usage;
     }
+    binary = *chosen;
   }
   auto make_plan = [&] {
     if (uninstall) return ops::plan_uninstall(file, agent);
     ops::InstallRequest request;
     request.file = file;
     request.agent = &agent;
-    request.binary = binary->string();
+    request.binary = *binary;
     if (!o.events.empty()) request.events = o.events;
     request.statusline = o.statusline;
     request.remove_js_hook = o.disable_js_hook;
@@ -197,7 +230,8 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
       return k_exit_usage;
     }
     if (!planned->changed() || o.dry_run) break;
-    auto applied = ops::apply_plan(*planned, clock.now_ms());
+    auto applied = ops::apply_plan(*planned, clock.now_ms(),
+                                   in_repository ? std::optional(ops::backup_folder(env)) : std::nullopt);
     if (applied) {
       backup = *applied;
       break;

@@ -63,11 +63,13 @@ case_copilot_camel_case_payload_is_gated_and_answered_in_both_dialects() {
 
 case_install_and_uninstall_round_trip_for_every_agent() {
   local id file
-  for id in claude-code gemini copilot cursor windsurf; do
-    mcph install --agent "$id" --binary /usr/bin/mcphealth --json
+  mkdir -p "$T/bin"
+  cp "$MCPHEALTH_BIN" "$T/bin/mcphealth"
+  for id in claude-code codex gemini copilot cursor windsurf; do
+    mcph install --agent "$id" --binary "$T/bin/mcphealth" --json
     assert_eq "$RC" 0 "install --agent $id: $ERR"
     file=$(json_eval "$OUT" 'd["file"]')
-    assert_contains "$(cat "$file")" "/usr/bin/mcphealth hook"
+    assert_contains "$(cat "$file")" "$T/bin/mcphealth hook"
     mcph explain-config --agent "$id" --json
     assert_eq "$(json_eval "$OUT" 'all(d["hooks"]["events"].values())')" true "$id: explain-config reads what install wrote"
     mcph uninstall --agent "$id"
@@ -75,7 +77,7 @@ case_install_and_uninstall_round_trip_for_every_agent() {
     assert_not_contains "$(cat "$file")" "mcphealth hook" "$id: uninstall"
   done
   # No file of that scope for that agent: said, nothing written.
-  mcph install --agent copilot --scope project --binary /usr/bin/mcphealth
+  mcph install --agent copilot --scope project --binary "$T/bin/mcphealth"
   assert_eq "$RC" 2
   assert_contains "$ERR" "Copilot CLI has no project-scope settings file"
 }

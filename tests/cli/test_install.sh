@@ -28,9 +28,9 @@ PY
 
 # Each event names the hook exactly once, and the other hooks are still there.
 check_registered() {
-  local file=$1 event
+  local file=$1 command=${2:-$MCPHEALTH_BIN hook} event
   for event in PreToolUse PostToolUseFailure PostToolUse SessionStart; do
-    assert_eq "$(json_get "$file" "sum(1 for g in d['hooks']['$event'] for h in g['hooks'] if h['command'] == '$MCPHEALTH_BIN hook')")" 1 "$event"
+    assert_eq "$(json_get "$file" "sum(1 for g in d['hooks']['$event'] for h in g['hooks'] if h['command'] == '$command')")" 1 "$event"
   done
   assert_eq "$(json_get "$file" "[g['matcher'] for g in d['hooks']['PreToolUse'] if any('mcphealth' in h['command'] for h in g['hooks'])]")" "[\"mcp__.*\"]"
   assert_eq "$(json_get "$file" "[g.get('matcher') for g in d['hooks']['SessionStart']]")" "[null]"
@@ -99,12 +99,14 @@ case_two_installs_in_one_second_keep_both_backups() {
 
 case_install_into_a_missing_file_and_an_old_path_is_updated() {
   rm -f "$(SETTINGS)"
-  mcph install --binary /opt/old/mcphealth
+  mkdir -p "$T/opt/old"
+  cp "$MCPHEALTH_BIN" "$T/opt/old/mcphealth"
+  mcph install --binary "$T/opt/old/mcphealth"
   assert_eq "$RC" 0
   assert_eq "$(stat -c %a "$(SETTINGS)")" 644
   assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 0 "no file, no backup"
   mcph install
-  assert_contains "$OUT" "PreToolUse: now runs $MCPHEALTH_BIN hook (was /opt/old/mcphealth hook)"
+  assert_contains "$OUT" "PreToolUse: now runs $MCPHEALTH_BIN hook (was $T/opt/old/mcphealth hook)"
   check_registered "$(SETTINGS)"
 }
 
@@ -155,15 +157,43 @@ case_js_hook_is_named_and_removed_only_when_asked() {
 }
 
 case_scopes_pick_the_file() {
-  mcph install --scope project
+  PATH="$(dirname "$MCPHEALTH_BIN"):$PATH" mcph install --scope project
   assert_eq "$RC" 0
-  check_registered "$PROJ/.claude/settings.json"
+  check_registered "$PROJ/.claude/settings.json" "mcphealth hook"
   mcph install --scope local --events PreToolUse,PostToolUseFailure
   assert_eq "$(json_get "$PROJ/.claude/settings.local.json" "sorted(d['hooks'])")" "[\"PostToolUseFailure\", \"PreToolUse\"]"
   mcph install --scope global
   assert_eq "$RC" 2
   mcph install --events PreToolUse,Nope
   assert_eq "$RC" 2
+}
+
+case_a_project_file_names_mcphealth_by_path_lookup_and_keeps_its_backups_out_of_the_repository() {
+  # Shared with the repository: a bare `mcphealth`, not this machine's absolute path.
+  write_config "$PROJ/.claude/settings.json" '{"theme":"dark"}'
+  PATH="/usr/bin:/bin" mcph install --scope project
+  assert_eq "$RC" 0 "$ERR"
+  check_registered "$PROJ/.claude/settings.json" "mcphealth hook"
+  assert_contains "$ERR" "\`mcphealth\` is not on PATH here"
+  # The backup is outside the repository.
+  [ -z "$(find "$PROJ" -name '*.bak-*')" ] || fail "a backup inside the repository: $(find "$PROJ" -name '*.bak-*')"
+  assert_contains "$OUT" "(backup: $HOME/.local/state/mcphealth/backups/"
+  local backup
+  backup=$(find "$HOME/.local/state/mcphealth/backups" -name '*.bak-*' | head -1)
+  assert_eq "$(cat "$backup")" '{"theme":"dark"}'
+  # A bare --binary stays a PATH lookup; a path that is not an executable file is refused.
+  mcph install --scope local --binary mcphealth
+  check_registered "$PROJ/.claude/settings.local.json" "mcphealth hook"
+  mcph install --binary "$T/nothing-here"
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "--binary: $T/nothing-here is not an executable file"
+  mcph install --binary "$PROJ"
+  assert_eq "$RC" 2
+  # Where a hook that cannot start blocks every call (Gemini CLI), a name not on PATH is refused.
+  PATH="/usr/bin:/bin" mcph install --agent gemini --scope project
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "Gemini CLI blocks every MCP call when its hook cannot start"
+  assert_no_file "$PROJ/.gemini/settings.json"
 }
 
 case_agent_all_installs_for_every_agent_found_here_and_uninstalls_the_same() {

@@ -25,7 +25,8 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
     "hung":{"status":"healthy","checkedAt":1000,"expiresAt":5000,"probe":{"kind":"alive-silent"}},
     "down":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":2500,"failureCount":1},
     "stuck":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":601000,"failureCount":6}}})");
-  auto report = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}}}},
+  auto report = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}},
+                                                          {"down", "/c", "", "user", {}}, {"stuck", "/c", "", "user", {}}}},
                                   defaults(), 3000);
   REQUIRE(report.rows.size() == 6);
   const auto row = [&](const std::string& name) {
@@ -50,6 +51,12 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
   CHECK(row("new").definition == std::optional<std::string>("fp-new"));
   CHECK(row("auth").configured == false);
   CHECK(ops::status_line(report) == "mcp 1✔ 1! 1~ 2✘ down stuck");
+  // An entry no config defines is shown but never counted down.
+  auto unconfigured = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}}}, defaults(), 3000);
+  const auto down = std::find_if(unconfigured.rows.begin(), unconfigured.rows.end(), [](const ops::StatusRow& r) { return r.name == "down"; });
+  REQUIRE(down != unconfigured.rows.end());
+  CHECK(down->unbound());
+  CHECK_FALSE(down->down());
 }
 
 TEST_CASE("status shows one row per definition, with its scope and project, and none for the mirrors", "[ops]") {

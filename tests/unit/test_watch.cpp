@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 using namespace mcphealth;
 namespace json = boost::json;
 
@@ -73,6 +75,7 @@ TEST_CASE("a watch turn hands each transition to the sink and to --exec through 
   testing::TempDir dir;
   testing::FakeClock clock;
   util::MapEnvironment env{{"HOME", dir.path().string()}};
+  std::ofstream(dir.path() / ".claude.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"}}})"; // svc is configured
   config::SettingsOverrides flags;
   flags.state_path = dir.path() / "state.json";
   const config::Settings settings = config::resolve_settings(env, flags);

@@ -103,6 +103,9 @@ public:
   virtual std::vector<std::pair<std::string, boost::json::value>> file_keys() const { return {}; }
   /// Whether the agent has Claude Code's `statusLine` (install --statusline).
   virtual bool has_status_line() const { return false; }
+  /// Whether a registered command that cannot be started blocks the agent's calls (Gemini CLI, Copilot CLI), rather
+  /// than being passed over (Claude Code, Codex CLI): a bare name must then be on PATH when it is written.
+  virtual bool missing_command_blocks() const { return false; }
   /// Whether the agent runs a newly registered hook only once the user has trusted it (Codex CLI: the trust is its
   /// own record, which ops/codex_trust asks it to write).
   virtual bool hooks_need_trust() const { return false; }

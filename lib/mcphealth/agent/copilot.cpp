@@ -207,6 +207,7 @@ protected:
 
 class CopilotRegistration final : public Registration {
 public:
+  bool missing_command_blocks() const override { return true; }
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path&) const override {
     return {user_dir(env) / "settings.json"};
   }

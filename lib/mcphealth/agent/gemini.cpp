@@ -331,6 +331,7 @@ protected:
 
 class GeminiRegistration final : public Registration {
 public:
+  bool missing_command_blocks() const override { return true; }
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
     return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};
   }

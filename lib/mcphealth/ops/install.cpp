@@ -390,7 +390,13 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agen
   return plan;
 }
 
-util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan& plan, std::int64_t now_ms) {
+fs::path backup_folder(const util::Environment& env) {
+  if (auto state = env.get("XDG_STATE_HOME"); state && !state->empty()) return fs::path(*state) / "mcphealth" / "backups";
+  return util::home_dir(env) / ".local" / "state" / "mcphealth" / "backups";
+}
+
+util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan& plan, std::int64_t now_ms,
+                                                               const std::optional<fs::path>& backup_dir) {
   std::optional<fs::path> backup_made;
   unsigned mode = 0644;
   struct stat st {};
@@ -402,9 +408,18 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
     ::gmtime_r(&seconds, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    std::string base = plan.file.string();
+    if (backup_dir) {
+      std::string flat = fs::absolute(plan.file).lexically_normal().string();
+      std::replace(flat.begin(), flat.end(), '/', '%');
+      base = (*backup_dir / flat).string();
+      std::error_code made;
+      fs::create_directories(*backup_dir, made);
+      if (made) return util::fail(InstallError{InstallFailure::failed, "cannot create " + backup_dir->string() + ": " + made.message()});
+    }
     // Two installs in one second must not share a backup: the second would overwrite the original.
-    fs::path backup = plan.file.string() + ".bak-" + stamp;
-    for (int n = 2; fs::exists(fs::symlink_status(backup)); ++n) backup = plan.file.string() + ".bak-" + stamp + "-" + std::to_string(n);
+    fs::path backup = base + ".bak-" + stamp;
+    for (int n = 2; fs::exists(fs::symlink_status(backup)); ++n) backup = base + ".bak-" + stamp + "-" + std::to_string(n);
     if (auto written = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !written) {
       return util::fail(InstallError{InstallFailure::failed, "cannot write the backup " + backup.string() + ": " + written.error().message});
     }

@@ -3,6 +3,7 @@
 // file, touching nothing else. A plan is computed first (what the file would become, and why), so `--dry-run`
 // shows exactly what a real run writes.
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/util/env.hpp>
 #include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
@@ -19,8 +20,8 @@ struct InstallRequest {
   const agent::Agent* agent = nullptr;
   /// The settings file to change.
   std::filesystem::path file;
-  /// The binary as the hook command should name it: an absolute path, so the hook runs whatever PATH Claude Code
-  /// has.
+  /// The binary as the hook command should name it: an absolute path, so the hook runs whatever PATH the agent
+  /// has; or a bare name (`mcphealth`), looked up on that PATH (what a file shared with a repository needs).
   std::string binary;
   /// The events to register, as the agent names them; empty = the agent's defaults (agent::Registration::events).
   std::vector<std::string> events = {};
@@ -61,10 +62,16 @@ enum class InstallFailure { changed_meanwhile, failed };
 using InstallError = util::KindedError<InstallFailure>;
 
 /// Writes `plan.after` atomically, keeping the file's mode (0644 for a new one), after copying the old file to
-/// `<file>.bak-<YYYYMMDD-HHMMSS>` (`-2`, `-3`, ... when that backup exists). Just before the write it reads the
-/// file again: when another program changed it meanwhile, nothing is written (changed_meanwhile). Returns the
-/// backup's path (nothing when there was no file).
-util::Result<std::optional<std::filesystem::path>, InstallError> apply_plan(const InstallPlan& plan, std::int64_t now_ms);
+/// `<file>.bak-<YYYYMMDD-HHMMSS>` (`-2`, `-3`, ... when that backup exists), or into `backup_dir` when given (a
+/// file inside a repository keeps its backups out of it: `<backup_dir>/<the file's path, / as %>.bak-...`). Just
+/// before the write it reads the file again: when another program changed it meanwhile, nothing is written
+/// (changed_meanwhile). Returns the backup's path (nothing when there was no file).
+util::Result<std::optional<std::filesystem::path>, InstallError> apply_plan(
+    const InstallPlan& plan, std::int64_t now_ms, const std::optional<std::filesystem::path>& backup_dir = std::nullopt);
+
+/// Where backups of files inside a repository go: `$XDG_STATE_HOME/mcphealth/backups`, else
+/// `~/.local/state/mcphealth/backups`.
+std::filesystem::path backup_folder(const util::Environment& env);
 
 /// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
