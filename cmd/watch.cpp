@@ -165,6 +165,12 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   ops::WatchLoop loop(settings, inputs, env, clock, runner, plan, view);
   std::optional<RawTerminal> screen;
   if (terminal) screen.emplace();
+  // Running unattended (a systemd unit, launchd): one line says it started and what it watches, for the journal.
+  if (!terminal && !o.once) {
+    std::fprintf(stderr, "mcphealth: watching %s%s%s (pid %d)\n", settings.state_path.value.c_str(),
+                 o.probe ? ", probing every server when due" : "", o.exec ? ", running --exec per transition" : "",
+                 static_cast<int>(::getpid()));
+  }
 
   while (!g_stop.load()) {
     const util::EpochMs next = loop.turn(g_stop);

@@ -13,6 +13,16 @@ case_man_page_renders_without_warnings() {
   assert_eq "$err" "" "groff exits 0 on warnings, so any stderr fails"
 }
 
+case_the_cron_line_the_systemd_unit_and_the_plist_name_one_binary() {
+  local src=$MCPHEALTH_SOURCE_DIR cron unit plist
+  cron=$(grep -E '^\*/[0-9]+ \* \* \* \* ' "$src/README.md" | awk '{print $6}')
+  unit=$(grep '^ExecStart=' "$src/contrib/mcphealth-watch.service" | sed 's/^ExecStart=//' | awk '{print $1}')
+  plist=$(grep -A2 '<key>ProgramArguments</key>' "$src/contrib/com.mcphealth.watch.plist" | grep -o '<string>[^<]*' | head -1 | sed 's/<string>//')
+  case $cron in /*) ;; *) fail "the cron line's mcphealth is not an absolute path: [$cron] (cron's PATH is /usr/bin:/bin)" ;; esac
+  assert_eq "$unit" "$cron" "the systemd unit and the cron line"
+  assert_eq "$plist" "$cron" "the plist and the cron line"
+}
+
 case_man_page_documents_every_option_help_lists() {
   local text opt cmd missing=""
   text=$(groff -man -Tascii "$MAN" 2>/dev/null | col -b)

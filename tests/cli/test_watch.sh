@@ -105,6 +105,30 @@ case_exec_gets_each_event_on_stdin() {
   stop_watch
 }
 
+case_the_readmes_exec_example_works_as_written_and_a_failing_one_says_why() {
+  command -v jq >/dev/null || skip "needs jq (scripts/setup installs it)"
+  # The README's line, word for word, with a notify-send that writes down what it was given.
+  local line exec_arg
+  line=$(grep -F "mcphealth watch --probe --exec '" "$MCPHEALTH_SOURCE_DIR/README.md" | head -1)
+  [ -n "$line" ] || fail "no --exec example in the README"
+  exec_arg=$(sed -E "s/^mcphealth watch --probe --exec '(.*)'\$/\1/" <<<"$line")
+  mkdir -p "$T/bin"
+  printf '#!/bin/sh\nprintf "%%s|" "$@" >> "%s/notified"\necho >> "%s/notified"\n' "$T" "$T" > "$T/bin/notify-send"
+  chmod +x "$T/bin/notify-send"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  PATH="$T/bin:$PATH" start_watch --events --exec "$exec_arg"
+  hook "$(pre_payload svc)"
+  wait_for_line "$T/notified" "MCP|svc down|"
+  assert_contains "$(cat "$T/watch.err")" "mcphealth: watching " "the start-up line a journal shows"
+  stop_watch
+  # A command that fails: its last words are in the warning.
+  start_watch --events --exec 'echo "first line" >&2; echo "jq: error: bad filter" >&2; exit 3'
+  mcph reset svc
+  wait_for_line "$T/watch.err" "jq: error: bad filter"
+  assert_contains "$(cat "$T/watch.err")" "exited with 3: first line | jq: error: bad filter"
+  stop_watch
+}
+
 case_prometheus_is_rewritten_after_sweeps() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   mcph watch --probe --once --prometheus "$T/mcp.prom"

@@ -21,6 +21,22 @@ namespace json = boost::json;
 
 namespace {
 
+/// The last `n` lines of a child's stderr that say something, joined with ` | `, cut to 300 bytes: what a failed
+/// command said, in one warning line.
+std::string last_lines(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string line = util::trim(std::string_view(text).substr(start, end - start));
+    if (!line.empty()) lines.push_back(util::escape_control(line));
+    start = end + 1;
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  return util::cap_utf8(out, 300);
+}
+
 /// Every entry that stands for a server: the verdicts by fingerprint, and the entries without a definition by name.
 std::map<std::string, const json::object*> entries_of(const state::StateSnapshot& snap) {
   std::map<std::string, const json::object*> out;
@@ -263,10 +279,12 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
     const proc::CommandResult r =
         m_runner.run_shell(*m_plan.exec, ev.server, m_plan.exec_timeout_ms, json::serialize(event_json(ev)) + "\n");
     if (!r.succeeded()) {
+      const std::string said = last_lines(r.err, 3);
       m_sink.warning("--exec for " + ev.server + " " + ev.event + ": " +
                      (r.status == proc::CommandResult::Status::timed_out ? std::string("timed out")
                       : r.error.empty()                                 ? "exited with " + r.exit.describe()
-                                                                        : r.error));
+                                                                        : r.error) +
+                     (said.empty() ? std::string() : ": " + said));
     }
   }
   m_before = after;
