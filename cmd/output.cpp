@@ -2,6 +2,7 @@
 
 #include "choices.hpp"
 
+#include <mcphealth/util/env.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
@@ -27,6 +28,26 @@ std::optional<std::size_t> terminal_width() {
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
   return 100;
+}
+
+std::size_t terminal_height() {
+  if (const char* lines = std::getenv("LINES"); lines != nullptr) {
+    const long n = std::atol(lines);
+    if (n >= 5) return static_cast<std::size_t>(n);
+  }
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) != 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row >= 5) return ws.ws_row;
+  return 24;
+}
+
+std::string tilde(const std::string& path) {
+  const std::string home = util::home_dir(util::ProcessEnvironment{}).string();
+  if (home.empty() || home == "/") return path;
+  if (path == home) return "~";
+  if (path.size() > home.size() && path.compare(0, home.size(), home) == 0 && path[home.size()] == '/') {
+    return "~" + path.substr(home.size());
+  }
+  return path;
 }
 
 std::size_t display_width(std::string_view text) {
@@ -98,21 +119,32 @@ void Table::add(std::vector<Cell> row) {
 }
 
 std::string Table::render(bool color, std::optional<std::size_t> width) const {
-  std::vector<std::size_t> widths(m_headers.size());
-  for (std::size_t c = 0; c < m_headers.size(); ++c) widths[c] = display_width(m_headers[c]);
+  const std::size_t n = m_headers.size();
+  std::vector<std::size_t> widths(n);
+  for (std::size_t c = 0; c < n; ++c) widths[c] = display_width(m_headers[c]);
   for (const auto& row : m_rows) {
-    for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-      widths[c] = std::max(widths[c], display_width(row[c].text));
+    for (std::size_t c = 0; c < row.size() && c < n; ++c) widths[c] = std::max(widths[c], display_width(row[c].text));
+  }
+  // The last column gets what is left of the line, and at least 10; narrower than that, columns go by priority.
+  std::vector<bool> shown(n, true);
+  const auto fixed = [&] {
+    std::size_t used = 0;
+    for (std::size_t c = 0; c + 1 < n; ++c) used += shown[c] ? widths[c] + 2 : 0;
+    return used;
+  };
+  if (width) {
+    for (std::size_t c : m_drop_order) {
+      if (fixed() + 10 <= *width) break;
+      if (c + 1 < n) shown[c] = false;
     }
   }
-  // The last column gets what is left of the line.
-  std::size_t used = 0;
-  for (std::size_t c = 0; c + 1 < widths.size(); ++c) used += widths[c] + 2;
+  const std::size_t used = fixed();
   const std::size_t last_room = !width ? std::string::npos : *width > used + 10 ? *width - used : 10;
   auto line = [&](const std::vector<Cell>& cells) {
     std::string out;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const bool last = c + 1 == cells.size();
+    for (std::size_t c = 0; c < cells.size() && c < n; ++c) {
+      if (!shown[c]) continue;
+      const bool last = c + 1 == n;
       std::string text = last ? fit_width(cells[c].text, last_room) : cells[c].text;
       const std::size_t pad = last ? 0 : widths[c] - display_width(text) + 2;
       if (color && cells[c].color != Color::none) out += std::string(ansi(cells[c].color)) + text + "\033[0m";

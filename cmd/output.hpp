@@ -28,6 +28,12 @@ bool use_color(std::FILE* stream);
 /// when stdout is a pipe or a file, so `status | grep` sees every character.
 std::optional<std::size_t> terminal_width();
 
+/// How tall the terminal is: `LINES` when set, else the terminal's height when stdout is one; 24 otherwise.
+std::size_t terminal_height();
+
+/// `path` with the home folder written `~` (`/home/u/src/app` -> `~/src/app`), for tables people read.
+std::string tilde(const std::string& path);
+
 /// The number of terminal columns `text` takes (code points; wide characters are not special-cased).
 std::size_t display_width(std::string_view text);
 
@@ -53,10 +59,12 @@ inline const char* const k_format_help = "table (default), wide (never cut), jso
 /// Adds `-o,--output FORMAT`, `--json` and `--wide` to `sub`, all writing `format`.
 void add_format_options(CLI::App& sub, Format& format);
 
-/// A table with a header row. The last column is cut to fit the terminal.
+/// A table with a header row. The last column is cut to fit the terminal; when even that leaves it too narrow, the
+/// columns of `drop_order` (indexes, the least needed first) are left out until the rest fits.
 class Table {
 public:
-  explicit Table(std::vector<std::string> headers) : m_headers(std::move(headers)) {}
+  explicit Table(std::vector<std::string> headers, std::vector<std::size_t> drop_order = {})
+      : m_headers(std::move(headers)), m_drop_order(std::move(drop_order)) {}
   /// Adds a row (as many cells as headers); control characters in the cells are escaped, so a name or an error
   /// from outside can neither break a row nor drive the terminal.
   void add(std::vector<Cell> row);
@@ -65,6 +73,7 @@ public:
 
 private:
   std::vector<std::string> m_headers;
+  std::vector<std::size_t> m_drop_order;
   std::vector<std::vector<Cell>> m_rows;
 };
 

@@ -177,12 +177,14 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   return code;
 }
 
-std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width) {
-  Table table({"SERVER", "STATUS", "SCOPE", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"});
+std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width,
+                                bool hints_too) {
+  // Narrow, the least needed columns go first: the failure code, the count, when it was checked, the scope.
+  Table table({"SERVER", "STATUS", "SCOPE", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"}, {4, 3, 5, 2});
   std::string hints;
   for (const auto& row : report.rows) {
     const std::string code_text = row.entry.last_failure_code.text();
-    std::string scope = row.scope ? *row.scope + (row.project ? " " + *row.project : std::string()) : "-";
+    std::string scope = row.scope ? *row.scope + (row.project ? " " + tilde(*row.project) : std::string()) : "-";
     // Which agents start it, when that is not Claude Code alone.
     if (!row.agents.empty() && !(row.agents.size() == 1 && row.agents.front() == agent::default_agent().id)) {
       std::string who;
@@ -202,7 +204,7 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
     }
   }
   std::string out = table.render(color, width);
-  if (!hints.empty()) out += "\n" + hints;
+  if (hints_too && !hints.empty()) out += "\n" + hints;
   return out;
 }
 

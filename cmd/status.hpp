@@ -28,9 +28,10 @@ struct StatusOptions {
 };
 
 /// The status table (also `watch`'s view): one row per definition, its status, scope, failures, last code, age,
-/// what comes next, and the last meaningful line of its error, cut to `width` (nothing: never cut); then a hint
-/// per server that is not fine.
-std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width);
+/// what comes next, and the last meaningful line of its error, cut to `width` (nothing: never cut); then, with
+/// `hints`, a hint per server that is not fine.
+std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width,
+                                bool hints = true);
 
 /// Adds `status` to `app`.
 void register_status(CLI::App& app, CommandLine& command_line);

@@ -11,6 +11,7 @@
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -43,7 +44,7 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--exec-timeout-ms", o->exec_timeout_ms, "End --exec's process group after MS (default 5000)")
       ->type_name("MS")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{600'000}));
-  sub->add_flag("--once", o->once, "One sweep (with --probe) or one reading, then exit with status's exit code");
+  sub->add_flag("--once", o->once, "One sweep (with --probe) or one reading; print the table it saw (--events: its transitions), then exit with status's exit code");
   sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
       ->type_name("FILE");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
@@ -55,6 +56,12 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 int g_wake[2] = {-1, -1};
+
+/// A resized window: wake the loop, which draws the view again to the new size.
+extern "C" void window_resized(int) {
+  const char byte = 2;
+  [[maybe_unused]] ssize_t n = ::write(g_wake[1], &byte, 1);
+}
 
 extern "C" void stop_watching(int) {
   g_stop.store(true);
@@ -88,37 +95,97 @@ private:
   bool m_active = false;
 };
 
-/// What the front end does with a watch's findings: JSON lines on stdout (events mode), or the live view.
+/// What the front end does with a watch's findings: JSON lines on stdout (events mode), or the live view, drawn to
+/// fit the window: the title and the header always, one line per transition, the rows that fit.
 class WatchView final : public ops::WatchSink {
 public:
-  WatchView(bool terminal, std::string title) : m_terminal(terminal), m_title(std::move(title)) {}
+  WatchView(bool terminal, bool events, std::string title)
+      : m_terminal(terminal), m_events(events), m_title(std::move(title)) {}
 
   void transition(const ops::WatchEvent& ev) override {
-    if (!m_terminal) {
+    if (m_events) {
       std::printf("%s\n", json::serialize(ops::event_json(ev)).c_str());
       std::fflush(stdout);
     }
-    m_recent.push_back(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from +
-                       " -> " + ev.to + ", by " + ev.by + ")" + (ev.reason.empty() ? "" : ": " + ev.reason));
-    if (m_recent.size() > 10) m_recent.pop_front();
+    // One line each, whatever the reason holds (a traceback's last meaningful line).
+    const std::string reason = util::last_meaningful_line(ev.reason);
+    remember(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from + " -> " +
+             ev.to + ", by " + ev.by + ")" + (reason.empty() ? "" : ": " + reason));
   }
 
-  void warning(const std::string& text) override { util::log::warn(text); }
+  void warning(const std::string& text) override {
+    // On the live view stderr is the same screen: the warning goes in the pane, not across the table.
+    if (m_terminal) remember("! " + text);
+    else util::log::warn(text);
+  }
 
   void status(const ops::StatusReport& report) override {
+    m_last = report;
     if (!m_terminal) return;
-    std::string frame = "\033[H\033[2J" + m_title + "   q: quit\n\n";
-    frame += render_status_table(report, use_color(stdout), terminal_width());
-    frame += "\nTransitions\n";
-    for (const auto& r : m_recent) frame += "  " + r + "\n";
-    std::fputs(frame.c_str(), stdout);
+    const std::size_t width = terminal_width().value_or(100);
+    const std::size_t height = terminal_height();
+    std::vector<std::string> head{fit_width(m_title + "   q: quit", width)};
+    // The state file's problems (and the servers'), in the header: two lines at most.
+    for (std::size_t i = 0; i < report.warnings.size() && i < 2; ++i) {
+      const bool more = i == 1 && report.warnings.size() > 2;
+      head.push_back(fit_width(more ? "! and " + std::to_string(report.warnings.size() - 1) + " more (mcphealth status)"
+                                    : "! " + util::escape_control(report.warnings[i]),
+                               width));
+    }
+    head.emplace_back();
+    ops::StatusReport rows = report;
+    rows.warnings.clear();
+    std::vector<std::string> table = lines_of(render_status_table(rows, use_color(stdout), width, false));
+    // The transitions get a quarter of the window (two lines at least, when there are any); the rows the rest.
+    const std::size_t pane = m_recent.empty() ? 0 : std::min(m_recent.size(), std::max<std::size_t>(2, height / 4));
+    const std::size_t used = head.size() + (pane ? pane + 2 : 0);
+    const std::size_t room = height > used + 1 ? height - used : 2; // the table's header and one line
+    if (table.size() > room) {
+      const std::size_t hidden = table.size() - (room - 1);
+      table.resize(room - 1);
+      table.push_back(fit_width("… " + std::to_string(hidden) + " more (mcphealth status lists them all)", width));
+    }
+    std::vector<std::string> frame = head;
+    frame.insert(frame.end(), table.begin(), table.end());
+    if (pane) {
+      frame.emplace_back();
+      frame.emplace_back("Transitions");
+      for (std::size_t i = m_recent.size() - pane; i < m_recent.size(); ++i) {
+        frame.push_back(fit_width("  " + util::escape_control(m_recent[i]), width));
+      }
+    }
+    if (frame.size() > height) frame.resize(height);
+    // Drawn in place, without a final newline: the screen never scrolls.
+    std::string out = "\033[H\033[2J";
+    for (std::size_t i = 0; i < frame.size(); ++i) out += (i ? "\n" : "") + frame[i];
+    std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
 
+  /// The last report the loop handed over (what `--once` prints).
+  const std::optional<ops::StatusReport>& last() const { return m_last; }
+
 private:
+  void remember(std::string line) {
+    m_recent.push_back(std::move(line));
+    if (m_recent.size() > 50) m_recent.pop_front();
+  }
+
+  static std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    for (std::size_t start = 0; start < text.size();) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      out.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    return out;
+  }
+
   bool m_terminal;
+  bool m_events;
   std::string m_title;
   std::deque<std::string> m_recent; // the view's log pane
+  std::optional<ops::StatusReport> m_last;
 };
 
 } // namespace
@@ -144,6 +211,13 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   sa.sa_handler = stop_watching;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  if (terminal) {
+    struct sigaction resized {};
+    resized.sa_handler = window_resized;
+    sigemptyset(&resized.sa_mask);
+    resized.sa_flags = SA_RESTART;
+    ::sigaction(SIGWINCH, &resized, nullptr);
+  }
 
   int notify = -1;
 #ifdef __linux__
@@ -160,7 +234,9 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   plan.exec_timeout_ms = o.exec_timeout_ms;
   if (o.prometheus) plan.prometheus = *o.prometheus;
   plan.report_status = terminal || o.once;
-  WatchView view(terminal, "mcphealth watch — " + settings.state_path.value.string() + (o.probe ? "  (probing)" : ""));
+  const bool events = !terminal && (o.events || !o.once);
+  WatchView view(terminal, events,
+                 "mcphealth watch — " + tilde(settings.state_path.value.string()) + (o.probe ? "  (probing)" : ""));
   recover::ShellRunner runner(clock, env);
   ops::WatchLoop loop(settings, inputs, env, clock, runner, plan, view);
   std::optional<RawTerminal> screen;
@@ -181,6 +257,10 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     const auto wait = std::max<std::int64_t>(0, std::min<std::int64_t>(next - clock.now_ms(), notify >= 0 ? 60'000 : 1000));
     ::poll(fds, 3, static_cast<int>(wait));
     char buf[4096];
+    if (fds[0].revents & POLLIN) {
+      while (::read(g_wake[0], buf, sizeof buf) > 0) { // a resize (drawn again by the next turn), or a stop
+      }
+    }
     if (notify >= 0 && (fds[1].revents & POLLIN)) {
       while (::read(notify, buf, sizeof buf) > 0) {
       }
@@ -194,6 +274,17 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   }
   if (notify >= 0) ::close(notify);
   if (!o.once) return k_exit_ok;
+  // One sweep: what it saw, as status shows it (the events instead with --events).
+  if (!o.events && view.last()) {
+    ops::StatusReport report = *view.last();
+    for (const auto& w : report.warnings) {
+      const bool said = std::any_of(settings.warnings.begin(), settings.warnings.end(),
+                                    [&](const config::SettingWarning& s) { return s.text() == w; }); // at start-up
+      if (!said) util::log::warn(w);
+    }
+    report.warnings.clear();
+    std::fputs(render_status_table(report, use_color(stdout), terminal_width()).c_str(), stdout);
+  }
   return loop.something_down() ? k_exit_unhealthy : k_exit_ok;
 }
 

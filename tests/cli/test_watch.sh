@@ -79,7 +79,7 @@ case_sigterm_mid_probe_leaves_no_child_and_records_nothing() {
 
 case_once_exits_with_status_code() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
-  mcph watch --probe --once
+  mcph watch --probe --once --events
   assert_eq "$RC" 1
   assert_contains "$OUT" '"event":"down"'
   touch "$T/up"
@@ -165,6 +165,73 @@ case_sweeps_leak_no_file_descriptors() {
   local fds_after; fds_after=$(fewest_fds "$WATCH_PID")
   [ "$fds_after" -lt $((fds_before + 10)) ] || fail "the watcher's floor of open files grew from $fds_before to $fds_after"
   stop_watch
+}
+
+# pane_fits SESSION WIDTH HEIGHT: the pane's text, checked to fit: no more lines than HEIGHT, none wider than WIDTH.
+pane_fits() {
+  local screen
+  screen=$(tmux capture-pane -p -t "$1")
+  "$PY" - "$2" "$3" "$screen" <<'PYEOF' || fail "the view does not fit $2x$3"
+import sys
+w, h, screen = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+lines = screen.rstrip("\n").split("\n")
+wide = [l for l in lines if len(l) > w]
+if len(lines) > h or wide:
+    print("lines: %d (of %d); too wide: %r" % (len(lines), h, wide[:2]), file=sys.stderr)
+    sys.exit(1)
+PYEOF
+  printf '%s\n' "$screen"
+}
+
+case_terminal_view_fits_the_window_at_every_size() {
+  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
+  # Twenty servers of a project with a long folder under the home folder; a third of them fail with a traceback.
+  local dir="$HOME/src/a-project-with-a-rather-long-folder-name/and/some/levels/below" defs="" i
+  mkdir -p "$dir"
+  for i in $(seq -w 1 20); do
+    defs+="${defs:+,}\"s$i\":$(stdio_def "$([ $((10#$i % 3)) -eq 0 ] && echo import-missing || echo healthy)")"
+  done
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$dir\":{\"mcpServers\":{$defs}}}}"
+  (cd "$dir" && "$MCPHEALTH_BIN" probe --all >/dev/null 2>&1) || true
+  local session="mcphealth-test-$$" size w h screen
+  cleanup_add "tmux kill-session -t '$session'"
+  for size in 150x40 150x20 100x30 80x24; do
+    w=${size%x*} h=${size#*x}
+    tmux kill-session -t "$session" 2>/dev/null || true
+    tmux new-session -d -s "$session" -x "$w" -y "$h" "cd '$dir' && HOME='$HOME' '$MCPHEALTH_BIN' watch; sleep 30"
+    for i in $(seq 1 100); do [[ $(tmux capture-pane -p -t "$session") == *"q: quit"* ]] && break; sleep 0.1; done
+    (cd "$dir" && "$MCPHEALTH_BIN" reset s03 s06 >/dev/null)
+    for i in $(seq 1 100); do [[ $(tmux capture-pane -p -t "$session") == *"s06  reset"* ]] && break; sleep 0.1; done
+    (cd "$dir" && "$MCPHEALTH_BIN" probe s03 s06 >/dev/null 2>&1) || true
+    for i in $(seq 1 100); do [[ $(tmux capture-pane -p -t "$session") == *"s06  down"* ]] && break; sleep 0.1; done
+    screen=$(pane_fits "$session" "$w" "$h")
+    assert_contains "$(head -1 <<<"$screen")" "mcphealth watch — ~/.claude/mcp-health-cache.json" "$size: the title"
+    assert_contains "$screen" "SERVER" "$size: the table's header"
+    assert_contains "$screen" "s06  down (none -> unhealthy, by probe): " "$size: the transition"
+    assert_not_contains "$screen" "Traceback" "$size: a whole traceback"
+    assert_not_contains "$screen" 'File "' "$size: a whole traceback"
+    if [ "$w" -ge 150 ]; then
+      assert_contains "$screen" "by probe): ModuleNotFoundError: No module named" "$size: one line per transition"
+      assert_contains "$screen" "local ~/src/a-project-with" "$size: the home folder as ~"
+    fi
+  done
+  # A resized window is drawn again to its new size.
+  tmux resize-window -t "$session" -x 90 -y 15
+  for i in $(seq 1 50); do
+    [ "$(tmux capture-pane -p -t "$session" | wc -l)" -le 15 ] && break
+    sleep 0.1
+  done
+  pane_fits "$session" 90 15 >/dev/null
+}
+
+case_once_prints_the_table_it_saw() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  mcph watch --probe --once
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "SERVER"
+  assert_contains "$OUT" "svc"
+  assert_contains "$OUT" "✔ healthy"
+  assert_not_contains "$OUT" '"event"'
 }
 
 case_terminal_view_redraws_and_q_restores() {

@@ -302,6 +302,10 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
     }
     StatusReport report = build_status(after, m_configured, m_settings, now);
     (void)select_rows(report, {}); // the verdicts in force: superseded ones are not shown
+    // The state file's own problems first (not writable, moved aside, newer): a view shows them in its header.
+    std::vector<std::string> warnings = state_warnings(m_settings.state_path.value, after, m_settings);
+    warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
+    report.warnings = std::move(warnings);
     m_down = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
     m_sink.status(report);
   }
