@@ -44,7 +44,9 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--exec-timeout-ms", o->exec_timeout_ms, "End --exec's process group after MS (default 5000)")
       ->type_name("MS")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{600'000}));
-  sub->add_flag("--once", o->once, "One sweep (with --probe) or one reading; print the table it saw (--events: its transitions), then exit with status's exit code");
+  sub->add_flag("--once", o->once,
+                "One sweep (with --probe) or one reading; print the table it saw (--events: its transitions), then "
+                "exit with status's exit code");
   sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
       ->type_name("FILE");
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);

@@ -8,9 +8,20 @@ MAN="$MCPHEALTH_SOURCE_DIR/man/mcphealth.1"
 COMMANDS="hook probe status reset explain-config refresh watch install uninstall"
 
 case_man_page_renders_without_warnings() {
-  local err
-  err=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1 >/dev/null)
-  assert_eq "$err" "" "groff exits 0 on warnings, so any stderr fails"
+  local err device
+  # A UTF-8 terminal, an ASCII one (✔ and ✘ have stand-ins there), and groff's own default device.
+  for device in -Tutf8 -Tascii -Tps; do
+    err=$(groff -man "$device" -ww -z "$MAN" 2>&1 >/dev/null)
+    assert_eq "$err" "" "groff $device exits 0 on warnings, so any stderr fails"
+  done
+}
+
+case_the_man_pages_examples_begin_with_install_and_show_status_and_watch() {
+  local examples
+  examples=$(sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$MAN")
+  assert_eq "$(grep -m1 '^mcphealth ' <<<"$examples")" "mcphealth install \\-\\-dry\\-run"
+  assert_contains "$examples" "mcphealth status"
+  assert_contains "$examples" "mcphealth watch"
 }
 
 case_the_cron_line_the_systemd_unit_and_the_plist_name_one_binary() {
@@ -48,7 +59,7 @@ case_man_page_documents_every_variable_in_both_spellings() {
     assert_contains "$text" "$ours"
   done
   assert_contains "$text" "EXIT STATUS"
-  assert_contains "$text" "*/5 * * * * mcphealth probe"
+  assert_contains "$text" "*/5 * * * * /usr/local/bin/mcphealth probe"
 }
 
 case_install_puts_man_page_and_completions_in_place() {
