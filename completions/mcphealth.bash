@@ -71,6 +71,21 @@ _mcphealth() {
       COMPREPLY=($(compgen -W "modern legacy auto" -- "$cur"))
       return
       ;;
+    --events)
+      # install --events: the events of the agent named so far (Claude Code's by default), comma-separated.
+      local agent=claude-code events done_part="" j
+      for ((j = 1; j < COMP_CWORD; j++)); do [ "${COMP_WORDS[j]}" = --agent ] && agent=${COMP_WORDS[j + 1]}; done
+      case $agent in
+        codex) events="PreToolUse PostToolUse SessionStart" ;;
+        gemini) events="BeforeTool AfterTool SessionStart" ;;
+        cursor) events="beforeMCPExecution afterMCPExecution postToolUseFailure sessionStart" ;;
+        windsurf) events="pre_mcp_tool_use post_mcp_tool_use" ;;
+        *) events="PreToolUse PostToolUseFailure PostToolUse SessionStart" ;;
+      esac
+      [[ $cur == *,* ]] && done_part=${cur%,*},
+      COMPREPLY=($(compgen -P "$done_part" -W "$events" -- "${cur##*,}"))
+      return
+      ;;
     --timeout-ms | --parallel)
       return
       ;;
@@ -87,6 +102,7 @@ _mcphealth() {
 
   local opts="" names=""
   case $cmd in
+    help) names="hook probe status reset explain-config policy refresh watch install uninstall" ;;
     hook) opts="--output --event --agent --help" ;;
     probe)
       opts="--all --agent --depth --protocol --timeout-ms --parallel -o --output --json --wide --unhealthy --no-update --reconnect --prometheus --project --cwd -q --quiet --help"

@@ -34,6 +34,8 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d '
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l events -d 'JSON lines'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec -x -d 'Run a command per transition'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l once -d 'One sweep, then exit'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec-timeout-ms -x -d 'End --exec after MS'
+complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l prometheus -r -F -d 'Write node_exporter metrics'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh install uninstall explain-config" -l agent -x -a 'claude-code codex gemini copilot cursor windsurf' -d 'Which agent'
@@ -63,7 +65,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l list -d 'Print c
 complete -c mcphealth -n "__fish_seen_subcommand_from explain-config" -l hook-snippet -d 'Print the settings.json fragment'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status reset explain-config policy install uninstall" -l json -d 'Print JSON'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -s q -l quiet -d 'Print nothing'
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy watch install uninstall" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
 
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config" -a '(mcphealth status --names 2>/dev/null)' -d 'server'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy refresh" -a '(mcphealth status --names 2>/dev/null)' -d 'server'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -a '(mcphealth reset --list 2>/dev/null)' -d 'cached server'

@@ -98,6 +98,27 @@ case_bash_completes_configured_names_for_probe() {
   assert_eq "$(complete_bash "$MCPHEALTH_BIN" probe "" | sort | tr '\n' ' ')" "notes search "
 }
 
+case_every_completion_offers_every_option_help_lists() {
+  "$PY" "$MCPHEALTH_SOURCE_DIR/tests/cli/completions_cover_help.py" "$MCPHEALTH_BIN" "$MCPHEALTH_SOURCE_DIR" || fail "a completion misses options"
+}
+
+case_bash_completes_event_lists_and_help_topics() {
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" install --events PreToolUse,PostToolUseF)" "PreToolUse,PostToolUseFailure"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" install --agent gemini --events B)" "BeforeTool"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" help sta)" "status"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" install --agent a)" "all"
+}
+
+case_zsh_asks_the_mcphealth_being_completed_for_server_names() {
+  command -v zsh >/dev/null || skip "zsh is not installed"
+  seed_state '{"version":1,"servers":{"agentmemory":{"status":"unhealthy"}}}'
+  # The helper as _arguments calls it inside a subcommand, where words[1] is the subcommand, not the program.
+  local out
+  out=$(zsh -c 'source "$1"; _describe() { print -l -- ${(P)4}; }; _mcphealth_bin=$2; words=(status ag); _mcphealth_servers' \
+    _ "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" "$MCPHEALTH_BIN")
+  assert_contains "$out" "agentmemory"
+}
+
 case_zsh_and_fish_completions_parse() {
   command -v zsh >/dev/null && command -v fish >/dev/null || skip "zsh and fish are not installed"
   zsh -n "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" || fail "zsh completion does not parse"
@@ -114,6 +135,8 @@ case_fish_completes_cached_names() {
   assert_contains "$out" "agentmemory"
   out=$(PATH="$T/bin:$PATH" fish -c "source $MCPHEALTH_SOURCE_DIR/completions/mcphealth.fish; complete -C 'mcphealth re'")
   assert_contains "$out" "reset"
+  out=$(PATH="$T/bin:$PATH" fish -c "source $MCPHEALTH_SOURCE_DIR/completions/mcphealth.fish; complete -C 'mcphealth policy '")
+  assert_contains "$out" "agentmemory"
 }
 
 main "$@"

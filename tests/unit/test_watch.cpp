@@ -117,5 +117,5 @@ TEST_CASE("a watch turn hands each transition to the sink and to --exec through 
   }));
   loop.turn(std::atomic<bool>{false});
   REQUIRE(sink.warnings.size() == 1);
-  CHECK(sink.warnings[0] == "--exec for svc recovered: exited with 1");
+  CHECK(sink.warnings[0] == "--exec for svc recovered: exited with 1: no display");
 }
