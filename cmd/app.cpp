@@ -1,5 +1,6 @@
 #include "app.hpp"
 
+#include "choices.hpp"
 #include "common.hpp"
 #include "explain_config.hpp"
 #include "hook.hpp"
@@ -75,29 +76,6 @@ std::vector<std::string> command_names() {
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   const auto match = util::closest_match(word, candidates);
   return match ? " (did you mean " + *match + "?)" : std::string();
-}
-
-/// A path whose folder exists (the file itself may not yet): a state file the commands can create.
-CLI::Validator in_existing_folder() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        const std::filesystem::path folder = std::filesystem::absolute(value).parent_path();
-        std::error_code ec;
-        if (std::filesystem::is_directory(folder, ec)) return {};
-        return "no folder " + folder.string() + " to keep " + value + " in";
-      },
-      "in a folder that exists");
-}
-
-/// A file that exists.
-CLI::Validator existing_file() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(value, ec)) return {};
-        return std::filesystem::exists(value, ec) ? value + " is not a file" : "no file " + value;
-      },
-      "a file that exists");
 }
 
 /// Every spelling of `sub`'s options: `--json`, `-q`, ...

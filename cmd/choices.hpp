@@ -1,10 +1,14 @@
 #pragma once
-// Options that take one word of a list: the word becomes its enum at the edge (CLI11 transforms it), and a word
-// not in the list gets one plain sentence, not CLI11's rendering of the map.
+// Options' values checked at the edge: a word of a list becomes its enum (CLI11 transforms it), a path or a number
+// is checked for what the command needs; what is refused gets one plain sentence, not CLI11's wording, and --help
+// shows the option's type name alone.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +53,52 @@ inline CLI::Validator one_of_words(std::vector<std::string> words) {
         return value + " is not one of " + list;
       },
       "one of " + list);
+}
+
+/// A folder that exists: "no folder X" otherwise.
+inline CLI::Validator existing_folder() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_directory(value, ec)) return {};
+        return std::filesystem::exists(value, ec) ? value + " is not a folder" : "no folder " + value;
+      },
+      "");
+}
+
+/// A file that exists: "no file X" otherwise.
+inline CLI::Validator existing_file() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(value, ec)) return {};
+        return std::filesystem::exists(value, ec) ? value + " is not a file" : "no file " + value;
+      },
+      "");
+}
+
+/// A path whose folder exists (the file itself may not yet): a file the command can create.
+inline CLI::Validator in_existing_folder() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::filesystem::path folder = std::filesystem::absolute(value).parent_path();
+        std::error_code ec;
+        if (std::filesystem::is_directory(folder, ec)) return {};
+        return "no folder " + folder.string() + " to keep " + value + " in";
+      },
+      "");
+}
+
+/// A whole number from `lo` to `hi`: "X is not a whole number from LO to HI" otherwise.
+inline CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        std::int64_t n = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec == std::errc() && end == value.data() + value.size() && n >= lo && n <= hi) return {};
+        return value + " is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+      },
+      "");
 }
 
 } // namespace mcphealth::cli

@@ -27,7 +27,7 @@ void register_explain_config(CLI::App& app, CommandLine& command_line) {
       ->type_name("ID")
       ->check(one_of_words(ids));
   sub->add_flag("--hook-snippet", o->hook_snippet, "Print the settings.json fragment that registers this mcphealth (its absolute path), and nothing else");
-  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(existing_folder());
   sub->footer("Exit: 0 clean or warnings only, 1 an error finding, 2 usage error. Never prints env or header values.");
   sub->callback([o, &command_line] { command_line.exit_code = run_explain_config(*o, command_line.globals); });
 }

@@ -40,7 +40,7 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
                                                {"local", agent::InstallScope::local}}))
       ->type_name("SCOPE");
   sub->add_option("--cwd", o->cwd, "Project dir for --scope project or local (default: $CLAUDE_PROJECT_DIR, else the current dir)")
-      ->type_name("DIR")->check(CLI::ExistingDirectory);
+      ->type_name("DIR")->check(existing_folder());
   sub->add_flag("--dry-run", o->dry_run, "Print the change as a diff; write nothing");
   sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"}");
 }

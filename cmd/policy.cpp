@@ -1,10 +1,12 @@
 #include "policy.hpp"
 
+#include "choices.hpp"
 #include "output.hpp"
 
 #include <mcphealth/ops/policy.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cstdio>
 
@@ -17,7 +19,7 @@ void register_policy(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub = app.add_subcommand("policy", "Show the effective per-server policy: each value and where it comes from");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
   sub->add_flag("--json", o->json, "Print the same content as JSON");
-  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(existing_folder());
   sub->footer("Precedence, highest first: flag > policy servers.<name> (exact name over pattern, with project over "
               "without) > policy defaults > MCPHEALTH_* > ECC_* > default.\n"
               "Exit: 0 the policy file is valid or absent, 1 it is not valid (ignored; every problem is listed), "
@@ -78,7 +80,7 @@ int run_policy(const PolicyOptions& o, const GlobalOptions& globals) {
   warn_all(settings.warnings);
   const ops::PolicyReport report = ops::policy_report(env, settings, discovery_for(env, settings, o.cwd), o.servers);
   if (!report.unknown.empty()) {
-    util::log::error("not a server Claude Code would start here: " + join_names(report.unknown));
+    util::log::error(util::unknown_name("server", report.unknown.front(), report.known));
     return k_exit_usage;
   }
   if (o.json) std::printf("%s\n", util::pretty_json(policy_json(report)).c_str());

@@ -46,12 +46,12 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
                   "Per-server timeout in ms, for every server (default: the policy file's timeoutMs, else "
                   "$MCPHEALTH_TIMEOUT_MS or $ECC_MCP_HEALTH_TIMEOUT_MS, else Claude Code's start-up timeout: $MCP_TIMEOUT, else 30000)")
       ->type_name("MS")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{3'600'000}));
+      ->check(whole_number(1, 3'600'000));
   sub->add_option("--parallel", o->parallel,
                   "At most N probes at a time (default: one per core, at least 3, the pace Claude Code starts local "
                   "servers at; 0: all at once)")
       ->type_name("N")
-      ->check(CLI::Range(0, 4096));
+      ->check(whole_number(0, 4096));
   add_format_options(*sub, o->format);
   sub->add_flag("--unhealthy", o->unhealthy, "Print only the servers found down (the exit code still counts all)");
   sub->add_flag("--no-update", o->no_update, "Do not write the state file");
@@ -66,7 +66,7 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--project", o->project, "Only the servers Claude Code starts in DIR (with --all or names)")
       ->type_name("DIR");
   sub->add_option("--cwd", o->cwd, "Project dir used to find configs (default: $CLAUDE_PROJECT_DIR, else the current dir)")
-      ->type_name("DIR")->check(CLI::ExistingDirectory);
+      ->type_name("DIR")->check(existing_folder());
   sub->add_flag("-q,--quiet", o->quiet,
                 "Print nothing unless a server is down, then only those (for cron: mail only when it matters); "
                 "warnings only with -v");

@@ -42,7 +42,7 @@ void register_status(CLI::App& app, CommandLine& command_line) {
           ->check(one_of_words(ids));
   agent_option->excludes(statusline);
   sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
-      ->type_name("DIR")->check(CLI::ExistingDirectory);
+      ->type_name("DIR")->check(existing_folder());
   sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
   sub->callback([o, &command_line] { command_line.exit_code = run_status(*o, command_line.globals); });
 }

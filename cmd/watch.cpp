@@ -1,5 +1,6 @@
 #include "watch.hpp"
 
+#include "choices.hpp"
 #include "output.hpp"
 #include "status.hpp"
 
@@ -36,20 +37,20 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
                 "shortly before its mark expires (with jitter), recovering with the reconnect command");
   sub->add_option("--interval", o->interval_s, "With --probe: re-read the configs every S seconds (default 60)")
       ->type_name("S")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{86'400}));
+      ->check(whole_number(1, 86'400));
   sub->add_flag("--events", o->events,
                 "One JSON object per line for every transition (the default when stdout is not a terminal)");
   sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every transition, the event's JSON on its stdin, MCPHEALTH_SERVER set")
       ->type_name("CMD");
   sub->add_option("--exec-timeout-ms", o->exec_timeout_ms, "End --exec's process group after MS (default 5000)")
       ->type_name("MS")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{600'000}));
+      ->check(whole_number(1, 600'000));
   sub->add_flag("--once", o->once,
                 "One sweep (with --probe) or one reading; print the table it saw (--events: its transitions), then "
                 "exit with status's exit code");
   sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
       ->type_name("FILE");
-  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(CLI::ExistingDirectory);
+  sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(existing_folder());
   sub->footer("Exit: 0 after SIGTERM, SIGINT or q; with --once 0 nothing unhealthy, 1 something is; 2 usage error.");
   sub->callback([o, &command_line] { command_line.exit_code = run_watch(*o, command_line.globals); });
 }

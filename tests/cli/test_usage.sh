@@ -78,7 +78,7 @@ case_an_unknown_server_name_gets_the_close_one_and_the_known_names_once_in_order
   mcph reset --list
   assert_eq "$(tr '\n' ' ' <<<"$OUT")" "alpha svc zeta "
   local cmd
-  for cmd in status probe explain-config; do
+  for cmd in status probe explain-config policy; do
     mcph $cmd svcc
     assert_eq "$RC" 2 "$cmd svcc"
     assert_contains "$ERR" "unknown server 'svcc' (did you mean svc?); known: alpha, svc, zeta" "$cmd"
@@ -87,10 +87,21 @@ case_an_unknown_server_name_gets_the_close_one_and_the_known_names_once_in_order
   assert_contains "$ERR" "(did you mean svc?)"
 }
 
+case_help_shows_no_cli11_internals() {
+  local sub
+  for sub in hook probe status reset explain-config policy refresh watch install uninstall; do
+    mcph "$sub" --help
+    assert_not_contains "$OUT" "DIR:DIR" "$sub --help"
+    assert_not_contains "$OUT" ":INT in [" "$sub --help"
+    assert_not_contains "$OUT" "FAILED" "$sub --help"
+    assert_not_contains "$OUT" "->" "$sub --help"
+  done
+}
+
 case_bad_paths_and_counts_are_refused() {
   mcph status --cwd /nonexistent
   assert_eq "$RC" 2
-  assert_contains "$ERR" "--cwd: Directory does not exist: /nonexistent"
+  assert_contains "$ERR" "--cwd: no folder /nonexistent"
   mcph --state /nonexistent/dir/x.json status
   assert_eq "$RC" 2
   assert_contains "$ERR" "--state: no folder /nonexistent/dir to keep /nonexistent/dir/x.json in"
@@ -103,7 +114,7 @@ case_bad_paths_and_counts_are_refused() {
   assert_contains "$ERR" "no file /missing.json"
   mcph probe --all --parallel -1
   assert_eq "$RC" 2
-  assert_contains "$ERR" "--parallel: Value -1 not in range 0 to 4096"
+  assert_contains "$ERR" "--parallel: -1 is not a whole number from 0 to 4096"
 }
 
 main "$@"

@@ -57,6 +57,7 @@ PolicyReport policy_report(const util::Environment& env, const config::Settings&
     }
   }
   for (const config::Candidate* c : res.winners()) {
+    report.known.push_back(c->tool_server);
     if (!wanted(*c)) continue;
     const config::Settings own = config::settings_for(settings, report.policy, *c);
     report.servers.push_back({c->tool_server, c->definition.source.string(), std::string(config::scope_name(c->scope)),

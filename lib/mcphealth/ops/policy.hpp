@@ -41,6 +41,8 @@ struct PolicyReport {
   std::vector<ServerPolicy> servers;
   /// Names asked for that Claude Code would not start here.
   std::vector<std::string> unknown;
+  /// Every server name the folder starts (for the message about an unknown one).
+  std::vector<std::string> known;
 };
 
 /// The per-server values of `own` (settings with the policy applied) for the server named `config_name` in its
