@@ -4,6 +4,7 @@
 #include "output.hpp"
 #include "status.hpp"
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/ops/watch.hpp>
 #include <mcphealth/probe/prometheus.hpp>
@@ -50,6 +51,13 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
                 "exit with status's exit code");
   sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
       ->type_name("FILE");
+  std::vector<std::string> ids;
+  for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
+  sub->add_option("--agent", o->agent,
+                  "Only that agent's servers are probed and shown (" + agent::agent_ids() + "); transitions stay every "
+                  "writer's")
+      ->type_name("ID")
+      ->check(one_of_words(ids));
   sub->add_option("--cwd", o->cwd, "Project dir (default: $CLAUDE_PROJECT_DIR, else the current dir)")->type_name("DIR")->check(existing_folder());
   sub->footer("Exit: 0 after SIGTERM, SIGINT or q; with --once 0 nothing unhealthy, 1 something is; 2 usage error.");
   sub->callback([o, &command_line] { command_line.exit_code = run_watch(*o, command_line.globals); });
@@ -237,6 +245,7 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   plan.exec_timeout_ms = o.exec_timeout_ms;
   if (o.prometheus) plan.prometheus = *o.prometheus;
   plan.report_status = terminal || o.once;
+  plan.agent = o.agent ? agent::find_agent(*o.agent) : nullptr;
   const bool events = !terminal && (o.events || !o.once);
   WatchView view(terminal, events,
                  "mcphealth watch — " + tilde(settings.state_path.value.string()) + (o.probe ? "  (probing)" : ""));

@@ -18,6 +18,8 @@ struct WatchOptions {
   std::int64_t exec_timeout_ms = 5000;
   bool once = false;
   std::optional<std::string> prometheus;
+  /// `--agent`: only that agent's servers are probed and shown.
+  std::optional<std::string> agent;
   std::optional<std::string> cwd;
 };
 

@@ -124,7 +124,7 @@ _mcphealth() {
       opts="--json --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
-    watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --cwd --help" ;;
+    watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --agent --cwd --help" ;;
     install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --help" ;;
     uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)

@@ -38,7 +38,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec-timeout-ms 
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l prometheus -r -F -d 'Write node_exporter metrics'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
-complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh install uninstall explain-config" -l agent -x -a 'claude-code codex gemini copilot cursor windsurf' -d 'Which agent'
+complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh watch install uninstall explain-config" -l agent -x -a 'claude-code codex gemini copilot cursor windsurf' -d 'Which agent'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a 'PreToolUse PostToolUseFailure PostToolUse SessionStart' -d 'Event to handle'
 

@@ -108,6 +108,15 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   mcph watch --probe --once --events
   assert_contains "$OUT" '"server":"gem"'
   assert_eq "$(entry_field gem status)" unhealthy
+  # --agent keeps one agent's servers: Claude Code's does not reach gem.
+  mcph reset --all
+  mcph watch --probe --once --agent claude-code --events
+  assert_contains "$OUT" '"server":"shared"'
+  assert_not_contains "$OUT" '"server":"gem"'
+  mcph watch --probe --once --agent claude-code
+  assert_eq "$RC" 0 "gem, which Claude Code does not start, counted"
+  mcph reset --all
+  mcph watch --probe --once --events
   mcph probe --all --json
   # The hook under Gemini CLI finds its folder bound by the probe: a cache hit.
   assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true

@@ -170,18 +170,22 @@ util::EpochMs next_probe_at(const json::object* verdict, const std::string& fing
 }
 
 Watcher::Watcher(const config::Settings& settings, config::DiscoveryInputs base, const util::Environment& env,
-                 util::Clock& clock, std::int64_t resolve_every_ms, Jitter jitter)
+                 util::Clock& clock, std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only)
     : m_settings(settings), m_base(std::move(base)), m_env(env), m_clock(clock), m_resolve_every_ms(resolve_every_ms),
-      m_jitter(jitter) {}
+      m_jitter(jitter), m_only(only) {}
 
 Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   Sweep out;
   util::EpochMs now = m_clock.now_ms();
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
-    m_folders = agent::resolve_everywhere(agent::default_agent(), m_base, m_env);
+    m_folders.clear();
+    if (m_only == nullptr || m_only == &agent::default_agent()) {
+      m_folders = agent::resolve_everywhere(agent::default_agent(), m_base, m_env);
+    }
     // Every other agent's servers in this folder too; a definition two agents share is one candidate.
     for (const agent::Agent* a : agent::agents()) {
-      if (a != &agent::default_agent()) m_folders.push_back({m_base, a->catalogue.resolve(m_base, m_env)});
+      if (a == &agent::default_agent() || (m_only != nullptr && a != m_only)) continue;
+      m_folders.push_back({m_base, a->catalogue.resolve(m_base, m_env)});
     }
     m_resolved_at = now;
     m_candidates.clear();
@@ -259,7 +263,7 @@ WatchLoop::WatchLoop(const config::Settings& settings, const config::DiscoveryIn
                      util::Clock& clock, recover::CommandRunner& runner, WatchPlan plan, WatchSink& sink)
     : m_settings(settings), m_inputs(inputs), m_env(env), m_clock(clock), m_runner(runner), m_plan(std::move(plan)),
       m_sink(sink), m_store(settings.state_path.value, clock), m_before(m_store.read()) {
-  if (m_plan.probe) m_watcher.emplace(settings, inputs, env, clock, m_plan.interval_ms, m_plan.jitter);
+  if (m_plan.probe) m_watcher.emplace(settings, inputs, env, clock, m_plan.interval_ms, m_plan.jitter, m_plan.agent);
 }
 
 WatchLoop::~WatchLoop() = default;
@@ -301,7 +305,10 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
       m_configured_once = true;
     }
     StatusReport report = build_status(after, m_configured, m_settings, now);
-    (void)select_rows(report, {}); // the verdicts in force: superseded ones are not shown
+    // The verdicts in force (superseded ones are not shown), of the agent asked about.
+    RowSelection rows;
+    if (m_plan.agent) rows.agent = std::string(m_plan.agent->id);
+    (void)select_rows(report, rows);
     // The state file's own problems first (not writable, moved aside, newer): a view shows them in its header.
     std::vector<std::string> warnings = state_warnings(m_settings.state_path.value, after, m_settings);
     warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());

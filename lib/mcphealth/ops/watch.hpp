@@ -3,6 +3,7 @@
 // probe, refresh, reset or this watcher), and a background prober that probes each definition when it is due
 // (an unhealthy one when its retry comes, a healthy one shortly before its mark expires), with jitter, recovering
 // through the one recovery policy.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/settings.hpp>
@@ -70,8 +71,9 @@ struct Sweep {
 /// The background prober's work.
 class Watcher {
 public:
+  /// `only`: that agent's servers alone (nothing: every agent's).
   Watcher(const config::Settings& settings, config::DiscoveryInputs base, const util::Environment& env, util::Clock& clock,
-          std::int64_t resolve_every_ms, Jitter jitter);
+          std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only = nullptr);
 
   /// Probes every definition that is due (all at once), recovers and records them; a probe cut short by `stop` is
   /// not recorded.
@@ -87,6 +89,7 @@ private:
   util::Clock& m_clock;
   std::int64_t m_resolve_every_ms;
   Jitter m_jitter;
+  const agent::Agent* m_only;
   util::EpochMs m_resolved_at = 0;
   std::vector<config::FolderResolution> m_folders;
   std::vector<const config::Candidate*> m_candidates;
@@ -119,6 +122,8 @@ struct WatchPlan {
   std::optional<std::filesystem::path> prometheus;
   /// Build the status report (for a view, or --once's exit code), re-reading the configs every `interval_ms`.
   bool report_status = false;
+  /// Only this agent's servers, probed and shown (nothing: every agent's).
+  const agent::Agent* agent = nullptr;
 };
 
 /// The watch loop's turn, without the waiting: probe what is due, read the state file, hand each transition to the
