@@ -66,6 +66,20 @@ case_inline_mode_waits_for_the_probe_as_before() {
   assert_eq "$RC" 2 "probed inline: blocked at once"
 }
 
+case_session_start_names_a_down_server_whose_retry_is_due_as_being_re_checked() {
+  export ECC_MCP_HEALTH_BACKOFF_MS=1000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  hook "$(pre_payload svc)"
+  assert_eq "$(entry_field svc status)" unhealthy
+  sleep 1.2 # its retry is due
+  touch "$T/up"
+  hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$PROJ\"}"
+  local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
+  assert_contains "$context" 'MCP servers being re-checked now: "svc" was down'
+  assert_not_contains "$context" "not available at the start of this session" "a server being re-checked is not called unavailable"
+  wait_for "d['servers']['svc']['status'] == 'healthy'"
+}
+
 case_session_start_warms_up_and_names_servers_down() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"bad\":$(stdio_def crash),\"fresh\":$(stdio_def healthy "\"--count-file\",\"$T/count\"")}}"
   hook "$(pre_payload bad)"

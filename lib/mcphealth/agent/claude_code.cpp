@@ -92,24 +92,16 @@ protected:
   }
 };
 
-/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`: where the user's settings.json is.
-fs::path config_dir(const util::Environment& env) {
-  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return fs::path(*dir);
-  return util::home_dir(env) / ".claude";
-}
-
-/// Where managed settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code` (as the resolver reads them).
-fs::path managed_dir(const util::Environment& env) {
-  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) return fs::path(*dir);
-  return "/etc/claude-code";
-}
+// The same folders the catalogue reads servers and approvals from (config/discovery.hpp).
+using config::claude_config_dir;
+using config::claude_managed_dir;
 
 class ClaudeRegistration final : public Registration {
 public:
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    std::vector<fs::path> files = {config_dir(env) / "settings.json", util::home_dir(env) / ".claude" / "settings.json",
+    std::vector<fs::path> files = {claude_config_dir(env) / "settings.json", util::home_dir(env) / ".claude" / "settings.json",
                                    project / ".claude" / "settings.json", project / ".claude" / "settings.local.json",
-                                   managed_dir(env) / "managed-settings.json"};
+                                   claude_managed_dir(env) / "managed-settings.json"};
     // With CLAUDE_CONFIG_DIR set, ~/.claude/settings.json is still looked at: a registration there is worth a word.
     for (auto it = files.begin(); it != files.end(); ++it) {
       files.erase(std::remove(std::next(it), files.end(), *it), files.end());
@@ -119,7 +111,7 @@ public:
   std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
                                        const fs::path& project) const override {
     switch (scope) {
-    case InstallScope::user: return config_dir(env) / "settings.json";
+    case InstallScope::user: return claude_config_dir(env) / "settings.json";
     case InstallScope::project: return project / ".claude" / "settings.json";
     case InstallScope::local: return project / ".claude" / "settings.local.json";
     }

@@ -22,23 +22,28 @@ fs::path absolute_normal(const fs::path& p) {
   return abs;
 }
 
+fs::path claude_config_dir(const util::Environment& env) {
+  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return *dir;
+  return util::home_dir(env) / ".claude";
+}
+
+fs::path claude_managed_dir(const util::Environment& env) {
+  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) return *dir;
+#ifdef __APPLE__
+  return "/Library/Application Support/ClaudeCode";
+#else
+  return "/etc/claude-code";
+#endif
+}
+
 DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<fs::path> explicit_paths,
                                  const std::string& payload_cwd) {
   DiscoveryInputs in;
   in.explicit_paths = std::move(explicit_paths);
   in.home = util::home_dir(env);
   in.claude_json = util::claude_json_path(env);
-  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) in.config_dir = *dir;
-  else in.config_dir = in.home / ".claude";
-  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) {
-    in.managed_dir = *dir;
-  } else {
-#ifdef __APPLE__
-    in.managed_dir = "/Library/Application Support/ClaudeCode";
-#else
-    in.managed_dir = "/etc/claude-code";
-#endif
-  }
+  in.config_dir = claude_config_dir(env);
+  in.managed_dir = claude_managed_dir(env);
   if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) {
     in.project_dir = absolute_normal(*dir);
   } else if (!payload_cwd.empty()) {

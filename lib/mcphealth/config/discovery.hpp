@@ -50,6 +50,13 @@ struct DiscoveryInputs {
   util::FileReader* reader = nullptr;
 };
 
+/// Claude Code's folder for settings and plugins: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+std::filesystem::path claude_config_dir(const util::Environment& env);
+
+/// Where Claude Code's managed (administrator) settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code`
+/// (Linux) or `/Library/Application Support/ClaudeCode` (macOS).
+std::filesystem::path claude_managed_dir(const util::Environment& env);
+
 /// The client's mode from the hook's environment: Claude Code sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks
 /// of `claude -p` (seen with 2.1.197); anything else is interactive, the stricter rule.
 DiscoveryInputs::Mode client_mode(const util::Environment& env);

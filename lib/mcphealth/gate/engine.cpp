@@ -470,6 +470,10 @@ private:
       if (st.freshness == state::Freshness::in_backoff) {
         notes.push_back({c->tool_server, Note::Kind::down, e.last_error.value_or(""), *st.retry_at - now});
       } else if (st.freshness != state::Freshness::fresh && !skipped) {
+        // Down, its retry due: the refresh below probes it now, and the model hears it may come back.
+        if (st.freshness == state::Freshness::due && e.unhealthy()) {
+          notes.push_back({c->tool_server, Note::Kind::rechecking, e.last_error.value_or(""), std::nullopt});
+        }
         to_refresh.push_back(c->tool_server);
       }
     }

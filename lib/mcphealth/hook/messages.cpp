@@ -110,8 +110,13 @@ std::string failed_then_restored(const std::string& server, const state::Failure
 }
 
 std::string session_start(const std::vector<SessionNote>& notes, const Client& client) {
-  std::string list;
+  std::string list, rechecking;
   for (const SessionNote& n : notes) {
+    if (n.kind == SessionNote::Kind::rechecking) {
+      rechecking += (rechecking.empty() ? "" : "; ") + quoted(n.server) + " was down" +
+                    (n.detail.empty() ? "" : " (" + short_reason(n.detail) + ")");
+      continue;
+    }
     if (!list.empty()) list += "; ";
     switch (n.kind) {
     case SessionNote::Kind::misconfigured:
@@ -124,10 +129,19 @@ std::string session_start(const std::vector<SessionNote>& notes, const Client& c
       list += quoted(n.server) + " is down" + (n.detail.empty() ? "" : " (" + short_reason(n.detail) + ")") +
               (n.blocked_for_ms ? ", next checked in " + in_words(*n.blocked_for_ms) : "");
       break;
+    case SessionNote::Kind::rechecking: break;
     }
   }
-  return "MCP servers not available at the start of this session: " + list +
-         ". Their tools will fail or be blocked; plan the work with other tools.";
+  std::string out;
+  if (!list.empty()) {
+    out = "MCP servers not available at the start of this session: " + list +
+          ". Their tools will fail or be blocked; plan the work with other tools.";
+  }
+  if (!rechecking.empty()) {
+    out += (out.empty() ? "" : " ") + std::string("MCP servers being re-checked now: ") + rechecking +
+           ". Their tools may work again in a moment; if a call fails, use other tools.";
+  }
+  return out;
 }
 
 } // namespace mcphealth::hook::messages

@@ -64,8 +64,9 @@ std::string failed_then_restored(const std::string& server, const state::Failure
 /// SessionStart: one line naming every server known to be down, each with why and for how long.
 struct SessionNote {
   std::string server;
-  enum class Kind { down, misconfigured, needs_auth } kind = Kind::down;
-  std::string detail; ///< the reason (down), the unset variable (misconfigured)
+  /// `rechecking`: it was down and its retry is due: a refresh probes it as the session starts.
+  enum class Kind { down, misconfigured, needs_auth, rechecking } kind = Kind::down;
+  std::string detail; ///< the reason (down, rechecking), the unset variable (misconfigured)
   std::optional<std::int64_t> blocked_for_ms = std::nullopt;
 };
 std::string session_start(const std::vector<SessionNote>& notes, const Client& client = {});
