@@ -105,7 +105,6 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
                             log_line("could not start a background refresh; the next call probes inline");
                           }
                         }};
-    deps.client_arguments = [&env] { return config::client_arguments(env); };
     // -v: the decision path, one line per step, on stderr under its own prefix (the [MCPHealthCheck] lines are a
     // contract; these are for people). -vv: each step with the time since the hook started.
     // In exit-code and passthrough modes a block's stderr is the model's text: there the trace is held back and

@@ -2,6 +2,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/agent/claude_code_servers.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
@@ -142,6 +143,22 @@ TEST_CASE("a registered command is mcphealth's hook only when its program is mcp
   CHECK(agent::read_hook_command("mcphealth hook --agent nope")->problem.find("not an agent") != std::string::npos);
   CHECK(agent::read_hook_command("mcphealth hook --agent=gemini --event BeforeTool")->agent == std::optional<std::string>("gemini"));
   CHECK(agent::read_hook_command("mcphealth hook --agent=gemini --event BeforeTool")->problem.empty());
+}
+
+TEST_CASE("Claude Code's files follow CLAUDE_CONFIG_DIR and MCPHEALTH_MANAGED_DIR", "[agent_claude_code]") {
+  util::MapEnvironment env({{"HOME", "/h"}});
+  agent::ClaudePaths p = agent::claude_paths(env);
+  CHECK(p.claude_json == "/h/.claude.json");
+  CHECK(p.config_dir == "/h/.claude");
+  env.set("CLAUDE_CONFIG_DIR", "/cfg");
+  env.set("MCPHEALTH_MANAGED_DIR", "/m");
+  p = agent::claude_paths(env);
+  CHECK(p.claude_json == "/cfg/.claude.json");
+  CHECK(p.config_dir == "/cfg");
+  CHECK(p.managed_dir == "/m");
+  // The registration reads the same folders the catalogue does.
+  CHECK(claude().registration.install_file(agent::InstallScope::user, env, "/p") ==
+        std::optional<std::filesystem::path>("/cfg/settings.json"));
 }
 
 TEST_CASE("the table lists every agent once and Claude Code is the default", "[agent_claude_code]") {

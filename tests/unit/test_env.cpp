@@ -28,10 +28,7 @@ TEST_CASE("truthy means 1, true or yes in any case", "[env]") {
   for (auto v : {"0", "false", "no", "", "on", "2"}) CHECK_FALSE(is_truthy(v));
 }
 
-TEST_CASE("home is HOME, and .claude.json follows CLAUDE_CONFIG_DIR", "[env]") {
+TEST_CASE("home is HOME", "[env]") {
   MapEnvironment env({{"HOME", "/h"}});
   CHECK(home_dir(env) == "/h");
-  CHECK(claude_json_path(env) == "/h/.claude.json");
-  env.set("CLAUDE_CONFIG_DIR", "/cfg");
-  CHECK(claude_json_path(env) == "/cfg/.claude.json");
 }

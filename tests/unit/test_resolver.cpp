@@ -1,6 +1,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/agent/claude_code_args.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
 
@@ -286,11 +287,11 @@ TEST_CASE("headless Claude Code starts a pending project server (it shadows the 
 
 TEST_CASE("the client's mode is headless only for claude -p's hooks", "[resolver]") {
   util::MapEnvironment env;
-  CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::interactive);
+  CHECK(agent::client_mode(env) == config::DiscoveryInputs::Mode::interactive);
   env.set("CLAUDE_CODE_ENTRYPOINT", "cli");
-  CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::interactive);
+  CHECK(agent::client_mode(env) == config::DiscoveryInputs::Mode::interactive);
   env.set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli");
-  CHECK(config::client_mode(env) == config::DiscoveryInputs::Mode::headless);
+  CHECK(agent::client_mode(env) == config::DiscoveryInputs::Mode::headless);
 }
 
 TEST_CASE("an approval in a parent folder's entry does not approve a clone inside it", "[resolver]") {
@@ -307,15 +308,15 @@ TEST_CASE("an approval in a parent folder's entry does not approve a clone insid
 }
 
 TEST_CASE("client arguments read --mcp-config values as the client's option parser does", "[resolver]") {
-  const auto a = config::parse_client_arguments(
+  const auto a = agent::parse_client_arguments(
       {"-p", "hi", "--mcp-config", "a.json", "{\"mcpServers\":{}}", "--verbose", "--mcp-config=b.json", "--strict-mcp-config"},
       "/w");
   CHECK(a.mcp_configs == std::vector<std::string>{"a.json", "{\"mcpServers\":{}}", "b.json"});
   CHECK(a.strict);
   CHECK(a.cwd == "/w");
-  CHECK(config::parse_client_arguments({"-p", "--", "--mcp-config", "x"}, "/w").empty());
+  CHECK(agent::parse_client_arguments({"-p", "--", "--mcp-config", "x"}, "/w").empty());
   // Other arguments give another stamp: such sessions bind apart.
-  CHECK(a.stamp() != config::parse_client_arguments({"--mcp-config", "a.json"}, "/w").stamp());
+  CHECK(a.stamp() != agent::parse_client_arguments({"--mcp-config", "a.json"}, "/w").stamp());
 }
 
 TEST_CASE("servers given with --mcp-config win over every file scope and with --strict-mcp-config are the only ones", "[resolver]") {
@@ -323,7 +324,7 @@ TEST_CASE("servers given with --mcp-config win over every file scope and with --
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}", R"("mcpServers":{"b":)" + stdio("user") + "}");
   l.write(l.project / "extra.json", R"({"mcpServers":{"a":)" + stdio("file") + "}}");
   config::DiscoveryInputs in = config::discovery_inputs(l.env, {}, l.project.string());
-  in.client = config::parse_client_arguments({"--mcp-config", "extra.json", R"({"mcpServers":{"c":{"command":"x"}}})"}, l.project);
+  in.client = agent::parse_client_arguments({"--mcp-config", "extra.json", R"({"mcpServers":{"c":{"command":"x"}}})"}, l.project);
   auto r = agent::default_agent().catalogue.resolve(in, l.env);
   CHECK(r.winner("a")->scope == config::Scope::command_line);
   CHECK(r.winner("a")->definition.source == l.project / "extra.json");

@@ -60,7 +60,14 @@ public:
 
   /// The folders the agent keeps a record of besides the one `base` asks about (Claude Code's `projects` in
   /// `~/.claude.json`), for the commands that cover them all; none for most agents.
-  virtual std::vector<std::filesystem::path> known_folders(const config::DiscoveryInputs&) const { return {}; }
+  virtual std::vector<std::filesystem::path> known_folders(const config::DiscoveryInputs&, const util::Environment&) const {
+    return {};
+  }
+
+  /// What the way the agent was started changes in `inputs`, where its hook can tell (Claude Code: headless
+  /// `claude -p`, and the servers given with `--mcp-config`); nothing for most agents. Called for a tool call's
+  /// hook, not for a warm-up no call asked for.
+  virtual void read_start(config::DiscoveryInputs&, const util::Environment&) const {}
 
 protected:
   /// The agent's rules, reading every file through `reader` (which records them for resolve()).

@@ -27,7 +27,7 @@ std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, con
                                                          const util::Environment& env) {
   std::vector<std::filesystem::path> dirs{base.project_dir};
   if (base.explicit_paths.empty()) {
-    for (auto& d : agent.catalogue.known_folders(base)) {
+    for (auto& d : agent.catalogue.known_folders(base, env)) {
       if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(std::move(d));
     }
   }

@@ -2,6 +2,7 @@
 // files, its words for outages, and its servers (agent/claude_code_servers.cpp holds those rules: scopes, approval,
 // trust, managed files, plugins, `--mcp-config`).
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/agent/claude_code_args.hpp>
 #include <mcphealth/agent/claude_code_servers.hpp>
 
 #include <mcphealth/hook/classify.hpp>
@@ -81,8 +82,14 @@ public:
 
 class ClaudeCatalogue final : public Catalogue {
 public:
-  std::vector<fs::path> known_folders(const config::DiscoveryInputs& base) const override {
-    return claude_code_projects(base, base.reader ? *base.reader : util::disk());
+  std::vector<fs::path> known_folders(const config::DiscoveryInputs& base, const util::Environment& env) const override {
+    return claude_code_projects(env, base.reader ? *base.reader : util::disk());
+  }
+
+  void read_start(config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    inputs.mode = client_mode(env);
+    // The servers given on its command line run too (and first): it says so only there.
+    inputs.client = client_arguments(env);
   }
 
 protected:
@@ -92,9 +99,9 @@ protected:
   }
 };
 
-// The same folders the catalogue reads servers and approvals from (config/discovery.hpp).
-using config::claude_config_dir;
-using config::claude_managed_dir;
+// The same folders the catalogue reads servers and approvals from.
+fs::path claude_config_dir(const util::Environment& env) { return claude_paths(env).config_dir; }
+fs::path claude_managed_dir(const util::Environment& env) { return claude_paths(env).managed_dir; }
 
 class ClaudeRegistration final : public Registration {
 public:

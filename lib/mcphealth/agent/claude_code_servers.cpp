@@ -30,6 +30,24 @@ using config::ServerDefinition;
 using config::Standing;
 using config::tool_server_name;
 
+ClaudePaths claude_paths(const util::Environment& env) {
+  ClaudePaths p;
+  const auto config_dir = env.get("CLAUDE_CONFIG_DIR");
+  const bool moved = config_dir && !config_dir->empty();
+  p.config_dir = moved ? fs::path(*config_dir) : util::home_dir(env) / ".claude";
+  p.claude_json = moved ? fs::path(*config_dir) / ".claude.json" : util::home_dir(env) / ".claude.json";
+  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) {
+    p.managed_dir = *dir;
+  } else {
+#ifdef __APPLE__
+    p.managed_dir = "/Library/Application Support/ClaudeCode";
+#else
+    p.managed_dir = "/etc/claude-code";
+#endif
+  }
+  return p;
+}
+
 namespace {
 
 /// A JSON file read whole: its root object, or why there is none.
@@ -199,8 +217,8 @@ void add_candidates(Resolution& res, const FileReport& report, Scope scope, std:
 }
 
 /// The servers of the enabled plugins (and the disabled ones, for explain-config).
-void add_plugins(Resolution& res, const DiscoveryInputs& in, const std::vector<Layer>& layers, util::FileReader& reader) {
-  const fs::path list = in.config_dir / "plugins" / "installed_plugins.json";
+void add_plugins(Resolution& res, const ClaudePaths& paths, const std::vector<Layer>& layers, util::FileReader& reader) {
+  const fs::path list = paths.config_dir / "plugins" / "installed_plugins.json";
   JsonFile installed = load_json(reader, list);
   if (installed.exists && !installed.root) res.settings_files.emplace_back(list, installed.error);
   if (!installed.root) return;
@@ -358,6 +376,7 @@ void apply_policies(Candidate& c, const std::vector<Layer>& layers) {
 
 
 Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environment& env, util::FileReader& reader) {
+  const ClaudePaths paths = claude_paths(env);
   Resolution res;
   res.project_dir = in.project_dir;
   if (!in.explicit_paths.empty()) {
@@ -373,21 +392,21 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
   }
 
   const fs::path& dir = in.project_dir;
-  JsonFile claude = load_json(reader, in.claude_json);
+  JsonFile claude = load_json(reader, paths.claude_json);
   const json::object* projects = claude.root ? util::get_object(*claude.root, "projects") : nullptr;
   const auto [project_key, entry] = project_entry(projects, dir);
   res.trusted = folder_trusted(projects, dir);
 
-  JsonFile managed_settings = load_json(reader, in.managed_dir / "managed-settings.json");
+  JsonFile managed_settings = load_json(reader, paths.managed_dir / "managed-settings.json");
   JsonFile local_settings = load_json(reader, dir / ".claude" / "settings.local.json");
   JsonFile project_settings = load_json(reader, dir / ".claude" / "settings.json");
-  JsonFile user_settings = load_json(reader, in.config_dir / "settings.json");
+  JsonFile user_settings = load_json(reader, paths.config_dir / "settings.json");
   // Approval sources in precedence order. ~/.claude.json's entry for the folder is the user's own record; only the
   // folder's own entry approves (Claude Code 2.1.197 shows a clone inside an approved folder "pending approval").
   const json::object* own_entry = projects ? util::get_object(*projects, absolute_normal(dir).string()) : nullptr;
   std::vector<Layer> layers = {
       {managed_settings.path, managed_settings.root ? &*managed_settings.root : nullptr, true},
-      {in.claude_json, own_entry, true},
+      {paths.claude_json, own_entry, true},
       {local_settings.path, local_settings.root ? &*local_settings.root : nullptr, res.trusted},
       {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, res.trusted},
       {user_settings.path, user_settings.root ? &*user_settings.root : nullptr, true},
@@ -400,7 +419,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
   }
 
   // Managed config: when present, the only servers Claude Code starts.
-  JsonFile managed = load_json(reader, in.managed_dir / "managed-mcp.json");
+  JsonFile managed = load_json(reader, paths.managed_dir / "managed-mcp.json");
   if (managed.exists) {
     FileReport r = report_of(managed, "managed", managed.root ? &*managed.root : nullptr);
     add_candidates(res, r, Scope::managed, std::nullopt);
@@ -440,10 +459,10 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
     add_candidates(res, r, Scope::user, std::nullopt);
     res.files.push_back(std::move(r));
   }
-  add_plugins(res, in, layers, reader);
+  add_plugins(res, paths, layers, reader);
   // The JS hook's own places: Claude Code reads no servers there, so neither do we (but explain-config shows them).
-  std::vector<fs::path> js_files = {dir / ".claude" / "settings.json", in.config_dir / "settings.json"};
-  if (absolute_normal(dir / ".claude.json") != absolute_normal(in.claude_json)) js_files.insert(js_files.begin(), dir / ".claude.json");
+  std::vector<fs::path> js_files = {dir / ".claude" / "settings.json", paths.config_dir / "settings.json"};
+  if (absolute_normal(dir / ".claude.json") != absolute_normal(paths.claude_json)) js_files.insert(js_files.begin(), dir / ".claude.json");
   for (const auto& path : js_files) {
     JsonFile f = load_json(reader, path);
     FileReport r = report_of(f, "js-hook-file", f.root ? &*f.root : nullptr);
@@ -464,7 +483,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
       c.reason = "Claude Code runs with --strict-mcp-config: only the --mcp-config servers start";
     } else if (entry && lists(*entry, "disabledMcpServers", c.definition.name)) {
       c.standing = Standing::disabled;
-      c.reason = "disabled with /mcp (disabledMcpServers of " + project_key + " in " + in.claude_json.string() + ")";
+      c.reason = "disabled with /mcp (disabledMcpServers of " + project_key + " in " + paths.claude_json.string() + ")";
     }
   }
   for (auto& c : res.candidates) apply_policies(c, layers);
@@ -473,9 +492,9 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
 }
 
 
-std::vector<fs::path> claude_code_projects(const DiscoveryInputs& inputs, util::FileReader& reader) {
+std::vector<fs::path> claude_code_projects(const util::Environment& env, util::FileReader& reader) {
   std::vector<fs::path> out;
-  JsonFile claude = load_json(reader, inputs.claude_json);
+  JsonFile claude = load_json(reader, claude_paths(env).claude_json);
   if (!claude.root) return out;
   if (const json::object* projects = util::get_object(*claude.root, "projects")) {
     for (const auto& kv : *projects) out.emplace_back(std::string(kv.key()));

@@ -1,5 +1,6 @@
 #include <mcphealth/config/discovery.hpp>
 
+#include <mcphealth/config/names.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/toml.hpp>
@@ -22,28 +23,11 @@ fs::path absolute_normal(const fs::path& p) {
   return abs;
 }
 
-fs::path claude_config_dir(const util::Environment& env) {
-  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return *dir;
-  return util::home_dir(env) / ".claude";
-}
-
-fs::path claude_managed_dir(const util::Environment& env) {
-  if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) return *dir;
-#ifdef __APPLE__
-  return "/Library/Application Support/ClaudeCode";
-#else
-  return "/etc/claude-code";
-#endif
-}
-
 DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<fs::path> explicit_paths,
                                  const std::string& payload_cwd) {
   DiscoveryInputs in;
   in.explicit_paths = std::move(explicit_paths);
   in.home = util::home_dir(env);
-  in.claude_json = util::claude_json_path(env);
-  in.config_dir = claude_config_dir(env);
-  in.managed_dir = claude_managed_dir(env);
   if (auto dir = env.get("CLAUDE_PROJECT_DIR"); dir && !dir->empty()) {
     in.project_dir = absolute_normal(*dir);
   } else if (!payload_cwd.empty()) {
@@ -99,9 +83,12 @@ FileReport read_source(const ConfigSource& source, util::FileReader& reader, Fil
   return report;
 }
 
-DiscoveryInputs::Mode client_mode(const util::Environment& env) {
-  const auto entrypoint = env.get("CLAUDE_CODE_ENTRYPOINT");
-  return entrypoint && *entrypoint == "sdk-cli" ? DiscoveryInputs::Mode::headless : DiscoveryInputs::Mode::interactive;
+
+std::string ClientArguments::stamp() const {
+  std::string text = cwd.string();
+  for (const auto& v : mcp_configs) text += "\n" + std::to_string(v.size()) + ":" + v;
+  text += strict ? "\nstrict" : "";
+  return hash_hex(text).substr(0, 12);
 }
 
 } // namespace mcphealth::config

@@ -1,7 +1,7 @@
 #pragma once
-// The inputs of the search for MCP server definitions (the folder, Claude Code's files) and reading one file of
-// definitions. Which definitions win, and which an agent starts at all, is its catalogue's (agent/agent.hpp).
-#include <mcphealth/config/client_args.hpp>
+// The inputs of the search for MCP server definitions (the folder, explicit files, how the agent was started) and
+// reading one file of definitions. Which definitions win, and which an agent starts at all, is its catalogue's
+// (agent/agent.hpp); where each agent keeps its files, the agent's own.
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/files.hpp>
 
@@ -23,43 +23,41 @@ struct ConfigSource {
   std::string scope;
 };
 
+/// What the agent was started with, where that decides which servers run (Claude Code's `--mcp-config` values,
+/// read by agent/claude_code_args.cpp).
+struct ClientArguments {
+  /// Each `--mcp-config` value, in order: a file (relative to `cwd`) or a JSON text.
+  std::vector<std::string> mcp_configs;
+  /// `--strict-mcp-config`: only the `--mcp-config` servers start.
+  bool strict = false;
+  /// The client's working folder, where relative paths start.
+  std::filesystem::path cwd;
+
+  bool empty() const { return mcp_configs.empty() && !strict; }
+  /// A short stamp of all of it: sessions started with other arguments bind apart.
+  std::string stamp() const;
+};
+
 /// What discovery starts from.
 struct DiscoveryInputs {
   /// Explicit config files (`--config`, `ECC_MCP_CONFIG_PATH`); when non-empty they replace the search.
   std::vector<std::filesystem::path> explicit_paths;
   /// The project dir: `$CLAUDE_PROJECT_DIR`, else the payload's `cwd`, else the process cwd.
   std::filesystem::path project_dir;
-  /// `~/.claude.json`, or `$CLAUDE_CONFIG_DIR/.claude.json`.
-  std::filesystem::path claude_json;
   /// The home directory.
   std::filesystem::path home;
-  /// Claude Code's folder for settings and plugins: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-  std::filesystem::path config_dir;
-  /// Where managed (administrator) settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code` (Linux) or
-  /// `/Library/Application Support/ClaudeCode` (macOS).
-  std::filesystem::path managed_dir;
   /// How the client runs. Headless Claude Code (`claude -p`) also starts the project's `.mcp.json` servers that
   /// are still pending approval (a rejected one stays off), whether or not the folder is trusted; interactive
   /// Claude Code starts only approved ones.
   enum class Mode { interactive, headless };
   Mode mode = Mode::interactive;
-  /// What the client was started with (`claude --mcp-config ...`, config/client_args.hpp): its servers come first,
+  /// What the client was started with (`claude --mcp-config ...`, agent/claude_code_args.hpp): its servers come first,
   /// and with `--strict-mcp-config` they are the only ones.
   std::optional<ClientArguments> client;
   /// What reads the configuration files (util/files.hpp); nothing = the disk.
   util::FileReader* reader = nullptr;
 };
 
-/// Claude Code's folder for settings and plugins: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-std::filesystem::path claude_config_dir(const util::Environment& env);
-
-/// Where Claude Code's managed (administrator) settings live: `$MCPHEALTH_MANAGED_DIR`, else `/etc/claude-code`
-/// (Linux) or `/Library/Application Support/ClaudeCode` (macOS).
-std::filesystem::path claude_managed_dir(const util::Environment& env);
-
-/// The client's mode from the hook's environment: Claude Code sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks
-/// of `claude -p` (seen with 2.1.197); anything else is interactive, the stricter rule.
-DiscoveryInputs::Mode client_mode(const util::Environment& env);
 
 /// Returns `p` absolute and lexically normal, without a trailing separator: the form `projects` keys have.
 std::filesystem::path absolute_normal(const std::filesystem::path& p);

@@ -589,13 +589,11 @@ private:
       // A call proves the client started a server of that name, so the call's events follow the client's mode;
       // SessionStart (a warm-up no call asked for) keeps the interactive rule: nothing pending is started.
       if (m_event != Event::session_start) {
-        m_inputs->mode = config::client_mode(m_deps.env);
-        // The servers given on the client's command line run too (and first): it says so only there.
-        m_inputs->client = m_deps.client_arguments ? m_deps.client_arguments() : std::nullopt;
+        m_agent.catalogue.read_start(*m_inputs, m_deps.env);
         if (const auto& client = m_inputs->client) {
           trace([&] { // the values may hold credentials: counted, not shown
-            return "Claude Code was started with " + std::to_string(client->mcp_configs.size()) + " --mcp-config value(s)" +
-                   (client->strict ? " and --strict-mcp-config" : "");
+            return std::string(m_agent.name) + " was started with " + std::to_string(client->mcp_configs.size()) +
+                   " --mcp-config value(s)" + (client->strict ? " and --strict-mcp-config" : "");
           });
         }
       }

@@ -3,7 +3,6 @@
 // a successful one as proof of health (PostToolUse). Everything outside (clock, environment, probes, commands) comes
 // in through seams; the front end only reads stdin and renders the outcome.
 #include <mcphealth/agent/agent.hpp>
-#include <mcphealth/config/client_args.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/hook/outcome.hpp>
 #include <mcphealth/hook/payload.hpp>
@@ -46,9 +45,6 @@ struct HookDeps {
   /// Receives each step of the decision path (`-v`): what the cache said, which file and scope define the server,
   /// what a probe saw and how long it took, what was written. Empty (the default) = no trace, and no text is made.
   std::function<void(std::string_view)> trace = {};
-  /// What the client was started with (`claude --mcp-config ...`; config::client_arguments reads it for real).
-  /// Empty = nothing known.
-  std::function<std::optional<config::ClientArguments>()> client_arguments = {};
   /// What reads (and stats) the configuration files; nothing = the disk. A test records through it what a
   /// decision looked at.
   util::FileReader* files = nullptr;

@@ -62,9 +62,4 @@ std::filesystem::path home_dir(const Environment& env) {
   return "/";
 }
 
-std::filesystem::path claude_json_path(const Environment& env) {
-  if (auto dir = env.get("CLAUDE_CONFIG_DIR"); dir && !dir->empty()) return std::filesystem::path(*dir) / ".claude.json";
-  return home_dir(env) / ".claude.json";
-}
-
 } // namespace mcphealth::util

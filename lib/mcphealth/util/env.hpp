@@ -60,8 +60,5 @@ bool is_truthy(std::string_view value);
 /// Returns the home directory: `$HOME`, or the passwd entry only when HOME is unset.
 std::filesystem::path home_dir(const Environment& env);
 
-/// Returns the file Claude Code keeps its state and local/user MCP servers in: `$CLAUDE_CONFIG_DIR/.claude.json`
-/// when that is set, else `~/.claude.json`.
-std::filesystem::path claude_json_path(const Environment& env);
 
 } // namespace mcphealth::util

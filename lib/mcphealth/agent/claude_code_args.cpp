@@ -1,11 +1,11 @@
-#include <mcphealth/config/client_args.hpp>
+#include <mcphealth/agent/claude_code_args.hpp>
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/util/fs.hpp>
 
 #include <unistd.h>
 
-namespace mcphealth::config {
+namespace mcphealth::agent {
 
 namespace fs = std::filesystem;
 
@@ -63,15 +63,9 @@ bool is_claude(const Process& p) {
 
 } // namespace
 
-std::string ClientArguments::stamp() const {
-  std::string text = cwd.string();
-  for (const auto& v : mcp_configs) text += "\n" + std::to_string(v.size()) + ":" + v;
-  text += strict ? "\nstrict" : "";
-  return hash_hex(text).substr(0, 12);
-}
 
-ClientArguments parse_client_arguments(const std::vector<std::string>& args, fs::path cwd) {
-  ClientArguments out;
+config::ClientArguments parse_client_arguments(const std::vector<std::string>& args, fs::path cwd) {
+  config::ClientArguments out;
   out.cwd = std::move(cwd);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -87,7 +81,7 @@ ClientArguments parse_client_arguments(const std::vector<std::string>& args, fs:
   return out;
 }
 
-std::optional<ClientArguments> client_arguments(const util::Environment& env) {
+std::optional<config::ClientArguments> client_arguments(const util::Environment& env) {
 #ifdef __linux__
   if (env.get("CLAUDECODE").value_or("") != "1") return std::nullopt;
   pid_t pid = ::getppid();
@@ -101,7 +95,7 @@ std::optional<ClientArguments> client_arguments(const util::Environment& env) {
     if (!is_claude(*p)) return std::nullopt;
     std::error_code ec;
     fs::path cwd = fs::read_symlink("/proc/" + std::to_string(pid) + "/cwd", ec);
-    ClientArguments args = parse_client_arguments({p->argv.begin() + 1, p->argv.end()}, std::move(cwd));
+    config::ClientArguments args = parse_client_arguments({p->argv.begin() + 1, p->argv.end()}, std::move(cwd));
     if (args.empty()) return std::nullopt;
     return args;
   }
@@ -111,4 +105,9 @@ std::optional<ClientArguments> client_arguments(const util::Environment& env) {
   return std::nullopt;
 }
 
-} // namespace mcphealth::config
+config::DiscoveryInputs::Mode client_mode(const util::Environment& env) {
+  const auto entrypoint = env.get("CLAUDE_CODE_ENTRYPOINT");
+  return entrypoint && *entrypoint == "sdk-cli" ? config::DiscoveryInputs::Mode::headless : config::DiscoveryInputs::Mode::interactive;
+}
+
+} // namespace mcphealth::agent

@@ -2,6 +2,7 @@
 // What the Claude Code process a hook runs under was started with, where it decides which servers run:
 // `claude --mcp-config FILE|JSON ... [--strict-mcp-config]`. Neither the payload nor the hook's environment says
 // it (2.1.197); the client's own command line does, so the hook reads it from /proc (Linux; elsewhere nothing).
+#include <mcphealth/config/discovery.hpp>
 #include <mcphealth/util/env.hpp>
 
 #include <filesystem>
@@ -9,29 +10,19 @@
 #include <string>
 #include <vector>
 
-namespace mcphealth::config {
-
-/// The client's server arguments.
-struct ClientArguments {
-  /// Each `--mcp-config` value, in order: a file (relative to `cwd`) or a JSON text.
-  std::vector<std::string> mcp_configs;
-  /// `--strict-mcp-config`: only the `--mcp-config` servers start.
-  bool strict = false;
-  /// The client's working folder, where relative paths start.
-  std::filesystem::path cwd;
-
-  bool empty() const { return mcp_configs.empty() && !strict; }
-  /// A short stamp of all of it: sessions started with other arguments bind apart.
-  std::string stamp() const;
-};
+namespace mcphealth::agent {
 
 /// Reads a client's arguments (argv without argv[0]) the way its option parser does: `--mcp-config` takes every
 /// following value up to the next option (`--mcp-config A B`), or one joined with `=`.
-ClientArguments parse_client_arguments(const std::vector<std::string>& args, std::filesystem::path cwd);
+config::ClientArguments parse_client_arguments(const std::vector<std::string>& args, std::filesystem::path cwd);
 
 /// The server arguments of the Claude Code this process runs under: the nearest ancestor that is not a shell
 /// (hooks run through `sh -c`), when it is `claude` and this process is a Claude Code hook (`CLAUDECODE=1`).
 /// Nothing when it cannot be told, or when it was given none.
-std::optional<ClientArguments> client_arguments(const util::Environment& env);
+std::optional<config::ClientArguments> client_arguments(const util::Environment& env);
 
-} // namespace mcphealth::config
+/// Claude Code's mode from the hook's environment: it sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks of
+/// `claude -p` (seen with 2.1.197); anything else is interactive, the stricter rule.
+config::DiscoveryInputs::Mode client_mode(const util::Environment& env);
+
+} // namespace mcphealth::agent
