@@ -193,6 +193,8 @@ case_terminal_view_fits_the_window_at_every_size() {
   done
   write_config "$HOME/.claude.json" "{\"projects\":{\"$dir\":{\"mcpServers\":{$defs}}}}"
   (cd "$dir" && "$MCPHEALTH_BIN" probe --all >/dev/null 2>&1) || true
+  # A problem of the state file's own, which belongs in the header.
+  printf 'x' > "$(STATE).corrupt-20261201-000000"
   local session="mcphealth-test-$$" size w h screen
   cleanup_add "tmux kill-session -t '$session'"
   for size in 150x40 150x20 100x30 80x24; do
@@ -207,6 +209,7 @@ case_terminal_view_fits_the_window_at_every_size() {
     screen=$(pane_fits "$session" "$w" "$h")
     assert_contains "$(head -1 <<<"$screen")" "mcphealth watch — ~/.claude/mcp-health-cache.json" "$size: the title"
     assert_contains "$screen" "SERVER" "$size: the table's header"
+    assert_contains "$(sed -n '2p' <<<"$screen")" "! a corrupt state file was moved aside" "$size: the state file's problem in the header"
     assert_contains "$screen" "s06  down (none -> unhealthy, by probe): " "$size: the transition"
     assert_not_contains "$screen" "Traceback" "$size: a whole traceback"
     assert_not_contains "$screen" 'File "' "$size: a whole traceback"
