@@ -209,6 +209,14 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
     }
     binary = *chosen;
   }
+  // Uninstalling from an agent that trusts hooks by record (Codex CLI): which records are mcphealth's, while its
+  // hooks are still listed; they go once the hooks have.
+  std::vector<std::string> trusted_keys;
+  if (uninstall && !o.dry_run && agent.registration.hooks_need_trust()) {
+    for (const ops::CodexHook& h : ops::codex_hook_trust(env, project_of(o, env), false, clock).hooks) {
+      if (h.ours && h.trust == "trusted") trusted_keys.push_back(h.key);
+    }
+  }
   auto make_plan = [&] {
     if (uninstall) return ops::plan_uninstall(file, agent);
     ops::InstallRequest request;
@@ -248,6 +256,16 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
   std::optional<TrustReport> trust;
   if (!uninstall && !o.dry_run && agent.registration.hooks_need_trust()) trust = trust_hooks(agent, o, env, clock);
+  std::string forgot;
+  if (uninstall && plan.changed() && !trusted_keys.empty()) {
+    if (const std::string why = ops::codex_forget_trust(env, trusted_keys, clock); !why.empty()) {
+      std::fprintf(stderr, "mcphealth: %s keeps its trust records of the removed hooks (%s)\n", std::string(agent.name).c_str(),
+                   why.c_str());
+    } else {
+      forgot = std::to_string(trusted_keys.size()) + " trust record" + (trusted_keys.size() == 1 ? "" : "s") +
+               " of the removed hooks taken out of " + std::string(agent.name) + "'s config.toml";
+    }
+  }
   if (o.json) {
     json::array notes, js;
     for (const auto& n : plan.notes) notes.push_back(json::value(n));
@@ -260,6 +278,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
                      {"jsHook", std::move(js)},
                      {"diff", diff}};
     if (trust) out["trust"] = trust->json;
+    if (!forgot.empty()) out["trustRecordsRemoved"] = trusted_keys.size();
     if (collected) {
       out["agent"] = std::string(agent.id);
       collected->push_back(std::move(out));
@@ -281,6 +300,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
     for (const auto& n : plan.notes) say("  %s\n", n.c_str());
   }
   if (trust && !trust->problem) say("  %s\n", trust->line.c_str());
+  if (!forgot.empty()) say("  %s\n", forgot.c_str());
   if (trust && trust->problem) std::fprintf(stderr, "mcphealth: %s\n", trust->line.c_str());
   if (js_left) {
     std::fprintf(stderr,

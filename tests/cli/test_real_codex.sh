@@ -63,9 +63,13 @@ case_untrusted_hooks_do_not_run_and_explain_config_says_so() {
   assert_not_contains "$OUT" "not trusted"
   codex_session
   assert_eq "$(entry_field svc status)" healthy
-  mcph uninstall --agent codex
+  PATH="$(dirname "$CODEX_BIN"):$PATH" mcph uninstall --agent codex
   assert_eq "$RC" 0
   assert_not_contains "$(cat "$HOME/.codex/hooks.json")" "mcphealth"
+  # Nothing of ours is left in Codex's own file either: the trust records go with the hooks.
+  assert_contains "$OUT" "3 trust records of the removed hooks taken out of Codex CLI's config.toml"
+  assert_not_contains "$(cat "$HOME/.codex/config.toml")" "hooks.json:"
+  assert_contains "$(cat "$HOME/.codex/config.toml")" 'trust_level = "trusted"' "the rest of config.toml stays"
   wait_for_quiet
 }
 

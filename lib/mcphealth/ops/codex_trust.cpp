@@ -1,10 +1,13 @@
 #include <mcphealth/ops/codex_trust.hpp>
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/agent/codex.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/mcp/stdio_transport.hpp>
 #include <mcphealth/proc/child.hpp>
+#include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/toml.hpp>
 #include <mcphealth/util/version.hpp>
 
 #include <algorithm>
@@ -54,32 +57,61 @@ std::string failure_of(const mcp::CallOutcome& outcome, std::string_view method,
 
 } // namespace
 
+namespace {
+
+/// One `codex app-server` session: started, initialized, asked, ended with the object.
+class AppServer {
+public:
+  AppServer(const util::Environment& env, util::Clock& clock) {
+    m_program = config::find_on_path("codex", env.entries());
+    if (m_program.empty()) {
+      m_error = "codex is not on PATH";
+      return;
+    }
+    auto child = proc::spawn({m_program, {"app-server"}, std::nullopt});
+    if (!child) {
+      m_error = "could not start " + m_program.string() + ": " + child.error().message;
+      return;
+    }
+    m_rpc.emplace(std::move(*child), clock);
+    m_deadline = clock.now_ms() + k_budget_ms;
+    if (ask("initialize", {{"clientInfo", {{"name", "mcphealth"}, {"version", std::string(util::version())}}}})) {
+      m_rpc->notify("initialized", {}, m_deadline);
+    }
+  }
+
+  /// The result of `method`, or nothing (and error() says why).
+  std::optional<json::object> ask(std::string_view method, const json::object& params) {
+    if (!m_rpc || !m_error.empty()) return std::nullopt;
+    mcp::CallOutcome outcome = m_rpc->call(method, params, m_deadline);
+    if (outcome.status == mcp::CallOutcome::Status::result) return std::move(outcome.result);
+    m_error = failure_of(outcome, method, *m_rpc);
+    return std::nullopt;
+  }
+
+  const std::filesystem::path& program() const { return m_program; }
+  const std::string& error() const { return m_error; }
+
+private:
+  std::filesystem::path m_program;
+  std::optional<mcp::StdioTransport> m_rpc;
+  util::EpochMs m_deadline = 0;
+  std::string m_error;
+};
+
+} // namespace
+
 CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder, bool trust_ours,
                                 util::Clock& clock) {
   CodexHookTrust out;
-  out.program = config::find_on_path("codex", env.entries());
-  if (out.program.empty()) {
-    out.error = "codex is not on PATH";
-    return out;
-  }
-  auto child = proc::spawn({out.program, {"app-server"}, std::nullopt});
-  if (!child) {
-    out.error = "could not start " + out.program.string() + ": " + child.error().message;
-    return out;
-  }
-  mcp::StdioTransport rpc(std::move(*child), clock);
-  const util::EpochMs deadline = clock.now_ms() + k_budget_ms;
-  const auto ask = [&](std::string_view method, const json::object& params) -> std::optional<json::object> {
-    mcp::CallOutcome outcome = rpc.call(method, params, deadline);
-    if (outcome.status == mcp::CallOutcome::Status::result) return std::move(outcome.result);
-    out.error = failure_of(outcome, method, rpc);
-    return std::nullopt;
-  };
-  if (!ask("initialize", {{"clientInfo", {{"name", "mcphealth"}, {"version", std::string(util::version())}}}})) return out;
-  rpc.notify("initialized", {}, deadline);
+  AppServer codex(env, clock);
+  out.program = codex.program();
   const json::object list_params{{"cwds", json::array{folder.string()}}};
-  auto listed = ask("hooks/list", list_params);
-  if (!listed) return out;
+  auto listed = codex.ask("hooks/list", list_params);
+  if (!listed) {
+    out.error = codex.error();
+    return out;
+  }
   out.hooks = hooks_of(*listed);
   if (!trust_ours) return out;
   // The hash Codex lists for each of ours is what its own review records.
@@ -92,9 +124,11 @@ CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesys
   }
   if (state.empty()) return out;
   json::array edits{json::object{{"keyPath", "hooks.state"}, {"mergeStrategy", "upsert"}, {"value", std::move(state)}}};
-  if (!ask("config/batchWrite", {{"edits", std::move(edits)}})) return out;
-  auto again = ask("hooks/list", list_params);
-  if (!again) return out;
+  auto again = codex.ask("config/batchWrite", {{"edits", std::move(edits)}}) ? codex.ask("hooks/list", list_params) : std::nullopt;
+  if (!again) {
+    out.error = codex.error();
+    return out;
+  }
   out.hooks = hooks_of(*again);
   for (CodexHook& h : out.hooks) {
     if (std::find(keys.begin(), keys.end(), h.key) == keys.end()) continue;
@@ -102,6 +136,26 @@ CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesys
     if (!h.trusted_now) out.error = "Codex did not record trust for " + h.key + " (it is " + h.trust + ")";
   }
   return out;
+}
+
+std::string codex_forget_trust(const util::Environment& env, const std::vector<std::string>& keys, util::Clock& clock) {
+  if (keys.empty()) return {};
+  // Codex takes no null for a key, so the table is written back whole, without those keys.
+  const auto text = util::read_file(agent::codex_home(env) / "config.toml");
+  if (!text) return {};
+  const util::JsonParse parsed = util::parse_toml(*text);
+  if (!parsed || !parsed->is_object()) return {};
+  const json::object* hooks = util::get_object(parsed->get_object(), "hooks");
+  const json::object* state = hooks ? util::get_object(*hooks, "state") : nullptr;
+  if (state == nullptr) return {};
+  json::object kept = *state;
+  std::size_t removed = 0;
+  for (const auto& k : keys) removed += kept.erase(k);
+  if (removed == 0) return {};
+  AppServer codex(env, clock);
+  json::array edits{json::object{{"keyPath", "hooks.state"}, {"mergeStrategy", "replace"}, {"value", std::move(kept)}}};
+  if (!codex.ask("config/batchWrite", {{"edits", std::move(edits)}})) return codex.error();
+  return {};
 }
 
 } // namespace mcphealth::ops

@@ -43,4 +43,9 @@ struct CodexHookTrust {
 CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder, bool trust_ours,
                                 util::Clock& clock);
 
+/// Takes the trust records of `keys` (Codex's keys of hooks `uninstall` took out) out of Codex CLI's config.toml,
+/// through `codex app-server` as its own review writes them; every other record stays. Returns why it could not,
+/// or nothing.
+std::string codex_forget_trust(const util::Environment& env, const std::vector<std::string>& keys, util::Clock& clock);
+
 } // namespace mcphealth::ops
