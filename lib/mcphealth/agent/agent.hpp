@@ -144,6 +144,11 @@ struct Agent {
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
                 std::string_view field, std::string fallback, std::string fallback_source = "the default");
 
+/// Reads the fields of Claude Code's payload shape into `call` (which Codex CLI's hooks send too): the tool's name
+/// and its target (`mcp__<server>__<tool>`, every reading when the name splits more ways), the folder (`cwd`), the
+/// tool's input; from a cut payload's raw text, the tool's name and target alone.
+void read_claude_shape(const hook::HookInput& input, hook::HookCall& call);
+
 /// The answer in Claude Code's form (`hookSpecificOutput`: a `permissionDecision` of `deny` with its reason, or
 /// `additionalContext`), which Codex CLI reads too.
 Answer hook_specific_answer(const hook::HookOutcome& outcome);

@@ -49,25 +49,11 @@ public:
     if (from_env && !from_env->empty()) name_event(call, event_flag, from_payload, "hook_event_name", *from_env, "CLAUDE_HOOK_EVENT_NAME");
     else name_event(call, event_flag, from_payload, "hook_event_name", "PreToolUse");
     call.event = hook::event_from_name(call.event_name);
-    if (input.incomplete) {
-      const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");
-      call.names_tool = tool_name.has_value();
-      call.tool_name = tool_name.value_or("");
-      call.target = hook::find_target_in_raw(input.raw);
-      return call;
-    }
-    call.tool_name = util::get_string(payload, "tool_name").value_or("");
-    call.names_tool = payload.contains("tool_name");
-    call.target = hook::find_target(payload);
-    if (call.target) {
-      call.readings = hook::mcp_tool_name_splits(call.tool_name);
-      if (call.readings.size() < 2) call.readings.clear();
-    }
-    call.folder = util::get_string(payload, "cwd").value_or("");
+    read_claude_shape(input, call);
+    if (input.incomplete) return call;
     call.failure_text = hook::failure_text(payload);
     call.interrupted = util::get_bool(payload, "is_interrupt") == true;
     call.duration_ms = std::max<std::int64_t>(0, util::get_int(payload, "duration_ms").value_or(0));
-    call.tool_input = util::get_object(payload, "tool_input");
     return call;
   }
 
@@ -137,6 +123,26 @@ public:
 };
 
 } // namespace
+
+void read_claude_shape(const hook::HookInput& input, hook::HookCall& call) {
+  if (input.incomplete) {
+    const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");
+    call.names_tool = tool_name.has_value();
+    call.tool_name = tool_name.value_or("");
+    call.target = hook::find_target_in_raw(input.raw);
+    return;
+  }
+  const json::object& payload = input.payload;
+  call.tool_name = util::get_string(payload, "tool_name").value_or("");
+  call.names_tool = payload.contains("tool_name");
+  call.target = hook::find_target(payload);
+  if (call.target) {
+    call.readings = hook::mcp_tool_name_splits(call.tool_name);
+    if (call.readings.size() < 2) call.readings.clear();
+  }
+  call.folder = util::get_string(payload, "cwd").value_or("");
+  call.tool_input = util::get_object(payload, "tool_input");
+}
 
 Answer hook_specific_answer(const hook::HookOutcome& outcome) {
   json::object specific;

@@ -187,27 +187,11 @@ public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;
-    const json::object& payload = input.payload;
     const std::optional<std::string> named = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
-                                                              : util::get_string(payload, "hook_event_name");
+                                                              : util::get_string(input.payload, "hook_event_name");
     name_event(call, event_flag, named, "hook_event_name", "PreToolUse");
     call.event = hook::event_from_name(call.event_name);
-    if (input.incomplete) {
-      const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");
-      call.names_tool = tool_name.has_value();
-      call.tool_name = tool_name.value_or("");
-      call.target = hook::find_target_in_raw(input.raw);
-      return call;
-    }
-    call.tool_name = util::get_string(payload, "tool_name").value_or("");
-    call.names_tool = payload.contains("tool_name");
-    call.target = hook::find_target(payload);
-    if (call.target) {
-      call.readings = hook::mcp_tool_name_splits(call.tool_name);
-      if (call.readings.size() < 2) call.readings.clear();
-    }
-    call.folder = util::get_string(payload, "cwd").value_or("");
-    call.tool_input = util::get_object(payload, "tool_input");
+    read_claude_shape(input, call);
     // PostToolUse fires only for a call that succeeded; an isError result is the server's answer, not an outage.
     return call;
   }
