@@ -115,7 +115,7 @@ case_zsh_asks_the_mcphealth_being_completed_for_server_names() {
   # The helper as _arguments calls it inside a subcommand, where words[1] is the subcommand, not the program.
   local out
   out=$(zsh -c 'source "$1"; _describe() { print -l -- ${(P)4}; }; _mcphealth_bin=$2; words=(status ag); _mcphealth_servers' \
-    _ "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" "$MCPHEALTH_BIN")
+    _ "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" "$MCPHEALTH_BIN" 2>/dev/null)
   assert_contains "$out" "agentmemory"
 }
 
