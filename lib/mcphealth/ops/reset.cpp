@@ -1,5 +1,6 @@
 #include <mcphealth/ops/reset.hpp>
 
+#include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
 
 #include <algorithm>
@@ -8,52 +9,54 @@ namespace mcphealth::ops {
 
 namespace json = boost::json;
 
-ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
-                           const std::function<bool(const std::string&, const json::object&)>& select, DryRun dry_run) {
+namespace {
+
+/// The one shape of a reset: `choose` lists what to remove from a document (a dry run reads the file for it), and
+/// `forget` removes one of them, under the state lock, with `choose` run again on the document as locked.
+ResetResult remove(state::StateStore& store, const std::function<std::vector<std::string>(const json::object&)>& choose,
+                   const std::function<bool(json::object&, const std::string&)>& forget, DryRun dry_run) {
   ResetResult out;
-  auto choose = [&](json::object& doc) {
-    out.removed.clear();
-    json::object& servers = state::servers_of(doc);
-    for (const auto& kv : servers) {
-      const std::string name(kv.key());
-      const bool named = std::find(names.begin(), names.end(), name) != names.end();
-      const bool picked = names.empty() && kv.value().is_object() && select(name, kv.value().get_object());
-      if (named || picked) out.removed.push_back(name);
-    }
-  };
   if (dry_run == DryRun::yes) {
-    state::StateSnapshot snap = store.read();
-    choose(snap.doc);
+    out.removed = choose(store.read().doc);
     return out;
   }
   out.update = store.update([&](json::object& doc) {
-    choose(doc);
+    out.removed = choose(doc);
     bool changed = false;
-    for (const auto& name : out.removed) changed = state::forget_server(doc, name) || changed;
+    for (const auto& key : out.removed) changed = forget(doc, key) || changed;
     return changed;
   });
   return out;
 }
 
-ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::string>& fingerprints, DryRun dry_run) {
-  ResetResult out;
-  auto choose = [&](const json::object& doc) {
-    out.removed.clear();
-    for (const auto& fp : fingerprints) {
-      if (state::verdicts(doc).contains(fp)) out.removed.push_back(fp);
+} // namespace
+
+ResetResult remove_entries(state::StateStore& store, const std::vector<std::string>& names,
+                           const std::function<bool(const std::string&, const json::object&)>& select, DryRun dry_run) {
+  const auto choose = [&](const json::object& doc) {
+    std::vector<std::string> out;
+    for (const auto& kv : state::servers_of(doc)) {
+      const std::string name(kv.key());
+      const bool named = std::find(names.begin(), names.end(), name) != names.end();
+      const bool picked = names.empty() && kv.value().is_object() && select(name, kv.value().get_object());
+      if (named || picked) out.push_back(name);
     }
-  };
-  if (dry_run == DryRun::yes) {
-    choose(store.read().doc);
     return out;
-  }
-  out.update = store.update([&](json::object& doc) {
-    choose(doc);
-    bool changed = false;
-    for (const auto& fp : out.removed) changed = state::forget_verdict(doc, fp) || changed;
-    return changed;
-  });
-  return out;
+  };
+  return remove(store, choose, [](json::object& doc, const std::string& name) { return state::forget_server(doc, name); },
+                dry_run);
+}
+
+ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::string>& fingerprints, DryRun dry_run) {
+  const auto choose = [&](const json::object& doc) {
+    std::vector<std::string> out;
+    for (const auto& fp : fingerprints) {
+      if (state::verdicts(doc).contains(fp)) out.push_back(fp);
+    }
+    return out;
+  };
+  return remove(store, choose, [](json::object& doc, const std::string& fp) { return state::forget_verdict(doc, fp); },
+                dry_run);
 }
 
 } // namespace mcphealth::ops

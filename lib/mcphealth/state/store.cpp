@@ -46,6 +46,12 @@ const json::object& StateSnapshot::servers() const { return doc.at("servers").ge
 
 json::object& servers_of(json::object& doc) { return doc["servers"].as_object(); }
 
+const json::object& servers_of(const json::object& doc) {
+  static const json::object k_none;
+  const json::value* v = doc.if_contains("servers");
+  return v && v->is_object() ? v->get_object() : k_none;
+}
+
 json::object& entry_of(json::object& doc, std::string_view server) {
   json::value& v = servers_of(doc)[server];
   if (!v.is_object()) v = json::object();

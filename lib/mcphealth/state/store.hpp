@@ -48,6 +48,8 @@ StateSnapshot load_state(const std::filesystem::path& path);
 
 /// Returns the `servers` object of a document that `load_state` produced.
 boost::json::object& servers_of(boost::json::object& doc);
+/// The same, read only (an empty object when there is none).
+const boost::json::object& servers_of(const boost::json::object& doc);
 
 /// Returns the entry of `server` in `doc`, created empty when missing.
 boost::json::object& entry_of(boost::json::object& doc, std::string_view server);
