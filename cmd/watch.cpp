@@ -146,7 +146,7 @@ public:
     head.emplace_back();
     ops::StatusReport rows = report;
     rows.warnings.clear();
-    std::vector<std::string> table = lines_of(render_status_table(rows, use_color(stdout), width, false));
+    std::vector<std::string> table = util::split_lines(render_status_table(rows, use_color(stdout), width, false));
     // The transitions get a quarter of the window (two lines at least, when there are any); the rows the rest.
     const std::size_t pane = m_recent.empty() ? 0 : std::min(m_recent.size(), std::max<std::size_t>(2, height / 4));
     const std::size_t used = head.size() + (pane ? pane + 2 : 0);
@@ -182,15 +182,6 @@ private:
     if (m_recent.size() > 50) m_recent.pop_front();
   }
 
-  static std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    for (std::size_t start = 0; start < text.size();) {
-      const std::size_t end = std::min(text.find('\n', start), text.size());
-      out.push_back(text.substr(start, end - start));
-      start = end + 1;
-    }
-    return out;
-  }
 
   bool m_terminal;
   bool m_events;

@@ -79,3 +79,9 @@ TEST_CASE("terminal controls of every kind are escaped and other text passes", "
   CHECK(util::escape_control("\xed\xa0\x80") == "\\xed\\xa0\\x80");                  // a surrogate
   CHECK(util::escape_control("✔ café 名前") == "✔ café 名前");
 }
+
+TEST_CASE("text splits into its lines, a last one without a newline included", "[text]") {
+  CHECK(util::split_lines("a\nb\n") == std::vector<std::string>{"a", "b"});
+  CHECK(util::split_lines("a\n\nb") == std::vector<std::string>{"a", "", "b"});
+  CHECK(util::split_lines("").empty());
+}

@@ -25,12 +25,8 @@ namespace {
 /// command said, in one warning line.
 std::string last_lines(const std::string& text, std::size_t n) {
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    std::string line = util::trim(std::string_view(text).substr(start, end - start));
-    if (!line.empty()) lines.push_back(util::escape_control(line));
-    start = end + 1;
+  for (const std::string& line : util::split_lines(text)) {
+    if (std::string said = util::trim(line); !said.empty()) lines.push_back(util::escape_control(said));
   }
   std::string out;
   for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];

@@ -234,6 +234,16 @@ std::string last_meaningful_line(std::string_view text) {
   return trim(text.substr(0, text.find('\n')));
 }
 
+std::vector<std::string> split_lines(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string unknown_name(std::string_view what, std::string_view name, std::vector<std::string> known) {
   std::sort(known.begin(), known.end());
   known.erase(std::unique(known.begin(), known.end()), known.end());
