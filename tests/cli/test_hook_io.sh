@@ -47,6 +47,14 @@ case_fail_open_turns_block_into_allow() {
   assert_not_contains "$ERR" "skipping"
 }
 
+case_fail_open_keeps_the_reconnect_note_of_the_line() {
+  crash_config
+  export ECC_MCP_HEALTH_FAIL_OPEN=1 ECC_MCP_RECONNECT_COMMAND=true
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "Allowing the call because fail-open mode is enabled. Reconnect attempt: "
+}
+
 case_mcphealth_spelling_wins() {
   crash_config
   export ECC_MCP_HEALTH_FAIL_OPEN=0

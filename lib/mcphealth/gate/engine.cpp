@@ -203,8 +203,8 @@ private:
     if (result.kind == probe::Kind::misconfigured) {
       const std::string missing = c.resolved && !c.resolved->unset_vars.empty() ? c.resolved->unset_vars.front() : "a variable";
       return block(event,
-                   name + " is " + result.reason + ", so it fails under Claude Code too. Blocking " + target.call.tool +
-                       " so Claude can fall back to non-MCP tools.",
+                   {name + " is " + result.reason + ", so it fails under Claude Code too",
+                    "Blocking " + target.call.tool + " so Claude can fall back to non-MCP tools.", BlockLine::sentence},
                    messages::blocked_misconfigured(name, target.call.tool, missing, voice()));
     }
     messages::Down down{name, target.call.tool, result.reason, result.code};
@@ -212,8 +212,9 @@ private:
     if (retry_at) down.blocked_for_ms = *retry_at - m_deps.clock.now_ms();
     down.restart_tried = recovery.reconnect.attempt == recover::Attempt::ok || recovery.reconnect.attempt == recover::Attempt::failed;
     return block(event,
-                 name + " is unavailable (" + result.reason + "). Blocking " + target.call.tool +
-                     " so Claude can fall back to non-MCP tools." + attempt_note,
+                 {name + " is unavailable (" + result.reason + ")",
+                  "Blocking " + target.call.tool + " so Claude can fall back to non-MCP tools.", BlockLine::sentence,
+                  attempt_note},
                  messages::blocked_after_probe(down));
   }
 
@@ -496,8 +497,8 @@ private:
           return allow(event_name);
         }
         return block(event_name,
-                     "Hook input exceeded " + limit + " bytes before its tool name; blocking the call to avoid bypassing "
-                     "MCP health checks",
+                     {"Hook input exceeded " + limit + " bytes before its tool name",
+                      "blocking the call to avoid bypassing MCP health checks", BlockLine::clause},
                      messages::blocked_input_too_large_unnamed(limit));
       }
       if (server_settings(nullptr, call->server).fail_open.value) {
@@ -506,8 +507,8 @@ private:
         return allow(event_name);
       }
       return block(event_name,
-                   "Hook input exceeded " + limit + " bytes while checking " + call->server + "; blocking " + call->tool +
-                       " to avoid bypassing MCP health checks",
+                   {"Hook input exceeded " + limit + " bytes while checking " + call->server,
+                    "blocking " + call->tool + " to avoid bypassing MCP health checks", BlockLine::clause},
                    messages::blocked_input_too_large(call->server, call->tool, limit));
     }
     if (event == Event::post_tool_use_failure && call) {
@@ -748,8 +749,8 @@ private:
     case CacheVerdict::allow: return allow(event);
     case CacheVerdict::block_misconfigured:
       return block(event,
-                   call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
-                       call.tool,
+                   {call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at),
+                    "skipping " + call.tool, BlockLine::clause},
                    messages::blocked_misconfigured(call.server, call.tool,
                                                    d.missing_variable.empty() ? "a variable" : d.missing_variable, voice()));
     case CacheVerdict::block_down: {
@@ -758,8 +759,8 @@ private:
       down.client = voice();
       if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
       return block(event,
-                   call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at) + "; skipping " +
-                       call.tool,
+                   {call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at),
+                    "skipping " + call.tool, BlockLine::clause},
                    messages::blocked_from_cache(down));
     }
     case CacheVerdict::allow_and_refresh:
@@ -814,24 +815,30 @@ private:
     return out;
   }
 
-  /// Blocks: `line` goes to stderr as the JS hook wrote it (and is what exit-code mode shows the model), `for_model`
-  /// is the designed text of hook/messages.hpp. Fail-open turns it into an allow.
-  HookOutcome block(const std::string& event, const std::string& line, std::string for_model) {
+  /// A block's stderr line, as the JS hook wrote it: what was found, what is done about it, and a note after it.
+  struct BlockLine {
+    /// How the action joins the finding: `X; skipping tool`, or `X. Blocking tool so ...`.
+    enum Join { clause, sentence };
+    std::string found;
+    std::string action;
+    Join join = clause;
+    std::string after = {};
+    std::string with(const std::string& act) const {
+      return found + (join == clause ? "; " : ". ") + act + after;
+    }
+  };
+
+  /// Blocks: the line goes to stderr (and is what exit-code mode shows the model), `for_model` is the designed text
+  /// of hook/messages.hpp. Fail-open turns it into an allow, and the line says so instead of the block.
+  HookOutcome block(const std::string& event, const BlockLine& line, std::string for_model) {
     const bool fail_open = m_call ? server_settings(m_candidate, m_call->server).fail_open.value : settings().fail_open.value;
     if (fail_open) {
-      // The line says what was found, then what is done about it: under fail-open that is not a block.
-      std::string said = line;
-      for (std::string_view verdict : {"; skipping ", ". Blocking "}) {
-        if (const std::size_t at = said.find(verdict); at != std::string::npos) {
-          said = said.substr(0, at) + (verdict[0] == ';' ? "; allowing" : ". Allowing") +
-                 " the call because fail-open mode is enabled" + (verdict[0] == ';' ? "" : ".");
-          break;
-        }
-      }
-      log(util::cap_utf8(said, k_max_model_text_bytes));
+      const std::string allowing = line.join == BlockLine::clause ? "allowing the call because fail-open mode is enabled"
+                                                                  : "Allowing the call because fail-open mode is enabled.";
+      log(util::cap_utf8(line.with(allowing), k_max_model_text_bytes));
       return allow(event);
     }
-    log(util::cap_utf8(line, k_max_model_text_bytes));
+    log(util::cap_utf8(line.with(line.action), k_max_model_text_bytes));
     HookOutcome out = allow(event);
     out.decision = HookOutcome::Decision::block;
     out.reason = util::cap_utf8(for_model, k_max_model_text_bytes);
