@@ -36,18 +36,33 @@ case_parallel_hooks_share_one_probe_and_one_reconnect() {
   seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 60000)),\"expiresAt\":$((now - 60000)),\"nextRetryAt\":$((now - 1)),\"failureCount\":1,\"lastError\":\"x\",\"lastFailureCode\":null}}}"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--count-file\",\"$T/probes\"")}}"
   export ECC_MCP_RECONNECT_COMMAND="echo x >> $T/reconnects; exit 1"
-  local pids=()
+  local i pids=()
   for i in $(seq 1 10); do
-    pre_payload svc | "$MCPHEALTH_BIN" hook --output exit-code >/dev/null 2>>"$T/err" &
+    pre_payload svc | "$MCPHEALTH_BIN" hook --output exit-code >/dev/null 2>"$T/err.$i" &
     pids+=($!)
   done
-  local blocked=0
-  for p in "${pids[@]}"; do
-    set +e; wait "$p"; [ $? -eq 2 ] && blocked=$((blocked + 1)); set -e
+  local rc verdicts=0 blocked=0 starved=0
+  for i in $(seq 1 10); do
+    set +e; wait "${pids[$((i - 1))]}"; rc=$?; set -e
+    if grep -q 'svc is unavailable (fixture crashed' "$T/err.$i"; then verdicts=$((verdicts + 1)); fi
+    if [ "$rc" -eq 2 ]; then
+      blocked=$((blocked + 1))
+    elif [ "$rc" -eq 0 ] && grep -q 'could not be probed (this machine is too busy' "$T/err.$i"; then
+      # A loaded machine (a sanitized run beside a burst of 96 hooks) starves a probe of CPU: it learns nothing,
+      # records nothing, allows, and hands the lock to the next hook. That is the rule, not a lost coalescing.
+      starved=$((starved + 1))
+    else
+      ERR=$(cat "$T/err.$i")
+      fail "hook $i exited $rc without a verdict or a busy machine"
+    fi
   done
-  assert_eq "$(line_count "$T/probes")" 1 "probes"
+  ERR=$(cat "$T"/err.*)
+  # One probe gave the verdict, one reconnect ran on it, and every hook after it read the verdict from the cache.
+  assert_eq "$verdicts" 1 "probes that gave a verdict"
   assert_eq "$(line_count "$T/reconnects")" 1 "reconnects"
-  assert_eq "$blocked" 10 "every call blocked"
+  assert_eq "$((blocked + starved))" 10 "every call blocked, or allowed on a starved probe"
+  local started; started=$(line_count "$T/probes")
+  [ "$started" -ge 1 ] && [ "$started" -le $((1 + starved)) ] || fail "server starts: $started for 1 verdict and $starved starved probes"
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["failureCount"]')" "2"
 }
 
