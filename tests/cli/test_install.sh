@@ -83,6 +83,30 @@ case_install_keeps_every_other_value_byte_for_byte() {
   assert_eq "$(cat "$(SETTINGS)")" "$original" "uninstall gives the original back"
 }
 
+case_the_users_own_hooks_keep_their_layout_through_install_and_uninstall() {
+  mkdir -p "$HOME/.claude"
+  # Four-space indents and groups on one line: not how a JSON library writes them.
+  printf '{\n    "hooks": {\n        "PreToolUse": [\n            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh"}]}\n        ],\n        "Stop": [ {"hooks": [{"type": "command", "command": "say done"}]} ]\n    },\n    "model": "opus"\n}\n' > "$(SETTINGS)"
+  local original; original=$(cat "$(SETTINGS)")
+  mcph install --dry-run
+  assert_eq "$RC" 0
+  # The two lines of the user's that change gain a comma; nothing of theirs is rewritten, and the new entries are
+  # indented by the file's own four spaces.
+  assert_eq "$(printf '%s\n' "$OUT" | grep -c '^-[^-]')" 2 "lines of the user's the diff takes out"
+  assert_contains "$OUT" '+        "Stop": [ {"hooks": [{"type": "command", "command": "say done"}]} ],'
+  assert_contains "$OUT" $'+            {\n+                "matcher": "mcp__.*",'
+  assert_contains "$OUT" $'+        "SessionStart": [\n+            {\n+                "hooks": ['
+  assert_contains "$OUT" '-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh"}]}'
+  assert_contains "$OUT" '+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/audit.sh"}]},'
+  mcph install
+  assert_eq "$RC" 0
+  check_registered "$(SETTINGS)"
+  assert_contains "$(cat "$(SETTINGS)")" '        "Stop": [ {"hooks": [{"type": "command", "command": "say done"}]} ]'
+  mcph uninstall
+  assert_eq "$RC" 0
+  assert_eq "$(cat "$(SETTINGS)")" "$original" "uninstall gives back the bytes"
+}
+
 case_two_installs_in_one_second_keep_both_backups() {
   seed_settings
   local original; original=$(cat "$(SETTINGS)")

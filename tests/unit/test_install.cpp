@@ -72,8 +72,7 @@ TEST_CASE("uninstall after install gives back the file's bytes", "[install]") {
   s.write(plan->after);
   auto undo = ops::plan_uninstall(s.file);
   REQUIRE(undo);
-  CHECK(parsed(undo->after) == parsed(original));
-  CHECK(undo->after.find("say done") != std::string::npos);
+  CHECK(undo->after == original);
 }
 
 TEST_CASE("install for Gemini CLI writes its events, its matcher and its entry", "[install]") {

@@ -2,6 +2,7 @@
 
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/json_edit.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
@@ -106,153 +107,12 @@ std::vector<std::string> remove_hooks(json::object& hooks, const std::function<b
   return removed;
 }
 
-/// Where one top-level member sits in a JSON object's text: its key, and the bytes from the member's first
-/// character (its key's quote) to the end of its value.
-struct MemberSpan {
-  std::string key;
-  std::size_t begin = 0;
-  std::size_t value_begin = 0;
-  std::size_t end = 0;
-};
-
-/// The end of the JSON value that starts at `at` (after white space) in `text`; npos when it does not end.
-std::size_t value_end(std::string_view text, std::size_t at) {
-  if (at >= text.size()) return std::string_view::npos;
-  if (text[at] == '"') {
-    for (std::size_t i = at + 1; i < text.size(); ++i) {
-      if (text[i] == '\\') ++i;
-      else if (text[i] == '"') return i + 1;
-    }
-    return std::string_view::npos;
-  }
-  if (text[at] == '{' || text[at] == '[') {
-    int depth = 0;
-    for (std::size_t i = at; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '"') {
-        const std::size_t e = value_end(text, i);
-        if (e == std::string_view::npos) return e;
-        i = e - 1;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-      } else if ((c == '}' || c == ']') && --depth == 0) {
-        return i + 1;
-      }
-    }
-    return std::string_view::npos;
-  }
-  std::size_t i = at; // a number or a literal
-  while (i < text.size() && std::string_view(",}] \t\r\n").find(text[i]) == std::string_view::npos) ++i;
-  return i;
-}
-
-std::size_t skip_space(std::string_view text, std::size_t i) {
-  while (i < text.size() && std::string_view(" \t\r\n").find(text[i]) != std::string_view::npos) ++i;
-  return i;
-}
-
-/// The top-level members of the object `text` holds, and where its closing brace is; nothing when the text is not
-/// one object this scanner can follow (then the whole file is written anew).
-std::optional<std::pair<std::vector<MemberSpan>, std::size_t>> top_level_members(std::string_view text) {
-  std::vector<MemberSpan> out;
-  std::size_t i = skip_space(text, 0);
-  if (i >= text.size() || text[i] != '{') return std::nullopt;
-  i = skip_space(text, i + 1);
-  if (i < text.size() && text[i] == '}') return std::make_pair(out, i);
-  for (;;) {
-    MemberSpan m;
-    m.begin = i;
-    const std::size_t key_end = value_end(text, i);
-    if (key_end == std::string_view::npos || text[i] != '"') return std::nullopt;
-    const util::JsonParse key = util::parse_json(text.substr(i, key_end - i));
-    if (!key || !key->is_string()) return std::nullopt;
-    m.key = std::string(key->get_string());
-    i = skip_space(text, key_end);
-    if (i >= text.size() || text[i] != ':') return std::nullopt;
-    m.value_begin = skip_space(text, i + 1);
-    m.end = value_end(text, m.value_begin);
-    if (m.end == std::string_view::npos) return std::nullopt;
-    out.push_back(m);
-    i = skip_space(text, m.end);
-    if (i < text.size() && text[i] == ',') {
-      i = skip_space(text, i + 1);
-      continue;
-    }
-    if (i < text.size() && text[i] == '}') return std::make_pair(out, i);
-    return std::nullopt;
-  }
-}
-
-/// `value` as pretty JSON indented to sit one level inside the file's object.
-std::string nested_json(const json::value& value) {
-  std::string text = util::pretty_json(value);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  std::string out;
-  for (char c : text) {
-    out += c;
-    if (c == '\n') out += "  ";
-  }
-  return out;
-}
-
-/// The new text: `before` with only the top-level members in `edited` replaced, removed or added as `root` has
-/// them, so every other byte (numbers like 1e400, long integers, escapes, the user's layout) stays as it was.
-/// Falls back to writing `root` whole when `before` is empty or cannot be followed.
-std::string splice(const std::string& before, const json::object& root, const std::vector<std::string>& edited) {
-  const auto members = util::trim(before).empty() ? std::nullopt : top_level_members(before);
-  if (!members || members->first.empty()) return util::pretty_json(root); // nothing of the user's to keep
-  std::string text = before;
-  std::vector<MemberSpan> spans = members->first;
-  const auto goes = [&](const MemberSpan& m) {
-    return std::find(edited.begin(), edited.end(), m.key) != edited.end() && !root.contains(m.key);
-  };
-  if (std::all_of(spans.begin(), spans.end(), goes)) return util::pretty_json(root); // nothing of the user's is left
-  std::vector<std::string> added;
-  for (const std::string& key : edited) {
-    if (std::none_of(spans.begin(), spans.end(), [&](const MemberSpan& m) { return m.key == key; }) && root.contains(key)) {
-      added.push_back(key);
-    }
-  }
-  if (!added.empty()) {
-    std::string insert;
-    for (const std::string& key : added) {
-      insert += ",\n  " + json::serialize(json::value(key)) + ": " + nested_json(root.at(key));
-    }
-    text.insert(spans.back().end, insert); // after the last member
-
-  }
-  // Every edit in the original text's offsets, applied from the end backwards so earlier ones keep theirs. A run of
-  // removed members goes as one range with the comma that separates it from a neighbour.
-  struct Edit {
-    std::size_t from, to;
-    std::string with;
-  };
-  std::vector<Edit> edits;
-  const auto is_edited = [&](const MemberSpan& m) { return std::find(edited.begin(), edited.end(), m.key) != edited.end(); };
-  for (std::size_t i = 0; i < spans.size(); ++i) {
-    if (!is_edited(spans[i])) continue;
-    if (const json::value* now = root.if_contains(spans[i].key)) {
-      edits.push_back({spans[i].value_begin, spans[i].end, nested_json(*now)});
-      continue;
-    }
-    std::size_t last = i;
-    while (last + 1 < spans.size() && is_edited(spans[last + 1]) && !root.contains(spans[last + 1].key)) ++last;
-    if (last + 1 < spans.size()) edits.push_back({spans[i].begin, spans[last + 1].begin, {}});
-    else if (i > 0) edits.push_back({spans[i - 1].end, spans[last].end, {}});
-    else edits.push_back({spans[i].begin, spans[last].end, {}});
-    i = last;
-  }
-  for (auto e = edits.rbegin(); e != edits.rend(); ++e) text.replace(e->from, e->to - e->from, e->with);
-  return text;
-}
-
-void finish(InstallPlan& plan, const json::object& root, bool modified, const agent::Agent& agent) {
+void finish(InstallPlan& plan, const json::object& root, bool modified) {
   // Unchanged means the same bytes: a file formatted differently is never rewritten for nothing. Changed, only
-  // the members install edits are written anew; the rest of the file keeps its bytes.
-  std::vector<std::string> edited = {"hooks", "statusLine"};
-  for (const auto& kv : agent.registration.file_keys()) edited.push_back(kv.first);
+  // what install changed is written anew (to the entry in a list of the user's hooks), so uninstall gives back
+  // the bytes install began from.
   if (modified && root.empty()) plan.after = "{}\n"; // nothing of the user's to keep
-  else plan.after = modified ? splice(plan.before, root, edited) : plan.before;
+  else plan.after = modified ? util::rewrite_json(plan.before, root) : plan.before;
 }
 
 } // namespace
@@ -357,7 +217,7 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
                            "; left as it is (mcphealth status --statusline can be part of it)");
     }
   }
-  finish(plan, root, modified, agent);
+  finish(plan, root, modified);
   return plan;
 }
 
@@ -386,7 +246,7 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agen
     root.clear();
   }
   if (!modified) plan.notes.push_back("mcphealth is not registered here");
-  finish(plan, root, modified, agent);
+  finish(plan, root, modified);
   return plan;
 }
 

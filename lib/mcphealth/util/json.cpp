@@ -178,9 +178,10 @@ void write_scalar(std::string& out, const json::value& v) {
   out += json::serialize(v);
 }
 
-void write_pretty(std::string& out, const json::value& v, int depth) {
-  const std::string indent(static_cast<std::size_t>(depth + 1) * 2, ' ');
-  const std::string closing(static_cast<std::size_t>(depth) * 2, ' ');
+void write_pretty(std::string& out, const json::value& v, std::string_view unit, std::size_t depth) {
+  std::string closing;
+  for (std::size_t i = 0; i < depth; ++i) closing += unit;
+  const std::string indent = closing + std::string(unit);
   if (v.is_object()) {
     const auto& obj = v.get_object();
     if (obj.empty()) {
@@ -195,7 +196,7 @@ void write_pretty(std::string& out, const json::value& v, int depth) {
       out += indent;
       out += json::serialize(json::value(kv.key()));
       out += ": ";
-      write_pretty(out, kv.value(), depth + 1);
+      write_pretty(out, kv.value(), unit, depth + 1);
     }
     out += "\n" + closing + "}";
   } else if (v.is_array()) {
@@ -210,7 +211,7 @@ void write_pretty(std::string& out, const json::value& v, int depth) {
       if (!first) out += ",\n";
       first = false;
       out += indent;
-      write_pretty(out, item, depth + 1);
+      write_pretty(out, item, unit, depth + 1);
     }
     out += "\n" + closing + "]";
   } else {
@@ -220,9 +221,9 @@ void write_pretty(std::string& out, const json::value& v, int depth) {
 
 } // namespace
 
-std::string pretty_json(const json::value& value) {
+std::string pretty_json(const json::value& value, std::string_view unit) {
   std::string out;
-  write_pretty(out, value, 0);
+  write_pretty(out, value, unit, 0);
   out += "\n";
   return out;
 }
