@@ -1,6 +1,7 @@
 // libFuzzer target for everything mcphealth parses from outside: hook payloads (whole or cut off), state files,
-// config definitions, policy files, SSE streams (bounded), JSON-RPC messages and the tool-name split. The hook must never crash into a session; this hunts for
-// inputs that would make it. Build and run with scripts/fuzz.
+// config definitions, settings files as install rewrites them, policy files, SSE streams (bounded), JSON-RPC
+// messages and the tool-name split. The hook must never crash into a session; this hunts for inputs that would
+// make it. Build and run with scripts/fuzz.
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/expand.hpp>
 #include <mcphealth/config/policy.hpp>
@@ -12,6 +13,7 @@
 #include <mcphealth/mcp/transport.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/json_edit.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -133,6 +135,22 @@ void as_protocol(std::string_view text, const json::value* value) {
 
 } // namespace
 
+/// A settings file install edits: written back unchanged it keeps every byte; an entry added reads back as the
+/// edited value, and taking it out again reads back as the original.
+void as_settings_file(std::string_view text, const json::value& v) {
+  check(util::rewrite_json(text, v) == text);
+  json::value edited = v;
+  const json::value entry = json::object{{"matcher", "mcp__.*"}, {"hooks", json::array{json::object{{"command", "mcphealth hook"}}}}};
+  if (edited.is_object()) edited.get_object()["zz-fuzz"] = entry;
+  else if (edited.is_array()) edited.get_array().push_back(entry);
+  else return;
+  const std::string out = util::rewrite_json(text, edited);
+  const util::JsonParse reread = util::parse_json(out);
+  check(reread && *reread == edited);
+  const util::JsonParse back = util::parse_json(util::rewrite_json(out, v));
+  check(back && *back == v);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   as_payload(text);
@@ -141,6 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (parsed) {
     as_state(*parsed);
     as_config(*parsed);
+    as_settings_file(text, *parsed);
   }
   as_protocol(text, parsed ? &*parsed : nullptr);
   as_policy(text);

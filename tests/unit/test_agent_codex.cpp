@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 
 using namespace mcphealth;
 using testing::TempDir;
@@ -127,6 +128,53 @@ args = ["project"]
   CHECK(svc->definition.raw.at("args").at(0) == "project");
   CHECK(svc->definition.raw.at("env").at("FROM_USER") == "1"); // the user's keys the project does not set stay
   CHECK(std::find(res.read_files.begin(), res.read_files.end(), proj / ".codex" / "config.toml") != res.read_files.end());
+}
+
+namespace {
+/// The disk, except for the files it is given: the system's config.toml is outside any scratch folder.
+class DiskWith final : public util::FileReader {
+public:
+  explicit DiskWith(std::map<fs::path, std::string> files) : m_files(std::move(files)) {}
+  util::Result<std::string, util::ReadError> read(const fs::path& path, std::size_t max_bytes) override {
+    if (auto it = m_files.find(path); it != m_files.end()) return it->second;
+    return util::disk().read(path, max_bytes);
+  }
+  std::optional<util::FileStamp> stat(const fs::path& path) override {
+    if (auto it = m_files.find(path); it != m_files.end()) return util::FileStamp{static_cast<std::int64_t>(it->second.size()), 0, true};
+    return util::disk().stat(path);
+  }
+
+private:
+  std::map<fs::path, std::string> m_files;
+};
+} // namespace
+
+TEST_CASE("codex: /etc/codex/config.toml lies under the user's, key by key, and CODEX_HOME replaces ~/.codex",
+          "[agent_codex]") {
+  // As `codex mcp list` showed it (0.171.0): the user's `command` over the system's, the system's `args` kept.
+  TempDir dir;
+  const fs::path home = dir.path() / "home", alt = dir.path() / "alt", proj = dir.path() / "proj";
+  write(home / ".codex" / "config.toml", "[mcp_servers.svc]\ncommand = \"/bin/true\"\n");
+  write(alt / "config.toml", "[mcp_servers.other]\ncommand = \"/bin/true\"\n");
+  DiskWith reader(std::map<fs::path, std::string>{
+      {"/etc/codex/config.toml", "[mcp_servers.svc]\ncommand = \"/bin/false\"\nargs = [\"sys\"]\n\n"
+                                 "[mcp_servers.managed]\ncommand = \"/bin/true\"\n"}});
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  in.reader = &reader;
+  config::Resolution res = codex().catalogue.resolve(in, util::MapEnvironment{{"HOME", home.string()}});
+  REQUIRE(res.winner("svc"));
+  CHECK(res.winner("svc")->scope == config::Scope::user);
+  CHECK(res.winner("svc")->definition.raw.at("command") == "/bin/true");
+  CHECK(res.winner("svc")->definition.raw.at("args").at(0) == "sys");
+  REQUIRE(res.winner("managed"));
+  CHECK(res.winner("managed")->scope == config::Scope::managed);
+
+  res = codex().catalogue.resolve(in, util::MapEnvironment{{"HOME", home.string()}, {"CODEX_HOME", alt.string()}});
+  CHECK(res.winner("other"));
+  REQUIRE(res.winner("svc"));
+  CHECK(res.winner("svc")->scope == config::Scope::managed); // ~/.codex is not read at all
 }
 
 TEST_CASE("codex: a project is its git root, and every folder down to the session's adds its file", "[agent_codex]") {
