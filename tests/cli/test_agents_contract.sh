@@ -138,4 +138,35 @@ args = [\"$STDIO_SERVER\", \"--mode\", \"crash\"]"
   assert_eq "$(entry_field svc updatedBy)" refresh
 }
 
+case_stdio_servers_start_where_and_with_what_their_agent_gives_them() {
+  # Claude Code starts a project's server in the project: a probe run from elsewhere (cron runs in $HOME) must too,
+  # or a server with relative paths is recorded down and its calls blocked.
+  cp "$STDIO_SERVER" "$PROJ/srv.py"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"rel\":{\"command\":\"$PY\",\"args\":[\"./srv.py\",\"--mode\",\"healthy\"]}}}"
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true}}}"
+  mkdir -p "$T/elsewhere"
+  (cd "$T/elsewhere" && mcph probe --all --agent claude-code --json && printf '%s\n' "$RC" "$OUT" > "$T/from-elsewhere")
+  assert_eq "$(head -1 "$T/from-elsewhere")" 0 "$(cat "$T/from-elsewhere")"
+  assert_eq "$(json_eval "$(tail -n +2 "$T/from-elsewhere")" '[s["status"] for s in d["servers"] if s["name"] == "rel"]')" '["healthy"]'
+  # Codex CLI starts one in the `cwd` it names (from the session's folder), with a few of its variables and the
+  # ones `env_vars` lists; a `cwd` that is not there fails it.
+  mkdir -p "$PROJ/sub"
+  export LISTED=1 NOT_PASSED=1
+  write_config "$HOME/.codex/config.toml" "[mcp_servers.cx]
+command = \"/bin/sh\"
+args = [\"-c\", '[ \"\$(pwd)\" = \"$PROJ/sub\" ] && [ -z \"\${NOT_PASSED:-}\" ] && [ \"\$LISTED\" = 1 ] && exec \"$PY\" \"$STDIO_SERVER\" --mode healthy; echo \"wrong start: \$(pwd) \${NOT_PASSED:-}\" >&2; exit 3']
+cwd = \"sub\"
+env_vars = [\"LISTED\"]
+
+[mcp_servers.gone]
+command = \"$PY\"
+args = [\"$STDIO_SERVER\", \"--mode\", \"healthy\"]
+cwd = \"/nonexistent/folder\""
+  mcph probe --all --agent codex --json
+  assert_eq "$RC" 1 "gone is down: $OUT"
+  assert_eq "$(json_eval "$OUT" '{s["name"]: s["status"] for s in d["servers"]}')" '{"cx": "healthy", "gone": "unhealthy"}'
+  assert_contains "$(json_eval "$OUT" '[s["reason"] for s in d["servers"] if s["name"] == "gone"][0]')" \
+    "its folder /nonexistent/folder is not there (cwd)"
+}
+
 main "$@"

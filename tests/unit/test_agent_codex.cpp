@@ -171,6 +171,18 @@ TEST_CASE("codex: /etc/codex/config.toml lies under the user's, key by key, and 
   REQUIRE(res.winner("managed"));
   CHECK(res.winner("managed")->scope == config::Scope::managed);
 
+  // Codex passes a stdio server only a few of its variables and the ones `env_vars` lists, in the `cwd` it names
+  // (from the session's folder), its args as written; seen from a server that printed them.
+  write(home / ".codex" / "config.toml",
+        "[mcp_servers.svc]\ncommand = \"/bin/true\"\nargs = [\"${HOME}\"]\ncwd = \"sub\"\nenv_vars = [\"LISTED\"]\n");
+  res = codex().catalogue.resolve(
+      in, util::MapEnvironment{{"HOME", home.string()}, {"PATH", "/bin"}, {"LISTED", "1"}, {"API_KEY", "k"}, {"LANG", "C"}});
+  REQUIRE(res.winner("svc"));
+  const auto& svc = std::get<config::StdioServer>(res.winner("svc")->resolved->transport);
+  CHECK(svc.cwd == proj / "sub");
+  CHECK(svc.args == std::vector<std::string>{"${HOME}"}); // as written: Codex does not expand it
+  CHECK(svc.environment == std::vector<std::string>{"HOME=" + home.string(), "LANG=C", "LISTED=1", "PATH=/bin"});
+
   res = codex().catalogue.resolve(in, util::MapEnvironment{{"HOME", home.string()}, {"CODEX_HOME", alt.string()}});
   CHECK(res.winner("other"));
   REQUIRE(res.winner("svc"));

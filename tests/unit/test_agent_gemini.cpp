@@ -120,7 +120,7 @@ TEST_CASE("gemini: a trusted folder's project server replaces the user one whole
   write(home / ".gemini" / "settings.json",
         R"({"mcpServers":{"svc":{"command":"/bin/true","args":["user"]},"web":{"httpUrl":"http://127.0.0.1:9/mcp"},)"
         R"("old":{"url":"http://127.0.0.1:9/sse"}}})");
-  write(proj / ".gemini" / "settings.json", R"({"mcpServers":{"svc":{"command":"/bin/echo"}}})");
+  write(proj / ".gemini" / "settings.json", R"({"mcpServers":{"svc":{"command":"/bin/echo","cwd":"sub"}}})");
   write(home / ".gemini" / "trustedFolders.json", "{\"" + proj.string() + "\":\"TRUST_FOLDER\"}");
   config::DiscoveryInputs in;
   in.project_dir = proj;
@@ -131,6 +131,8 @@ TEST_CASE("gemini: a trusted folder's project server replaces the user one whole
   REQUIRE(svc);
   CHECK(svc->scope == config::Scope::project);
   CHECK(svc->definition.raw.contains("args") == false);
+  // Its `cwd` is taken from the session's folder, as Gemini CLI 0.61.0 started it.
+  CHECK(std::get<config::StdioServer>(svc->resolved->transport).cwd == proj / "sub");
   REQUIRE(res.candidates_for("svc").size() == 2);
   CHECK(res.candidates_for("svc")[1]->standing == config::Standing::shadowed);
   const config::Candidate* web = res.winner("web");

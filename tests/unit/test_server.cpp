@@ -70,3 +70,28 @@ TEST_CASE("unset variables are listed once", "[server]") {
   auto resolved = config::resolve_server(def(R"({"command":"${BIN}","args":["${KEY}","${KEY}"]})"), util::MapEnvironment{});
   CHECK(resolved.unset_vars == std::vector<std::string>{"BIN", "KEY"});
 }
+
+TEST_CASE("a stdio server starts in the session's folder, or the folder its definition names, from there",
+          "[server]") {
+  const util::MapEnvironment env({{"PATH", "/usr/bin:/bin"}, {"SUB", "from-var"}});
+  const auto cwd_of = [&](config::ServerDefinition d) {
+    return std::get<config::StdioServer>(config::resolve_server(d, env, "/srv/proj").transport).cwd;
+  };
+  config::ServerDefinition d = def(R"({"command":"./run.sh"})");
+  CHECK(cwd_of(d) == "/srv/proj");
+  // A relative command starts from there too, as the agent's own spawn finds it.
+  CHECK(std::get<config::StdioServer>(config::resolve_server(d, env, "/srv/proj").transport).executable == "/srv/proj/run.sh");
+  d.cwd = "tools/../sub";
+  CHECK(cwd_of(d) == "/srv/proj/sub");
+  d.cwd = "/opt/${SUB}";
+  CHECK(cwd_of(d) == "/opt/from-var");
+}
+
+TEST_CASE("only the variables the agent passes on reach the server, and its env comes on top", "[server]") {
+  const util::MapEnvironment env({{"PATH", "/usr/bin:/bin"}, {"HOME", "/h"}, {"API_KEY", "k"}, {"LISTED", "1"}});
+  config::ServerDefinition d = def(R"({"command":"/bin/true","env":{"SET":"2"}})");
+  d.passed_env = std::vector<std::string>{"PATH", "HOME", "LISTED"};
+  const auto resolved = config::resolve_server(d, env, "/srv/proj");
+  const std::vector<std::string>& e = std::get<config::StdioServer>(resolved.transport).environment;
+  CHECK(e == std::vector<std::string>{"HOME=/h", "LISTED=1", "PATH=/usr/bin:/bin", "SET=2"});
+}

@@ -90,6 +90,27 @@ json::object as_probed(json::object raw) {
   return raw;
 }
 
+/// What of its own environment Codex passes to a stdio server (0.171.0, seen from a server that printed it): these
+/// names, then the `env_vars` the definition lists; its `env` table comes on top.
+constexpr std::string_view k_passed_env[] = {"HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING",
+                                             "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ", "SSL_CERT_FILE",
+                                             "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+                                             "CODEX_CA_CERTIFICATE"};
+
+/// Codex's rules for starting a stdio server, on its definition: as written (no `${VAR}` expansion), where (`cwd`,
+/// from the session's folder) and with which of the hook's variables.
+void start_as_codex(config::ServerDefinition& def) {
+  def.expansion = config::VarExpansion::literal;
+  def.cwd = util::get_string(def.raw, "cwd").value_or("");
+  std::vector<std::string> names(std::begin(k_passed_env), std::end(k_passed_env));
+  if (const json::value* listed = def.raw.if_contains("env_vars"); listed && listed->is_array()) {
+    for (const json::value& name : listed->get_array()) {
+      if (name.is_string()) names.emplace_back(name.get_string());
+    }
+  }
+  def.passed_env = std::move(names);
+}
+
 /// Whether the user trusts the project at `folders` (root first): the deepest folder with a `[projects."<dir>"]`
 /// entry in the user's config.toml decides; none: not trusted.
 std::pair<bool, std::string> project_trust(const std::vector<fs::path>& folders, const json::object& user_config,
@@ -143,6 +164,7 @@ protected:
           config::Candidate c;
           c.definition = def;
           c.definition.raw = as_probed(def.raw);
+          start_as_codex(c.definition);
           c.tool_server = codex_tool_server(def.name);
           c.scope = scope;
           c.project = config::absolute_normal(inputs.project_dir).string();
@@ -174,6 +196,7 @@ protected:
         c.reason = "enabled = false in " + c.definition.source.string();
       }
       c.definition.raw = as_probed(std::move(c.definition.raw));
+      start_as_codex(c.definition);
       res.candidates.push_back(std::move(c));
     }
     for (config::Candidate& c : refused) res.candidates.push_back(std::move(c));

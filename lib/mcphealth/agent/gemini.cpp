@@ -300,6 +300,8 @@ protected:
         config::Candidate c;
         c.definition = def;
         c.definition.raw = as_probed(def.raw);
+        // Seen in 0.61.0: a relative `cwd` is taken from the session's folder; a missing one fails the server.
+        c.definition.cwd = util::get_string(def.raw, "cwd").value_or("");
         c.tool_server = config::tool_server_name(def.name);
         c.scope = layer.scope;
         if (layer.scope == config::Scope::project) c.project = config::absolute_normal(inputs.project_dir).string();

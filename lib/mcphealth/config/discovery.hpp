@@ -70,12 +70,24 @@ DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<std::
 /// removed, so a remembered "no definition" can be trusted until then.
 std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::FileReader& reader = util::disk());
 
+/// How an agent reads `${VAR}` in a stdio definition's command, args, env and cwd: expanded from its environment
+/// (Claude Code, Gemini CLI), or as written (Codex CLI, seen passing `${HOME}` on to a server unchanged).
+enum class VarExpansion { expanded, literal };
+
 /// A server definition as found, before expansion.
 struct ServerDefinition {
   std::string name;
   std::filesystem::path source;
   std::string scope;
   boost::json::object raw;
+  /// The folder the agent starts it in, as its config names it (Codex CLI's and Gemini CLI's `cwd`; a relative one
+  /// is taken from the session's folder); empty: the session's folder, where Claude Code starts every server.
+  std::string cwd = {};
+  /// The names of the hook's environment the agent passes on to it (Codex CLI: a few, and the `env_vars` listed);
+  /// nothing: every one, as the other agents do.
+  std::optional<std::vector<std::string>> passed_env = {};
+  /// Whether the agent expands `${VAR}` in what starts a stdio server.
+  VarExpansion expansion = VarExpansion::expanded;
 };
 
 /// What reading one source found.

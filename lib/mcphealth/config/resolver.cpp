@@ -84,7 +84,7 @@ void pick_winners(Resolution& res, const util::Environment& env) {
       c.reason = "shadowed by " + earlier->definition.source.string() + " (" + std::string(scope_name(earlier->scope)) + ")";
       continue;
     }
-    c.resolved = resolve_server(c.definition, env);
+    c.resolved = resolve_server(c.definition, env, res.project_dir);
     // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
     c.fingerprint = definition_fingerprint(*c.resolved);
   }
@@ -135,6 +135,12 @@ std::string definition_fingerprint(const ResolvedServer& server) {
       (void)env;
     }
     field(hash_hex(values));
+    // A folder the definition names is part of what it starts (a relative one differs per session); the session's
+    // own folder is not, so a user's server keeps one verdict across the folders it is used in.
+    if (!server.definition.cwd.empty()) {
+      field("cwd");
+      field(stdio->cwd.string());
+    }
   } else if (const auto* http = std::get_if<HttpServer>(&server.transport)) {
     field(http->type);
     field(http->url);

@@ -64,7 +64,8 @@ struct Candidate {
   /// stays literal text, as Claude Code starts it; `resolved->unset_vars` names it).
   std::optional<ResolvedServer> resolved;
   /// For active definitions: the name and what decides a probe (transport, command, args, env
-  /// names and a hash of the values, url, header names): one verdict per fingerprint.
+  /// names and a hash of the values, the folder the definition names, url, header names): one verdict per
+  /// fingerprint.
   std::string fingerprint;
 
   /// True when this is the definition Claude Code uses for its name.

@@ -3,6 +3,7 @@
 #include <mcphealth/config/expand.hpp>
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@ fs::path find_on_path(const std::string& command, const std::vector<std::string>
   return {};
 }
 
-ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env) {
+ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env, const fs::path& session_folder) {
   ResolvedServer out{def, UnsupportedServer{"unsupported MCP server config"}, {}};
   const json::object& raw = def.raw;
   auto expand = [&](std::string_view s) { return expand_vars(s, env, out.unset_vars); };
@@ -70,18 +71,21 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
     return out;
   }
   if ((type.empty() || type == "stdio") && command && !command->empty()) {
+    const auto as_started = [&](std::string_view s) {
+      return def.expansion == VarExpansion::literal ? std::string(s) : expand(s);
+    };
     StdioServer stdio;
-    stdio.command = expand(*command);
+    stdio.command = as_started(*command);
     if (auto it = raw.find("args"); it != raw.end() && it->value().is_array()) {
       for (const auto& a : it->value().get_array()) {
-        if (a.is_string()) stdio.args.push_back(expand(a.get_string()));
+        if (a.is_string()) stdio.args.push_back(as_started(a.get_string()));
         else if (a.is_number()) stdio.args.push_back(json::serialize(a));
       }
     }
     std::vector<std::pair<std::string, std::string>> overrides;
     if (const json::object* env_obj = util::get_object(raw, "env")) {
       for (const auto& kv : *env_obj) {
-        std::string value = kv.value().is_string() ? expand(kv.value().get_string()) : json::serialize(kv.value());
+        std::string value = kv.value().is_string() ? as_started(kv.value().get_string()) : json::serialize(kv.value());
         overrides.emplace_back(std::string(kv.key()), value);
         stdio.env_names.emplace_back(kv.key());
       }
@@ -90,10 +94,20 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
       const std::string name = entry.substr(0, entry.find('='));
       bool overridden = false;
       for (const auto& [k, v] : overrides) overridden = overridden || k == name;
-      if (!overridden) stdio.environment.push_back(entry);
+      const bool passed =
+          !def.passed_env || std::find(def.passed_env->begin(), def.passed_env->end(), name) != def.passed_env->end();
+      if (!overridden && passed) stdio.environment.push_back(entry);
     }
     for (const auto& [k, v] : overrides) stdio.environment.push_back(k + "=" + v);
+    // Where the agent starts it: a server whose args name files relative to the project must find them from a
+    // probe run anywhere (cron runs in $HOME).
+    std::error_code ignored;
+    const fs::path session = session_folder.empty() ? fs::current_path(ignored) : absolute_normal(session_folder);
+    stdio.cwd = def.cwd.empty() ? session : (session / as_started(def.cwd)).lexically_normal();
     stdio.executable = find_on_path(stdio.command, stdio.environment);
+    if (!stdio.executable.empty() && stdio.executable.is_relative()) {
+      stdio.executable = (stdio.cwd / stdio.executable).lexically_normal();
+    }
     out.transport = std::move(stdio);
     return out;
   }

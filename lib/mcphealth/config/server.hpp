@@ -19,8 +19,11 @@ struct StdioServer {
   /// The file to execute: `command` itself when it has a `/`, else found on the merged PATH; empty if not found.
   std::filesystem::path executable;
   std::vector<std::string> args;
-  /// The hook's environment with the definition's `env` merged over it, as `NAME=value`.
+  /// The hook's environment (what of it the agent passes on) with the definition's `env` merged over it, as
+  /// `NAME=value`.
   std::vector<std::string> environment;
+  /// The folder it starts in, as the agent starts it there: the session's, or the one the definition names.
+  std::filesystem::path cwd;
   /// The names the definition's `env` sets (values are secrets and never shown).
   std::vector<std::string> env_names;
 };
@@ -51,8 +54,10 @@ struct ResolvedServer {
 /// A transport as output names it: `stdio`, `http`, `sse`, or `unsupported`.
 std::string transport_name(const Transport& transport);
 
-/// Resolves a definition against `env` (the hook's environment).
-ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env);
+/// Resolves a definition against `env` (the hook's environment), for a session in `session_folder` (empty: this
+/// process's folder).
+ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env,
+                              const std::filesystem::path& session_folder = {});
 
 /// True for a regular file this process may execute (not a folder, not a file without an execute bit).
 bool is_executable_file(const std::filesystem::path& path);

@@ -9,15 +9,28 @@
 
 #include <cerrno>
 #include <poll.h>
+#include <sys/stat.h>
 
 namespace mcphealth::probe {
 
 namespace {
 /// Starts the server in its own process group; on failure fills `r` (`spawn <command> ENOENT`) and returns nothing.
 std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, ProbeResult& r) {
+  // The agent cannot start it there either: the folder's fault, said as such (a failed chdir reads like exec's).
+  struct stat folder {};
+  if (!server.cwd.empty() && (::stat(server.cwd.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode))) {
+    const int why = errno;
+    if (is_local_fault(why)) {
+      r = local_fault("stat " + server.cwd.string(), why);
+      return nullptr;
+    }
+    r.kind = Kind::spawn_failed;
+    r.reason = "spawn " + server.command + ": its folder " + server.cwd.string() + " is not there (cwd)";
+    return nullptr;
+  }
   int error = ENOENT;
   if (!server.executable.empty()) {
-    auto spawned = proc::spawn({server.executable, server.args, server.environment});
+    auto spawned = proc::spawn({server.executable, server.args, server.environment, server.cwd});
     if (spawned) return std::move(*spawned);
     error = spawned.error().code;
   }

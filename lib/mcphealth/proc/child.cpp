@@ -75,6 +75,18 @@ struct ExactEnvironment {
   }
 };
 
+/// Starts the child in `folder` (nothing to do when empty). Its own hook rather than Boost's process_start_dir, for
+/// the same reason as OwnGroupInit's variadic error hook: one signature for every Boost 1.8x launcher.
+struct StartFolder {
+  std::filesystem::path folder;
+
+  template <typename Launcher>
+  bp::error_code on_exec_setup(Launcher&, const std::filesystem::path&, const char* const*) {
+    if (!folder.empty() && ::chdir(folder.c_str()) != 0) return bp::error_code(errno, boost::system::system_category());
+    return {};
+  }
+};
+
 /// The two ends of a pipe, closed on exec (the child gets its end through dup2).
 struct Pipe {
   util::UniqueFd read;
@@ -269,10 +281,11 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
     bp::process_stdio stdio{in->read.get(), out->write.get(), err->write.get()};
     if (spec.environment) {
       proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
-                                                  ExactEnvironment(*spec.environment), OwnGroupInit{}));
+                                                  ExactEnvironment(*spec.environment), StartFolder{spec.cwd},
+                                                  OwnGroupInit{}));
     } else {
-      proc.emplace(
-          bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio, OwnGroupInit{}));
+      proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
+                                                  StartFolder{spec.cwd}, OwnGroupInit{}));
     }
   }
   // The child's ends are its own now.

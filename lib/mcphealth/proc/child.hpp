@@ -21,6 +21,8 @@ struct SpawnSpec {
   std::vector<std::string> args;
   /// `NAME=value` entries; nothing = inherit this process's environment.
   std::optional<std::vector<std::string>> environment;
+  /// The folder it starts in; empty: this process's.
+  std::filesystem::path cwd = {};
 };
 
 /// How a process ended.
