@@ -100,6 +100,7 @@ json::object to_json(const ops::Explanation& e) {
     o["plugin"] = s.plugin ? json::value(*s.plugin) : json::value(nullptr);
     o["commandLine"] = s.kind == "stdio" ? json::value(s.command_line) : json::value(nullptr);
     o["resolvedCommand"] = s.resolved_command ? json::value(*s.resolved_command) : json::value(nullptr);
+    o["startsIn"] = s.kind == "stdio" ? json::value(s.start_folder) : json::value(nullptr);
     o["reconnectCommand"] = s.reconnect ? json::value(reconnect_text(*s.reconnect)) : json::value(nullptr);
     o["reconnectVariable"] = s.reconnect ? json::value(s.reconnect->variable) : json::value(nullptr);
     json::object own;
@@ -159,6 +160,7 @@ void print_text(const ops::Explanation& e, bool color) {
     if (s.kind == "stdio") {
       say("    command: %s\n", s.command_line.c_str());
       say("    on PATH: %s\n", s.resolved_command ? s.resolved_command->c_str() : "NO, not found");
+      say("    starts in: %s\n", s.start_folder.c_str());
     } else if (s.kind != "unsupported") {
       say("    url: %s\n", s.target.c_str());
     } else {

@@ -167,6 +167,8 @@ cwd = \"/nonexistent/folder\""
   assert_eq "$(json_eval "$OUT" '{s["name"]: s["status"] for s in d["servers"]}')" '{"cx": "healthy", "gone": "unhealthy"}'
   assert_contains "$(json_eval "$OUT" '[s["reason"] for s in d["servers"] if s["name"] == "gone"][0]')" \
     "its folder /nonexistent/folder is not there (cwd)"
+  mcph explain-config --agent codex --json
+  assert_eq "$(json_eval "$OUT" '{s["name"]: s["startsIn"] for s in d["servers"]}')" "{\"cx\": \"$PROJ/sub\", \"gone\": \"/nonexistent/folder\"}"
 }
 
 main "$@"

@@ -219,6 +219,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       s.command_line = util::shell_quote(stdio->command);
       for (const auto& a : s.args) s.command_line += " " + util::shell_quote(a);
       s.env_names = stdio->env_names;
+      s.start_folder = stdio->cwd.string();
       if (!stdio->executable.empty() && config::is_executable_file(stdio->executable)) {
         s.resolved_command = stdio->executable.string();
       }

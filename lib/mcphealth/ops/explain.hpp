@@ -68,6 +68,8 @@ struct ServerExplanation {
   std::string command_line;
   /// For stdio: where the command resolves, or nothing when it is not on PATH.
   std::optional<std::string> resolved_command;
+  /// For stdio: the folder it starts in (its session's, or the `cwd` its definition names).
+  std::string start_folder;
   std::vector<std::string> env_names;
   std::vector<std::string> header_names;
   std::vector<std::string> unset_vars;
