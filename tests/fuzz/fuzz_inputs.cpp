@@ -135,12 +135,13 @@ void as_protocol(std::string_view text, const json::value* value) {
 
 } // namespace
 
-/// A settings file install edits: written back unchanged it keeps every byte; an entry added reads back as the
-/// edited value, and taking it out again reads back as the original.
+/// A settings file install edits: written back unchanged it keeps every byte; an entry added (install adds, it
+/// never replaces a value of the user's) reads back as the edited value, and taken out again, as the original.
 void as_settings_file(std::string_view text, const json::value& v) {
   check(util::rewrite_json(text, v) == text);
   json::value edited = v;
   const json::value entry = json::object{{"matcher", "mcp__.*"}, {"hooks", json::array{json::object{{"command", "mcphealth hook"}}}}};
+  if (edited.is_object() && edited.get_object().contains("zz-fuzz")) return;
   if (edited.is_object()) edited.get_object()["zz-fuzz"] = entry;
   else if (edited.is_array()) edited.get_array().push_back(entry);
   else return;
