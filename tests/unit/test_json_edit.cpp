@@ -81,10 +81,15 @@ TEST_CASE("an empty object gains its first member on a line of its own, and losi
   CHECK(edited(added, [](json::value& v) { v.at("hooks").as_object().erase("Stop"); }) == text);
 }
 
-TEST_CASE("text that is not one JSON value, or an object with a repeated key, is written anew", "[json_edit]") {
+TEST_CASE("text that is not one JSON value is written anew", "[json_edit]") {
   const json::value v = json::object{{"a", 1}};
   CHECK(util::rewrite_json("", v) == "{\n  \"a\": 1\n}\n");
   CHECK(util::rewrite_json("{\"a\": ", v) == "{\n  \"a\": 1\n}\n");
   CHECK(util::rewrite_json("{} {}", v) == "{\n  \"a\": 1\n}\n");
-  CHECK(util::rewrite_json("{\"a\": 2, \"a\": 3}", v) == "{\n  \"a\": 1\n}");
+}
+
+TEST_CASE("a key written twice is changed at its last place, where it counts, and goes from both", "[json_edit]") {
+  const std::string text = "{\"a\": 2, \"b\": 3e9, \"a\": 3}";
+  CHECK(edited(text, [](json::value& v) { v.as_object()["a"] = 1; }) == "{\"a\": 2, \"b\": 3e9, \"a\": 1}");
+  CHECK(edited(text, [](json::value& v) { v.as_object().erase("a"); }) == "{\"b\": 3e9}");
 }

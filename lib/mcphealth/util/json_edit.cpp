@@ -248,19 +248,27 @@ private:
     return out;
   }
 
+  /// A key written twice counts at its last place (as Boost.JSON and JavaScript's JSON.parse read it): the earlier
+  /// ones keep their bytes while it stays, and all go when it goes.
   std::optional<std::string> object(const Container& c, const json::object& now) {
     std::vector<std::string> keys;
     for (const Item& item : c.items) keys.push_back(item.key);
     std::sort(keys.begin(), keys.end());
-    if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) return std::nullopt; // which one counts is unclear
     const Layout layout = layout_of(c);
     std::vector<Piece> pieces;
     for (std::size_t i = 0; i < c.items.size(); ++i) {
       const Item& item = c.items[i];
       const json::value* v = now.if_contains(item.key);
       if (v == nullptr) continue;
+      const bool counts = std::none_of(c.items.begin() + static_cast<std::ptrdiff_t>(i) + 1, c.items.end(),
+                                       [&](const Item& later) { return later.key == item.key; });
+      if (!counts) {
+        pieces.push_back({std::string(slice(item.begin, item.end)), i});
+        continue;
+      }
       pieces.push_back({std::string(slice(item.begin, item.value_begin)) + value(item.value_begin, item.end, *v), i});
     }
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     for (const auto& kv : now) {
       if (std::binary_search(keys.begin(), keys.end(), std::string(kv.key()))) continue;
       const std::string text = fresh(kv.value(), layout.indent, layout.unit, layout.one_line);
