@@ -221,6 +221,29 @@ void write_pretty(std::string& out, const json::value& v, std::string_view unit,
 
 } // namespace
 
+bool same_json(const json::value& a, const json::value& b) {
+  if (a.is_double() && b.is_double()) {
+    const double x = a.get_double();
+    const double y = b.get_double();
+    return x == y || (std::isnan(x) && std::isnan(y));
+  }
+  if (a.is_object() && b.is_object()) {
+    const json::object& p = a.get_object();
+    const json::object& q = b.get_object();
+    if (p.size() != q.size()) return false;
+    return std::all_of(p.begin(), p.end(), [&](const json::key_value_pair& kv) {
+      const json::value* other = q.if_contains(kv.key());
+      return other != nullptr && same_json(kv.value(), *other);
+    });
+  }
+  if (a.is_array() && b.is_array()) {
+    const json::array& p = a.get_array();
+    const json::array& q = b.get_array();
+    return p.size() == q.size() && std::equal(p.begin(), p.end(), q.begin(), same_json);
+  }
+  return a == b;
+}
+
 std::string pretty_json(const json::value& value, std::string_view unit) {
   std::string out;
   write_pretty(out, value, unit, 0);

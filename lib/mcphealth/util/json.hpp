@@ -65,6 +65,9 @@ std::optional<std::int64_t> as_int(const boost::json::value& v);
 /// Returns `obj[key]` if it is a boolean.
 std::optional<bool> get_bool(const boost::json::object& obj, std::string_view key);
 
+/// Whether `a` and `b` hold the same JSON, a NaN (what Boost.JSON 1.81 reads `0e400` as) counting as itself.
+bool same_json(const boost::json::value& a, const boost::json::value& b);
+
 /// Serializes `value` with two-space indentation (or `unit` for each level) and a trailing newline, the way
 /// `JSON.stringify(v, null, 2)` does.
 std::string pretty_json(const boost::json::value& value, std::string_view unit = "  ");

@@ -5,6 +5,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -185,17 +186,17 @@ class Rewriter {
 public:
   explicit Rewriter(std::string_view text) : m_text(text) {}
 
-  /// The text of the value at [begin, end) once it is `now`.
-  std::string value(std::size_t begin, std::size_t end, const json::value& now) {
-    const std::string_view was = m_text.substr(begin, end - begin);
-    if (const JsonParse old = parse_json(was); old && *old == now) return std::string(was);
+  /// The text of the value at [begin, end), which the whole text's parse read as `was`, once it is `now`. (Compared
+  /// as the whole text read it: Boost.JSON may round a number read alone, at the end of its input, differently.)
+  std::string value(std::size_t begin, std::size_t end, const json::value& was, const json::value& now) {
+    if (same_json(was, now)) return std::string(slice(begin, end));
     const char first = m_text[begin];
-    if ((first == '{' && now.is_object()) || (first == '[' && now.is_array())) {
+    if ((first == '{' && now.is_object() && was.is_object()) || (first == '[' && now.is_array() && was.is_array())) {
       if (const std::optional<Container> c = scan_container(m_text, begin)) {
         if (first == '{') {
-          if (auto text = object(*c, now.get_object())) return *text;
+          if (auto text = object(*c, was.get_object(), now.get_object())) return *text;
         } else {
-          if (auto text = list(*c, now.get_array())) return *text;
+          if (auto text = list(*c, was.get_array(), now.get_array())) return *text;
         }
       }
     }
@@ -250,27 +251,25 @@ private:
 
   /// A key written twice counts at its last place (as Boost.JSON and JavaScript's JSON.parse read it): the earlier
   /// ones keep their bytes while it stays, and all go when it goes.
-  std::optional<std::string> object(const Container& c, const json::object& now) {
-    std::vector<std::string> keys;
-    for (const Item& item : c.items) keys.push_back(item.key);
-    std::sort(keys.begin(), keys.end());
+  std::optional<std::string> object(const Container& c, const json::object& was, const json::object& now) {
+    std::map<std::string_view, std::size_t> last; // each key's last place
+    for (std::size_t i = 0; i < c.items.size(); ++i) last[c.items[i].key] = i;
     const Layout layout = layout_of(c);
     std::vector<Piece> pieces;
     for (std::size_t i = 0; i < c.items.size(); ++i) {
       const Item& item = c.items[i];
       const json::value* v = now.if_contains(item.key);
       if (v == nullptr) continue;
-      const bool counts = std::none_of(c.items.begin() + static_cast<std::ptrdiff_t>(i) + 1, c.items.end(),
-                                       [&](const Item& later) { return later.key == item.key; });
-      if (!counts) {
+      if (last[item.key] != i) {
         pieces.push_back({std::string(slice(item.begin, item.end)), i});
         continue;
       }
-      pieces.push_back({std::string(slice(item.begin, item.value_begin)) + value(item.value_begin, item.end, *v), i});
+      const json::value* old = was.if_contains(item.key);
+      if (old == nullptr) return std::nullopt; // the scan and the parse disagree: write it anew
+      pieces.push_back({std::string(slice(item.begin, item.value_begin)) + value(item.value_begin, item.end, *old, *v), i});
     }
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     for (const auto& kv : now) {
-      if (std::binary_search(keys.begin(), keys.end(), std::string(kv.key()))) continue;
+      if (last.count(std::string_view(kv.key())) != 0) continue;
       const std::string text = fresh(kv.value(), layout.indent, layout.unit, layout.one_line);
       pieces.push_back({json::serialize(json::value(kv.key())) + ": " + text});
     }
@@ -278,26 +277,21 @@ private:
   }
 
   /// Old and new elements matched: equal ones by the longest common run, the rest by position between them.
-  std::optional<std::string> list(const Container& c, const json::array& now) {
+  std::optional<std::string> list(const Container& c, const json::array& old, const json::array& now) {
     const std::size_t n = c.items.size();
     const std::size_t m = now.size();
-    std::vector<json::value> old;
-    for (const Item& item : c.items) {
-      JsonParse parsed = parse_json(slice(item.begin, item.end));
-      if (!parsed) return std::nullopt;
-      old.push_back(std::move(*parsed));
-    }
+    if (old.size() != n) return std::nullopt; // the scan and the parse disagree: write it anew
     std::vector<std::pair<std::size_t, std::size_t>> matches; // (old, new), both increasing
     if ((n + 1) * (m + 1) <= k_max_alignment_cells) {
       std::vector<std::size_t> run((n + 1) * (m + 1), 0); // run[i*(m+1)+j]: common run of old[i..], now[j..]
       const auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return run[i * (m + 1) + j]; };
       for (std::size_t i = n; i-- > 0;) {
         for (std::size_t j = m; j-- > 0;) {
-          at(i, j) = old[i] == now[j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+          at(i, j) = same_json(old[i], now[j]) ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
         }
       }
       for (std::size_t i = 0, j = 0; i < n && j < m;) {
-        if (old[i] == now[j]) matches.emplace_back(i++, j++);
+        if (same_json(old[i], now[j])) matches.emplace_back(i++, j++);
         else if (at(i + 1, j) >= at(i, j + 1)) ++i;
         else ++j;
       }
@@ -308,7 +302,7 @@ private:
     std::size_t i = 0;
     std::size_t j = 0;
     for (const auto& [mi, mj] : matches) {
-      for (; i < mi && j < mj; ++i, ++j) pieces.push_back({value(c.items[i].begin, c.items[i].end, now[j]), i});
+      for (; i < mi && j < mj; ++i, ++j) pieces.push_back({value(c.items[i].begin, c.items[i].end, old[i], now[j]), i});
       for (; j < mj; ++j) pieces.push_back({fresh(now[j], layout.indent, layout.unit, layout.one_line)});
       i = mi; // old elements left in the gap are gone
       if (mi < n) pieces.push_back({std::string(slice(c.items[mi].begin, c.items[mi].end)), mi});
@@ -325,11 +319,13 @@ private:
 
 std::string rewrite_json(std::string_view before, const json::value& after) {
   const std::size_t begin = skip_space(before, 0);
-  if (begin >= before.size() || !parse_json(before)) return pretty_json(after);
+  if (begin >= before.size()) return pretty_json(after);
+  const JsonParse was = parse_json(before);
+  if (!was) return pretty_json(after);
   const std::size_t end = value_end(before, begin);
   if (end == k_none || skip_space(before, end) != before.size()) return pretty_json(after);
   Rewriter rewriter(before);
-  return std::string(before.substr(0, begin)) + rewriter.value(begin, end, after) + std::string(before.substr(end));
+  return std::string(before.substr(0, begin)) + rewriter.value(begin, end, *was, after) + std::string(before.substr(end));
 }
 
 } // namespace mcphealth::util
