@@ -135,21 +135,33 @@ void as_protocol(std::string_view text, const json::value* value) {
 
 } // namespace
 
-/// A settings file install edits: written back unchanged it keeps every byte; an entry added (install adds, it
-/// never replaces a value of the user's) reads back as the edited value, and taken out again, as the original.
+/// A settings file install edits, edited the way install and uninstall do: written back unchanged it keeps every
+/// byte; an entry added (install adds, it never replaces a value of the user's) is there when the result is read
+/// back; and taking that entry out of what was read back gives the original bytes again. (Values are compared only
+/// within one document: Boost.JSON 1.81 may read the same digits as another double elsewhere.)
 void as_settings_file(std::string_view text, const json::value& v) {
   check(util::rewrite_json(text, v) == text);
-  json::value edited = v;
+  if (!v.is_object() && !v.is_array()) return;
+  if (v.is_object() && v.get_object().contains("zz-fuzz")) return;
   const json::value entry = json::object{{"matcher", "mcp__.*"}, {"hooks", json::array{json::object{{"command", "mcphealth hook"}}}}};
-  if (edited.is_object() && edited.get_object().contains("zz-fuzz")) return;
+  json::value edited = v;
   if (edited.is_object()) edited.get_object()["zz-fuzz"] = entry;
-  else if (edited.is_array()) edited.get_array().push_back(entry);
-  else return;
+  else edited.get_array().push_back(entry);
   const std::string out = util::rewrite_json(text, edited);
-  const util::JsonParse reread = util::parse_json(out);
-  check(reread && util::same_json(*reread, edited));
-  const util::JsonParse back = util::parse_json(util::rewrite_json(out, v));
-  check(back && util::same_json(*back, v));
+  util::JsonParse reread = util::parse_json(out);
+  check(static_cast<bool>(reread));
+  json::value undone = std::move(*reread);
+  if (undone.is_object()) {
+    check(undone.get_object().contains("zz-fuzz") && undone.get_object().size() == v.get_object().size() + 1);
+    undone.get_object().erase("zz-fuzz");
+  } else {
+    check(undone.is_array() && undone.get_array().size() == v.get_array().size() + 1);
+    undone.get_array().pop_back();
+  }
+  const std::string back = util::rewrite_json(out, undone);
+  // An empty container comes back as `{}` or `[]`, whatever space it held.
+  const bool was_empty = v.is_object() ? v.get_object().empty() : v.get_array().empty();
+  check(back == text || was_empty);
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
