@@ -143,7 +143,8 @@ void as_settings_file(std::string_view text, const json::value& v) {
   check(util::rewrite_json(text, v) == text);
   if (!v.is_object() && !v.is_array()) return;
   if (v.is_object() && v.get_object().contains("zz-fuzz")) return;
-  const json::value entry = json::object{{"matcher", "mcp__.*"}, {"hooks", json::array{json::object{{"command", "mcphealth hook"}}}}};
+  const json::value entry =
+      json::object{{"matcher", "mcp__.*"}, {"hooks", json::array{json::object{{"command", "mcphealth hook"}}}}};
   json::value edited = v;
   if (edited.is_object()) edited.get_object()["zz-fuzz"] = entry;
   else edited.get_array().push_back(entry);

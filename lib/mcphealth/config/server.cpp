@@ -37,7 +37,8 @@ fs::path find_on_path(const std::string& command, const std::vector<std::string>
   return {};
 }
 
-ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env, const fs::path& session_folder) {
+ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env,
+                              const fs::path& session_folder) {
   ResolvedServer out{def, UnsupportedServer{"unsupported MCP server config"}, {}};
   const json::object& raw = def.raw;
   auto expand = [&](std::string_view s) { return expand_vars(s, env, out.unset_vars); };

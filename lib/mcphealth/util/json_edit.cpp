@@ -187,7 +187,7 @@ public:
   explicit Rewriter(std::string_view text) : m_text(text) {}
 
   /// The text of the value at [begin, end), which the whole text's parse read as `was`, once it is `now`. (Compared
-  /// as the whole text read it: Boost.JSON may round a number read alone, at the end of its input, differently.)
+  /// as the whole text read it: Boost.JSON 1.81 may read the same digits as another double in another text.)
   std::string value(std::size_t begin, std::size_t end, const json::value& was, const json::value& now) {
     if (same_json(was, now)) return std::string(slice(begin, end));
     const char first = m_text[begin];
@@ -266,7 +266,8 @@ private:
       }
       const json::value* old = was.if_contains(item.key);
       if (old == nullptr) return std::nullopt; // the scan and the parse disagree: write it anew
-      pieces.push_back({std::string(slice(item.begin, item.value_begin)) + value(item.value_begin, item.end, *old, *v), i});
+      const std::string text = value(item.value_begin, item.end, *old, *v);
+      pieces.push_back({std::string(slice(item.begin, item.value_begin)) + text, i});
     }
     for (const auto& kv : now) {
       if (last.count(std::string_view(kv.key())) != 0) continue;
@@ -304,7 +305,7 @@ private:
     for (const auto& [mi, mj] : matches) {
       for (; i < mi && j < mj; ++i, ++j) pieces.push_back({value(c.items[i].begin, c.items[i].end, old[i], now[j]), i});
       for (; j < mj; ++j) pieces.push_back({fresh(now[j], layout.indent, layout.unit, layout.one_line)});
-      i = mi; // old elements left in the gap are gone
+      // Old elements left in the gap are gone.
       if (mi < n) pieces.push_back({std::string(slice(c.items[mi].begin, c.items[mi].end)), mi});
       i = mi + 1;
       j = mj + 1;
@@ -325,7 +326,8 @@ std::string rewrite_json(std::string_view before, const json::value& after) {
   const std::size_t end = value_end(before, begin);
   if (end == k_none || skip_space(before, end) != before.size()) return pretty_json(after);
   Rewriter rewriter(before);
-  return std::string(before.substr(0, begin)) + rewriter.value(begin, end, *was, after) + std::string(before.substr(end));
+  return std::string(before.substr(0, begin)) + rewriter.value(begin, end, *was, after) +
+         std::string(before.substr(end));
 }
 
 } // namespace mcphealth::util
