@@ -171,4 +171,14 @@ cwd = \"/nonexistent/folder\""
   assert_eq "$(json_eval "$OUT" '{s["name"]: s["startsIn"] for s in d["servers"]}')" "{\"cx\": \"$PROJ/sub\", \"gone\": \"/nonexistent/folder\"}"
 }
 
+case_a_known_folder_that_is_gone_starts_nothing() {
+  # ~/.claude.json keeps folders long deleted (old clones, temp dirs). No session runs there, so their servers are
+  # not probed: in a folder that is not there one would fail, and cron would mail every night.
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"shared\":$(stdio_def healthy)},\"projects\":{\"$T/deleted\":{\"mcpServers\":{\"old\":$(stdio_def healthy)}},\"$PROJ\":{}}}"
+  mkdir -p "$T/elsewhere"
+  (cd "$T/elsewhere" && mcph probe --all --agent claude-code --json && printf '%s\n' "$RC" "$OUT" > "$T/result")
+  assert_eq "$(head -1 "$T/result")" 0 "$(cat "$T/result")"
+  assert_eq "$(json_eval "$(tail -n +2 "$T/result")" 'sorted(s["name"] for s in d["servers"])')" '["shared"]'
+}
+
 main "$@"

@@ -153,7 +153,8 @@ void read_claude_shape(const hook::HookInput& input, hook::HookCall& call);
 /// `additionalContext`), which Codex CLI reads too.
 Answer hook_specific_answer(const hook::HookOutcome& outcome);
 
-/// Resolves `base`'s folder and then (searching, not with explicit files) every folder `agent` knows.
+/// Resolves `base`'s folder and then (searching, not with explicit files) every folder `agent` knows that is still
+/// there.
 std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, const config::DiscoveryInputs& base,
                                                          const util::Environment& env);
 

@@ -26,8 +26,11 @@ config::Resolution Catalogue::resolve(const config::DiscoveryInputs& inputs, con
 std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, const config::DiscoveryInputs& base,
                                                          const util::Environment& env) {
   std::vector<std::filesystem::path> dirs{base.project_dir};
+  util::FileReader& reader = base.reader ? *base.reader : util::disk();
   if (base.explicit_paths.empty()) {
     for (auto& d : agent.catalogue.known_folders(base, env)) {
+      // A folder that is gone runs no session, so nothing starts there (and a server probed in it would fail).
+      if (!reader.stat(d)) continue;
       if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(std::move(d));
     }
   }
