@@ -161,14 +161,23 @@ env_vars = [\"LISTED\"]
 [mcp_servers.gone]
 command = \"$PY\"
 args = [\"$STDIO_SERVER\", \"--mode\", \"healthy\"]
-cwd = \"/nonexistent/folder\""
+cwd = \"/nonexistent/folder\"
+
+[mcp_servers.afile]
+command = \"$PY\"
+args = [\"$STDIO_SERVER\", \"--mode\", \"healthy\"]
+cwd = \"$STDIO_SERVER\""
   mcph probe --all --agent codex --json
   assert_eq "$RC" 1 "gone is down: $OUT"
-  assert_eq "$(json_eval "$OUT" '{s["name"]: s["status"] for s in d["servers"]}')" '{"cx": "healthy", "gone": "unhealthy"}'
+  assert_eq "$(json_eval "$OUT" '{s["name"]: s["status"] for s in d["servers"]}')" \
+    '{"afile": "unhealthy", "cx": "healthy", "gone": "unhealthy"}'
   assert_contains "$(json_eval "$OUT" '[s["reason"] for s in d["servers"] if s["name"] == "gone"][0]')" \
     "its folder /nonexistent/folder is not there (cwd)"
+  assert_contains "$(json_eval "$OUT" '[s["reason"] for s in d["servers"] if s["name"] == "afile"][0]')" \
+    "its folder $STDIO_SERVER cannot be used (ENOTDIR) (cwd)"
   mcph explain-config --agent codex --json
-  assert_eq "$(json_eval "$OUT" '{s["name"]: s["startsIn"] for s in d["servers"]}')" "{\"cx\": \"$PROJ/sub\", \"gone\": \"/nonexistent/folder\"}"
+  assert_eq "$(json_eval "$OUT" '{s["name"]: s["startsIn"] for s in d["servers"] if s["name"] != "afile"}')" \
+    "{\"cx\": \"$PROJ/sub\", \"gone\": \"/nonexistent/folder\"}"
 }
 
 case_a_known_folder_that_is_gone_starts_nothing() {

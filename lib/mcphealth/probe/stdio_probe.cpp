@@ -18,14 +18,16 @@ namespace {
 std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, ProbeResult& r) {
   // The agent cannot start it there either: the folder's fault, said as such (a failed chdir reads like exec's).
   struct stat folder {};
-  if (!server.cwd.empty() && (::stat(server.cwd.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode))) {
-    const int why = errno;
+  const bool found = server.cwd.empty() || ::stat(server.cwd.c_str(), &folder) == 0;
+  if (!found || (!server.cwd.empty() && !S_ISDIR(folder.st_mode))) {
+    const int why = found ? ENOTDIR : errno;
     if (is_local_fault(why)) {
       r = local_fault("stat " + server.cwd.string(), why);
       return nullptr;
     }
     r.kind = Kind::spawn_failed;
-    r.reason = "spawn " + server.command + ": its folder " + server.cwd.string() + " is not there (cwd)";
+    r.reason = "spawn " + server.command + ": its folder " + server.cwd.string() +
+               (why == ENOENT ? " is not there" : " cannot be used (" + proc::errno_name(why) + ")") + " (cwd)";
     return nullptr;
   }
   int error = ENOENT;
