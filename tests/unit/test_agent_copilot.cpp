@@ -117,7 +117,7 @@ TEST_CASE("copilot: the user's servers and a trusted workspace's, which replace 
   const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
   util::MapEnvironment env{{"HOME", home.string()}};
   write(home / ".copilot" / "mcp-config.json",
-        R"({"mcpServers":{"svc":{"type":"local","command":"/bin/true","args":["user"]},"off":{"command":"/bin/true"}}})");
+        R"({"mcpServers":{"svc":{"type":"local","command":"/bin/true","args":["user"],"cwd":"sub"},"off":{"command":"/bin/true"}}})");
   write(home / ".copilot" / "settings.json", R"({"disabledMcpServers":["off"]})");
   write(proj / ".github" / "mcp.json", R"({"mcpServers":{"svc":{"type":"http","url":"http://127.0.0.1:9/mcp"}}})");
   config::DiscoveryInputs in;
@@ -129,6 +129,8 @@ TEST_CASE("copilot: the user's servers and a trusted workspace's, which replace 
   CHECK(res.winner("svc")->scope == config::Scope::user);
   REQUIRE(res.winner("svc")->resolved);
   CHECK(std::holds_alternative<config::StdioServer>(res.winner("svc")->resolved->transport));
+  // Its `cwd` is taken from the session's folder, as Copilot CLI 1.0.102 started it.
+  CHECK(std::get<config::StdioServer>(res.winner("svc")->resolved->transport).cwd == proj / "sub");
   CHECK(res.candidates_for("off")[0]->standing == config::Standing::disabled);
   write(home / ".copilot" / "config.json", "// managed\n{\"trustedFolders\":[\"" + dir.path().string() + "\"]}\n");
   res = copilot().catalogue.resolve(in, env);

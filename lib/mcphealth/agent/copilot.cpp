@@ -186,6 +186,8 @@ protected:
         config::Candidate c;
         c.definition = def;
         c.definition.raw = as_probed(def.raw);
+        // Seen in 1.0.102: a relative `cwd` is taken from the session's folder (and `${VAR}` is expanded).
+        c.definition.cwd = util::get_string(def.raw, "cwd").value_or("");
         c.tool_server = config::tool_server_name(def.name);
         c.scope = scope;
         if (scope == config::Scope::project) c.project = dir.string();
