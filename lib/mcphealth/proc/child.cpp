@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/process/v2/process.hpp>
+#include <boost/process/v2/start_dir.hpp>
 #include <boost/process/v2/stdio.hpp>
 
 #include <mcphealth/proc/child.hpp>
@@ -71,18 +72,6 @@ struct ExactEnvironment {
   template <typename Launcher>
   bp::error_code on_setup(Launcher& launcher, const std::filesystem::path&, const char* const*) {
     launcher.env = pointers.data();
-    return {};
-  }
-};
-
-/// Starts the child in `folder` (nothing to do when empty). Its own hook rather than Boost's process_start_dir, for
-/// the same reason as OwnGroupInit's variadic error hook: one signature for every Boost 1.8x launcher.
-struct StartFolder {
-  std::filesystem::path folder;
-
-  template <typename Launcher>
-  bp::error_code on_exec_setup(Launcher&, const std::filesystem::path&, const char* const*) {
-    if (!folder.empty() && ::chdir(folder.c_str()) != 0) return bp::error_code(errno, boost::system::system_category());
     return {};
   }
 };
@@ -279,13 +268,13 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   boost::asio::io_context& ctx = *io;
   {
     bp::process_stdio stdio{in->read.get(), out->write.get(), err->write.get()};
+    bp::process_start_dir start_dir{spec.cwd.empty() ? std::filesystem::path(".") : spec.cwd}; // "." stays in ours
     if (spec.environment) {
       proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
-                                                  ExactEnvironment(*spec.environment), StartFolder{spec.cwd},
-                                                  OwnGroupInit{}));
+                                                  ExactEnvironment(*spec.environment), start_dir, OwnGroupInit{}));
     } else {
       proc.emplace(bp::default_process_launcher()(ctx.get_executor(), ec, spec.executable, spec.args, stdio,
-                                                  StartFolder{spec.cwd}, OwnGroupInit{}));
+                                                  start_dir, OwnGroupInit{}));
     }
   }
   // The child's ends are its own now.
