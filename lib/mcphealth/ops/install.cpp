@@ -111,8 +111,7 @@ void finish(InstallPlan& plan, const json::object& root, bool modified) {
   // Unchanged means the same bytes: a file formatted differently is never rewritten for nothing. Changed, only
   // what install changed is written anew (to the entry in a list of the user's hooks), so uninstall gives back
   // the bytes install began from.
-  if (modified && root.empty()) plan.after = "{}\n"; // nothing of the user's to keep
-  else plan.after = modified ? util::rewrite_json(plan.before, root) : plan.before;
+  plan.after = modified ? util::rewrite_json(plan.before, root) : plan.before;
 }
 
 } // namespace
