@@ -258,6 +258,13 @@ copilot_svc_stdio() {
   write_config "$HOME/.copilot/mcp-config.json" "{\"mcpServers\":{\"svc\":{\"type\":\"local\",\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"],\"tools\":[\"*\"]}}}"
 }
 
+# copilot_svc_http: the same, as the session server over Streamable HTTP (a cue of `down` stops it listening).
+copilot_svc_http() {
+  start_fixture "$SESSION_SERVER" http --cue-file "$T/cue" --calls-file "$T/calls"
+  SVC_PORT=$HTTP_PORT
+  write_config "$HOME/.copilot/mcp-config.json" "{\"mcpServers\":{\"svc\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$SVC_PORT/mcp\",\"tools\":[\"*\"]}}}"
+}
+
 # copilot_call TEXT: one call of the session server's echo tool, as Copilot CLI names it.
 copilot_call() { printf '{"name":"svc-echo","input":{"text":"%s"}}' "$1"; }
 
@@ -288,6 +295,20 @@ for line in open(sys.argv[1]):
 for m in (last or {}).get("messages", []):
     if m.get("role") == "tool":
         print(json.dumps(m.get("content")))
+PYEOF
+}
+
+# copilot_last_offers TOOL: "yes" when the session's last model request still offered TOOL, else "no".
+copilot_last_offers() {
+  "$PY" - "$T/model.log" "$1" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if body.get("tools") and (last is None or len(body.get("messages", [])) >= len(last.get("messages", []))):
+        last = body
+names = [t.get("function", {}).get("name") for t in (last or {}).get("tools") or []]
+print("yes" if sys.argv[2] in names else "no")
 PYEOF
 }
 
