@@ -89,4 +89,73 @@ case_explain_config_reads_the_registration_and_the_servers() {
   assert_eq "$(json_eval "$OUT" "d['hooks']['preToolUse']")" false
 }
 
+# started_env WHAT...: runs WHAT (a server's starter) in $PROJ with only the variables below, for the `envy` server
+# of gemini_envy; prints the one start it made, as the server recorded it (argv, env, cwd), then forgets it.
+started_env() {
+  rm -f "$T/env.jsonl"
+  (cd "$PROJ" && env -i PATH="$(dirname "$(command -v node)"):/usr/bin:/bin" HOME="$HOME" FIXDIR="$MCPHEALTH_FIXTURES" \
+    NOTME=kept EMPTYV= GIT_CONFIG_COUNT=1 GEMINI_CLI_X=1 MY_API_TOKEN=t0k KEYBOARD=k SSH_AUTH_SOCK=/run/agent \
+    CLIENT_ID=c SOME_URL=https://me:pw@example.test/ GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789 \
+    JWT=eyJhbGciOi.eyJzdWIi.c2ln AWS_ID=AKIAABCDEFGHIJKLMNOP SLACK=xoxb-123-abc \
+    STRIPE=sk_test_abcdefghijklmnopqrstuvwx "${EXTRA_ENV[@]}" "$@" >"$T/starter.out" 2>&1 </dev/null) ||
+    fail "$1 failed: $(cat "$T/starter.out")"
+  [ -s "$T/env.jsonl" ] || fail "$1 started no server: $(cat "$T/starter.out")"
+  head -n 1 "$T/env.jsonl"
+}
+
+# gemini_envy: the user's settings define `envy`, a server that records how it was started, with variables in its
+# args (a bare $VAR too) and env (a key Gemini CLI refuses, a secret taken from the environment, unset ones).
+gemini_envy() {
+  "$PY" - "$HOME/.gemini/settings.json" "$T/env.jsonl" <<'PYEOF'
+import json, os, sys
+env = {"NODE_OPTIONS": "--no-warnings", "FROM_TOKEN": "${MY_API_TOKEN}", "PLAIN": "$FIXDIR", "K1": "${NOPE}",
+       "K2": "x$NOPE", "K3": "${EMPTYV:-dflt}"}
+server = {"command": "python3", "args": ["$FIXDIR/stdio_server.py", "--env-file", sys.argv[2], "--message",
+          "m${EMPTYV:-x}"], "env": env, "trust": True}
+os.makedirs(os.path.dirname(sys.argv[1]), exist_ok=True)
+json.dump({"security": {"auth": {"selectedType": "gemini-api-key"}}, "mcpServers": {"envy": server}}, open(sys.argv[1], "w"))
+PYEOF
+  write_config "$HOME/.gemini/trustedFolders.json" "{\"$PROJ\":\"TRUST_FOLDER\"}"
+}
+
+# same_start A B: A (Gemini CLI's start) and B (mcphealth's) hold the same argv, cwd and environment, but for what
+# Gemini CLI sets in its own process (which a hook it runs would pass on too).
+same_start() {
+  "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+own = {"GEMINI_CLI_NO_RELAUNCH", "LC_CTYPE"}
+a, b = (json.loads(x) for x in sys.argv[1:3])
+for start in (a, b):
+    start["env"] = {k: v for k, v in start["env"].items() if k not in own}
+if a != b:
+    print("gemini:", json.dumps(a, sort_keys=True))
+    print("mcphealth:", json.dumps(b, sort_keys=True))
+PYEOF
+}
+
+case_a_stdio_server_is_probed_with_the_environment_gemini_cli_gives_it() {
+  need_gemini
+  gemini_envy
+  for EXTRA_ENV in "GITHUB_SHA=abc123" ""; do
+    local theirs ours diff
+    EXTRA_ENV=($EXTRA_ENV)
+    theirs=$(started_env timeout 60 "$GEMINI_BIN" mcp list)
+    assert_contains "$(cat "$T/starter.out")" "envy" "gemini mcp list"
+    assert_contains "$(cat "$T/starter.out")" "Connected" "gemini mcp list connects to envy"
+    ours=$(started_env "$MCPHEALTH_BIN" probe --agent gemini --all --no-update)
+    assert_contains "$(cat "$T/starter.out")" "healthy" "mcphealth probe"
+    diff=$(same_start "$theirs" "$ours")
+    assert_eq "$diff" "" "the server's start under Gemini CLI and under mcphealth's probe (${EXTRA_ENV[*]:-no GITHUB_SHA})"
+  done
+  # What that means, spelled out: the secrets stay with Gemini CLI, the rest passes, $VAR is read, and an unset
+  # variable in env is "".
+  local env
+  env=$(json_eval "$ours" "sorted(d['env'])")
+  assert_not_contains "$env" '"MY_API_TOKEN"'
+  assert_not_contains "$env" '"NODE_OPTIONS"'
+  assert_contains "$env" '"NOTME"'
+  assert_eq "$(json_eval "$ours" "d['env']['K1'] + '|' + d['env']['FROM_TOKEN'] + '|' + d['argv'][-1]")" "|t0k|m"
+  assert_eq "$(json_eval "$ours" "d['argv'][0]")" "$MCPHEALTH_FIXTURES/stdio_server.py"
+}
+
 main "$@"

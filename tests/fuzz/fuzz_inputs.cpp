@@ -181,6 +181,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   util::MapEnvironment env{{"SET", "v"}};
   std::vector<std::string> unset;
   (void)config::expand_vars(text, env, unset);
+  (void)config::expand_vars(text, env, unset, config::VarExpansion::braces_and_bare, config::UnsetVar::empty);
   const std::string capped = util::cap_utf8(text, size / 2);
   check(capped.size() <= size / 2 && text.substr(0, capped.size()) == capped);
   return 0;

@@ -208,3 +208,79 @@ TEST_CASE("gemini: install writes BeforeTool and AfterTool on mcp_ tools with a 
   CHECK(agent::read_hook_command("mcphealth hook --agent gemini --event PreToolUse")->problem ==
         "--event PreToolUse is not an event mcphealth acts on for Gemini CLI");
 }
+
+namespace {
+
+/// The environment Gemini CLI's catalogue would start `svc` (defined by `server`) with, for a hook run in `env`.
+std::map<std::string, std::string> started_env(const std::string& server, util::MapEnvironment env,
+                                               std::vector<std::string>* argv = nullptr) {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  env.set("HOME", home.string());
+  env.set("GEMINI_CLI_TRUST_WORKSPACE", "true");
+  env.set("GEMINI_CLI_SYSTEM_SETTINGS_PATH", (dir.path() / "etc" / "settings.json").string());
+  write(home / ".gemini" / "settings.json", R"({"mcpServers":{"svc":)" + server + "}}");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  const config::Resolution res = gemini().catalogue.resolve(in, env);
+  REQUIRE(res.winner("svc"));
+  const auto& stdio = std::get<config::StdioServer>(res.winner("svc")->resolved->transport);
+  if (argv) *argv = stdio.args;
+  std::map<std::string, std::string> out;
+  for (const std::string& e : stdio.environment) out[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+  for (const char* own : {"HOME", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"}) out.erase(own);
+  return out;
+}
+
+} // namespace
+
+// As a server that printed its environment saw it under `gemini mcp list` (0.61.0).
+TEST_CASE("gemini: a stdio server gets what Gemini CLI's redaction leaves, GEMINI_CLI=1, and env on top", "[agent_gemini]") {
+  const util::MapEnvironment env{{"GX", "/opt/gx"}, {"EMPTYV", ""}, {"MY_API_TOKEN", "t0k"}, {"KEYBOARD", "k"},
+                                 {"NOTME", "n"}, {"SSH_AUTH_SOCK", "/s"}, {"SOME_URL", "https://u:p@h/"},
+                                 {"GIT_CONFIG_COUNT", "1"}, {"GEMINI_CLI_X", "1"}, {"CLIENT_ID", "c"}};
+  std::vector<std::string> argv;
+  const auto started = started_env(
+      R"({"command":"python3","args":["$GX/envsrv.py","/tmp/${EMPTYV:-dflt}.json"],)"
+      R"("env":{"NODE_OPTIONS":"--x","MY_SETTING":"${MY_API_TOKEN}","PLAIN":"$GX","K1":"${NOPE}","K2":"x$NOPE"}})",
+      env, &argv);
+  CHECK(argv == std::vector<std::string>{"/opt/gx/envsrv.py", "/tmp/.json"});
+  const std::map<std::string, std::string> expected{
+      {"EMPTYV", ""},          {"GEMINI_CLI", "1"},  {"GEMINI_CLI_X", "1"}, {"GIT_CONFIG_COUNT", "1"},
+      {"GX", "/opt/gx"},       {"NOTME", "n"},       {"MY_SETTING", "t0k"}, {"PLAIN", "/opt/gx"},
+      {"K1", ""},              {"K2", "x"}};
+  CHECK(started == expected);
+}
+
+TEST_CASE("gemini: in a GitHub Action only the variables it always passes reach a server", "[agent_gemini]") {
+  const util::MapEnvironment env{{"GITHUB_SHA", "abc"}, {"PATH", "/bin"}, {"NOTME", "n"}, {"LC_ALL", "C"},
+                                 {"GIT_CONFIG_X", "1"}, {"ISSUE_TITLE", "t"}};
+  const std::map<std::string, std::string> expected{
+      {"PATH", "/bin"}, {"GIT_CONFIG_X", "1"}, {"ISSUE_TITLE", "t"}, {"GEMINI_CLI", "1"}};
+  CHECK(started_env(R"({"command":"/bin/true"})", env) == expected);
+  util::MapEnvironment surface = env;
+  surface.set("GITHUB_SHA", "");
+  surface.set("SURFACE", "Github");
+  CHECK(started_env(R"({"command":"/bin/true"})", surface) == expected);
+}
+
+TEST_CASE("gemini: a value that looks like a credential stays with Gemini CLI, whatever its name", "[agent_gemini]") {
+  const std::vector<std::string> secrets = {
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nabc", "x -----BEGIN CERTIFICATE----- y", "smtp://me:pw@mail.test",
+      "see HTTPS://a:b/c@d", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github_pat_" + std::string(36, 'A'),
+      "AIzaSy" + std::string(33, 'x'), "AKIAABCDEFGHIJKLMNOP", "eyJhbGci.eyJzdWIi.c2ln", "eyJ..",
+      "sk_live_" + std::string(24, '0'), "xoxb-1-a"};
+  for (const std::string& value : secrets) {
+    util::MapEnvironment env{{"HARMLESS_NAME", value}};
+    INFO(value);
+    CHECK(started_env(R"({"command":"/bin/true"})", env).count("HARMLESS_NAME") == 0);
+  }
+  const std::vector<std::string> plain = {"https://example.test/path", "http://u@h/", "ghp_short",
+                                          "AKIA-NOT", "eyJonly", "sk_live_short", "xoxz-1", "https://a :b@c"};
+  for (const std::string& value : plain) {
+    util::MapEnvironment env{{"HARMLESS_NAME", value}};
+    INFO(value);
+    CHECK(started_env(R"({"command":"/bin/true"})", env).count("HARMLESS_NAME") == 1);
+  }
+}

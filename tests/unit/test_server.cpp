@@ -9,6 +9,7 @@
 
 using namespace mcphealth;
 namespace json = boost::json;
+namespace fs = std::filesystem;
 
 namespace {
 config::ServerDefinition def(const char* raw) { return {"s", "/c.json", "explicit", json::parse(raw).as_object()}; }
@@ -90,7 +91,9 @@ TEST_CASE("a stdio server starts in the session's folder, or the folder its defi
 TEST_CASE("only the variables the agent passes on reach the server, and its env comes on top", "[server]") {
   const util::MapEnvironment env({{"PATH", "/usr/bin:/bin"}, {"HOME", "/h"}, {"API_KEY", "k"}, {"LISTED", "1"}});
   config::ServerDefinition d = def(R"({"command":"/bin/true","env":{"SET":"2"}})");
-  d.passed_env = std::vector<std::string>{"PATH", "HOME", "LISTED"};
+  d.env_rule.passes = [](std::string_view name, std::string_view) {
+    return name == "PATH" || name == "HOME" || name == "LISTED";
+  };
   const auto resolved = config::resolve_server(d, env, "/srv/proj");
   const std::vector<std::string>& e = std::get<config::StdioServer>(resolved.transport).environment;
   CHECK(e == std::vector<std::string>{"HOME=/h", "LISTED=1", "PATH=/usr/bin:/bin", "SET=2"});

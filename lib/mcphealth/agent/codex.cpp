@@ -108,7 +108,9 @@ void start_as_codex(config::ServerDefinition& def) {
       if (name.is_string()) names.emplace_back(name.get_string());
     }
   }
-  def.passed_env = std::move(names);
+  def.env_rule.passes = [names = std::move(names)](std::string_view name, std::string_view) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
 }
 
 /// Whether the user trusts the project at `folders` (root first): the deepest folder with a `[projects."<dir>"]`

@@ -2,12 +2,14 @@
 // The inputs of the search for MCP server definitions (the folder, explicit files, how the agent was started) and
 // reading one file of definitions. Which definitions win, and which an agent starts at all, is its catalogue's
 // (agent/agent.hpp); where each agent keeps its files, the agent's own.
+#include <mcphealth/config/expand.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/files.hpp>
 
 #include <boost/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -70,9 +72,19 @@ DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<std::
 /// removed, so a remembered "no definition" can be trusted until then.
 std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::FileReader& reader = util::disk());
 
-/// How an agent reads `${VAR}` in a stdio definition's command, args, env and cwd: expanded from its environment
-/// (Claude Code, Gemini CLI), or as written (Codex CLI, seen passing `${HOME}` on to a server unchanged).
-enum class VarExpansion { expanded, literal };
+/// How an agent builds a stdio server's environment from its own (the hook's). Nothing set: every variable passes
+/// on and the definition's `env` comes on top, as Claude Code and Copilot CLI do.
+struct EnvRule {
+  /// Whether one of the agent's variables passes on to the server (name, value); unset: every one does.
+  std::function<bool(std::string_view name, std::string_view value)> passes = {};
+  /// Variables the agent sets beneath what passes on (Gemini CLI's `GEMINI_CLI=1`).
+  std::vector<std::pair<std::string, std::string>> beneath = {};
+  /// Keys of the definition's `env` the agent will not set (Gemini CLI's `NODE_OPTIONS` and the like); unset: none.
+  std::function<bool(std::string_view name)> refuses = {};
+  /// What an unset variable in an `env` value becomes once the agent has built that environment (Gemini CLI reads
+  /// the values again against it, and an unset one becomes "").
+  UnsetVar unset_in_env = UnsetVar::literal;
+};
 
 /// A server definition as found, before expansion.
 struct ServerDefinition {
@@ -83,11 +95,11 @@ struct ServerDefinition {
   /// The folder the agent starts it in, as its config names it (Codex CLI's and Gemini CLI's `cwd`; a relative one
   /// is taken from the session's folder); empty: the session's folder, where Claude Code starts every server.
   std::string cwd = {};
-  /// The names of the hook's environment the agent passes on to it (Codex CLI: a few, and the `env_vars` listed);
-  /// nothing: every one, as the other agents do.
-  std::optional<std::vector<std::string>> passed_env = {};
-  /// Whether the agent expands `${VAR}` in what starts a stdio server.
-  VarExpansion expansion = VarExpansion::expanded;
+  /// What of the hook's environment the agent passes on to it (Codex CLI: a few names, and the `env_vars` listed;
+  /// Gemini CLI: what its redaction leaves).
+  EnvRule env_rule = {};
+  /// How the agent reads `${VAR}` in it.
+  VarExpansion expansion = VarExpansion::braces;
 };
 
 /// What reading one source found.

@@ -1,5 +1,5 @@
 #pragma once
-// `${VAR}` and `${VAR:-default}` expansion, as Claude Code applies it to command, args, env, url and headers.
+// `${VAR}` expansion in what starts a server, in each agent's own reading of it.
 #include <mcphealth/util/env.hpp>
 
 #include <string>
@@ -8,8 +8,19 @@
 
 namespace mcphealth::config {
 
-/// Expands `${VAR}` and `${VAR:-default}` in `text`. An unset variable without a default stays literal and its
-/// name is appended to `unset` (once).
-std::string expand_vars(std::string_view text, const util::Environment& env, std::vector<std::string>& unset);
+/// How an agent reads variables in a definition's command, args, env, cwd, url and headers:
+/// - `braces`: Claude Code's `${VAR}` and `${VAR:-default}`, the default standing for an unset or empty variable;
+/// - `braces_and_bare`: Gemini CLI's (0.61.0, seen in the real program), which also reads a bare `$VAR` and gives the
+///   default only for an unset one (a variable set to "" stays "");
+/// - `literal`: as written (Codex CLI, seen passing `${HOME}` on to a server unchanged).
+enum class VarExpansion { braces, braces_and_bare, literal };
+
+/// What an unset variable without a default becomes: its own text (and its name is appended to `unset`), or "".
+enum class UnsetVar { literal, empty };
+
+/// Expands the variables in `text` as `syntax` reads them. An unset variable without a default stays literal (its
+/// name appended to `unset`, once) or, with `UnsetVar::empty`, becomes "".
+std::string expand_vars(std::string_view text, const util::Environment& env, std::vector<std::string>& unset,
+                        VarExpansion syntax = VarExpansion::braces, UnsetVar unset_var = UnsetVar::literal);
 
 } // namespace mcphealth::config

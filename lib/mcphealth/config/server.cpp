@@ -41,7 +41,10 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
                               const fs::path& session_folder) {
   ResolvedServer out{def, UnsupportedServer{"unsupported MCP server config"}, {}};
   const json::object& raw = def.raw;
-  auto expand = [&](std::string_view s) { return expand_vars(s, env, out.unset_vars); };
+  // A remote definition's url and headers are always read for variables: Codex CLI, which starts a stdio server as
+  // written, names a header's variable in its own keys (bearer_token_env_var), which its catalogue writes as ${VAR}.
+  const VarExpansion remote_syntax = def.expansion == VarExpansion::literal ? VarExpansion::braces : def.expansion;
+  auto expand = [&](std::string_view s) { return expand_vars(s, env, out.unset_vars, remote_syntax); };
 
   const std::string type = util::get_string(raw, "type").value_or("");
   const auto url = util::get_string(raw, "url");
@@ -72,9 +75,7 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
     return out;
   }
   if ((type.empty() || type == "stdio") && command && !command->empty()) {
-    const auto as_started = [&](std::string_view s) {
-      return def.expansion == VarExpansion::literal ? std::string(s) : expand(s);
-    };
+    const auto as_started = [&](std::string_view s) { return expand_vars(s, env, out.unset_vars, def.expansion); };
     StdioServer stdio;
     stdio.command = as_started(*command);
     if (auto it = raw.find("args"); it != raw.end() && it->value().is_array()) {
@@ -83,23 +84,31 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
         else if (a.is_number()) stdio.args.push_back(json::serialize(a));
       }
     }
-    std::vector<std::pair<std::string, std::string>> overrides;
+    // What the agent passes on of its own environment, over what it sets beneath; then the definition's `env`.
+    const EnvRule& rule = def.env_rule;
+    util::MapEnvironment passed;
+    for (const auto& [k, v] : rule.beneath) passed.set(k, v);
+    for (const auto& entry : env.entries()) {
+      const std::size_t eq = entry.find('=');
+      const std::string_view name = std::string_view(entry).substr(0, eq);
+      const std::string_view value = eq == std::string::npos ? std::string_view() : std::string_view(entry).substr(eq + 1);
+      if (!rule.passes || rule.passes(name, value)) passed.set(std::string(name), std::string(value));
+    }
     if (const json::object* env_obj = util::get_object(raw, "env")) {
+      std::vector<std::pair<std::string, std::string>> overrides;
       for (const auto& kv : *env_obj) {
+        if (rule.refuses && rule.refuses(kv.key())) continue;
         std::string value = kv.value().is_string() ? as_started(kv.value().get_string()) : json::serialize(kv.value());
-        overrides.emplace_back(std::string(kv.key()), value);
+        if (rule.unset_in_env == UnsetVar::empty) {
+          std::vector<std::string> ignored;
+          value = expand_vars(value, passed, ignored, def.expansion, UnsetVar::empty);
+        }
+        overrides.emplace_back(std::string(kv.key()), std::move(value));
         stdio.env_names.emplace_back(kv.key());
       }
+      for (auto& [k, v] : overrides) passed.set(std::move(k), std::move(v));
     }
-    for (const auto& entry : env.entries()) {
-      const std::string name = entry.substr(0, entry.find('='));
-      bool overridden = false;
-      for (const auto& [k, v] : overrides) overridden = overridden || k == name;
-      const bool passed =
-          !def.passed_env || std::find(def.passed_env->begin(), def.passed_env->end(), name) != def.passed_env->end();
-      if (!overridden && passed) stdio.environment.push_back(entry);
-    }
-    for (const auto& [k, v] : overrides) stdio.environment.push_back(k + "=" + v);
+    stdio.environment = passed.entries();
     // Where the agent starts it: a server whose args name files relative to the project must find them from a
     // probe run anywhere (cron runs in $HOME).
     std::error_code ignored;
