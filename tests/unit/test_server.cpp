@@ -98,3 +98,16 @@ TEST_CASE("only the variables the agent passes on reach the server, and its env 
   const std::vector<std::string>& e = std::get<config::StdioServer>(resolved.transport).environment;
   CHECK(e == std::vector<std::string>{"HOME=/h", "LISTED=1", "PATH=/usr/bin:/bin", "SET=2"});
 }
+
+TEST_CASE("a relative PATH entry is looked up from the folder the server starts in", "[server]") {
+  testing::TempDir dir;
+  const fs::path proj = dir.path() / "proj";
+  fs::create_directories(proj / "node_modules" / ".bin");
+  const fs::path tool = proj / "node_modules" / ".bin" / "my-server";
+  std::ofstream(tool) << "#!/bin/sh\n";
+  fs::permissions(tool, fs::perms::owner_all);
+  const util::MapEnvironment env({{"PATH", "node_modules/.bin:/usr/bin:/bin"}});
+  // From anywhere else (the test's own folder here, cron's $HOME in use), as the agent finds it in the project.
+  const auto resolved = config::resolve_server(def(R"({"command":"my-server"})"), env, proj);
+  CHECK(std::get<config::StdioServer>(resolved.transport).executable == tool);
+}

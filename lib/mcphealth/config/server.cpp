@@ -18,7 +18,7 @@ bool is_executable_file(const fs::path& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-fs::path find_on_path(const std::string& command, const std::vector<std::string>& environment) {
+fs::path find_on_path(const std::string& command, const std::vector<std::string>& environment, const fs::path& base) {
   if (command.empty()) return {};
   if (command.find('/') != std::string::npos) return command;
   std::string path_var = "/usr/local/bin:/usr/bin:/bin";
@@ -30,6 +30,7 @@ fs::path find_on_path(const std::string& command, const std::vector<std::string>
     std::size_t colon = path_var.find(':', start);
     std::string dir = path_var.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     fs::path candidate = (dir.empty() ? fs::path(".") : fs::path(dir)) / command;
+    if (candidate.is_relative() && !base.empty()) candidate = (base / candidate).lexically_normal();
     if (is_executable_file(candidate)) return candidate;
     if (colon == std::string::npos) break;
     start = colon + 1;
@@ -114,7 +115,7 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
     std::error_code ignored;
     const fs::path session = session_folder.empty() ? fs::current_path(ignored) : absolute_normal(session_folder);
     stdio.cwd = def.cwd.empty() ? session : (session / as_started(def.cwd)).lexically_normal();
-    stdio.executable = find_on_path(stdio.command, stdio.environment);
+    stdio.executable = find_on_path(stdio.command, stdio.environment, stdio.cwd);
     if (!stdio.executable.empty() && stdio.executable.is_relative()) {
       stdio.executable = (stdio.cwd / stdio.executable).lexically_normal();
     }

@@ -62,7 +62,10 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
 /// True for a regular file this process may execute (not a folder, not a file without an execute bit).
 bool is_executable_file(const std::filesystem::path& path);
 
-/// Looks `command` up in the `PATH` of `environment` (`NAME=value` entries); returns empty when not found.
-std::filesystem::path find_on_path(const std::string& command, const std::vector<std::string>& environment);
+/// Looks `command` up in the `PATH` of `environment` (`NAME=value` entries); returns empty when not found. A relative
+/// `PATH` entry (`node_modules/.bin`, or an empty one) is taken from `base`, the folder the command will run in, as
+/// exec does once the child is there; empty `base`: this process's folder.
+std::filesystem::path find_on_path(const std::string& command, const std::vector<std::string>& environment,
+                                   const std::filesystem::path& base = {});
 
 } // namespace mcphealth::config
