@@ -42,6 +42,36 @@ case_ancestor_mcp_json_is_found() {
   assert_contains "$ERR" "(from ancestor)"
 }
 
+# Two clones with the same .mcp.json line, `./srv.sh`: each runs its own program, so one's outage is not the other's.
+case_a_projects_own_server_keeps_its_own_verdict() {
+  local a="$T/a" b="$T/b"
+  for dir in "$a" "$b"; do
+    write_config "$dir/.mcp.json" '{"mcpServers":{"svc":{"command":"./srv.sh"}}}'
+  done
+  printf '#!/bin/sh\nexec %s %s --mode crash --message "from a"\n' "$PY" "$STDIO_SERVER" > "$a/srv.sh"
+  printf '#!/bin/sh\nexec %s %s --mode healthy\n' "$PY" "$STDIO_SERVER" > "$b/srv.sh"
+  chmod +x "$a/srv.sh" "$b/srv.sh"
+  local in_a="{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$a\"}"
+  local in_b="{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$b\"}"
+  hook "$in_a"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "a's broken server is blocked"
+  assert_contains "$ERR" "(from a)"
+  hook "$in_b"
+  assert_eq "$RC" 0
+  assert_not_contains "$OUT" "deny" "b's healthy server, defined by the same line, is allowed"
+  hook "$in_a"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "a stays blocked after b's probe"
+  assert_eq "$(json_get "$(STATE)" "sorted(v['status'] for v in d['definitions'].values())")" '["healthy", "unhealthy"]'
+  # A user's server is one program wherever it is used: one verdict serves both folders.
+  rm "$a/.mcp.json" "$b/.mcp.json"
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"u\":$(stdio_def healthy)}}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__u__x\",\"cwd\":\"$a\"}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__u__x\",\"cwd\":\"$b\"}"
+  assert_eq "$RC" 0
+  assert_not_contains "$OUT" "deny"
+  assert_eq "$(json_get "$(STATE)" "len([v for v in d['definitions'].values() if v['server'] == 'u'])")" 1
+}
+
 case_claude_config_dir_moves_claude_json() {
   mkdir -p "$T/cfg"
   export CLAUDE_CONFIG_DIR="$T/cfg"

@@ -234,15 +234,36 @@ TEST_CASE("servers in the JS hook's own files are not read", "[resolver]") {
 
 TEST_CASE("one fingerprint per name and definition: what decides a probe changes it, nothing else does", "[resolver]") {
   Layout l;
-  l.claude_json(R"({"mcpServers":{"a":)" + stdio("x") + "}}", R"("mcpServers":{"a":)" + stdio("x") + R"(,"b":)" + stdio("x") + "}");
+  l.claude_json("{}", R"("mcpServers":{"a":)" + stdio("x") + R"(,"b":)" + stdio("x") + "}");
   const auto r = l.resolve();
-  const std::string local_a = r.winner("a")->fingerprint;
-  CHECK(local_a != r.winner("b")->fingerprint); // same command, another name
+  const std::string user_a = r.winner("a")->fingerprint;
+  CHECK(user_a != r.winner("b")->fingerprint); // same command, another name
   Layout m;
   m.claude_json("{}", R"("mcpServers":{"a":)" + stdio("x") + "}");
-  CHECK(m.resolve().winner("a")->fingerprint == local_a); // the same definition elsewhere: the same verdict
+  CHECK(m.resolve().winner("a")->fingerprint == user_a); // a user's server used elsewhere: the same verdict
   m.claude_json("{}", R"("mcpServers":{"a":)" + stdio("y") + "}");
-  CHECK(m.resolve().winner("a")->fingerprint != local_a);
+  CHECK(m.resolve().winner("a")->fingerprint != user_a);
+}
+
+TEST_CASE("a stdio server of a project's own files is that project's: its folder is in its fingerprint", "[resolver]") {
+  Layout l, m;
+  for (const Layout* x : {&l, &m}) {
+    x->claude_json(R"({"mcpServers":{"loc":)" + stdio("x") + "}}");
+    x->write(x->project / ".mcp.json", R"({"mcpServers":{"prj":)" + stdio("x") + R"(,"web":{"type":"http","url":"http://127.0.0.1:9/mcp"}}})");
+    x->write(x->home / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
+  }
+  const auto rl = l.resolve(), rm = m.resolve();
+  for (const char* name : {"loc", "prj", "web"}) {
+    REQUIRE(rl.winner(name));
+    REQUIRE(rm.winner(name));
+  }
+  // Two clones with the same line run two programs (`./srv.sh` is each one's own): one's outage is not the other's.
+  CHECK(rl.winner("loc")->fingerprint != rm.winner("loc")->fingerprint);
+  CHECK(rl.winner("prj")->fingerprint != rm.winner("prj")->fingerprint);
+  // A remote server is the same endpoint from anywhere.
+  CHECK(rl.winner("web")->fingerprint == rm.winner("web")->fingerprint);
+  // And the same local line, read again in the same folder, is the same definition.
+  CHECK(l.resolve().winner("loc")->fingerprint == rl.winner("loc")->fingerprint);
 }
 
 TEST_CASE("the stamp changes with a watched file and with a referenced variable", "[resolver]") {

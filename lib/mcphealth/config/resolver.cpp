@@ -86,7 +86,10 @@ void pick_winners(Resolution& res, const util::Environment& env) {
     }
     c.resolved = resolve_server(c.definition, env, res.project_dir);
     // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
-    c.fingerprint = definition_fingerprint(*c.resolved);
+    // A stdio server of a project's own files is that project's program (`./srv.sh` in two clones is two programs):
+    // where it starts is part of what it is. A user's server is one program wherever it is used.
+    const bool own_files = c.scope == Scope::project || c.scope == Scope::local;
+    c.fingerprint = definition_fingerprint(*c.resolved, own_files ? StartFolder::counts : StartFolder::ignored);
   }
 }
 
@@ -108,7 +111,7 @@ void referenced_variables(const json::value& v, std::vector<std::string>& out) {
   }
 }
 
-std::string definition_fingerprint(const ResolvedServer& server) {
+std::string definition_fingerprint(const ResolvedServer& server, StartFolder start_folder) {
   std::string text;
   auto field = [&](std::string_view s) {
     text += std::to_string(s.size());
@@ -136,8 +139,8 @@ std::string definition_fingerprint(const ResolvedServer& server) {
     }
     field(hash_hex(values));
     // A folder the definition names is part of what it starts (a relative one differs per session); the session's
-    // own folder is not, so a user's server keeps one verdict across the folders it is used in.
-    if (!server.definition.cwd.empty()) {
+    // own folder only when the caller says so, so a user's server keeps one verdict across the folders it is used in.
+    if (!server.definition.cwd.empty() || start_folder == StartFolder::counts) {
       field("cwd");
       field(stdio->cwd.string());
     }
@@ -157,7 +160,8 @@ std::string definition_fingerprint(const ResolvedServer& server) {
 
 std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,
                              const util::Environment& env, util::FileReader& reader) {
-  std::string text = util::stamp_of(files, reader);
+  // The fingerprints' own version: a binding made when they were reckoned otherwise is made again, once.
+  std::string text = "fingerprints 2;" + util::stamp_of(files, reader);
   for (const auto& v : variables) {
     auto value = env.get(v);
     text += v + (value ? "=" + *value : std::string("-")) + ";";

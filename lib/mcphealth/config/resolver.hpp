@@ -64,8 +64,8 @@ struct Candidate {
   /// stays literal text, as Claude Code starts it; `resolved->unset_vars` names it).
   std::optional<ResolvedServer> resolved;
   /// For active definitions: the name and what decides a probe (transport, command, args, env
-  /// names and a hash of the values, the folder the definition names, url, header names): one verdict per
-  /// fingerprint.
+  /// names and a hash of the values, the folder the definition names, url, header names; for a stdio server of a
+  /// project's own files, the folder it starts in): one verdict per fingerprint.
   std::string fingerprint;
 
   /// True when this is the definition Claude Code uses for its name.
@@ -119,8 +119,11 @@ void pick_winners(Resolution& res, const util::Environment& env);
 /// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v` (each once).
 void referenced_variables(const boost::json::value& v, std::vector<std::string>& out);
 
+/// Whether where a stdio server starts is part of its fingerprint even when its definition names no folder.
+enum class StartFolder { ignored, counts };
+
 /// Returns the fingerprint of a resolved server (see Candidate::fingerprint).
-std::string definition_fingerprint(const ResolvedServer& server);
+std::string definition_fingerprint(const ResolvedServer& server, StartFolder start_folder = StartFolder::ignored);
 
 /// One folder's resolution and the inputs it was made from.
 struct FolderResolution {
