@@ -45,6 +45,7 @@ case_ancestor_mcp_json_is_found() {
 # Two clones with the same .mcp.json line, `./srv.sh`: each runs its own program, so one's outage is not the other's.
 case_a_projects_own_server_keeps_its_own_verdict() {
   local a="$T/a" b="$T/b"
+  export ECC_MCP_HEALTH_TIMEOUT_MS=20000 # room for a busy machine: the healthy one must be seen healthy
   for dir in "$a" "$b"; do
     write_config "$dir/.mcp.json" '{"mcpServers":{"svc":{"command":"./srv.sh"}}}'
   done

@@ -142,7 +142,8 @@ case_a_stdio_server_is_probed_with_the_environment_gemini_cli_gives_it() {
     theirs=$(started_env timeout 60 "$GEMINI_BIN" mcp list)
     assert_contains "$(cat "$T/starter.out")" "envy" "gemini mcp list"
     assert_contains "$(cat "$T/starter.out")" "Connected" "gemini mcp list connects to envy"
-    ours=$(started_env "$MCPHEALTH_BIN" probe --agent gemini --all --no-update)
+    # Room for a busy machine: this case is about what the server gets, not how fast it answers.
+    ours=$(started_env "$MCPHEALTH_BIN" probe --agent gemini --all --no-update --timeout-ms 20000)
     assert_contains "$(cat "$T/starter.out")" "healthy" "mcphealth probe"
     diff=$(same_start "$theirs" "$ours")
     assert_eq "$diff" "" "the server's start under Gemini CLI and under mcphealth's probe (${EXTRA_ENV[*]:-no GITHUB_SHA})"
