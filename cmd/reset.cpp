@@ -5,6 +5,7 @@
 #include <mcphealth/ops/reset.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>
@@ -50,7 +51,8 @@ void print_removed(const ResetOptions& o, const std::vector<std::string>& labels
 /// `reset --stale`: the verdicts status calls superseded, and nothing else.
 int reset_stale(const ResetOptions& o, const util::Environment& env, const config::Settings& settings,
                 state::StateStore& store, const state::StateSnapshot& snapshot, util::Clock& clock) {
-  const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings);
+  const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings,
+                                                     state::bound_folders(snapshot.doc));
   const ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
   std::vector<std::string> fingerprints;
   std::vector<std::pair<std::string, std::string>> named; // fingerprint, what to call it

@@ -6,6 +6,7 @@
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/ops/status.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>
@@ -116,7 +117,8 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   std::optional<ops::Configured> configured;
   if (!o.statusline) {
     // Every folder Claude Code knows: a definition some project still uses is never "gone".
-    configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings);
+    configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings,
+                                            state::bound_folders(snapshot.doc));
   }
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
   // The status line is about this folder: the definitions its binding points at, when it has one.

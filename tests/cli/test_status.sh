@@ -307,4 +307,22 @@ case_status_name_shows_the_definition_this_folder_uses() {
   assert_eq "$OUT" "mcp 1✔"
 }
 
+# A Gemini CLI project elsewhere: its hook bound the folder, so its server is in use there, whichever folder status
+# runs in (it was called "in the cache for a definition that no folder Claude Code knows uses any more", with
+# advice to reset a live verdict).
+case_a_server_another_agent_uses_in_another_folder_is_in_use() {
+  local gem="$T/gem"
+  write_config "$HOME/.gemini/trustedFolders.json" "{\"$gem\":\"TRUST_FOLDER\"}"
+  write_config "$gem/.gemini/settings.json" "{\"mcpServers\":{\"psvc\":$(stdio_def healthy)}}"
+  hook "{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"mcp_psvc_echo\",\"tool_input\":{},\"cwd\":\"$gem\",\"mcp_context\":{\"server_name\":\"psvc\",\"tool_name\":\"echo\"}}" --agent gemini
+  assert_eq "$RC" 0 "$ERR"
+  assert_eq "$(json_get "$(STATE)" "[v['status'] for v in d['definitions'].values()]")" '["healthy"]'
+  mcph status --json
+  assert_eq "$RC" 0 "$ERR"
+  assert_not_contains "$ERR" "no folder"
+  assert_eq "$(json_eval "$OUT" "[(s['name'], s['agents']) for s in d['servers']]")" '[["psvc", ["gemini"]]]'
+  mcph reset --stale
+  assert_eq "$(json_get "$(STATE)" "len(d['definitions'])")" 1 "reset --stale removed a verdict in use"
+}
+
 main "$@"

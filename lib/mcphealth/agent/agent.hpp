@@ -176,6 +176,10 @@ const Agent* detect_agent(const boost::json::object& payload, std::string_view r
 /// the others), else `<dir> (<id>)`; `how` qualifies it further (`headless`, `--mcp-config <stamp>`).
 std::string folder_key(const Agent& agent, const std::string& dir, const std::vector<std::string>& how = {});
 
+/// The agent and folder a bindings key names (what `folder_key` made): Claude Code's for a bare folder or one whose
+/// first qualifier names no agent (`headless`).
+std::pair<const Agent*, std::filesystem::path> read_folder_key(std::string_view key);
+
 /// The ids of every agent, comma-separated, for messages and `--help`.
 std::string agent_ids();
 

@@ -95,6 +95,14 @@ std::string folder_key(const Agent& agent, const std::string& dir, const std::ve
   return qualifiers.empty() ? dir : dir + " (" + qualifiers + ")";
 }
 
+std::pair<const Agent*, std::filesystem::path> read_folder_key(std::string_view key) {
+  const std::size_t open = key.rfind(" (");
+  if (open == std::string_view::npos || key.back() != ')') return {&default_agent(), std::filesystem::path(key)};
+  const std::string_view qualifiers = key.substr(open + 2, key.size() - open - 3);
+  const Agent* named = find_agent(qualifiers.substr(0, qualifiers.find(", ")));
+  return {named ? named : &default_agent(), std::filesystem::path(key.substr(0, open))};
+}
+
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
                 std::string_view field, std::string fallback, std::string fallback_source) {
   if (flag && !flag->empty()) {

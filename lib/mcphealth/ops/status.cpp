@@ -132,7 +132,7 @@ std::string where(const StatusRow& row) {
 } // namespace
 
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
-                                 const config::Settings& settings) {
+                                 const config::Settings& settings, const std::vector<std::string>& bound_folders) {
   Configured all;
   std::vector<ConfiguredServer>& out = all.servers;
   const config::Policy policy = config::load_policy(settings.policy_path, env);
@@ -156,11 +156,25 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
       it->here = it->here || here;
     }
   };
+  std::vector<std::pair<const agent::Agent*, fs::path>> done;
   for (const auto& folder : agent::resolve_everywhere(agent::default_agent(), base, env)) {
     add(folder.resolution, agent::default_agent(), folder.inputs.project_dir == base.project_dir);
+    done.emplace_back(&agent::default_agent(), folder.inputs.project_dir);
   }
   for (const agent::Agent* a : agent::agents()) {
     if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a, true);
+    done.emplace_back(a, base.project_dir);
+  }
+  // Where an agent's hook has run, that agent starts servers too (a Gemini CLI project elsewhere): a verdict bound
+  // there is in use, not gone. A folder that is gone runs no session.
+  util::FileReader& reader = base.reader ? *base.reader : util::disk();
+  for (const std::string& key : base.explicit_paths.empty() ? bound_folders : std::vector<std::string>{}) {
+    auto folder = agent::read_folder_key(key);
+    if (std::find(done.begin(), done.end(), folder) != done.end() || !reader.stat(folder.second)) continue;
+    config::DiscoveryInputs in = base;
+    in.project_dir = folder.second;
+    add(folder.first->catalogue.resolve(in, env), *folder.first, false);
+    done.push_back(std::move(folder));
   }
   return all;
 }

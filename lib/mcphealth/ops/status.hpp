@@ -111,9 +111,10 @@ struct Configured {
 };
 
 /// Every definition an agent would start: Claude Code's in `base`'s folder or any folder it knows, every other
-/// agent's in `base`'s folder; each once, with the agents that start it and whether one does in `base`'s folder.
+/// agent's in `base`'s folder, and each agent's in the folders its hooks have run in (`bound_folders`, the state
+/// file's bindings keys); each once, with the agents that start it and whether one does in `base`'s folder.
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
-                                 const config::Settings& settings);
+                                 const config::Settings& settings, const std::vector<std::string>& bound_folders = {});
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.

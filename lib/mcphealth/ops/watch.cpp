@@ -296,7 +296,7 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
   if (m_plan.report_status) {
     const util::EpochMs now = m_clock.now_ms();
     if (!m_configured_once || now - m_configured_at > m_plan.interval_ms) {
-      m_configured = configured_everywhere(m_inputs, m_env, m_settings);
+      m_configured = configured_everywhere(m_inputs, m_env, m_settings, state::bound_folders(after.doc));
       m_configured_at = now;
       m_configured_once = true;
     }

@@ -218,6 +218,14 @@ std::vector<std::string> bound_definitions(const json::object& doc) {
   return out;
 }
 
+std::vector<std::string> bound_folders(const json::object& doc) {
+  std::vector<std::string> out;
+  if (const json::object* all = util::get_object(doc, k_bindings)) {
+    for (const auto& folder : *all) out.emplace_back(folder.key());
+  }
+  return out;
+}
+
 bool forget_verdict(json::object& doc, std::string_view fingerprint) {
   bool removed = object_at(doc, k_definitions).erase(fingerprint) > 0;
   json::object& servers = servers_of(doc);

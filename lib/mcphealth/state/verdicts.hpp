@@ -117,6 +117,9 @@ bool forget_server(boost::json::object& doc, std::string_view server);
 /// Every fingerprint some folder's binding points at, each once: the definitions in use somewhere.
 std::vector<std::string> bound_definitions(const boost::json::object& doc);
 
+/// The keys of every folder's bindings (`<dir>`, `<dir> (<agent>)`): the folders the hooks have run in.
+std::vector<std::string> bound_folders(const boost::json::object& doc);
+
 /// Removes the verdict of definition `fingerprint`, and the `servers` entry that mirrors it (if that one still
 /// does). Returns true when anything was removed.
 bool forget_verdict(boost::json::object& doc, std::string_view fingerprint);
