@@ -167,3 +167,15 @@ TEST_CASE("the table lists every agent once and Claude Code is the default", "[a
   CHECK(agent::find_agent("aider") == nullptr);
   CHECK(agent::detect_agent(input_of(R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})").payload, "", util::MapEnvironment{}) == nullptr);
 }
+
+TEST_CASE("a bindings key reads back as the agent and folder it was made for", "[agent_claude_code]") {
+  for (const agent::Agent* a : agent::agents()) {
+    const auto [who, dir] = agent::read_folder_key(agent::folder_key(*a, "/home/u/my proj", {"headless"}));
+    CHECK(who == a);
+    CHECK(dir == "/home/u/my proj");
+    CHECK(agent::read_folder_key(agent::folder_key(*a, "/p")).first == a);
+  }
+  // Claude Code's keys: the bare folder, or its qualifiers alone.
+  CHECK(agent::read_folder_key("/p").first == &agent::default_agent());
+  CHECK(agent::read_folder_key("/p (headless, --mcp-config 1a2b)").second == "/p");
+}

@@ -167,8 +167,10 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
   }
   // Where an agent's hook has run, that agent starts servers too (a Gemini CLI project elsewhere): a verdict bound
   // there is in use, not gone. A folder that is gone runs no session.
+  // (With config files named outright every folder reads those, as resolve_everywhere's known folders do.)
+  if (!base.explicit_paths.empty()) return all;
   util::FileReader& reader = base.reader ? *base.reader : util::disk();
-  for (const std::string& key : base.explicit_paths.empty() ? bound_folders : std::vector<std::string>{}) {
+  for (const std::string& key : bound_folders) {
     auto folder = agent::read_folder_key(key);
     if (std::find(done.begin(), done.end(), folder) != done.end() || !reader.stat(folder.second)) continue;
     config::DiscoveryInputs in = base;
