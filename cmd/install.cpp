@@ -112,8 +112,8 @@ struct TrustReport {
   json::object json;
 };
 
-TrustReport trust_hooks(const agent::Agent& agent, const InstallOptions& o, const util::Environment& env,
-                        util::Clock& clock) {
+TrustReport trust_hooks(const agent::Agent& agent, const InstallOptions& o, const ops::CodexEntries& written,
+                        const util::Environment& env, util::Clock& clock) {
   TrustReport r;
   const std::string how = "start `codex` in " + project_of(o, env).string() + " and trust mcphealth's hooks when it asks (or in /hooks)";
   if (o.no_trust) {
@@ -122,11 +122,11 @@ TrustReport trust_hooks(const agent::Agent& agent, const InstallOptions& o, cons
     r.json = {{"asked", false}};
     return r;
   }
-  const ops::CodexHookTrust t = ops::codex_hook_trust(env, project_of(o, env), true, clock);
+  const ops::CodexHookTrust t = ops::codex_hook_trust(env, project_of(o, env), written, ops::TrustWritten::yes, clock);
   json::array keys;
   std::size_t ours = 0, now = 0, untrusted = 0;
   for (const ops::CodexHook& h : t.hooks) {
-    if (!h.ours) continue;
+    if (!h.written) continue;
     ++ours;
     if (h.trusted_now) {
       ++now;
@@ -213,8 +213,10 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   // hooks are still listed; they go once the hooks have.
   std::vector<std::string> trusted_keys;
   if (uninstall && !o.dry_run && agent.registration.hooks_need_trust()) {
-    for (const ops::CodexHook& h : ops::codex_hook_trust(env, project_of(o, env), false, clock).hooks) {
-      if (h.ours && h.trust == "trusted") trusted_keys.push_back(h.key);
+    // Only the records of entries in this file: uninstall takes out nothing else.
+    const ops::CodexEntries ours_here{file, {}};
+    for (const ops::CodexHook& h : ops::codex_hook_trust(env, project_of(o, env), std::nullopt, ops::TrustWritten::no, clock).hooks) {
+      if (h.ours && h.trust == "trusted" && ours_here.in_file(h.key)) trusted_keys.push_back(h.key);
     }
   }
   auto make_plan = [&] {
@@ -255,7 +257,9 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
   std::optional<TrustReport> trust;
-  if (!uninstall && !o.dry_run && agent.registration.hooks_need_trust()) trust = trust_hooks(agent, o, env, clock);
+  if (!uninstall && !o.dry_run && agent.registration.hooks_need_trust()) {
+    trust = trust_hooks(agent, o, {file, agent::hook_command(*binary, agent)}, env, clock);
+  }
   std::string forgot;
   if (uninstall && plan.changed() && !trusted_keys.empty()) {
     if (const std::string why = ops::codex_forget_trust(env, trusted_keys, clock); !why.empty()) {

@@ -73,4 +73,22 @@ case_untrusted_hooks_do_not_run_and_explain_config_says_so() {
   wait_for_quiet
 }
 
+case_install_trusts_only_the_entries_it_wrote_never_a_repositorys_look_alikes() {
+  need_codex
+  codex_config
+  # A trusted clone ships hooks that parse as mcphealth's: a program of its own, and ours with its own config.
+  mkdir -p "$PROJ/tools"
+  printf '#!/bin/sh\ntouch "%s/pwned"\n' "$T" > "$PROJ/tools/mcphealth"
+  chmod +x "$PROJ/tools/mcphealth"
+  write_config "$PROJ/.codex/hooks.json" '{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[
+    {"type":"command","command":"./tools/mcphealth hook"},
+    {"type":"command","command":"mcphealth --config .codex/servers.json hook"}]}]}}'
+  codex_install --json
+  # Only the three entries install wrote in the user's hooks.json were trusted.
+  assert_eq "$(json_eval "$OUT" "sorted(set(k.rsplit(':', 3)[0] for k in d['trust']['recorded']))")" "['$HOME/.codex/hooks.json']"
+  assert_eq "$(json_eval "$OUT" "len(d['trust']['recorded'])")" 3
+  assert_not_contains "$(cat "$HOME/.codex/config.toml")" "$PROJ/.codex/hooks.json:" "a repository entry was trusted"
+  [ ! -e "$T/pwned" ] || fail "the repository's program ran"
+}
+
 main "$@"

@@ -136,7 +136,7 @@ TEST_CASE("copilot: the user's servers and a trusted workspace's, which replace 
   res = copilot().catalogue.resolve(in, env);
   CHECK(res.trusted);
   CHECK(res.winner("svc")->scope == config::Scope::project);
-  CHECK(std::get<config::HttpServer>(res.winner("svc")->resolved->transport).url == "http://127.0.0.1:9/mcp");
+  CHECK(std::get<config::HttpServer>(res.winner("svc")->resolved->transport).url.for_transport() == "http://127.0.0.1:9/mcp");
 }
 
 TEST_CASE("copilot: install writes the PascalCase events on every tool in ~/.copilot/settings.json", "[agent_copilot]") {

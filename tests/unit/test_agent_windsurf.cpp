@@ -57,6 +57,6 @@ TEST_CASE("windsurf: servers from mcp_config.json with serverUrl for a remote on
   in.project_dir = dir.path();
   const config::Resolution res = windsurf().catalogue.resolve(in, util::MapEnvironment{{"HOME", home.string()}});
   REQUIRE(res.winner("web"));
-  CHECK(std::get<config::HttpServer>(res.winner("web")->resolved->transport).url == "http://127.0.0.1:9/mcp");
+  CHECK(std::get<config::HttpServer>(res.winner("web")->resolved->transport).url.for_transport() == "http://127.0.0.1:9/mcp");
   CHECK(res.candidates_for("off")[0]->standing == config::Standing::disabled);
 }

@@ -81,7 +81,7 @@ const std::vector<std::pair<std::string, std::string>> k_sse = {{"content-type",
 TEST_CASE("Streamable HTTP keeps the session, names the protocol after negotiation, and ends the session", "[http_transport]") {
   testing::FakeClock clock;
   ScriptedClient client;
-  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {{"Authorization", "Bearer t"}}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {{"Authorization", "Bearer t"}}};
   client.script = {
       {200, {{"content-type", "application/json"}, {"mcp-session-id", "abc"}},
        R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}})"},
@@ -117,7 +117,7 @@ TEST_CASE("Streamable HTTP keeps the session, names the protocol after negotiati
 TEST_CASE("a server request met in the stream is answered after it", "[http_transport]") {
   testing::FakeClock clock;
   ScriptedClient client;
-  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {}};
   client.script = {
       {200, k_sse,
        "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}\n\n"
@@ -136,7 +136,7 @@ TEST_CASE("a server request met in the stream is answered after it", "[http_tran
 TEST_CASE("an HTTP error is a failure with its status, Retry-After and Bearer challenge", "[http_transport]") {
   testing::FakeClock clock;
   ScriptedClient client;
-  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {}};
   client.script = {{503, {{"retry-after", "7"}}, "busy"},
                    {401, {{"www-authenticate", "Bearer realm=\"x\""}}, ""},
                    {200, k_json, "not json"}};
@@ -157,7 +157,7 @@ TEST_CASE("an HTTP error is a failure with its status, Retry-After and Bearer ch
 TEST_CASE("a request that fails before a status is a transport failure", "[http_transport]") {
   testing::FakeClock clock;
   ScriptedClient client; // nothing scripted: every request fails
-  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {}};
   mcp::StreamableHttpTransport t(server, client, clock);
   const mcp::CallOutcome out = t.call("initialize", {}, clock.now_ms() + 5'000);
   CHECK(out.status == mcp::CallOutcome::Status::failed);
@@ -189,7 +189,7 @@ TEST_CASE("a POST mirrors its method, target name and protocol version in header
 TEST_CASE("legacy SSE resolves the endpoint with libcurl, POSTs there, and reads the answer from the stream", "[http_transport]") {
   testing::FakeClock clock;
   ScriptedClient client;
-  const config::HttpServer server{"https://h.example:8443/a/sse", "sse", {{"X-Key", "k"}}};
+  const config::HttpServer server{util::SecretUrl("https://h.example:8443/a/sse"), "sse", {{"X-Key", "k"}}};
   client.script = {
       {200, k_sse,
        "event: endpoint\ndata: //H.example:8443/messages?session=1\n\n"
@@ -209,14 +209,14 @@ TEST_CASE("legacy SSE resolves the endpoint with libcurl, POSTs there, and reads
   CHECK(seen[0].method == "GET");
   CHECK(header_of(seen[0], "Accept") == "text/event-stream");
   CHECK(seen[1].method == "POST");
-  CHECK(seen[1].url == "https://H.example:8443/messages?session=1"); // a network-path reference keeps the scheme
+  CHECK(seen[1].url.for_transport() == "https://H.example:8443/messages?session=1"); // a network-path reference keeps the scheme
   CHECK(header_of(seen[1], "X-Key") == "k");
   CHECK(seen[2].body.find("\"id\":\"srv\"") != std::string::npos); // the ping was answered
 }
 
 TEST_CASE("legacy SSE says why it could not open: a status, a stream without an endpoint, a bad endpoint", "[http_transport]") {
   testing::FakeClock clock;
-  const config::HttpServer server{"http://127.0.0.1:9/sse", "sse", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/sse"), "sse", {}};
   {
     ScriptedClient client;
     client.script = {{404, k_json, "{}"}};
@@ -246,7 +246,7 @@ TEST_CASE("legacy SSE says why it could not open: a status, a stream without an 
 
 TEST_CASE("legacy SSE: a refused POST is an HTTP failure, and a stream that ends first a transport failure", "[http_transport]") {
   testing::FakeClock clock;
-  const config::HttpServer server{"http://127.0.0.1:9/sse", "sse", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/sse"), "sse", {}};
   {
     ScriptedClient client;
     client.script = {{200, k_sse, "event: endpoint\ndata: /m\n\n"}, {503, {{"retry-after", "7"}}, ""}};
@@ -271,7 +271,7 @@ TEST_CASE("legacy SSE: a refused POST is an HTTP failure, and a stream that ends
 
 TEST_CASE("a 401 needs auth only with a Bearer challenge, and carries the server's OAuth error description", "[http_transport]") {
   testing::FakeClock clock;
-  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {}};
   ScriptedClient oauth;
   oauth.script = {{401, {{"www-authenticate", "Bearer resource_metadata=\"http://127.0.0.1:9/.well-known/x\""}, {"content-type", "application/json"}},
                    R"({"error":"invalid_token","error_description":"The access token expired"})"}};
@@ -289,7 +289,7 @@ TEST_CASE("a 401 needs auth only with a Bearer challenge, and carries the server
 
 TEST_CASE("legacy SSE never sends the definition's headers to another origin than the configured URL's", "[http_transport]") {
   testing::FakeClock clock;
-  const config::HttpServer server{"http://me:pw@127.0.0.1:9/sse", "sse", {{"Authorization", "Bearer secret"}}};
+  const config::HttpServer server{util::SecretUrl("http://me:pw@127.0.0.1:9/sse"), "sse", {{"Authorization", "Bearer secret"}}};
   for (const char* endpoint : {"http://127.0.0.2:9/steal", "//other.example/x", "http://evil@127.0.0.1:9/x",
                                "https://127.0.0.1:9/x", "http://127.0.0.1:10/x", "ftp://127.0.0.1:9/x"}) {
     INFO(endpoint);
@@ -313,7 +313,7 @@ TEST_CASE("legacy SSE never sends the definition's headers to another origin tha
 TEST_CASE("a session id that is not visible ASCII is never sent back", "[http_transport]") {
   testing::FakeClock clock;
   ScriptedClient client;
-  const config::HttpServer server{"http://127.0.0.1:9/mcp", "http", {}};
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {}};
   client.script = {
       {200, {{"content-type", "application/json"}, {"mcp-session-id", "abc\r\nX-Injected: yes"}},
        R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}})"},

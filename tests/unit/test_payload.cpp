@@ -1,8 +1,10 @@
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <unistd.h>
 
 using namespace mcphealth;
@@ -107,4 +109,66 @@ TEST_CASE("an input that does not parse still yields the gate's fields from its 
   CHECK(in.payload.at("tool_name") == "mcp__svc__x");
   CHECK(in.payload.at("hook_event_name") == "PreToolUse");
   CHECK(in.payload.at("cwd") == "/p");
+}
+
+namespace {
+
+/// `payload` with `DEEP` replaced by an array nested `depth` deep: past any parser's limit.
+std::string nested_in(const std::string& payload, std::size_t depth) {
+  const std::string deep = std::string(depth, '[') + "1" + std::string(depth, ']');
+  std::string out = payload;
+  out.replace(out.find("DEEP"), 4, deep);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("every dialect reads its call the same whatever depth the tool's arguments have", "[payload]") {
+  // Each agent's PreToolUse, with its arguments where the agent puts them (the shapes of agents/captured).
+  const std::vector<std::pair<std::string, std::string>> payloads = {
+      {"claude-code", R"({"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"mcp__svc__echo","tool_input":{"a":DEEP}})"},
+      {"codex", R"({"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"mcp__svc__echo","tool_input":{"a":DEEP}})"},
+      {"gemini", R"({"hook_event_name":"BeforeTool","cwd":"/p","tool_name":"mcp_svc_echo","tool_input":{"a":DEEP}})"},
+      {"copilot", R"({"sessionId":"s","cwd":"/p","toolName":"svc-echo","toolArgs":{"a":DEEP}})"},
+      {"copilot", R"({"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"svc-echo","tool_input":{"a":DEEP}})"},
+      {"cursor", R"({"hook_event_name":"beforeMCPExecution","workspace_roots":["/p"],"tool_name":"echo","tool_input":DEEP,)"
+                 R"("url":"http://127.0.0.1:9/mcp"})"},
+      {"windsurf", R"({"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"svc","mcp_tool_name":"echo",)"
+                   R"("mcp_tool_arguments":{"a":DEEP}}})"},
+  };
+  for (const auto& [id, payload] : payloads) {
+    INFO(id << ": " << payload);
+    const agent::Agent& a = *agent::find_agent(id);
+    auto read = [&](std::size_t depth) {
+      auto in = std::make_unique<hook::HookInput>();
+      in->raw = nested_in(payload, depth);
+      hook::parse_payload(*in);
+      return std::make_pair(a.dialect.read(*in, std::nullopt, util::MapEnvironment{}), std::move(in));
+    };
+    const auto [shallow, shallow_input] = read(3);
+    const auto [deep, deep_input] = read(util::k_max_json_depth + 50);
+    CHECK(shallow.event == deep.event);
+    CHECK(shallow.event_name == deep.event_name);
+    REQUIRE(shallow.target.has_value() == deep.target.has_value());
+    CHECK((shallow.target || shallow.endpoint));
+    if (shallow.target) {
+      CHECK(shallow.target->server == deep.target->server);
+      CHECK(shallow.target->tool == deep.target->tool);
+    }
+    CHECK(shallow.endpoint == deep.endpoint);
+    CHECK(shallow.folder == deep.folder);
+  }
+}
+
+TEST_CASE("a payload's members are read one by one when one of them is nested past the limit", "[payload]") {
+  const std::string deep = std::string(util::k_max_json_depth + 10, '[') + std::string(util::k_max_json_depth + 10, ']');
+  const auto members = util::parse_object_members(R"({"a":"x\"}","b":{"c":)" + deep + R"(,"d":[1,"]"]},"e":)" + deep + "}");
+  REQUIRE(members);
+  CHECK(util::get_string(*members, "a") == std::optional<std::string>("x\"}"));
+  REQUIRE(util::get_object(*members, "b") != nullptr);
+  CHECK(util::get_object(*members, "b")->at("c").is_null());
+  CHECK(util::get_object(*members, "b")->at("d").get_array().size() == 2);
+  CHECK(members->at("e").is_null());
+  CHECK_FALSE(util::parse_object_members("[1]"));
+  CHECK_FALSE(util::parse_object_members(R"({"a":1,)"));
 }

@@ -26,7 +26,7 @@ probe::ProbeResult probe_with(long status, std::vector<std::pair<std::string, st
   CannedHttp client;
   client.response.status = status;
   client.response.headers = std::move(headers);
-  return probe::probe_http_liveness({"http://h/mcp", "http", {{"A", "b"}}}, 1000, client, clock);
+  return probe::probe_http_liveness({util::SecretUrl("http://h/mcp"), "http", {{"A", "b"}}}, 1000, client, clock);
 }
 } // namespace
 
@@ -61,21 +61,21 @@ TEST_CASE("a failure to connect is a transport failure with curl's reason", "[pr
   testing::FakeClock clock;
   CannedHttp client;
   client.response.error = "connect ECONNREFUSED 127.0.0.1:3001";
-  auto r = probe::probe_http_liveness({"http://h/mcp", "http", {}}, 1000, client, clock);
+  auto r = probe::probe_http_liveness({util::SecretUrl("http://h/mcp"), "http", {}}, 1000, client, clock);
   CHECK_FALSE(r.ok);
   CHECK(r.kind == probe::Kind::transport);
   CHECK(r.code == state::FailureCode::transport());
   CHECK(r.reason == "connect ECONNREFUSED 127.0.0.1:3001");
   client.response.timed_out = true;
   client.response.error = "request timed out";
-  CHECK(probe::probe_http_liveness({"http://h/mcp", "http", {}}, 1000, client, clock).kind == probe::Kind::timeout);
+  CHECK(probe::probe_http_liveness({util::SecretUrl("http://h/mcp"), "http", {}}, 1000, client, clock).kind == probe::Kind::timeout);
 }
 
 TEST_CASE("the probe sends the configured headers and stops at the status", "[probe]") {
   testing::FakeClock clock;
   CannedHttp client;
   client.response.status = 200;
-  probe::probe_http_liveness({"http://h/mcp", "http", {{"Authorization", "Bearer x"}}}, 750, client, clock);
+  probe::probe_http_liveness({util::SecretUrl("http://h/mcp"), "http", {{"Authorization", "Bearer x"}}}, 750, client, clock);
   CHECK(client.last.method == "GET");
   CHECK(client.last.timeout_ms == 750);
   CHECK(client.last.headers[0].second == "Bearer x");

@@ -59,11 +59,13 @@ TEST_CASE("tool names replace every character outside [A-Za-z0-9_-]", "[resolver
   CHECK(config::plugin_tool_server_name("a.b", "c d") == "plugin_a_b_c_d");
 }
 
-TEST_CASE("local scope walks up to the nearest projects key: project scope to the nearest .mcp.json", "[resolver]") {
+TEST_CASE("inside a repository the root's projects entry applies: project scope reads every .mcp.json above", "[resolver]") {
   Layout l;
+  fs::create_directories(l.project / ".git");
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}");
   l.write(l.home / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
-  l.write(l.project / ".mcp.json", R"({"mcpServers":{"b":)" + stdio("project") + "}}");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"b":)" + stdio("project") + R"(,"c":)" + stdio("root") + "}}");
+  l.write(l.project / "src" / ".mcp.json", R"({"mcpServers":{"c":)" + stdio("src") + "}}");
   fs::create_directories(l.project / "src" / "deep");
   const auto r = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {}, (l.project / "src" / "deep").string()), l.env);
   REQUIRE(r.winner("a") != nullptr);
@@ -71,11 +73,73 @@ TEST_CASE("local scope walks up to the nearest projects key: project scope to th
   CHECK(r.winner("a")->project == std::optional<std::string>(l.project.string()));
   REQUIRE(r.winner("b") != nullptr);
   CHECK(r.winner("b")->definition.source == l.project / ".mcp.json");
+  // The nearest definition of a name wins; the farther one is shadowed.
+  REQUIRE(r.winner("c") != nullptr);
+  CHECK(r.winner("c")->definition.source == l.project / "src" / ".mcp.json");
+}
+
+TEST_CASE("a parent folder's local servers never run in a folder below it, clone or not", "[resolver]") {
+  // Claude Code 2.1.197 and 2.1.332 list no server under `claude mcp list` in either folder (NOTES.md).
+  Layout l;
+  l.claude_json(R"({"mcpServers":{"loc":{"command":"python3","args":["srv.py"]}},"hasTrustDialogAccepted":true})");
+  const fs::path clone = l.project / "clone";
+  fs::create_directories(clone / ".git");
+  const fs::path sub = l.project / "sub";
+  fs::create_directories(sub);
+  for (const fs::path& folder : {clone, sub}) {
+    const auto r = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {}, folder.string()), l.env);
+    CHECK(r.winner("loc") == nullptr);
+    CHECK(r.candidates_for("loc").empty());
+  }
+  CHECK(l.resolve().winner("loc") != nullptr);
+}
+
+TEST_CASE("trust on an ancestor does not let a clone approve its own servers", "[resolver]") {
+  Layout l;
+  // The user once trusted HOME; a clone below it approves its own .mcp.json.
+  l.write(l.home / ".claude.json", "{\"projects\":{\"" + l.dir.path().string() + "\":{\"hasTrustDialogAccepted\":true}}}");
+  fs::create_directories(l.project / ".git");
+  l.write(l.project / ".claude" / "settings.json", R"({"enableAllProjectMcpServers":true})");
+  l.write(l.project / ".claude" / "settings.local.json", R"({"enabledMcpjsonServers":["evil"]})");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"evil":)" + stdio("evil") + "}}");
+  auto r = l.resolve();
+  CHECK(r.winner("evil") == nullptr);
+  CHECK(r.candidates_for("evil").front()->standing == config::Standing::not_approved);
+  CHECK_FALSE(r.trusted);
+  // Trust recorded on the repository itself lets its own settings approve.
+  l.claude_json(R"({"hasTrustDialogAccepted":true})");
+  r = l.resolve();
+  CHECK(r.trusted);
+  CHECK(r.winner("evil") != nullptr);
+}
+
+TEST_CASE("in a repository's subfolder the root's trust and approvals count, and the subfolder's own settings", "[resolver]") {
+  Layout l;
+  fs::create_directories(l.project / ".git");
+  const fs::path sub = l.project / "pkg";
+  l.claude_json(R"({"hasTrustDialogAccepted":true,"enabledMcpjsonServers":["p"]})");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + R"(,"q":)" + stdio("q") + R"(,"s":)" + stdio("s") + "}}");
+  // The root's own settings file does not count from a subfolder; the subfolder's does.
+  l.write(l.project / ".claude" / "settings.json", R"({"enabledMcpjsonServers":["q"]})");
+  l.write(sub / ".claude" / "settings.json", R"({"enabledMcpjsonServers":["s"]})");
+  const auto r = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {}, sub.string()), l.env);
+  CHECK(r.winner("p") != nullptr);
+  CHECK(r.winner("q") == nullptr);
+  CHECK(r.winner("s") != nullptr);
+}
+
+TEST_CASE("a symlinked spelling of a folder is the folder it points to", "[resolver]") {
+  Layout l;
+  l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}");
+  const fs::path link = l.dir.path() / "link";
+  fs::create_directory_symlink(l.project, link);
+  const auto r = agent::default_agent().catalogue.resolve(config::discovery_inputs(l.env, {}, link.string()), l.env);
+  CHECK(r.winner("a") != nullptr);
 }
 
 TEST_CASE("local wins over an approved project server, which wins over user scope", "[resolver]") {
   Layout l;
-  l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + R"(},"enabledMcpjsonServers":["a","b"]})",
+  l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + R"(},"enabledMcpjsonServers":["a","b"],"hasTrustDialogAccepted":true})",
                 R"("mcpServers":{"a":)" + stdio("user") + R"(,"b":)" + stdio("user") + R"(,"c":)" + stdio("user") + "}");
   l.write(l.project / ".mcp.json", R"({"mcpServers":{"a":)" + stdio("project") + R"(,"b":)" + stdio("project") + "}}");
   const auto r = l.resolve();
@@ -102,10 +166,13 @@ TEST_CASE("a project is approved by each of Claude Code's keys, and a rejection 
     l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + "}}");
     CHECK(l.resolve().winner("p") != nullptr);
   }
-  SECTION("enabledMcpjsonServers in ~/.claude.json's entry for the folder") {
+  SECTION("enabledMcpjsonServers in ~/.claude.json's entry for a folder the user trusted") {
     Layout l;
     l.claude_json(R"({"enabledMcpjsonServers":["p"]})");
     l.write(l.project / ".mcp.json", R"({"mcpServers":{"p":)" + stdio("p") + R"(,"q":)" + stdio("q") + "}}");
+    // Claude Code 2.1.332 takes this record only with trust on the folder.
+    CHECK(l.resolve().winner("p") == nullptr);
+    l.claude_json(R"({"enabledMcpjsonServers":["p"],"hasTrustDialogAccepted":true})");
     CHECK(l.resolve().winner("p") != nullptr);
     CHECK(l.resolve().winner("q") == nullptr);
   }

@@ -48,7 +48,7 @@ TEST_CASE("type http, streamable-http, sse and a bare url are HTTP", "[server]")
     auto resolved = config::resolve_server(def(raw), env);
     const auto* http = std::get_if<config::HttpServer>(&resolved.transport);
     REQUIRE(http);
-    CHECK(http->url == "http://h/mcp");
+    CHECK(http->url.for_transport() == "http://h/mcp");
     CHECK(http->type == "http");
   }
   auto with_headers = config::resolve_server(

@@ -155,34 +155,44 @@ void substitute(json::value& v, std::string_view from, const std::string& to) {
   }
 }
 
-/// The nearest `projects` key at or above `dir`, with its entry.
-std::pair<std::string, const json::object*> project_entry(const json::object* projects, const fs::path& dir) {
-  if (projects == nullptr) return {{}, nullptr};
-  for (fs::path d = absolute_normal(dir);; d = d.parent_path()) {
-    if (const json::object* entry = util::get_object(*projects, d.string())) return {d.string(), entry};
+/// The folder whose `projects` entry applies to `dir` (checked in Claude Code 2.1.197 and 2.1.332 with marker
+/// servers under `claude mcp list`): the nearest folder at or above `dir` that holds a `.git` (a repository's root;
+/// a worktree's `.git` is a file), else `dir` itself. Nothing outside a repository walks further up. `dir` is a real
+/// path.
+fs::path project_key_folder(const fs::path& dir, util::FileReader& reader) {
+  for (fs::path d = dir;; d = d.parent_path()) {
+    if (reader.stat(d / ".git")) return d;
     if (!d.has_relative_path()) break;
   }
-  return {{}, nullptr};
+  return dir;
 }
 
-bool folder_trusted(const json::object* projects, const fs::path& dir) {
-  if (projects == nullptr) return false;
-  for (fs::path d = absolute_normal(dir);; d = d.parent_path()) {
-    if (const json::object* entry = util::get_object(*projects, d.string()); entry && is_true(*entry, "hasTrustDialogAccepted")) {
-      return true;
-    }
-    if (!d.has_relative_path()) break;
+/// Whether the user accepted the trust dialog for `folder` itself (`hasTrustDialogAccepted` on its own entry).
+bool trusted_here(const json::object* projects, const fs::path& folder) {
+  const json::object* entry = projects ? util::get_object(*projects, folder.string()) : nullptr;
+  return entry != nullptr && is_true(*entry, "hasTrustDialogAccepted");
+}
+
+/// Whether trust is recorded on a folder from `dir` up to `key` (both included), never above `key`: what Claude Code
+/// 2.1.332 needs before a repository's own approvals count. Trust on `~` does not reach a clone below it.
+bool trusted_between(const json::object* projects, const fs::path& dir, const fs::path& key) {
+  for (fs::path d = dir;; d = d.parent_path()) {
+    if (trusted_here(projects, d)) return true;
+    if (d == key || !d.has_relative_path()) break;
   }
   return false;
 }
 
-fs::path nearest_mcp_json(const fs::path& dir, util::FileReader& reader) {
+/// Every `.mcp.json` from `dir` up to `/`, nearest first: Claude Code reads them all and the nearest definition of a
+/// name wins.
+std::vector<fs::path> mcp_json_files(const fs::path& dir, util::FileReader& reader) {
+  std::vector<fs::path> out;
   for (fs::path d = dir;; d = d.parent_path()) {
     const auto st = reader.stat(d / ".mcp.json");
-    if (st && st->regular) return d / ".mcp.json";
+    if (st && st->regular) out.push_back(d / ".mcp.json");
     if (!d.has_relative_path()) break;
   }
-  return dir / ".mcp.json";
+  return out;
 }
 
 FileReport report_of(const JsonFile& file, std::string scope, const json::object* holder) {
@@ -308,10 +318,9 @@ void add_plugins(Resolution& res, const ClaudePaths& paths, const std::vector<La
 /// Project servers start only once approved; a project's own settings count only in a trusted folder. Headless,
 /// Claude Code starts every one that is not rejected.
 void apply_approvals(Candidate& c, const std::vector<Layer>& layers, DiscoveryInputs::Mode mode) {
-  // Headless, a rejection anywhere keeps the server off, trusted folder or not: never start on a guess.
-  const bool any_layer = mode == DiscoveryInputs::Mode::headless;
+  // A rejection anywhere keeps the server off, trusted folder or not: a restriction is safe wherever it comes from.
   for (const Layer& layer : layers) {
-    if ((layer.counted || any_layer) && layer.root && lists(*layer.root, "disabledMcpjsonServers", c.definition.name)) {
+    if (layer.root && lists(*layer.root, "disabledMcpjsonServers", c.definition.name)) {
       c.standing = Standing::not_approved;
       c.reason = "rejected: disabledMcpjsonServers in " + layer.file.string() + " lists it";
       return;
@@ -391,24 +400,32 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
     return res;
   }
 
-  const fs::path& dir = in.project_dir;
+  // Claude Code keys its records by real paths: a symlinked spelling of a folder is the folder it points to.
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(absolute_normal(in.project_dir), ec);
+  if (ec) dir = absolute_normal(in.project_dir);
   JsonFile claude = load_json(reader, paths.claude_json);
   const json::object* projects = claude.root ? util::get_object(*claude.root, "projects") : nullptr;
-  const auto [project_key, entry] = project_entry(projects, dir);
-  res.trusted = folder_trusted(projects, dir);
+  // One entry applies: the repository root's (a subfolder ignores its own), else the folder's own.
+  const fs::path key = project_key_folder(dir, reader);
+  const json::object* entry = projects ? util::get_object(*projects, key.string()) : nullptr;
+  const std::string project_key = entry ? key.string() : std::string();
+  // A repository's .claude/settings.json approves only when the entry itself is trusted; the user's record of
+  // approvals and the folder's settings.local.json need trust between the folder and the root. (2.1.197 took the
+  // latter two inside a repository without trust: the stricter rule never starts what either version would not.)
+  const bool key_trusted = trusted_here(projects, key);
+  res.trusted = trusted_between(projects, dir, key);
 
   JsonFile managed_settings = load_json(reader, paths.managed_dir / "managed-settings.json");
   JsonFile local_settings = load_json(reader, dir / ".claude" / "settings.local.json");
   JsonFile project_settings = load_json(reader, dir / ".claude" / "settings.json");
   JsonFile user_settings = load_json(reader, paths.config_dir / "settings.json");
-  // Approval sources in precedence order. ~/.claude.json's entry for the folder is the user's own record; only the
-  // folder's own entry approves (Claude Code 2.1.197 shows a clone inside an approved folder "pending approval").
-  const json::object* own_entry = projects ? util::get_object(*projects, absolute_normal(dir).string()) : nullptr;
+  // Approval sources in precedence order.
   std::vector<Layer> layers = {
       {managed_settings.path, managed_settings.root ? &*managed_settings.root : nullptr, true},
-      {paths.claude_json, own_entry, true},
+      {paths.claude_json, entry, res.trusted},
       {local_settings.path, local_settings.root ? &*local_settings.root : nullptr, res.trusted},
-      {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, res.trusted},
+      {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, key_trusted},
       {user_settings.path, user_settings.root ? &*user_settings.root : nullptr, true},
   };
   // (~/.claude.json's own errors are in `files`, as its local and user scope reports.)
@@ -445,8 +462,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
     add_candidates(res, r, Scope::local, project_key.empty() ? std::nullopt : std::optional<std::string>(project_key));
     res.files.push_back(std::move(r));
   }
-  {
-    const fs::path mcp_json = nearest_mcp_json(dir, reader);
+  for (const fs::path& mcp_json : mcp_json_files(dir, reader)) {
     JsonFile project = load_json(reader, mcp_json);
     FileReport r = report_of(project, "project", project.root ? &*project.root : nullptr);
     const std::size_t from = res.candidates.size();

@@ -146,7 +146,7 @@ std::string definition_fingerprint(const ResolvedServer& server, StartFolder sta
     }
   } else if (const auto* http = std::get_if<HttpServer>(&server.transport)) {
     field(http->type);
-    field(http->url);
+    field(http->url.for_transport());
     std::vector<std::string> names;
     for (const auto& [k, v] : http->headers) names.push_back(k);
     std::sort(names.begin(), names.end());

@@ -58,12 +58,13 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
       return out;
     }
     HttpServer http;
-    http.url = expand(*url);
-    const std::string scheme = http.url.substr(0, http.url.find("://"));
+    http.url = util::SecretUrl(expand(*url));
+    const std::string& text = http.url.for_transport();
+    const std::string scheme = text.substr(0, text.find("://"));
     std::string lower;
     for (char c : scheme) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (http.url.find("://") == std::string::npos || (lower != "http" && lower != "https")) {
-      out.transport = UnsupportedServer{"only http and https URLs are probed, not " + util::cap_utf8(http.url, 200)};
+    if (text.find("://") == std::string::npos || (lower != "http" && lower != "https")) {
+      out.transport = UnsupportedServer{"only http and https URLs are probed, not " + util::cap_utf8(http.url.shown(), 200)};
       return out;
     }
     http.type = type == "sse" ? "sse" : "http";

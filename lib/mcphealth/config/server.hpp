@@ -1,6 +1,7 @@
 #pragma once
 // A definition turned into something to probe: a stdio command with its resolved executable and environment, an
 // HTTP endpoint with its headers, or the reason it is neither. `${VAR}` expansion happens here.
+#include <mcphealth/util/secret_url.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/util/env.hpp>
 
@@ -30,7 +31,8 @@ struct StdioServer {
 
 /// A remote server spoken to over HTTP (Streamable HTTP or legacy SSE).
 struct HttpServer {
-  std::string url;
+  /// Shown only redacted (it may carry credentials).
+  util::SecretUrl url;
   /// `http` (also for `streamable-http` and a bare `url`) or `sse`.
   std::string type;
   std::vector<std::pair<std::string, std::string>> headers;

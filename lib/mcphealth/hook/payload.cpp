@@ -35,6 +35,14 @@ void parse_payload(HookInput& input) {
     return;
   }
   input.parse_error = parsed ? std::string("not a JSON object") : parsed.error().text();
+  // Nested past any parser's limit in a tool's arguments: every other field is still there, read member by member,
+  // whatever the dialect (a text search would know only one agent's field names).
+  if (!parsed) {
+    if (std::optional<json::object> members = util::parse_object_members(input.raw)) {
+      input.payload = std::move(*members);
+      return;
+    }
+  }
   for (std::string_view key : {"hook_event_name", "tool_name", "cwd", "error", "server", "mcp_server"}) {
     if (auto value = find_raw_string_field(input.raw, key)) input.payload[key] = *value;
   }

@@ -1,6 +1,8 @@
 #pragma once
 // HTTP behind a seam. The real client is libcurl, loaded with dlopen the first time an HTTP request is made: a
 // linked libcurl (37 shared libraries) would cost every hook run ~20 ms of start-up, HTTP server or not.
+#include <mcphealth/util/secret_url.hpp>
+
 #include <mcphealth/util/result.hpp>
 
 #include <cstdint>
@@ -38,7 +40,7 @@ private:
 /// One request.
 struct Request {
   std::string method = "GET";
-  std::string url;
+  util::SecretUrl url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::int64_t timeout_ms = 5000;

@@ -130,7 +130,9 @@ private:
   CurlApi m_api;
 };
 
-std::string host_of(const std::string& url) {
+/// The host and port of `secret`, from its redacted form: userinfo never shows.
+std::string host_of(const util::SecretUrl& secret) {
+  const std::string url = secret.shown();
   std::size_t start = url.find("://");
   start = start == std::string::npos ? 0 : start + 3;
   std::size_t end = url.find_first_of("/?#", start);
@@ -161,8 +163,8 @@ std::string CurlClient::describe_failure(CURL* curl, CURLcode code, const Reques
   case CURLE_GOT_NOTHING: return "socket hang up (empty reply from " + where + ")";
   case CURLE_RECV_ERROR:
   case CURLE_SEND_ERROR: return "socket hang up (connection reset by " + where + ")";
-  case CURLE_URL_MALFORMAT: return "invalid URL: " + request.url;
-  case CURLE_UNSUPPORTED_PROTOCOL: return "unsupported URL scheme (only http and https are probed): " + request.url;
+  case CURLE_URL_MALFORMAT: return "invalid URL: " + request.url.shown();
+  case CURLE_UNSUPPORTED_PROTOCOL: return "unsupported URL scheme (only http and https are probed): " + request.url.shown();
   // libcurl's own limit on one header line (100 KB) surfaces as "out of memory".
   case CURLE_OUT_OF_MEMORY: return "response header too large, or out of memory, reading from " + where;
   default: return std::string("HTTP request failed: ") + m_api.easy_strerror(code);
@@ -185,7 +187,7 @@ Response CurlClient::perform(const Request& request) {
       no_proxy_list(user_no_proxy ? std::optional<std::string>(user_no_proxy) : std::nullopt);
   const std::string user_agent = "mcphealth/" + std::string(util::version());
 
-  m_api.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  m_api.easy_setopt(curl, CURLOPT_URL, request.url.for_transport().c_str());
   // http and https only, redirects included: never file://, gopher://, dict:// or any other scheme libcurl knows.
   m_api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   m_api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");

@@ -64,20 +64,20 @@ std::optional<CallOutcome> LegacySseTransport::open(util::EpochMs deadline) {
     if (!event) break;
     if (event->event == "endpoint") {
       const std::string reference = util::trim(event->data);
-      const std::optional<std::string> endpoint = m_client.resolve_reference(m_server.url, reference);
+      const std::optional<std::string> endpoint = m_client.resolve_reference(m_server.url.for_transport(), reference);
       CallOutcome out;
       out.status = CallOutcome::Status::failed;
       if (!endpoint) {
         out.transport_failure = true;
         out.reason = "the SSE endpoint event names '" + util::redact_url(reference) + "', which is not a URL relative to " +
-                     util::redact_url(m_server.url);
+                     m_server.url.shown();
         return out;
       }
       // The definition's headers (its credentials) go with every POST: only ever to the origin they were set for.
       const std::optional<std::string> origin = http::origin_of(*endpoint);
-      if (!origin || origin != http::origin_of(m_server.url, http::Userinfo::ignore)) {
+      if (!origin || origin != http::origin_of(m_server.url.for_transport(), http::Userinfo::ignore)) {
         out.reason = "protocol error: the SSE endpoint event names '" + util::redact_url(reference) +
-                     "', not on the origin of " + util::redact_url(m_server.url) + "; nothing is sent there";
+                     "', not on the origin of " + m_server.url.shown() + "; nothing is sent there";
         return out;
       }
       m_endpoint = *endpoint;
@@ -120,7 +120,7 @@ std::optional<SseEvent> LegacySseTransport::next_event(util::EpochMs deadline) {
 std::optional<CallOutcome> LegacySseTransport::post(const std::string& body, util::EpochMs deadline) {
   http::Request req;
   req.method = "POST";
-  req.url = m_endpoint;
+  req.url = util::SecretUrl(m_endpoint);
   req.headers = m_server.headers;
   req.headers.emplace_back("Content-Type", "application/json");
   req.body = body;

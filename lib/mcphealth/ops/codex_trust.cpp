@@ -101,8 +101,20 @@ private:
 
 } // namespace
 
-CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder, bool trust_ours,
-                                util::Clock& clock) {
+bool CodexEntries::in_file(const std::string& key) const {
+  // The file is all of the key but its last three fields (a path may hold colons itself).
+  std::size_t end = key.size();
+  for (int field = 0; field < 3; ++field) {
+    end = key.rfind(':', end == 0 ? 0 : end - 1);
+    if (end == std::string::npos || end == 0) return false;
+  }
+  std::error_code ec;
+  const std::filesystem::path listed_file = key.substr(0, end);
+  return listed_file == file || std::filesystem::equivalent(listed_file, file, ec);
+}
+
+CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder,
+                                const std::optional<CodexEntries>& written, TrustWritten trust, util::Clock& clock) {
   CodexHookTrust out;
   AppServer codex(env, clock);
   out.program = codex.program();
@@ -112,13 +124,17 @@ CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesys
     out.error = codex.error();
     return out;
   }
+  auto mark = [&] {
+    for (CodexHook& h : out.hooks) h.written = written && h.ours && written->match(h.key, h.command);
+  };
   out.hooks = hooks_of(*listed);
-  if (!trust_ours) return out;
+  mark();
+  if (trust == TrustWritten::no || !written) return out;
   // The hash Codex lists for each of ours is what its own review records.
   json::object state;
   std::vector<std::string> keys;
   for (const CodexHook& h : out.hooks) {
-    if (!h.ours || h.trust == "trusted" || h.hash.empty()) continue;
+    if (!h.written || h.trust == "trusted" || h.hash.empty()) continue;
     state[h.key] = json::object{{"trusted_hash", h.hash}};
     keys.push_back(h.key);
   }
@@ -130,6 +146,7 @@ CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesys
     return out;
   }
   out.hooks = hooks_of(*again);
+  mark();
   for (CodexHook& h : out.hooks) {
     if (std::find(keys.begin(), keys.end(), h.key) == keys.end()) continue;
     h.trusted_now = h.trust == "trusted";

@@ -7,6 +7,7 @@
 #include <mcphealth/util/env.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,10 @@ struct CodexHook {
   std::string trust;
   /// Codex's hash of the entry as it stands (what trusting it records).
   std::string hash;
-  /// Whether the command is mcphealth's hook.
+  /// Whether the command is mcphealth's hook (by its words: a repository's own entry can look like one).
   bool ours = false;
+  /// Whether it is exactly the entry install wrote: its command, in the file install wrote (CodexEntries).
+  bool written = false;
   /// Whether this run recorded its trust.
   bool trusted_now = false;
 };
@@ -38,10 +41,27 @@ struct CodexHookTrust {
   std::string error;
 };
 
-/// Asks the `codex` on PATH which hooks it runs in `folder`; with `trust_ours`, first records trust for every one of
-/// them that is mcphealth's hook and is not trusted yet (nothing else is touched). Waits at most 30 seconds.
-CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder, bool trust_ours,
-                                util::Clock& clock);
+/// The hook entries mcphealth itself wrote: one command, in one file.
+struct CodexEntries {
+  std::filesystem::path file;
+  std::string command;
+  /// Whether Codex's key (`<file>:<event>:<group>:<index>`) names an entry of `file`.
+  bool in_file(const std::string& key) const;
+  /// Whether Codex's key and command name one of these entries.
+  bool match(const std::string& key, const std::string& listed_command) const {
+    return listed_command == command && in_file(key);
+  }
+};
+
+/// Whether to record trust, and for what.
+enum class TrustWritten { no, yes };
+
+/// Asks the `codex` on PATH which hooks it runs in `folder`, marking those that are `written`; with
+/// TrustWritten::yes, first records trust for each of those not trusted yet. Nothing else is ever trusted: a
+/// repository's own `.codex/hooks.json` entry that runs `./tools/mcphealth hook` is the repository's program, not
+/// ours. Waits at most 30 seconds.
+CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder,
+                                const std::optional<CodexEntries>& written, TrustWritten trust, util::Clock& clock);
 
 /// Takes the trust records of `keys` (Codex's keys of hooks `uninstall` took out) out of Codex CLI's config.toml,
 /// through `codex app-server` as its own review writes them; every other record stays. Returns why it could not,

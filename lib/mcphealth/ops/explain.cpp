@@ -224,7 +224,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
         s.resolved_command = stdio->executable.string();
       }
     } else if (const auto* http = std::get_if<config::HttpServer>(&resolved.transport)) {
-      s.target = util::redact_url(http->url);
+      s.target = http->url.shown();
       for (const auto& [name, value] : http->headers) s.header_names.push_back(name);
     } else {
       s.unsupported_reason = std::get<config::UnsupportedServer>(resolved.transport).reason;
@@ -327,7 +327,7 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
 void explain_trust(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs,
                    const agent::Agent& agent, const std::string& flag) {
   util::SystemClock clock;
-  const CodexHookTrust t = codex_hook_trust(env, inputs.project_dir, false, clock);
+  const CodexHookTrust t = codex_hook_trust(env, inputs.project_dir, std::nullopt, TrustWritten::no, clock);
   std::string untrusted;
   for (const CodexHook& h : t.hooks) {
     if (h.ours && h.trust != "trusted") untrusted += (untrusted.empty() ? "" : ", ") + h.key + " (" + h.trust + ")";

@@ -114,6 +114,95 @@ JsonParse parse_json(std::string_view text) {
   return out;
 }
 
+namespace {
+
+bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// The end of the string whose opening quote is at `at` (just past its closing quote), or npos.
+std::size_t string_end(std::string_view text, std::size_t at) {
+  for (std::size_t i = at + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+/// The end of the value that starts at `at`, found by counting brackets outside strings (no recursion, so no depth
+/// limit), or npos.
+std::size_t value_end(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return std::string_view::npos;
+  if (text[at] == '"') return string_end(text, at);
+  if (text[at] != '{' && text[at] != '[') {
+    std::size_t i = at;
+    while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' && !json_space(text[i])) ++i;
+    return i;
+  }
+  std::size_t depth = 0;
+  for (std::size_t i = at; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      i = string_end(text, i);
+      if (i == std::string_view::npos) return i;
+      --i;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+} // namespace
+
+std::optional<json::object> parse_object_members(std::string_view text, int levels) {
+  std::size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && json_space(text[i])) ++i;
+  };
+  skip();
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  ++i;
+  json::object out;
+  for (;;) {
+    skip();
+    if (i < text.size() && text[i] == '}') return out;
+    if (i >= text.size() || text[i] != '"') return std::nullopt;
+    const std::size_t key_end = string_end(text, i);
+    if (key_end == std::string_view::npos) return std::nullopt;
+    const JsonParse key = parse_json(text.substr(i, key_end - i));
+    if (!key || !key->is_string()) return std::nullopt;
+    i = key_end;
+    skip();
+    if (i >= text.size() || text[i] != ':') return std::nullopt;
+    ++i;
+    skip();
+    const std::size_t end = value_end(text, i);
+    if (end == std::string_view::npos) return std::nullopt;
+    const std::string_view slice = text.substr(i, end - i);
+    JsonParse value = parse_json(slice);
+    if (value) {
+      out[key->get_string()] = std::move(*value);
+    } else if (levels > 0 && !slice.empty() && slice.front() == '{') {
+      std::optional<json::object> inner = parse_object_members(slice, levels - 1);
+      out[key->get_string()] = inner ? json::value(std::move(*inner)) : json::value(nullptr);
+    } else {
+      out[key->get_string()] = nullptr;
+    }
+    i = end;
+    skip();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < text.size() && text[i] == '}') return out;
+    return std::nullopt;
+  }
+}
+
 const json::object* get_object(const json::object& obj, std::string_view key) {
   auto it = obj.find(key);
   if (it == obj.end() || !it->value().is_object()) return nullptr;

@@ -39,6 +39,12 @@ inline constexpr std::size_t k_max_json_depth = 10'000;
 /// a lone surrogate escape (`"\ud800"`, which JavaScript's JSON.stringify writes for a cut emoji) becomes U+FFFD.
 JsonParse parse_json(std::string_view text);
 
+/// `text`'s top-level object when `parse_json` refuses it as a whole (a member nested past k_max_json_depth):
+/// each member parsed on its own, an object member that still fails read the same way down to `levels` objects,
+/// and what still fails left as null. So a payload's fields stay readable whatever shape a tool's arguments take.
+/// Nothing when `text` is not an object to begin with, or its top level is broken.
+std::optional<boost::json::object> parse_object_members(std::string_view text, int levels = 4);
+
 /// Returns `text` with every `\uD800`-`\uDFFF` escape that is not half of a valid pair replaced by `\uFFFD`;
 /// nothing when there was none.
 std::optional<std::string> repair_lone_surrogates(std::string_view text);

@@ -118,12 +118,17 @@ std::string redact_url(std::string_view url) {
   const std::size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) return std::string(url);
   const std::size_t authority = scheme_end + 3;
-  std::size_t authority_end = url.find_first_of("/?#", authority);
+  // Userinfo ends at the last `@` before any query or fragment: a password may hold a `/` itself (over-redacting a
+  // path with an `@` in it costs nothing).
+  const std::size_t before_query = url.find_first_of("?#", authority);
+  const std::size_t at = url.rfind('@', before_query == std::string_view::npos ? std::string_view::npos : before_query);
+  const bool userinfo = at != std::string_view::npos && at >= authority;
+  const std::size_t host = userinfo ? at + 1 : authority;
+  std::size_t authority_end = url.find_first_of("/?#", host);
   if (authority_end == std::string_view::npos) authority_end = url.size();
   std::string out(url.substr(0, authority));
-  const std::string_view host = url.substr(authority, authority_end - authority);
-  const std::size_t at = host.rfind('@');
-  out += at == std::string_view::npos ? std::string(host) : "***@" + std::string(host.substr(at + 1));
+  if (userinfo) out += "***@";
+  out.append(url.substr(host, authority_end - host));
   std::size_t i = authority_end;
   const std::size_t query = url.find('?', i);
   const std::size_t fragment = url.find('#', i);
