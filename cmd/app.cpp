@@ -120,6 +120,7 @@ int mcphealth_main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   proc::end_groups_on_signals();
   CommandLine command_line;
+  if (argc > 0 && argv[0] != nullptr) command_line.invoked_as = argv[0];
   // Claude Code runs the hook as exactly `mcphealth hook`, before every MCP tool call. With nothing to parse there is
   // no CLI to build (CLI11's option setup is most of what start-up costs over a no-op; scripts/bench).
   if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, command_line.globals);

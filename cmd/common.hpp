@@ -48,6 +48,8 @@ void warn_all(const std::vector<config::SettingWarning>& warnings);
 /// The parse's shared state: root options, and the exit code the subcommand's run function returns.
 struct CommandLine {
   GlobalOptions globals;
+  /// argv[0], as the user ran this binary.
+  std::string invoked_as;
   int exit_code = 0;
 };
 

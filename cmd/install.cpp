@@ -80,11 +80,12 @@ bool found_here(const agent::Agent& agent, const util::Environment& env) {
 
 /// The program the hook command names: `--binary` (a bare name stays a PATH lookup; a path must be an executable
 /// file), else, for a file shared with the repository (project scope), the bare `mcphealth` (someone else's absolute
-/// path would be wrong on every other machine), else this binary's absolute path.
+/// path would be wrong on every other machine), else this binary's absolute path as the user ran it (a symlink kept:
+/// the versioned file it points to goes with the next upgrade).
 util::Result<std::string> hook_binary(const InstallOptions& o, const agent::Agent& agent, const util::Environment& env) {
   const std::string wanted = o.binary ? *o.binary : o.scope == agent::InstallScope::project ? "mcphealth" : "";
   if (wanted.empty()) {
-    const auto self = ops::this_binary();
+    const auto self = ops::registered_binary(o.invoked_as, env);
     if (!self) return util::fail("cannot tell where this mcphealth is; give it with --binary PATH");
     return self->string();
   }
@@ -173,7 +174,10 @@ void register_install(CLI::App& app, CommandLine& command_line) {
                 "Codex CLI: do not ask Codex (`codex app-server`) to trust the new hooks; it runs them only once you do");
   sub->footer("Exit: 0 installed, or already installed; 2 usage error, or a settings file that does not parse or "
               "cannot be written (nothing is changed then).");
-  sub->callback([o, &command_line] { command_line.exit_code = run_install(*o, false); });
+  sub->callback([o, &command_line] {
+    o->invoked_as = command_line.invoked_as;
+    command_line.exit_code = run_install(*o, false);
+  });
 }
 
 void register_uninstall(CLI::App& app, CommandLine& command_line) {

@@ -25,6 +25,8 @@ struct InstallOptions {
   bool disable_js_hook = false;
   /// `--no-trust`: leave trusting the new hooks to the user (Codex CLI).
   bool no_trust = false;
+  /// How the user ran this binary (argv[0]): what the hook command names, when it is this program.
+  std::string invoked_as;
   bool dry_run = false;
   bool json = false;
 };

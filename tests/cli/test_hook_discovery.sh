@@ -20,11 +20,21 @@ case_project_dir_from_payload_cwd() {
   assert_contains "$ERR" "(from p2)"
 }
 
-case_local_scope_walks_up_to_nearest_project_key() {
+# Claude Code keys local scope by the repository's root, else the folder itself: nothing walks further up.
+case_local_scope_is_the_repository_roots_and_never_a_parents() {
   mkdir -p "$PROJ/src/deep"
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"mcpServers\":{\"svc\":$(crash_def local)}},\"/other\":{\"mcpServers\":{\"svc\":$(crash_def other)}}},\"mcpServers\":{\"svc\":$(crash_def user)}}"
   hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/src/deep\"}"
+  assert_contains "$ERR" "(from user)"
+  mkdir "$PROJ/.git"
+  rm -f "$(STATE)"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/src/deep\"}"
   assert_contains "$ERR" "(from local)"
+  # A clone inside the repository is a repository of its own: the parent's local server is not its.
+  mkdir -p "$PROJ/clone/.git"
+  rm -f "$(STATE)"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/clone\"}"
+  assert_contains "$ERR" "(from user)"
 }
 
 case_local_beats_project_beats_user() {

@@ -275,4 +275,27 @@ case_explain_config_checks_the_registered_command_starts() {
   assert_eq "$(json_eval "$OUT" '[f for f in d["findings"] if f["id"] in ("hook-not-startable", "hook-not-registered")]')" "[]"
 }
 
+# Installed the usual way, a link on PATH into a versioned folder (Homebrew's Cellar, nix, a release folder): the hook
+# names the link, which the next upgrade moves, never the versioned file, which it deletes.
+case_install_registers_the_path_the_user_ran_not_its_versioned_target() {
+  mkdir -p "$T/Cellar/mcphealth/1.4.2/bin" "$T/bin"
+  cp "$MCPHEALTH_BIN" "$T/Cellar/mcphealth/1.4.2/bin/mcphealth"
+  ln -s "$T/Cellar/mcphealth/1.4.2/bin/mcphealth" "$T/bin/mcphealth"
+  local command errf
+  for how in "$T/bin/mcphealth" "mcphealth"; do
+    rm -f "$(SETTINGS)"
+    PATH="$T/bin:$PATH" "$how" install --events PreToolUse >/dev/null 2>&1 || fail "install by $how failed"
+    command=$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]['hooks'][0]['command']")
+    assert_eq "$command" "$T/bin/mcphealth hook" "the command registered when run as $how"
+  done
+  # Registered by hand at the versioned file: explain-config warns before the upgrade that breaks it.
+  write_config "$(SETTINGS)" "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"mcp__.*\",\"hooks\":[{\"type\":\"command\",\"command\":\"$T/Cellar/mcphealth/1.4.2/bin/mcphealth hook\"}]}]}}"
+  mcph explain-config --json
+  assert_contains "$(json_eval "$OUT" '[f["message"] for f in d["findings"] if f["id"] == "hook-versioned-path"]')" "inside a Homebrew Cellar"
+  rm -f "$(SETTINGS)"
+  "$T/bin/mcphealth" install --events PreToolUse >/dev/null 2>&1
+  mcph explain-config --json
+  assert_eq "$(json_eval "$OUT" '[f for f in d["findings"] if f["id"] == "hook-versioned-path"]')" "[]"
+}
+
 main "$@"

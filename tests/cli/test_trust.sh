@@ -71,6 +71,9 @@ case_each_approval_key_approves() {
   no_approvals
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"enabledMcpjsonServers\":[\"p\"]}}}"
   hook "$(pre_payload p)"
+  assert_no_file "$T/ran-p" # Claude Code 2.1.332 takes this record only in a folder the user trusted
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"enabledMcpjsonServers\":[\"p\"],\"hasTrustDialogAccepted\":true}}}"
+  hook "$(pre_payload p)"
   assert_file_exists "$T/ran-p"
   rm -f "$T/ran-p" "$(STATE)"
   # In the project's own settings: only once the folder is trusted.
@@ -230,6 +233,45 @@ case_placeholder_is_safe_in_the_hook_too() {
   hook "$(pre_payload 'a_touch_pwned_b')"
   assert_eq "$(cat "$T/got")" 'a`touch pwned`b'
   assert_no_file "$PROJ/pwned"
+}
+
+# Waits (at most 10 s) for the refreshes a SessionStart started to end.
+wait_for_refreshes() {
+  for _ in $(seq 1 100); do
+    pgrep -f -- "$MCPHEALTH_BIN refresh" >/dev/null || return 0
+    sleep 0.1
+  done
+}
+
+# Claude Code (2.1.197 and 2.1.332, `claude mcp list`) starts neither of these; nor may mcphealth, by any path.
+case_a_parents_local_server_never_runs_in_a_clone_below_it() {
+  mkdir -p "$T/work/clone/.git" "$T/work/sub"
+  # The server writes down the folder it was started in.
+  local where="{\"command\":\"/bin/sh\",\"args\":[\"-c\",\"pwd >> $T/ran-loc; exit 1\"]}"
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$T/work\":{\"hasTrustDialogAccepted\":true,\"mcpServers\":{\"loc\":$where}}}}"
+  local folder
+  for folder in "$T/work/clone" "$T/work/sub"; do
+    hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$folder\"}"
+    hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__loc__x\",\"cwd\":\"$folder\"}"
+    (cd "$folder" && mcph probe --all)
+  done
+  wait_for_refreshes
+  # probe --all covers every folder Claude Code knows: loc ran, but only in the folder whose server it is.
+  assert_eq "$(sort -u "$T/ran-loc")" "$T/work"
+}
+
+case_trust_on_an_ancestor_does_not_let_a_clone_approve_its_own_servers() {
+  mkdir -p "$HOME/src/evil/.git"
+  write_config "$HOME/.claude.json" "{\"projects\":{\"$HOME\":{\"hasTrustDialogAccepted\":true}}}"
+  no_approvals
+  write_config "$HOME/src/evil/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
+  write_config "$HOME/src/evil/.mcp.json" "{\"mcpServers\":{\"evil\":$(marker_def evil)}}"
+  hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$HOME/src/evil\"}"
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__evil__x\",\"cwd\":\"$HOME/src/evil\"}"
+  (cd "$HOME/src/evil" && mcph probe --all)
+  (cd "$HOME" && mcph probe --all)
+  wait_for_refreshes
+  assert_no_file "$T/ran-evil"
 }
 
 main "$@"

@@ -188,8 +188,8 @@ bool trusted_between(const json::object* projects, const fs::path& dir, const fs
 std::vector<fs::path> mcp_json_files(const fs::path& dir, util::FileReader& reader) {
   std::vector<fs::path> out;
   for (fs::path d = dir;; d = d.parent_path()) {
-    const auto st = reader.stat(d / ".mcp.json");
-    if (st && st->regular) out.push_back(d / ".mcp.json");
+    // Not only a regular file: one that is a FIFO or a device is read as refused, and says so.
+    if (reader.stat(d / ".mcp.json")) out.push_back(d / ".mcp.json");
     if (!d.has_relative_path()) break;
   }
   return out;
@@ -339,7 +339,8 @@ void apply_approvals(Candidate& c, const std::vector<Layer>& layers, DiscoveryIn
   for (const Layer& layer : layers) {
     if (!layer.counted && layer.root &&
         (is_true(*layer.root, "enableAllProjectMcpServers") || lists(*layer.root, "enabledMcpjsonServers", c.definition.name))) {
-      c.reason += "; " + layer.file.string() + " approves it, but it belongs to the project and the folder is not trusted";
+      c.reason += "; " + layer.file.string() + " approves it, but the folder is not trusted (no hasTrustDialogAccepted "
+                  "for it or its repository's root in ~/.claude.json)";
       break;
     }
   }

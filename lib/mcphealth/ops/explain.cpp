@@ -378,15 +378,20 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
     if (program.find('/') != std::string::npos) {
       if (!config::is_executable_file(program)) {
         add(e, Finding::Severity::error, "hook-not-startable",
-            "the hook is registered, but " + program + " is not an executable file, so Claude Code cannot start `" +
-                command + "`",
-            "run `mcphealth install` to register this binary's absolute path");
+            "the hook is registered, but " + program + " is not an executable file, so " + std::string(agent.name) +
+                " cannot start `" + command + "`",
+            "run `mcphealth install" + flag + "` to register this binary's absolute path");
+      } else if (const auto why = versioned_folder(program)) {
+        add(e, Finding::Severity::warning, "hook-versioned-path",
+            "the hook runs " + program + ", and " + *why + ": the next upgrade removes it and " +
+                std::string(agent.name) + " cannot start the hook",
+            "run `mcphealth install" + flag + "` from the stable path (a link on PATH such as ~/.local/bin/mcphealth)");
       }
     } else if (config::find_on_path(program, {"PATH=" + env.get("PATH").value_or("")}).empty()) {
       add(e, Finding::Severity::error, "hook-not-startable",
-          "the hook is registered, but `" + program + "` is not on PATH, so Claude Code cannot start `" + command +
+          "the hook is registered, but `" + program + "` is not on PATH, so " + std::string(agent.name) + " cannot start `" + command +
               "` (PATH=" + env.get("PATH").value_or("") + ")",
-          "run `mcphealth install` to register this binary's absolute path");
+          "run `mcphealth install" + flag + "` to register this binary's absolute path");
     }
   }
   if (agent.registration.hooks_need_trust() && !e.hooks.commands.empty()) explain_trust(e, env, inputs, agent, flag);

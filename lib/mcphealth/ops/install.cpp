@@ -1,5 +1,6 @@
 #include <mcphealth/ops/install.hpp>
 
+#include <mcphealth/config/server.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/json_edit.hpp>
@@ -368,6 +369,42 @@ std::string unified_diff(const std::string& before, const std::string& after, co
     k = end;
   }
   return out;
+}
+
+std::optional<fs::path> registered_binary(std::string_view invoked_as, const util::Environment& env) {
+  const std::optional<fs::path> self = this_binary();
+  if (!self || invoked_as.empty()) return self;
+  fs::path ran;
+  if (invoked_as.find('/') != std::string_view::npos) {
+    std::error_code ec;
+    ran = fs::absolute(fs::path(invoked_as), ec).lexically_normal();
+  } else {
+    ran = config::find_on_path(std::string(invoked_as), {"PATH=" + env.get("PATH").value_or("")});
+  }
+  std::error_code ec;
+  if (!ran.empty() && fs::equivalent(ran, *self, ec)) return ran;
+  return self;
+}
+
+std::optional<std::string> versioned_folder(const fs::path& program) {
+  const fs::path folder = program.parent_path();
+  for (const auto& part : folder) {
+    const std::string name = part.string();
+    if (name == "Cellar") return "it is inside a Homebrew Cellar";
+    if (name == "store" && folder.string().rfind("/nix/store/", 0) == 0) return "it is inside the nix store";
+    // A version: digits, a dot, digits (`1.4`, `v1.4.2`, `mcphealth-1.4.2`).
+    for (std::size_t i = 0; i + 2 < name.size(); ++i) {
+      const bool starts = i == 0 || !std::isdigit(static_cast<unsigned char>(name[i - 1]));
+      if (starts && std::isdigit(static_cast<unsigned char>(name[i])) != 0) {
+        std::size_t j = i;
+        while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j])) != 0) ++j;
+        if (j + 1 < name.size() && name[j] == '.' && std::isdigit(static_cast<unsigned char>(name[j + 1])) != 0) {
+          return "its folder " + name + " is named for a version";
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<fs::path> this_binary() {

@@ -76,7 +76,17 @@ std::filesystem::path backup_folder(const util::Environment& env);
 /// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
 
-/// The absolute path of the running binary (/proc/self/exe on Linux), or nothing.
+/// The absolute path of the running binary (/proc/self/exe on Linux, symlinks resolved), or nothing.
 std::optional<std::filesystem::path> this_binary();
+
+/// The path a hook should name for this binary: the one the user ran it by (`argv[0]`, looked up on PATH when a bare
+/// name), made absolute but with its symlinks kept, when it is this same program: `~/.local/bin/mcphealth` ->
+/// `…/Cellar/mcphealth/1.2/bin/mcphealth` registers the link, which an upgrade moves, not the versioned file, which
+/// an upgrade deletes. Else this_binary().
+std::optional<std::filesystem::path> registered_binary(std::string_view invoked_as, const util::Environment& env);
+
+/// Why `program` looks like a path that an upgrade removes (a Homebrew Cellar, the nix store, a folder named for a
+/// version such as `mcphealth-1.4.2/` or `v1.4.2/`), or nothing.
+std::optional<std::string> versioned_folder(const std::filesystem::path& program);
 
 } // namespace mcphealth::ops
