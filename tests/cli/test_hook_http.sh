@@ -206,4 +206,37 @@ case_cache_hit_does_not_load_libcurl() {
   assert_contains "$(cat "$T/ld3")" "libcurl" "an HTTP probe loads libcurl"
 }
 
+# A URL's credentials never leave: every failure path of an HTTP server whose URL carries a password (a port out of
+# range, an unset variable in it, a refused connection, a 503 that quotes the URL), and every output that can carry
+# its reason: the model's text, the hook's stderr, the state file, status, probe and explain-config, both ways.
+case_a_urls_password_appears_in_no_output() {
+  local secret=S3CR3Tpw closed all=""
+  start_http --status 503
+  closed=$(free_port)
+  unset API_PORT
+  local urls=("http://deploy:$secret@127.0.0.1:99999/mcp" "http://deploy:$secret@127.0.0.1:\${API_PORT}/mcp"
+    "http://deploy:$secret@127.0.0.1:$closed/mcp" "http://deploy:$secret@127.0.0.1:$HTTP_PORT/mcp?token=$secret"
+    "htp//deploy:$secret@127.0.0.1:$closed/mcp")
+  local url
+  for url in "${urls[@]}"; do
+    rm -f "$(STATE)"
+    http_config "$url"
+    hook "$(pre_payload remote)"
+    all+="$OUT$ERR"
+    hook "$(pre_payload remote)" --output exit-code
+    all+="$OUT$ERR"
+    hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__remote__x\",\"cwd\":\"$PROJ\",\"error\":\"connect ECONNREFUSED $url\"}"
+    all+="$OUT$ERR$(cat "$(STATE)" 2>/dev/null)"
+    for args in "status" "status --json" "probe remote" "probe --all --json" "explain-config" "explain-config --json" "policy remote"; do
+      # shellcheck disable=SC2086
+      mcph $args
+      all+="$OUT$ERR"
+    done
+    all+="$(cat "$(STATE)" 2>/dev/null)"
+  done
+  assert_contains "$all" "***@127.0.0.1" "the reasons name the host"
+  grep -n -- "$secret" <<<"$all" | head -5 >&2 || true
+  assert_not_contains "$all" "$secret"
+}
+
 main "$@"

@@ -1,3 +1,4 @@
+#include <mcphealth/util/secret_url.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <catch2/catch.hpp>
@@ -84,4 +85,20 @@ TEST_CASE("text splits into its lines, a last one without a newline included", "
   CHECK(util::split_lines("a\nb\n") == std::vector<std::string>{"a", "b"});
   CHECK(util::split_lines("a\n\nb") == std::vector<std::string>{"a", "", "b"});
   CHECK(util::split_lines("").empty());
+}
+
+TEST_CASE("every URL in a text loses its credentials, wherever it stands", "[text]") {
+  CHECK(util::redact_urls("invalid URL: http://deploy:S3CR3T@127.0.0.1:99999/mcp") ==
+        "invalid URL: http://***@127.0.0.1:99999/mcp");
+  CHECK(util::redact_urls("a (https://u:p/w@h/x?token=abc) and ws://h/ok") == "a (https://***@h/x?token=***) and ws://h/ok");
+  CHECK(util::redact_urls("no url here") == "no url here");
+  CHECK(util::redact_urls("\"http://a:b@h\"") == "\"http://***@h\"");
+  CHECK(util::SecretUrl("deploy:S3CR3T@h:1/mcp").shown() == "***@h:1/mcp");
+  CHECK(util::SecretUrl("http://u:p@h/x").shown() == "http://***@h/x");
+  CHECK(util::SecretUrl("http://u:p@h/x").for_transport() == "http://u:p@h/x");
+}
+
+TEST_CASE("userinfo without a scheme is redacted in a text too", "[text]") {
+  CHECK(util::redact_urls("connect ECONNREFUSED htp//deploy:pw@127.0.0.1:1/mcp") == "connect ECONNREFUSED ***@127.0.0.1:1/mcp");
+  CHECK(util::redact_urls("mail me@example.com at 10:30") == "mail me@example.com at 10:30");
 }

@@ -3,6 +3,7 @@
 #include <mcphealth/proc/child.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -113,6 +114,13 @@ std::string protocol_error_reason(const mcp::CallOutcome& failure) {
 }
 
 ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeSpec& spec) {
+  // A server's own error may quote a URL whole, credentials and all: no reason leaves the probe with one.
+  ProbeResult r = probe_transport(server, spec);
+  r.reason = util::redact_urls(r.reason);
+  return r;
+}
+
+ProbeResult LiveProber::probe_transport(const config::ResolvedServer& server, const ProbeSpec& spec) {
   if (const auto* stdio = std::get_if<config::StdioServer>(&server.transport)) {
     return probe_stdio(*stdio, spec.timeout_ms, spec.options, m_clock);
   }

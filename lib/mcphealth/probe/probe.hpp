@@ -150,6 +150,7 @@ public:
   ProbeResult probe(const config::ResolvedServer& server, const ProbeSpec& spec) override;
 
 private:
+  ProbeResult probe_transport(const config::ResolvedServer& server, const ProbeSpec& spec);
   util::Clock& m_clock;
   http::Client* m_http;
 };

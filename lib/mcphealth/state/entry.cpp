@@ -1,6 +1,7 @@
 #include <mcphealth/state/entry.hpp>
 
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -205,7 +206,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   // The first failure in a row starts the outage; later ones keep its start (an entry another writer made without
   // one stays without: that start is unknown).
   if (failures == 1) entry["downSince"] = mark.now;
-  entry["lastError"] = util::cap_utf8(mark.error, k_max_error_bytes);
+  entry["lastError"] = util::cap_utf8(util::redact_urls(mark.error), k_max_error_bytes);
   entry["lastFailureCode"] = mark.code.to_json();
   if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
   if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;

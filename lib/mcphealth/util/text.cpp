@@ -152,6 +152,36 @@ std::string redact_url(std::string_view url) {
   return out;
 }
 
+std::string redact_urls(std::string_view text) {
+  auto is_delim = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' ||
+           c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',';
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (is_delim(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && !is_delim(text[end])) ++end;
+    const std::string_view token = text.substr(i, end - i);
+    const std::size_t at = token.rfind('@');
+    if (token.find("://") != std::string_view::npos) {
+      out += redact_url(token);
+    } else if (at != std::string_view::npos && token.substr(0, at).find(':') != std::string_view::npos) {
+      // `user:password@host` without a scheme (a URL typed wrong, quoted by a client).
+      out += "***@";
+      out.append(token.substr(at + 1));
+    } else {
+      out.append(token);
+    }
+    i = end;
+  }
+  return out;
+}
+
 namespace {
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

@@ -35,6 +35,10 @@ std::string valid_utf8(std::string_view text);
 /// Text that is not a URL is returned as it is.
 std::string redact_url(std::string_view url);
 
+/// `text` with every URL in it (a run of non-space characters around `://`) redact_url'ed: for texts from outside
+/// that may quote a URL whole (a server's error, a client's failure text), before they are stored or shown.
+std::string redact_urls(std::string_view text);
+
 /// The candidate `word` most likely meant, for "did you mean" in usage errors: the one candidate it starts (3
 /// characters or more), else the closest by edit distance if close enough (at most 2 edits, or a third of the
 /// word for long words).
