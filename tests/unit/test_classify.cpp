@@ -86,10 +86,10 @@ TEST_CASE("numbers and words only match whole", "[classify]") {
   CHECK_FALSE(hook::classify_failure("a plain validation error"));
 }
 
-TEST_CASE("failure text joins the known string fields", "[classify]") {
+TEST_CASE("failure text joins the client's own string fields and never the model's arguments", "[classify]") {
   auto payload = boost::json::parse(
-      R"({"error":"e1","message":"m","tool_output":{"output":"o","stderr":"s"},"tool_input":{"error":"ie"},"x":"no"})");
-  CHECK(hook::failure_text(payload.as_object()) == "e1\nm\no\ns\nie");
+      R"({"error":"e1","message":"m","tool_output":{"output":"o","stderr":"s"},"tool_input":{"error":"HTTP 503"},"x":"no"})");
+  CHECK(hook::failure_text(payload.as_object()) == "e1\nm\no\ns");
 }
 
 TEST_CASE("Claude Code's own failure texts are read by the wording table", "[classify]") {

@@ -25,7 +25,11 @@ json::object down_at(util::EpochMs when, const std::string& error, std::optional
 }
 
 gate::CacheRules rules(std::int64_t retry_bound = 3'600'000, gate::Refresh refresh = gate::Refresh::background) {
-  return {retry_bound, 120'000, refresh};
+  gate::CacheRules r;
+  r.retry_bound_ms = retry_bound;
+  r.default_ttl_ms = 120'000;
+  r.refresh = refresh;
+  return r;
 }
 
 } // namespace

@@ -109,14 +109,28 @@ TEST_CASE("a mark checked in the future decides nothing so a forward clock jump 
   healthy.status = "healthy";
   healthy.checked_at = now + year;
   healthy.expires_at = now + year + 120'000;
-  CHECK(state::outlook_of(healthy, now, 0).freshness == state::Freshness::unknown);
+  CHECK(state::outlook_of(healthy, now, 0, 0).freshness == state::Freshness::unknown);
   state::ServerEntry down;
   down.status = "unhealthy";
   down.checked_at = now + year;
   down.next_retry_at = now + year + 30'000;
-  CHECK(state::outlook_of(down, now, 3'600'000).freshness == state::Freshness::unknown);
+  CHECK(state::outlook_of(down, now, 3'600'000, 0).freshness == state::Freshness::unknown);
   // Within the skew (or in the past) it decides as before.
   healthy.checked_at = now + 1'000;
   healthy.expires_at = now + 121'000;
-  CHECK(state::outlook_of(healthy, now, 0).freshness == state::Freshness::fresh);
+  CHECK(state::outlook_of(healthy, now, 0, 0).freshness == state::Freshness::fresh);
+}
+
+TEST_CASE("a healthy mark is fresh no longer past its check than the TTL in force, whatever its expiresAt says", "[entry]") {
+  const util::EpochMs now = 1'800'000'000'000;
+  const std::int64_t year = 365LL * 24 * 3600 * 1000;
+  state::ServerEntry e;
+  e.status = "healthy";
+  e.checked_at = now - 600'000; // ten minutes ago
+  e.expires_at = now + year;
+  CHECK(state::outlook_of(e, now, 0, 0).freshness == state::Freshness::fresh); // unbounded: as the mark says
+  const state::Outlook o = state::outlook_of(e, now, 0, 120'000);
+  CHECK(o.freshness == state::Freshness::stale);
+  CHECK(o.stale_for_ms == 480'000);
+  CHECK(state::outlook_of(e, now, 0, 3'600'000).freshness == state::Freshness::fresh);
 }

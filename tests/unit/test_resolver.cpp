@@ -312,6 +312,19 @@ TEST_CASE("one fingerprint per name and definition: what decides a probe changes
   CHECK(m.resolve().winner("a")->fingerprint != user_a);
 }
 
+TEST_CASE("two credentials for one URL are two servers: header values count in the fingerprint, never shown", "[resolver]") {
+  Layout l;
+  auto with_token = [&](const std::string& token) {
+    l.claude_json("{}", R"("mcpServers":{"api":{"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"Authorization":"Bearer )" +
+                            token + R"("}}})");
+    return l.resolve().winner("api")->fingerprint;
+  };
+  const std::string good = with_token("good-token");
+  CHECK(with_token("revoked-token") != good);
+  CHECK(with_token("good-token") == good);
+  CHECK(good.find("good-token") == std::string::npos);
+}
+
 TEST_CASE("a stdio server of a project's own files is that project's: its folder is in its fingerprint", "[resolver]") {
   Layout l, m;
   for (const Layout* x : {&l, &m}) {

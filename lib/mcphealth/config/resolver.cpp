@@ -147,10 +147,16 @@ std::string definition_fingerprint(const ResolvedServer& server, StartFolder sta
   } else if (const auto* http = std::get_if<HttpServer>(&server.transport)) {
     field(http->type);
     field(http->url.for_transport());
-    std::vector<std::string> names;
-    for (const auto& [k, v] : http->headers) names.push_back(k);
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names) field(n);
+    // Header values as a digest only (never the values): two projects with one URL and a good and a revoked token
+    // are two servers to the client, and each keeps its own verdict.
+    std::vector<std::pair<std::string, std::string>> headers = http->headers;
+    std::sort(headers.begin(), headers.end());
+    std::string values;
+    for (const auto& [name, value] : headers) {
+      field(name);
+      values += std::to_string(value.size()) + ":" + value;
+    }
+    field(hash_hex(values));
   } else {
     field("unsupported");
     field(json::serialize(server.definition.raw));
@@ -161,7 +167,7 @@ std::string definition_fingerprint(const ResolvedServer& server, StartFolder sta
 std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,
                              const util::Environment& env, util::FileReader& reader) {
   // The fingerprints' own version: a binding made when they were reckoned otherwise is made again, once.
-  std::string text = "fingerprints 2;" + util::stamp_of(files, reader);
+  std::string text = "fingerprints 3;" + util::stamp_of(files, reader);
   for (const auto& v : variables) {
     auto value = env.get(v);
     text += v + (value ? "=" + *value : std::string("-")) + ";";

@@ -9,7 +9,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   CacheDecision d;
   if (entry == nullptr) return d;
   d.entry = state::ServerEntry::from_json(*entry);
-  d.outlook = state::outlook_of(d.entry, now, rules.retry_bound_ms);
+  d.outlook = state::outlook_of(d.entry, now, rules.retry_bound_ms, rules.ttl_bound_ms);
   switch (d.outlook.freshness) {
   case state::Freshness::fresh: d.verdict = CacheVerdict::allow; break;
   case state::Freshness::in_backoff:

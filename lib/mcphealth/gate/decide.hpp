@@ -20,6 +20,8 @@ struct CacheRules {
   std::int64_t retry_bound_ms = 0;
   /// The TTL of a healthy mark that does not carry its own.
   std::int64_t default_ttl_ms = 0;
+  /// The TTL in force for a healthy mark: none is fresh longer past its check (state::outlook_of); 0 = unbounded.
+  std::int64_t ttl_bound_ms = 0;
   Refresh refresh = Refresh::background;
 };
 

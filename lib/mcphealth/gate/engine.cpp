@@ -464,7 +464,7 @@ private:
         continue;
       }
       const ServerEntry e = ServerEntry::from_json(*entry);
-      const state::Outlook st = state::outlook_of(e, now, retry_bound());
+      const state::Outlook st = state::outlook_of(e, now, retry_bound(), server_settings(c).ttl_ms.value);
       if (state::health_of(e, *entry) == state::Health::needs_auth) {
         notes.push_back({c->tool_server, Note::Kind::needs_auth, {}, std::nullopt});
       }
@@ -716,6 +716,13 @@ private:
     rules.refresh = refresh_in_background() && m_deps.start_refresh ? Refresh::background : Refresh::inline_probe;
     if (entry != nullptr && rules.refresh == Refresh::background && !ServerEntry::from_json(*entry).ttl_ms()) {
       rules.default_ttl_ms = settings().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
+    }
+    // A healthy mark is fresh no longer past its check than the TTL in force: the environment's (no file read), or
+    // the policy's when the mark claims more than that (a policy may give a server a longer one).
+    if (entry != nullptr && ServerEntry::from_json(*entry).healthy()) {
+      rules.ttl_bound_ms = settings().ttl_ms.value;
+      const auto claimed = ServerEntry::from_json(*entry).ttl_ms();
+      if (claimed && *claimed > rules.ttl_bound_ms) rules.ttl_bound_ms = server_settings(nullptr, call.server).ttl_ms.value;
     }
     const CacheDecision d = gate::decide_from_cache(entry, now, rules);
     const ServerEntry& e = d.entry;

@@ -25,7 +25,8 @@ std::string failure_text(const json::object& payload) {
     add(util::get_string(*out, "output"));
     add(util::get_string(*out, "stderr"));
   }
-  if (const json::object* in = util::get_object(payload, "tool_input")) add(util::get_string(*in, "error"));
+  // Never `tool_input`: those are the model's arguments, not the client's word on the failure (a tool taking an
+  // `error` argument would have a healthy server's -32602 read as its text).
   return text;
 }
 

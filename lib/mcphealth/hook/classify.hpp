@@ -12,7 +12,7 @@
 namespace mcphealth::hook {
 
 /// Joins the failure's string fields with newlines: `error`, `message`, `tool_response`, `tool_output`,
-/// `tool_output.output`, `tool_output.stderr`, `tool_input.error`.
+/// `tool_output.output`, `tool_output.stderr`: the client's own fields, never the model's arguments.
 std::string failure_text(const boost::json::object& payload);
 
 /// Classifies failure text: 401, 403, 429, 503 or transport, checked in that order, case-insensitive and

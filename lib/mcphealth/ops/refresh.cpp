@@ -21,10 +21,10 @@ namespace {
 /// Why `c` needs no probe now, as its report line says it (`fresh`; `down, next retry in 26s`); nothing when it
 /// needs one (no mark, a healthy one expired, or an unhealthy one whose retry is due).
 std::optional<std::string> no_check_needed(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now,
-                                           std::int64_t bound) {
+                                           std::int64_t bound, std::int64_t ttl) {
   const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
   if (entry == nullptr) return std::nullopt;
-  const state::Outlook o = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound);
+  const state::Outlook o = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound, ttl);
   if (o.freshness == state::Freshness::fresh) return "fresh";
   if (o.freshness == state::Freshness::in_backoff) {
     return "down, next retry in " + util::format_duration_short(o.retry_at ? *o.retry_at - now : 0);
@@ -48,7 +48,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
                      [&](const std::string& s) { return config::tool_server_name(s) == c->tool_server; })) {
       continue;
     }
-    if (auto why = no_check_needed(store.read(), *c, clock.now_ms(), bound)) {
+    const std::int64_t ttl = config::settings_for(settings, policy, *c).ttl_ms.value;
+    if (auto why = no_check_needed(store.read(), *c, clock.now_ms(), bound, ttl)) {
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
@@ -58,7 +59,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const state::StateSnapshot snap = store.read();
-    if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound)) { // checked by someone else since
+    if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound, ttl)) { // checked by someone else since
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }

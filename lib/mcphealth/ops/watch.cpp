@@ -147,7 +147,7 @@ util::EpochMs next_probe_at(const json::object* verdict, const std::string& fing
   if (verdict == nullptr) return std::min(now, seen_at) + static_cast<std::int64_t>(h % 1000);
   const state::ServerEntry e = state::ServerEntry::from_json(*verdict);
   const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
-  const state::Outlook st = state::outlook_of(e, now, bound);
+  const state::Outlook st = state::outlook_of(e, now, bound, settings.ttl_ms.value);
   switch (st.freshness) {
   case state::Freshness::fresh: {
     const std::int64_t ttl = settings.ttl_ms.value;

@@ -123,15 +123,17 @@ std::optional<util::EpochMs> honoured_retry_at(const ServerEntry& entry, util::E
   return std::min(*entry.next_retry_at, from + bound);
 }
 
-Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound) {
+Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound, std::int64_t ttl_bound) {
   Outlook out;
   if (entry.checked_at && *entry.checked_at > now + k_max_clock_skew_ms) return out; // unknown
   if (entry.healthy()) {
-    if (entry.expires_at && *entry.expires_at > now) {
+    std::optional<util::EpochMs> expires = entry.expires_at;
+    if (expires && ttl_bound > 0) expires = std::min(*expires, entry.checked_at ? *entry.checked_at + ttl_bound : now + ttl_bound);
+    if (expires && *expires > now) {
       out.freshness = Freshness::fresh;
     } else {
       out.freshness = Freshness::stale;
-      out.stale_for_ms = entry.expires_at ? now - *entry.expires_at : 0;
+      out.stale_for_ms = expires ? now - *expires : 0;
     }
   } else if (entry.unhealthy()) {
     out.retry_at = honoured_retry_at(entry, now, retry_bound);

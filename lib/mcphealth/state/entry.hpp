@@ -158,8 +158,10 @@ inline constexpr std::int64_t k_max_clock_skew_ms = 60'000;
 
 /// Decides where `entry` stands at `now`. A mark checked in the future (past k_max_clock_skew_ms) was written by a
 /// clock that is not this one: it decides nothing (`unknown`: probe again), so a forward jump cannot keep a server
-/// fresh, or blocked, until the clock catches up.
-Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound);
+/// fresh, or blocked, until the clock catches up. A healthy mark is fresh at most `ttl_bound` past its checkedAt
+/// (the TTL in force; 0: its own expiresAt alone), so an expiresAt a year ahead (another tool, a hand edit, a TTL
+/// since lowered) keeps nothing fresh longer than the TTL says.
+Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t retry_bound, std::int64_t ttl_bound);
 
 /// The most a nextRetryAt is honoured past its check, under a backoff cap of `max_backoff_ms`: that cap, or the
 /// Retry-After cap if larger (the `retry_bound` of outlook_of).
