@@ -144,6 +144,22 @@ TEST_CASE("gemini: a trusted folder's project server replaces the user one whole
   CHECK(std::get<config::HttpServer>(res.winner("old")->resolved->transport).type == "sse");
 }
 
+TEST_CASE("gemini: settings with comments are read as Gemini CLI reads them", "[agent_gemini]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  util::MapEnvironment env{{"HOME", home.string()},
+                           {"GEMINI_CLI_SYSTEM_SETTINGS_PATH", (dir.path() / "etc" / "settings.json").string()}};
+  write(home / ".gemini" / "settings.json",
+        "{\n  // the servers\n  \"mcpServers\": {/* one */ \"svc\": {\"command\": \"/bin/true\"}}\n}\n");
+  write(home / ".gemini" / "trustedFolders.json", "{\"" + proj.string() + "\":\"TRUST_FOLDER\"}");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  const config::Resolution res = gemini().catalogue.resolve(in, env);
+  CHECK(res.winner("svc") != nullptr);
+  for (const auto& f : res.files) CHECK(f.status != config::FileReport::Status::parse_error);
+}
+
 TEST_CASE("gemini: in a folder it does not trust no server starts not even the user's", "[agent_gemini]") {
   TempDir dir;
   const fs::path home = dir.path() / "home", proj = dir.path() / "proj";

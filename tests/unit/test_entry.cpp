@@ -134,3 +134,15 @@ TEST_CASE("a healthy mark is fresh no longer past its check than the TTL in forc
   CHECK(o.stale_for_ms == 480'000);
   CHECK(state::outlook_of(e, now, 0, 3'600'000).freshness == state::Freshness::fresh);
 }
+
+TEST_CASE("the strings a server names itself with are capped when written", "[entry]") {
+  state::ProbeDetails d;
+  d.kind = "answered";
+  d.server_name = std::string(16 << 20, 'n');
+  d.server_version = std::string(1000, 'v');
+  d.protocol_version = "2025-06-18";
+  const json::object o = d.to_json();
+  CHECK(o.at("serverName").get_string().size() == state::k_max_server_string_bytes);
+  CHECK(o.at("serverVersion").get_string().size() == state::k_max_server_string_bytes);
+  CHECK(o.at("protocolVersion").get_string() == "2025-06-18");
+}

@@ -88,6 +88,26 @@ TEST_CASE("install for Gemini CLI writes its events, its matcher and its entry",
   CHECK(after.at("security").at("auth").at("selectedType") == "gemini-api-key");
 }
 
+TEST_CASE("Gemini CLI's settings keep their comments through install and uninstall; Claude Code's take none", "[install]") {
+  const std::string original = "{\n  // my model\n  \"model\": {\"name\": \"gemini-2.5-pro\"}, /* a { brace ] */\n"
+                               "  \"ui\": {\"theme\": \"dark\" // why not\n  }\n}\n";
+  Settings s(original);
+  const agent::Agent& gemini = *agent::find_agent("gemini");
+  auto plan = s.install(gemini);
+  REQUIRE(plan);
+  CHECK(plan->after.find("// my model") != std::string::npos);
+  CHECK(plan->after.find("/* a { brace ] */") != std::string::npos);
+  CHECK(plan->after.find("// why not") != std::string::npos);
+  CHECK(util::parse_json(plan->after, util::JsonComments::allowed)->at("hooks").as_object().size() == 3);
+  s.write(plan->after);
+  auto undo = ops::plan_uninstall(s.file, gemini);
+  REQUIRE(undo);
+  CHECK(undo->after == original);
+  // Claude Code refuses a comment in its settings: install must not write a file it would not read.
+  s.write(original);
+  CHECK_FALSE(s.install());
+}
+
 TEST_CASE("install refuses an event the agent does not have, and a file that does not parse", "[install]") {
   Settings s;
   auto wrong = s.install(*agent::find_agent("gemini"), {"PreToolUse"});

@@ -3,6 +3,7 @@
 // catalogue), how its hook payloads and answers are spelled (its dialect), and where and how its hooks are
 // registered (its registration). The cache, probes, backoff and recovery are common ground. Each agent is one file,
 // `agent/<id>.cpp`; the only other place that knows it exists is the table in `agent/agents.cpp`.
+#include <mcphealth/util/json.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
 #include <mcphealth/hook/outcome.hpp>
@@ -116,6 +117,8 @@ public:
   /// Whether the agent runs a newly registered hook only once the user has trusted it (Codex CLI: the trust is its
   /// own record, which ops/codex_trust asks it to write).
   virtual bool hooks_need_trust() const { return false; }
+  /// Whether the agent's hook files may hold `//` and `/* */` comments (Gemini CLI strips them before parsing).
+  virtual util::JsonComments comments() const { return util::JsonComments::refused; }
   /// An MCP tool's name as the agent spells it (`mcp__server__tool`), to tell whether a matcher selects MCP tools.
   virtual std::string sample_tool_name() const = 0;
   /// The entry a hook list gets for `command`: `{"type":"command","command":...}` and whatever else the agent wants.

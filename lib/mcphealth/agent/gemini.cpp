@@ -173,10 +173,13 @@ struct Layer {
 };
 
 Layer read_layer(const fs::path& file, std::string_view label, config::Scope scope, util::FileReader& reader) {
-  Layer layer{config::read_source({file, std::string(label)}, reader), {}, scope};
+  // Gemini CLI strips comments from its settings before it parses them.
+  Layer layer{config::read_source({file, std::string(label)}, reader, config::FileFormat::json_with_comments), {}, scope};
   if (layer.report.status == config::FileReport::Status::ok || layer.report.status == config::FileReport::Status::no_servers) {
     if (auto text = reader.read(file)) {
-      if (util::JsonParse parsed = util::parse_json(*text); parsed && parsed->is_object()) layer.root = std::move(parsed->get_object());
+      if (util::JsonParse parsed = util::parse_json(*text, util::JsonComments::allowed); parsed && parsed->is_object()) {
+        layer.root = std::move(parsed->get_object());
+      }
     }
   }
   return layer;
@@ -457,6 +460,7 @@ protected:
 class GeminiRegistration final : public Registration {
 public:
   bool missing_command_blocks() const override { return true; }
+  util::JsonComments comments() const override { return util::JsonComments::allowed; }
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
     return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};
   }

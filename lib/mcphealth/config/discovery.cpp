@@ -69,7 +69,9 @@ FileReport read_source(const ConfigSource& source, util::FileReader& reader, Fil
     report.error = file.error().message;
     return report;
   }
-  util::JsonParse parsed = format == FileFormat::toml ? util::parse_toml(*file) : util::parse_json(*file);
+  util::JsonParse parsed = format == FileFormat::toml ? util::parse_toml(*file)
+                           : util::parse_json(*file, format == FileFormat::json_with_comments ? util::JsonComments::allowed
+                                                                                             : util::JsonComments::refused);
   if (!parsed) {
     report.status = FileReport::Status::parse_error;
     report.error = parsed.error().message;

@@ -120,7 +120,8 @@ struct FileReport {
 void collect_servers(const boost::json::object& holder, FileReport& report);
 
 /// How a configuration file is written.
-enum class FileFormat { json, toml };
+/// How a configuration file is written: JSON, JSON with comments (Gemini CLI's settings), TOML.
+enum class FileFormat { json, json_with_comments, toml };
 
 /// Reads one file's top-level `mcpServers` (or `mcp_servers`).
 FileReport read_source(const ConfigSource& source, util::FileReader& reader = util::disk(),

@@ -54,7 +54,7 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
   const auto read = util::read_file(file);
   if (!read) return;
   reg.files.push_back(file.string());
-  util::JsonParse parsed = util::parse_json(*read);
+  util::JsonParse parsed = util::parse_json(*read, agent.registration.comments());
   if (!parsed || !parsed->is_object()) return;
   const json::object& root = parsed->get_object();
   if (const json::object* plugins = util::get_object(root, "enabledPlugins")) {

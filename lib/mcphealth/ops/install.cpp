@@ -38,14 +38,14 @@ std::string command_word(const std::string& binary) { return util::shell_word(bi
 std::string statusline_command(const std::string& binary) { return command_word(binary) + " status --statusline"; }
 
 /// The file as read (its bytes kept as `plan.before`) and parsed: an empty object when it is missing or blank.
-util::Result<json::object> load(const fs::path& file, InstallPlan& plan) {
+util::Result<json::object> load(const fs::path& file, InstallPlan& plan, util::JsonComments comments) {
   plan.file = file;
   const auto read = util::read_file(file);
   if (!read && read.error().is(util::ReadFailure::missing)) return json::object{};
   if (!read) return util::fail(file.string() + " cannot be read: " + read.error().message);
   plan.before = *read;
   if (util::trim(*read).empty()) return json::object{};
-  util::JsonParse parsed = util::parse_json(*read);
+  util::JsonParse parsed = util::parse_json(*read, comments);
   if (!parsed) {
     return util::fail(file.string() + " does not parse (" + parsed.error().text() + "); fix it first, nothing was changed");
   }
@@ -121,11 +121,11 @@ bool is_mcphealth_hook(const std::string& command) { return agent::read_hook_com
 
 util::Result<InstallPlan> plan_install(const InstallRequest& request) {
   InstallPlan plan;
-  auto loaded = load(request.file, plan);
+  const agent::Agent& agent = request.agent ? *request.agent : agent::default_agent();
+  auto loaded = load(request.file, plan, agent.registration.comments());
   if (!loaded) return util::fail(loaded.error());
   json::object& root = *loaded;
   bool modified = false;
-  const agent::Agent& agent = request.agent ? *request.agent : agent::default_agent();
   // Before `hooks` is taken: adding a member may move the others.
   for (const auto& [key, value] : agent.registration.file_keys()) {
     if (!root.contains(key)) {
@@ -223,7 +223,7 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
 
 util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agent& agent) {
   InstallPlan plan;
-  auto loaded = load(file, plan);
+  auto loaded = load(file, plan, agent.registration.comments());
   if (!loaded) return util::fail(loaded.error());
   json::object& root = *loaded;
   bool modified = false;

@@ -65,16 +65,19 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
 }
 
 json::object ProbeDetails::to_json() const {
+  // Every string a server chose is capped here, on write: a 16 MiB serverInfo.name would make every later read of
+  // the state file (each cache hit) parse it.
+  auto capped = [](const std::string& s) { return util::cap_utf8(s, k_max_server_string_bytes); };
   json::object o;
   o["kind"] = kind;
   o["latencyMs"] = latency_ms;
   if (http_status) o["httpStatus"] = *http_status;
-  if (exit_status) o["exit"] = *exit_status;
-  if (protocol_version) o["protocolVersion"] = *protocol_version;
-  if (server_name) o["serverName"] = *server_name;
-  if (server_version) o["serverVersion"] = *server_version;
+  if (exit_status) o["exit"] = capped(*exit_status);
+  if (protocol_version) o["protocolVersion"] = capped(*protocol_version);
+  if (server_name) o["serverName"] = capped(*server_name);
+  if (server_version) o["serverVersion"] = capped(*server_version);
   if (tools) o["tools"] = *tools;
-  if (via) o["via"] = *via;
+  if (via) o["via"] = capped(*via);
   return o;
 }
 

@@ -124,6 +124,8 @@ struct UnhealthyMark {
 
 /// The longest `Retry-After` honoured.
 inline constexpr std::int64_t k_max_retry_after_ms = 3'600'000;
+/// The longest string a server names itself with (serverInfo.name, version, protocol) that is stored.
+inline constexpr std::size_t k_max_server_string_bytes = 256;
 /// The longest error text stored in `lastError`.
 inline constexpr std::size_t k_max_error_bytes = 4000;
 

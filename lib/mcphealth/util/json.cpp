@@ -14,9 +14,9 @@ namespace json = boost::json;
 
 namespace {
 
-JsonParse parse_once(std::string_view text) {
+JsonParse parse_once(std::string_view text, JsonComments comments) {
   json::parse_options opts;
-  opts.allow_comments = false;
+  opts.allow_comments = comments == JsonComments::allowed;
   opts.max_depth = k_max_json_depth;
   opts.allow_invalid_utf8 = true;
   json::stream_parser parser({}, opts);
@@ -103,12 +103,12 @@ std::string at_line(std::size_t line, std::size_t column) {
 
 std::string JsonError::text() const { return message + at_line(line, column); }
 
-JsonParse parse_json(std::string_view text) {
-  JsonParse out = parse_once(text);
+JsonParse parse_json(std::string_view text, JsonComments comments) {
+  JsonParse out = parse_once(text, comments);
   if (out) return out;
   // Boost.JSON 1.81 has no switch for lone surrogates: mend them in the text and try once more.
   if (std::optional<std::string> mended = repair_lone_surrogates(text)) {
-    JsonParse again = parse_once(*mended);
+    JsonParse again = parse_once(*mended, comments);
     if (again) return again;
   }
   return out;

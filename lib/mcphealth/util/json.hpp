@@ -37,7 +37,11 @@ inline constexpr std::size_t k_max_json_depth = 10'000;
 
 /// Parses `text`; never throws. Nesting up to `k_max_json_depth` is accepted, invalid UTF-8 is kept as it is, and
 /// a lone surrogate escape (`"\ud800"`, which JavaScript's JSON.stringify writes for a cut emoji) becomes U+FFFD.
-JsonParse parse_json(std::string_view text);
+/// Whether `//` and `/* */` comments are read as white space: Gemini CLI strips them from its settings before
+/// JSON.parse; Claude Code's files take none.
+enum class JsonComments { refused, allowed };
+
+JsonParse parse_json(std::string_view text, JsonComments comments = JsonComments::refused);
 
 /// `text`'s top-level object when `parse_json` refuses it as a whole (a member nested past k_max_json_depth):
 /// each member parsed on its own, an object member that still fails read the same way down to `levels` objects,

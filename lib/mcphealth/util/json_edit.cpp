@@ -20,9 +20,28 @@ constexpr std::size_t k_none = std::string_view::npos;
 /// A longest-common-run table past this many cells is not built: a list that long is matched by position.
 constexpr std::size_t k_max_alignment_cells = 1'000'000;
 
+/// The end of the comment that starts at `at` (`//` to the line's end, `/* */`), or `at` when none starts there.
+std::size_t comment_end(std::string_view text, std::size_t at) {
+  if (at + 1 >= text.size() || text[at] != '/') return at;
+  if (text[at + 1] == '/') {
+    const std::size_t newline = text.find('\n', at);
+    return newline == k_none ? text.size() : newline;
+  }
+  if (text[at + 1] == '*') {
+    const std::size_t close = text.find("*/", at + 2);
+    return close == k_none ? text.size() : close + 2;
+  }
+  return at;
+}
+
+/// Past white space and comments (a file that takes them: Gemini CLI's; one that does not never parses with them).
 std::size_t skip_space(std::string_view text, std::size_t i) {
-  while (i < text.size() && std::string_view(" \t\r\n").find(text[i]) != k_none) ++i;
-  return i;
+  for (;;) {
+    while (i < text.size() && std::string_view(" \t\r\n").find(text[i]) != k_none) ++i;
+    const std::size_t after = comment_end(text, i);
+    if (after == i) return i;
+    i = after;
+  }
 }
 
 /// The end of the JSON value that starts at `at`; k_none when it does not end.
@@ -42,6 +61,8 @@ std::size_t value_end(std::string_view text, std::size_t at) {
       if (c == '"') {
         const std::size_t e = value_end(text, i);
         if (e == k_none) return e;
+        i = e - 1;
+      } else if (const std::size_t e = comment_end(text, i); e != i) {
         i = e - 1;
       } else if (c == '{' || c == '[') {
         ++depth;
@@ -321,7 +342,7 @@ private:
 std::string rewrite_json(std::string_view before, const json::value& after) {
   const std::size_t begin = skip_space(before, 0);
   if (begin >= before.size()) return pretty_json(after);
-  const JsonParse was = parse_json(before);
+  const JsonParse was = parse_json(before, JsonComments::allowed);
   if (!was) return pretty_json(after);
   const std::size_t end = value_end(before, begin);
   if (end == k_none || skip_space(before, end) != before.size()) return pretty_json(after);
