@@ -5,6 +5,7 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/gate/engine.hpp>
+#include <mcphealth/proc/groups.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -80,6 +81,8 @@ int hook_usage_error(const std::string& message, bool passthrough) {
 }
 
 int run_hook(const HookOptions& options, const GlobalOptions& globals) {
+  // Every agent's allow is exit 0 with nothing on stdout; Gemini CLI and Copilot CLI block on 129, 139, 143, 153.
+  proc::allow_on_fatal_signals(0);
   const bool passthrough = options.output == agent::AnswerMode::passthrough;
   gate::HookRequest request;
   try {

@@ -110,13 +110,15 @@ case_device_as_state_path_is_never_replaced() {
   assert_contains "$ERR" "it is a device"
 }
 
-# The hook probing a server that never answers, killed by SIGNAL: the server (and its group) must go too.
+# The hook probing a server that never answers, killed by SIGNAL (the hook's options after it): the server (and its
+# group) must go too.
 killed_mid_probe() {
   local signal=$1
+  shift
   export ECC_MCP_HEALTH_TIMEOUT_MS=30000
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--count-file\",\"$T/count\"")}}"
   pre_payload svc >"$T/payload"
-  "$MCPHEALTH_BIN" hook <"$T/payload" >/dev/null 2>&1 &
+  "$MCPHEALTH_BIN" hook "$@" <"$T/payload" >/dev/null 2>"$T/hook-err" &
   local hook_pid=$!
   local i
   for i in $(seq 1 200); do [ -s "$T/count" ] && break; sleep 0.05; done
@@ -126,21 +128,45 @@ killed_mid_probe() {
   set +e
   wait "$hook_pid"; RC=$?
   set -e
+  ERR=$(cat "$T/hook-err")
   for i in $(seq 1 100); do is_running "$server_pid" || break; sleep 0.05; done
   if is_running "$server_pid"; then kill -9 "$server_pid"; fail "the probed server $server_pid outlived the hook ($signal)"; fi
 }
 
-case_sigterm_ends_the_probe_and_exits_143() {
+# Gemini CLI and Copilot CLI block a call on any exit but 0: a hook ended by a signal allows it (the exit is set
+# before the payload is read, so it is every agent's).
+case_sigterm_ends_the_probe_and_allows_the_call() {
   killed_mid_probe TERM
-  assert_eq "$RC" 143
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "ended by signal 15; allowing the call"
 }
 
-case_sighup_and_sigint_end_the_probe() {
+case_sighup_and_sigint_end_the_probe_and_allow_the_call() {
   killed_mid_probe HUP
-  assert_eq "$RC" 129
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "ended by signal 1;"
   rm -f "$T/count"
   killed_mid_probe INT
-  assert_eq "$RC" 130
+  assert_eq "$RC" 0
+}
+
+case_a_file_size_limit_or_a_small_stack_never_blocks_a_call() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  set +e
+  pre_payload svc | (ulimit -f 0; "$MCPHEALTH_BIN" hook --agent gemini) >/dev/null 2>"$T/err"; RC=$?
+  set -e
+  assert_eq "$RC" 0 "under ulimit -f 0: $(cat "$T/err")"
+  # A payload nested 9,000 deep on a 512 KB stack: read whole (Boost.JSON recurses per level), it would overflow it.
+  # Its fields are read all the same, and a server cached down is still blocked.
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"deny"'
+  "$PY" -c 'import sys; d=9000; sys.stdout.write("{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"" + sys.argv[1] + "\",\"tool_name\":\"mcp__svc__echo\",\"tool_input\":{\"a\":" + "["*d + "]"*d + "}}")' "$PROJ" >"$T/deep"
+  set +e
+  OUT=$( (ulimit -s 512; "$MCPHEALTH_BIN" hook <"$T/deep") 2>"$T/err"); RC=$?
+  set -e
+  assert_eq "$RC" 0 "a deep payload on a small stack: $(cat "$T/err")"
+  assert_contains "$OUT" '"deny"' "the deep payload's call to a server marked down"
 }
 
 case_sigkill_still_takes_the_direct_child_along() {

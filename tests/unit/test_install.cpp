@@ -88,7 +88,7 @@ TEST_CASE("install for Gemini CLI writes its events, its matcher and its entry",
   CHECK(after.at("security").at("auth").at("selectedType") == "gemini-api-key");
 }
 
-TEST_CASE("Gemini CLI's settings keep their comments through install and uninstall; Claude Code's take none", "[install]") {
+TEST_CASE("Gemini CLI's settings keep their comments through install and uninstall and Claude Code's take none", "[install]") {
   const std::string original = "{\n  // my model\n  \"model\": {\"name\": \"gemini-2.5-pro\"}, /* a { brace ] */\n"
                                "  \"ui\": {\"theme\": \"dark\" // why not\n  }\n}\n";
   Settings s(original);

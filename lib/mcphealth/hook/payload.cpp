@@ -29,7 +29,7 @@ HookInput read_input(int fd, std::int64_t limit, CutByCaller cut) {
 }
 
 void parse_payload(HookInput& input) {
-  util::JsonParse parsed = util::parse_json(input.raw);
+  util::JsonParse parsed = util::parse_json(input.raw, util::JsonComments::refused, util::k_max_payload_depth);
   if (parsed && parsed->is_object()) {
     input.payload = std::move(parsed->get_object());
     return;
@@ -38,7 +38,7 @@ void parse_payload(HookInput& input) {
   // Nested past any parser's limit in a tool's arguments: every other field is still there, read member by member,
   // whatever the dialect (a text search would know only one agent's field names).
   if (!parsed) {
-    if (std::optional<json::object> members = util::parse_object_members(input.raw)) {
+    if (std::optional<json::object> members = util::parse_object_members(input.raw, 4, util::k_max_payload_depth)) {
       input.payload = std::move(*members);
       return;
     }

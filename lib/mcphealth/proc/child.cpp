@@ -421,7 +421,7 @@ bool spawn_detached(const std::string& program, const std::vector<std::string>& 
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
-  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE}) sigaddset(&defaults, sig);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGXFSZ}) sigaddset(&defaults, sig);
   ::posix_spawnattr_setsigmask(&attr, &none);
   ::posix_spawnattr_setsigdefault(&attr, &defaults);
   pid_t pid = -1;

@@ -22,4 +22,11 @@ constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
 /// is never renamed, so the state file stays whole.
 void end_groups_on_signals();
 
+/// For the hook, which must never block a call by dying: every signal that would end the process (SIGTERM, SIGHUP,
+/// SIGINT, SIGQUIT, and the faults SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, on a stack of their own so a stack
+/// overflow is caught too) ends the tracked groups, writes `[MCPHealthCheck] ended by signal N; allowing the call`
+/// to stderr and `_exit`s with `allow_code`; SIGXFSZ (`ulimit -f`) and SIGPIPE are ignored, so a write fails as a
+/// value instead. Agents that block on any other exit code (Gemini CLI, Copilot CLI) then let the call run.
+void allow_on_fatal_signals(int allow_code);
+
 } // namespace mcphealth::proc

@@ -14,10 +14,10 @@ namespace json = boost::json;
 
 namespace {
 
-JsonParse parse_once(std::string_view text, JsonComments comments) {
+JsonParse parse_once(std::string_view text, JsonComments comments, std::size_t max_depth) {
   json::parse_options opts;
   opts.allow_comments = comments == JsonComments::allowed;
-  opts.max_depth = k_max_json_depth;
+  opts.max_depth = max_depth;
   opts.allow_invalid_utf8 = true;
   json::stream_parser parser({}, opts);
   boost::system::error_code ec;
@@ -103,12 +103,12 @@ std::string at_line(std::size_t line, std::size_t column) {
 
 std::string JsonError::text() const { return message + at_line(line, column); }
 
-JsonParse parse_json(std::string_view text, JsonComments comments) {
-  JsonParse out = parse_once(text, comments);
+JsonParse parse_json(std::string_view text, JsonComments comments, std::size_t max_depth) {
+  JsonParse out = parse_once(text, comments, max_depth);
   if (out) return out;
   // Boost.JSON 1.81 has no switch for lone surrogates: mend them in the text and try once more.
   if (std::optional<std::string> mended = repair_lone_surrogates(text)) {
-    JsonParse again = parse_once(*mended, comments);
+    JsonParse again = parse_once(*mended, comments, max_depth);
     if (again) return again;
   }
   return out;
@@ -158,7 +158,7 @@ std::size_t value_end(std::string_view text, std::size_t at) {
 
 } // namespace
 
-std::optional<json::object> parse_object_members(std::string_view text, int levels) {
+std::optional<json::object> parse_object_members(std::string_view text, int levels, std::size_t max_depth) {
   std::size_t i = 0;
   auto skip = [&] {
     while (i < text.size() && json_space(text[i])) ++i;
@@ -183,11 +183,11 @@ std::optional<json::object> parse_object_members(std::string_view text, int leve
     const std::size_t end = value_end(text, i);
     if (end == std::string_view::npos) return std::nullopt;
     const std::string_view slice = text.substr(i, end - i);
-    JsonParse value = parse_json(slice);
+    JsonParse value = parse_json(slice, JsonComments::refused, max_depth);
     if (value) {
       out[key->get_string()] = std::move(*value);
     } else if (levels > 0 && !slice.empty() && slice.front() == '{') {
-      std::optional<json::object> inner = parse_object_members(slice, levels - 1);
+      std::optional<json::object> inner = parse_object_members(slice, levels - 1, max_depth);
       out[key->get_string()] = inner ? json::value(std::move(*inner)) : json::value(nullptr);
     } else {
       out[key->get_string()] = nullptr;

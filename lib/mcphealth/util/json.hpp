@@ -41,13 +41,20 @@ inline constexpr std::size_t k_max_json_depth = 10'000;
 /// JSON.parse; Claude Code's files take none.
 enum class JsonComments { refused, allowed };
 
-JsonParse parse_json(std::string_view text, JsonComments comments = JsonComments::refused);
+/// The deepest nesting a hook payload is parsed to whole. Boost.JSON's parser recurses per level: at 9,000 levels
+/// it overflows a 512 KB stack. A payload nested deeper (a tool's arguments) is read member by member instead
+/// (parse_object_members), its deep parts as null.
+inline constexpr std::size_t k_max_payload_depth = 256;
+
+JsonParse parse_json(std::string_view text, JsonComments comments = JsonComments::refused,
+                     std::size_t max_depth = k_max_json_depth);
 
 /// `text`'s top-level object when `parse_json` refuses it as a whole (a member nested past k_max_json_depth):
 /// each member parsed on its own, an object member that still fails read the same way down to `levels` objects,
 /// and what still fails left as null. So a payload's fields stay readable whatever shape a tool's arguments take.
 /// Nothing when `text` is not an object to begin with, or its top level is broken.
-std::optional<boost::json::object> parse_object_members(std::string_view text, int levels = 4);
+std::optional<boost::json::object> parse_object_members(std::string_view text, int levels = 4,
+                                                        std::size_t max_depth = k_max_json_depth);
 
 /// Returns `text` with every `\uD800`-`\uDFFF` escape that is not half of a valid pair replaced by `\uFFFD`;
 /// nothing when there was none.
