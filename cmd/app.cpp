@@ -124,6 +124,13 @@ int mcphealth_main(int argc, char** argv) {
   // Claude Code runs the hook as exactly `mcphealth hook`, before every MCP tool call. With nothing to parse there is
   // no CLI to build (CLI11's option setup is most of what start-up costs over a no-op; scripts/bench).
   if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, command_line.globals);
+  // What install writes: `mcphealth hook --agent ID`, the same fast path for a known agent.
+  if (argc == 4 && std::string_view(argv[1]) == "hook" && std::string_view(argv[2]) == "--agent" &&
+      agent::find_agent(argv[3]) != nullptr) {
+    HookOptions options;
+    options.agent = std::string(argv[3]);
+    return run_hook(options, command_line.globals);
+  }
 
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
   app.set_version_flag("--version", "mcphealth " + std::string(util::version()));

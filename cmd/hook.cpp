@@ -96,7 +96,7 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
                                      marked && util::is_truthy(marked->value) ? hook::CutByCaller::yes : hook::CutByCaller::no);
     request.event_flag = options.event;
     request.agent = options.agent ? agent::find_agent(*options.agent)
-                                  : agent::detect_agent(request.input.payload, request.input.raw, env);
+                                  : agent::detect_agent(request.input);
     request.overrides = globals.overrides();
 
     util::SystemClock clock;

@@ -155,7 +155,7 @@ case_hook_snippet_is_valid_settings_json() {
   assert_eq "$(json_eval "$OUT" '"matcher" in d["hooks"]["SessionStart"][0]')" false "SessionStart has no tool to match"
   assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["matcher"]')" 'mcp__.*'
   # The absolute path, as install writes it: the hook starts whatever PATH Claude Code has.
-  assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["hooks"][0]["command"]')" "$MCPHEALTH_BIN hook"
+  assert_eq "$(json_eval "$OUT" 'd["hooks"]["PreToolUse"][0]["hooks"][0]["command"]')" "$MCPHEALTH_BIN hook --agent claude-code"
 }
 
 case_unknown_server_is_a_usage_error() {

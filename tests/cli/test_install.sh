@@ -28,7 +28,7 @@ PY
 
 # Each event names the hook exactly once, and the other hooks are still there.
 check_registered() {
-  local file=$1 command=${2:-$MCPHEALTH_BIN hook} event
+  local file=$1 command=${2:-$MCPHEALTH_BIN hook --agent claude-code} event
   for event in PreToolUse PostToolUseFailure PostToolUse SessionStart; do
     assert_eq "$(json_get "$file" "sum(1 for g in d['hooks']['$event'] for h in g['hooks'] if h['command'] == '$command')")" 1 "$event"
   done
@@ -42,7 +42,7 @@ case_install_merges_keeps_everything_else_and_is_idempotent() {
   mcph install
   assert_eq "$RC" 0
   assert_contains "$OUT" "installed in $(SETTINGS)"
-  assert_contains "$OUT" "PreToolUse: added $MCPHEALTH_BIN hook"
+  assert_contains "$OUT" "PreToolUse: added $MCPHEALTH_BIN hook --agent claude-code"
   check_registered "$(SETTINGS)"
   assert_eq "$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]")" "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"~/bin/audit.sh\"}]}"
   assert_eq "$(json_get "$(SETTINGS)" "[d['model'], d['permissions'], d['hooks']['Stop'], d['enableAllProjectMcpServers']]")" \
@@ -129,8 +129,10 @@ case_install_into_a_missing_file_and_an_old_path_is_updated() {
   assert_eq "$RC" 0
   assert_eq "$(stat -c %a "$(SETTINGS)")" 644
   assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 0 "no file, no backup"
+  # As an earlier version wrote it: without --agent. Installing again names the agent too.
+  sed -i 's/ hook --agent claude-code"/ hook"/' "$(SETTINGS)"
   mcph install
-  assert_contains "$OUT" "PreToolUse: now runs $MCPHEALTH_BIN hook (was $T/opt/old/mcphealth hook)"
+  assert_contains "$OUT" "PreToolUse: now runs $MCPHEALTH_BIN hook --agent claude-code (was $T/opt/old/mcphealth hook)"
   check_registered "$(SETTINGS)"
 }
 
@@ -183,7 +185,7 @@ case_js_hook_is_named_and_removed_only_when_asked() {
 case_scopes_pick_the_file() {
   PATH="$(dirname "$MCPHEALTH_BIN"):$PATH" mcph install --scope project
   assert_eq "$RC" 0
-  check_registered "$PROJ/.claude/settings.json" "mcphealth hook"
+  check_registered "$PROJ/.claude/settings.json" "mcphealth hook --agent claude-code"
   mcph install --scope local --events PreToolUse,PostToolUseFailure
   assert_eq "$(json_get "$PROJ/.claude/settings.local.json" "sorted(d['hooks'])")" "[\"PostToolUseFailure\", \"PreToolUse\"]"
   mcph install --scope global
@@ -197,7 +199,7 @@ case_a_project_file_names_mcphealth_by_path_lookup_and_keeps_its_backups_out_of_
   write_config "$PROJ/.claude/settings.json" '{"theme":"dark"}'
   PATH="/usr/bin:/bin" mcph install --scope project
   assert_eq "$RC" 0 "$ERR"
-  check_registered "$PROJ/.claude/settings.json" "mcphealth hook"
+  check_registered "$PROJ/.claude/settings.json" "mcphealth hook --agent claude-code"
   assert_contains "$ERR" "\`mcphealth\` is not on PATH here"
   # The backup is outside the repository.
   [ -z "$(find "$PROJ" -name '*.bak-*')" ] || fail "a backup inside the repository: $(find "$PROJ" -name '*.bak-*')"
@@ -207,7 +209,7 @@ case_a_project_file_names_mcphealth_by_path_lookup_and_keeps_its_backups_out_of_
   assert_eq "$(cat "$backup")" '{"theme":"dark"}'
   # A bare --binary stays a PATH lookup; a path that is not an executable file is refused.
   mcph install --scope local --binary mcphealth
-  check_registered "$PROJ/.claude/settings.local.json" "mcphealth hook"
+  check_registered "$PROJ/.claude/settings.local.json" "mcphealth hook --agent claude-code"
   mcph install --binary "$T/nothing-here"
   assert_eq "$RC" 2
   assert_contains "$ERR" "--binary: $T/nothing-here is not an executable file"
@@ -258,7 +260,7 @@ case_a_binary_path_with_a_space_is_quoted() {
   cp "$MCPHEALTH_BIN" "$T/my tools/mcphealth"
   mcph install --binary "$T/my tools/mcphealth" --events PreToolUse
   local command; command=$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]['hooks'][0]['command']")
-  assert_eq "$command" "'$T/my tools/mcphealth' hook"
+  assert_eq "$command" "'$T/my tools/mcphealth' hook --agent claude-code"
   # Claude Code runs it with the shell: it must start.
   echo '{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{}}' | sh -c "$command" || fail "the command does not run: $command"
 }
@@ -286,7 +288,7 @@ case_install_registers_the_path_the_user_ran_not_its_versioned_target() {
     rm -f "$(SETTINGS)"
     PATH="$T/bin:$PATH" "$how" install --events PreToolUse >/dev/null 2>&1 || fail "install by $how failed"
     command=$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]['hooks'][0]['command']")
-    assert_eq "$command" "$T/bin/mcphealth hook" "the command registered when run as $how"
+    assert_eq "$command" "$T/bin/mcphealth hook --agent claude-code" "the command registered when run as $how"
   done
   # Registered by hand at the versioned file: explain-config warns before the upgrade that breaks it.
   write_config "$(SETTINGS)" "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"mcp__.*\",\"hooks\":[{\"type\":\"command\",\"command\":\"$T/Cellar/mcphealth/1.4.2/bin/mcphealth hook\"}]}]}}"

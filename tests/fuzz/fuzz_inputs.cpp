@@ -41,7 +41,7 @@ void as_payload(std::string_view text) {
   const util::MapEnvironment env;
   hook::HookInput cut = in;
   cut.incomplete = true;
-  (void)agent::detect_agent(in.payload, text, env);
+  (void)agent::detect_agent(in);
   (void)agent::read_hook_command(std::string(text));
   for (const agent::Agent* a : agent::agents()) {
     for (const hook::HookInput* input : {&in, &cut}) {

@@ -126,7 +126,7 @@ TEST_CASE("claude code: install registers four events the tool ones on mcp__ too
   CHECK(events[0].matcher == "mcp__.*");
   CHECK(events[3].name == "SessionStart");
   CHECK(events[3].matcher.empty());
-  CHECK(agent::hook_command("/opt/my tools/mcphealth", claude()) == "'/opt/my tools/mcphealth' hook");
+  CHECK(agent::hook_command("/opt/my tools/mcphealth", claude()) == "'/opt/my tools/mcphealth' hook --agent claude-code");
 }
 
 TEST_CASE("a registered command is mcphealth's hook only when its program is mcphealth and it runs hook", "[agent_claude_code]") {
@@ -165,7 +165,7 @@ TEST_CASE("the table lists every agent once and Claude Code is the default", "[a
   CHECK(&agent::default_agent() == &claude());
   CHECK(agent::agent_ids() == "claude-code, codex, gemini, copilot, cursor, windsurf");
   CHECK(agent::find_agent("aider") == nullptr);
-  CHECK(agent::detect_agent(input_of(R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})").payload, "", util::MapEnvironment{}) == nullptr);
+  CHECK(agent::detect_agent(input_of(R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})")) == nullptr);
 }
 
 TEST_CASE("a bindings key reads back as the agent and folder it was made for", "[agent_claude_code]") {

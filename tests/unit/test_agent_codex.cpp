@@ -61,14 +61,17 @@ TEST_CASE("codex: its payloads are Claude Code's shape, the server named as Code
   CHECK(agent::codex_tool_server("my-svc.v2") == "my_svc_v2");
 }
 
-TEST_CASE("codex: it is told by its turn id and by where its transcript is", "[agent_codex]") {
+TEST_CASE("codex: its payloads are Claude Code's shape, so it is named by --agent and never guessed", "[agent_codex]") {
   for (const std::string& text : {k_pre, k_post, k_session}) {
     const hook::HookInput in = input_of(text);
-    CHECK(agent::detect_agent(in.payload, in.raw, util::MapEnvironment{}) == &codex());
+    CHECK(agent::detect_agent(in) == nullptr);
   }
+  // A Claude Code payload with a turn id or a transcript under /.codex/ is still Claude Code's (read as Codex's, a
+  // server cached down was allowed).
   const hook::HookInput claude = input_of(R"({"session_id":"x","hook_event_name":"PreToolUse","tool_name":"mcp__a__b",)"
-                                          R"("transcript_path":"/home/u/.claude/projects/p/x.jsonl"})");
-  CHECK(agent::detect_agent(claude.payload, claude.raw, util::MapEnvironment{}) == nullptr);
+                                          R"("turn_id":"t","transcript_path":"/home/u/.codex/x.jsonl"})");
+  CHECK(agent::detect_agent(claude) == nullptr);
+  CHECK(agent::hook_command("/usr/bin/mcphealth", codex()) == "/usr/bin/mcphealth hook --agent codex");
 }
 
 TEST_CASE("codex: a block is Claude Code's deny, and the hook's own errors exit 0", "[agent_codex]") {

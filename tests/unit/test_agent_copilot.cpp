@@ -82,19 +82,23 @@ TEST_CASE("copilot: the failure texts of a closed transport and of a JSON-RPC er
   CHECK_FALSE(hook::read_failure(read(k_pascal_failure).failure_text, nullptr, copilot().dialect.failure_wordings()).code);
 }
 
-TEST_CASE("copilot: it is told by its environment and by its camelCase fields", "[agent_copilot]") {
+TEST_CASE("copilot: its camelCase payloads are recognized, never its environment", "[agent_copilot]") {
   const hook::HookInput in = [] {
     hook::HookInput i;
     i.raw = k_pascal_pre;
     hook::parse_payload(i);
     return i;
   }();
-  CHECK(agent::detect_agent(in.payload, in.raw, util::MapEnvironment{}) == nullptr); // Claude Code's shape
-  CHECK(agent::detect_agent(in.payload, in.raw, util::MapEnvironment{{"COPILOT_CLI", "1"}}) == &copilot());
+  CHECK(agent::detect_agent(in) == nullptr); // Claude Code's shape
   hook::HookInput camel;
   camel.raw = k_camel_pre;
   hook::parse_payload(camel);
-  CHECK(agent::detect_agent(camel.payload, camel.raw, util::MapEnvironment{}) == &copilot());
+  CHECK(agent::detect_agent(camel) == &copilot());
+  // A Claude Code payload with a top-level sessionId is still Claude Code's.
+  hook::HookInput claude;
+  claude.raw = R"({"session_id":"s","sessionId":"s","hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})";
+  hook::parse_payload(claude);
+  CHECK(agent::detect_agent(claude) == nullptr);
 }
 
 TEST_CASE("copilot: a block carries both dialects' deny and context goes at the top level too", "[agent_copilot]") {

@@ -44,7 +44,7 @@ TEST_CASE("cursor: beforeMCPExecution names the server by its URL or its command
   CHECK(call.endpoint == std::optional<std::string>("python3 /opt/fixtures/session_server.py stdio"));
   CHECK(read(R"({"hook_event_name":"afterMCPExecution","tool_name":"echo","url":"http://h/mcp"})").event ==
         hook::Event::post_tool_use);
-  CHECK(agent::detect_agent(g_payloads.last().payload, g_payloads.last().raw, util::MapEnvironment{}) == &cursor());
+  CHECK(agent::detect_agent(g_payloads.last()) == &cursor());
 }
 
 TEST_CASE("cursor: a block is permission deny with the reason for the user and the agent", "[agent_cursor]") {

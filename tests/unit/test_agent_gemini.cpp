@@ -86,14 +86,16 @@ TEST_CASE("gemini: without mcp_context the tool name is read every way it splits
   CHECK_FALSE(read(R"({"hook_event_name":"BeforeTool","tool_name":"read_file"})").target);
 }
 
-TEST_CASE("gemini: SessionStart is told from the payload's shape as are its tool events", "[agent_gemini]") {
+TEST_CASE("gemini: its tool events are recognized by their names and its SessionStart is read by --agent", "[agent_gemini]") {
   CHECK(read(k_session_start).event == hook::Event::session_start);
-  for (const std::string& payload : {k_before_tool, k_after_tool_ok, k_session_start}) {
-    CHECK(agent::detect_agent(input_of(payload).payload, payload, util::MapEnvironment{}) == &gemini());
-  }
-  // A cut payload: from its text.
-  CHECK(agent::detect_agent({}, R"({"session_id":"x","hook_event_name":"BeforeTool","tool_name":"mcp_svc_ec)",
-                            util::MapEnvironment{}) == &gemini());
+  for (const std::string& payload : {k_before_tool, k_after_tool_ok}) CHECK(agent::detect_agent(input_of(payload)) == &gemini());
+  // Claude Code's shape: not guessed from where the transcript is.
+  CHECK(agent::detect_agent(input_of(k_session_start)) == nullptr);
+  // A cut payload is recognized by nobody: its text may stop inside the model's arguments.
+  hook::HookInput cut;
+  cut.raw = R"({"session_id":"x","hook_event_name":"BeforeTool","tool_name":"mcp_svc_ec)";
+  cut.incomplete = true;
+  CHECK(agent::detect_agent(cut) == nullptr);
 }
 
 TEST_CASE("gemini: a block is a decision of deny with a reason and context goes in hookSpecificOutput", "[agent_gemini]") {

@@ -33,7 +33,7 @@ TEST_CASE("windsurf: pre_mcp_tool_use names the server in tool_info", "[agent_wi
   CHECK(call.target->server == "svc");
   CHECK(call.target->tool == "echo");
   REQUIRE(call.tool_input);
-  CHECK(agent::detect_agent(in.payload, in.raw, util::MapEnvironment{}) == &windsurf());
+  CHECK(agent::detect_agent(in) == &windsurf());
 }
 
 TEST_CASE("windsurf: a block is exit 2 with the reason on stderr", "[agent_windsurf]") {

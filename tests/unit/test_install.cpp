@@ -43,7 +43,7 @@ TEST_CASE("install adds the four Claude Code events and keeps every other byte",
   const json::value after = parsed(plan->after);
   CHECK(after.at("hooks").as_object().size() == 4);
   CHECK(after.at("hooks").at("PreToolUse").at(0).at("matcher") == "mcp__.*");
-  CHECK(after.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("command") == "/usr/bin/mcphealth hook");
+  CHECK(after.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("command") == "/usr/bin/mcphealth hook --agent claude-code");
   CHECK(plan->notes.size() == 4);
 }
 
@@ -61,7 +61,7 @@ TEST_CASE("install again changes nothing, and points an old registration at this
   s.write(old);
   auto moved = s.install();
   REQUIRE(moved);
-  CHECK(moved->notes.front() == "PreToolUse: now runs /usr/bin/mcphealth hook (was /opt/old/mcphealth hook)");
+  CHECK(moved->notes.front() == "PreToolUse: now runs /usr/bin/mcphealth hook --agent claude-code (was /opt/old/mcphealth hook --agent claude-code)");
 }
 
 TEST_CASE("uninstall after install gives back the file's bytes", "[install]") {

@@ -116,7 +116,7 @@ TEST_CASE("hook registration needs both events on a matcher that covers MCP tool
 TEST_CASE("the hook snippet registers the three tool events on MCP tools, and session start", "[ops]") {
   auto v = json::parse(ops::hook_snippet("/opt/my tools/mcphealth"));
   CHECK(v.at("hooks").as_object().size() == 4);
-  CHECK(v.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("command") == "'/opt/my tools/mcphealth' hook");
+  CHECK(v.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("command") == "'/opt/my tools/mcphealth' hook --agent claude-code");
   CHECK(v.at("hooks").at("PostToolUseFailure").at(0).at("matcher") == "mcp__.*");
   CHECK_FALSE(v.at("hooks").at("SessionStart").at(0).as_object().contains("matcher"));
 }

@@ -48,6 +48,14 @@ public:
   /// How this agent words its servers' outages in a failure's text, learned from the real program; read before
   /// the generic signs (hook::read_failure). None for an agent known by contract only.
   virtual std::span<const hook::ClientWording> failure_wordings() const { return {}; }
+  /// Whether a parsed payload is this agent's by a shape no other agent's payload has: only top-level fields the
+  /// agent itself writes (never the model's arguments), and never a field another agent might add tomorrow. An
+  /// agent that shares Claude Code's shape (Codex CLI, Qwen Code, Copilot CLI's PascalCase) recognizes nothing: its
+  /// registration names it with `--agent`.
+  virtual bool recognizes(const boost::json::object& payload) const {
+    (void)payload;
+    return false;
+  }
 };
 
 /// Which definitions an agent starts for a folder. Exists so that probes, `status` and the hook ask one question
@@ -170,10 +178,11 @@ const Agent* find_agent(std::string_view id);
 /// Claude Code: the agent when nothing says otherwise.
 const Agent& default_agent();
 
-/// The agent a payload comes from, told by its shape (Gemini CLI's `mcp_context`, its event names; Copilot CLI's
-/// camelCase fields) or by the hook's environment (Copilot CLI's `COPILOT_CLI=1`); nothing when the payload is
-/// Claude Code's, or could be anyone's.
-const Agent* detect_agent(const boost::json::object& payload, std::string_view raw, const util::Environment& env);
+/// The agent whose dialect recognizes `input` (Dialect::recognizes, asked of each agent in the table); nothing when
+/// none does, or the payload was cut (its text may stop inside the model's arguments). Never from the environment:
+/// a variable one agent sets is inherited by every agent started under it. `install` writes `--agent` for every
+/// agent, so this serves hand-written registrations only.
+const Agent* detect_agent(const hook::HookInput& input);
 
 /// A folder's key in the state file's bindings for `agent`: the folder itself for Claude Code (whose keys predate
 /// the others), else `<dir> (<id>)`; `how` qualifies it further (`headless`, `--mcp-config <stamp>`).
@@ -186,8 +195,9 @@ std::pair<const Agent*, std::filesystem::path> read_folder_key(std::string_view 
 /// The ids of every agent, comma-separated, for messages and `--help`.
 std::string agent_ids();
 
-/// The hook command `install` writes for `binary` and `agent`: `BINARY hook` for Claude Code (as before),
-/// `BINARY hook --agent ID` for the others. The binary is shell-quoted when it needs to be.
+/// The hook command `install` writes for `binary` and `agent`: `BINARY hook --agent ID`, for every agent (a bare
+/// `BINARY hook`, which earlier versions wrote for Claude Code, still reads as Claude Code's). The binary is
+/// shell-quoted when it needs to be.
 std::string hook_command(const std::string& binary, const Agent& agent);
 
 /// A registered command that runs mcphealth's hook, read as the hook's own parser would: its program is named

@@ -58,33 +58,11 @@ const Agent* find_agent(std::string_view id) {
 
 const Agent& default_agent() { return claude_code(); }
 
-const Agent* detect_agent(const boost::json::object& payload, std::string_view raw, const util::Environment& env) {
-  // Copilot CLI says so in its hooks' environment; its camelCase payloads also have their own field names.
-  if (env.get("COPILOT_CLI") == std::optional<std::string>("1")) return &copilot();
-  if (payload.contains("toolName") || payload.contains("sessionId") ||
-      (payload.empty() && (raw.find("\"toolName\"") != std::string_view::npos || raw.find("\"sessionId\"") != std::string_view::npos))) {
-    return &copilot();
+const Agent* detect_agent(const hook::HookInput& input) {
+  if (input.incomplete || input.payload.empty()) return nullptr;
+  for (const Agent* a : agents()) {
+    if (a->dialect.recognizes(input.payload)) return a;
   }
-  // Gemini CLI names the server outright (mcp_context) and has its own event names; its session start looks like
-  // Claude Code's but for where its transcript is kept.
-  const std::optional<std::string> event =
-      payload.empty() ? hook::find_raw_string_field(raw, "hook_event_name") : util::get_string(payload, "hook_event_name");
-  if (payload.contains("mcp_context") || event == std::optional<std::string>("BeforeTool") ||
-      event == std::optional<std::string>("AfterTool")) {
-    return &gemini();
-  }
-  // Cursor's MCP events and Windsurf's say their names.
-  if (event && (*event == "beforeMCPExecution" || *event == "afterMCPExecution")) return &cursor();
-  if (payload.contains("agent_action_name") || (payload.empty() && raw.find("\"agent_action_name\"") != std::string_view::npos)) {
-    return &windsurf();
-  }
-  // Codex CLI's tool events carry the turn's id; its session start looks like Claude Code's but for where its
-  // transcript is kept (Gemini CLI's likewise).
-  if (payload.contains("turn_id") || (payload.empty() && raw.find("\"turn_id\"") != std::string_view::npos)) return &codex();
-  const std::optional<std::string> transcript =
-      payload.empty() ? hook::find_raw_string_field(raw, "transcript_path") : util::get_string(payload, "transcript_path");
-  if (transcript && transcript->find("/.gemini/") != std::string::npos) return &gemini();
-  if (transcript && transcript->find("/.codex/") != std::string::npos) return &codex();
   return nullptr;
 }
 
@@ -124,9 +102,8 @@ std::string agent_ids() {
 }
 
 std::string hook_command(const std::string& binary, const Agent& agent) {
-  std::string command = util::shell_word(binary) + " hook";
-  if (&agent != &default_agent()) command += " --agent " + std::string(agent.id);
-  return command;
+  // Every agent named, Claude Code too: a payload's shape is a guess, and a guess can be steered.
+  return util::shell_word(binary) + " hook --agent " + std::string(agent.id);
 }
 
 std::optional<HookCommand> read_hook_command(const std::string& command) {

@@ -54,6 +54,12 @@ hook::Event meaning(std::string_view name) {
 
 class CopilotDialect final : public Dialect {
 public:
+  /// The camelCase payloads: no `hook_event_name` (every other agent's tool events name theirs), and Copilot's own
+  /// `toolName` or `sessionId`. Its PascalCase ones are Claude Code's shape.
+  bool recognizes(const json::object& payload) const override {
+    return !payload.contains("hook_event_name") && (payload.contains("toolName") || payload.contains("sessionId"));
+  }
+
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;

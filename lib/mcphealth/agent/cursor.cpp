@@ -29,6 +29,12 @@ hook::Event meaning(std::string_view name) {
 
 class CursorDialect final : public Dialect {
 public:
+  /// Its MCP events' names.
+  bool recognizes(const json::object& payload) const override {
+    const auto event = util::get_string(payload, "hook_event_name");
+    return event == std::optional<std::string>("beforeMCPExecution") || event == std::optional<std::string>("afterMCPExecution");
+  }
+
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;

@@ -107,6 +107,12 @@ hook::Event meaning(std::string_view name, bool failed) {
 
 class GeminiDialect final : public Dialect {
 public:
+  /// Its own tool events' names (its SessionStart is Claude Code's shape).
+  bool recognizes(const json::object& payload) const override {
+    const auto event = util::get_string(payload, "hook_event_name");
+    return event == std::optional<std::string>("BeforeTool") || event == std::optional<std::string>("AfterTool");
+  }
+
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;

@@ -20,6 +20,9 @@ fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / "
 
 class WindsurfDialect final : public Dialect {
 public:
+  /// Its payloads name their event `agent_action_name`; no other agent's has that field.
+  bool recognizes(const json::object& payload) const override { return payload.contains("agent_action_name"); }
+
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;
