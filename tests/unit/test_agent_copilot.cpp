@@ -76,6 +76,31 @@ TEST_CASE("copilot: a name with dashes keeps every reading for the configured na
   CHECK_FALSE(read(R"({"hook_event_name":"PreToolUse","tool_name":"bash"})").target);
 }
 
+TEST_CASE("copilot: a server's name is spelled as Copilot spells it and its built-in GitHub server is its own", "[agent_copilot]") {
+  TempDir dir;
+  const fs::path home = dir.path() / "home", proj = dir.path() / "proj";
+  util::MapEnvironment env{{"HOME", home.string()}};
+  write(home / ".copilot" / "mcp-config.json",
+        R"({"mcpServers":{"svc.v2":{"command":"/bin/true"},"github":{"command":"/bin/true"}}})");
+  config::DiscoveryInputs in;
+  in.project_dir = proj;
+  in.home = home;
+  const config::Resolution res = copilot().catalogue.resolve(in, env);
+  // Copilot CLI 1.0.102 names svc.v2's tools svc-v2-<tool>.
+  const hook::HookCall dotted = read(R"({"hook_event_name":"PreToolUse","tool_name":"svc-v2-echo"})");
+  bool found = false;
+  for (const auto& r : dotted.readings) found = found || res.winner(r.server) != nullptr;
+  CHECK(found);
+  CHECK(res.winner("svc-v2") != nullptr);
+  // Its own GitHub server's tools are never the user's `github`.
+  const hook::HookCall builtin = read(R"({"hook_event_name":"PreToolUse","tool_name":"github-mcp-server-get_issue"})");
+  REQUIRE(builtin.target);
+  CHECK(builtin.target->server == "github-mcp-server");
+  CHECK(builtin.target->tool == "get_issue");
+  CHECK(builtin.readings.empty());
+  CHECK(res.winner("github-mcp-server") == nullptr);
+}
+
 TEST_CASE("copilot: the failure texts of a closed transport and of a JSON-RPC error read apart", "[agent_copilot]") {
   CHECK(hook::read_failure(read(k_camel_died).failure_text, nullptr, copilot().dialect.failure_wordings()).code == state::FailureCode::transport());
   // A server that answers with an error is up: nothing to mark.

@@ -13,6 +13,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
+#include <cctype>
 
 namespace mcphealth::agent {
 
@@ -33,9 +34,28 @@ fs::path user_dir(const util::Environment& env) {
   return util::home_dir(env) / ".copilot";
 }
 
+/// The server part of Copilot CLI's tool names: every character outside `[A-Za-z0-9_-]` becomes `-` (`svc.v2` ->
+/// `svc-v2-echo`, seen in 1.0.102), where Claude Code writes `_`.
+std::string copilot_tool_server(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_' && c != '-') c = '-';
+  }
+  return out;
+}
+
+/// Copilot CLI's own GitHub server, built in: its tools are `github-mcp-server-<tool>` and no definition of the
+/// user's is theirs (a user server named `github` must not read them as its own).
+constexpr std::string_view k_builtin_github = "github-mcp-server";
+
 /// Every way a tool name `<server>-<tool>` splits, longest server first (a server's name may hold `-`).
 std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
   std::vector<hook::CallTarget> out;
+  if (tool_name.size() > k_builtin_github.size() + 1 && tool_name.substr(0, k_builtin_github.size()) == k_builtin_github &&
+      tool_name[k_builtin_github.size()] == '-') {
+    out.push_back({std::string(k_builtin_github), std::string(tool_name.substr(k_builtin_github.size() + 1))});
+    return out;
+  }
   for (std::size_t sep = tool_name.find('-', 1); sep != std::string_view::npos; sep = tool_name.find('-', sep + 1)) {
     if (sep + 1 >= tool_name.size()) break;
     out.push_back({std::string(tool_name.substr(0, sep)), std::string(tool_name.substr(sep + 1))});
@@ -194,7 +214,7 @@ protected:
         c.definition.raw = as_probed(def.raw);
         // Seen in 1.0.102: a relative `cwd` is taken from the session's folder (and `${VAR}` is expanded).
         c.definition.cwd = util::get_string(def.raw, "cwd").value_or("");
-        c.tool_server = config::tool_server_name(def.name);
+        c.tool_server = copilot_tool_server(def.name);
         c.scope = scope;
         if (scope == config::Scope::project) c.project = dir.string();
         if (scope == config::Scope::project && !res.trusted) {
