@@ -163,4 +163,20 @@ case_explicit_target_only_for_non_mcp_names() {
   assert_contains "$ERR" "named is unavailable (from named). Blocking lookup"
 }
 
+# Claude Code's --mcp-config is read from its own command line: the nearest `claude` above the hook, whatever
+# wrappers fork between (a `timeout 30 mcphealth hook` registration lost it: the nearest non-shell was `timeout`).
+case_mcp_config_is_found_behind_a_forking_wrapper() {
+  write_config "$T/extra.json" "{\"mcpServers\":{\"svc\":$(crash_def command-line)}}"
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":$(crash_def user)}}"
+  mkdir -p "$T/fakebin"
+  # A stand-in for the client: a program named claude that runs the hook as Claude Code would, through a shell.
+  printf '#!/bin/bash\n/bin/sh -c "timeout 30 %s hook"\n' "$MCPHEALTH_BIN" > "$T/fakebin/claude"
+  chmod +x "$T/fakebin/claude"
+  set +e
+  OUT=$(cd "$PROJ" && pre_payload svc | CLAUDECODE=1 "$T/fakebin/claude" --mcp-config "$T/extra.json" 2>"$T/err")
+  set -e
+  ERR=$(cat "$T/err")
+  assert_contains "$ERR" "(from command-line)"
+}
+
 main "$@"

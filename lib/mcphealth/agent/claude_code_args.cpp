@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::string_view k_option = "--mcp-config";
 constexpr std::string_view k_strict = "--strict-mcp-config";
-/// How far up the hook's ancestors the client is looked for: the hook, its shell, a wrapper or two.
-constexpr int k_max_hops = 4;
+/// How far up the hook's ancestors the client is looked for: the hook, its shell, a wrapper or three.
+constexpr int k_max_hops = 6;
 
 struct Process {
   std::vector<std::string> argv;
@@ -47,12 +47,6 @@ std::optional<Process> read_process(pid_t pid) {
 }
 
 std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
-
-bool is_shell(const Process& p) {
-  if (p.argv.empty()) return false;
-  const std::string name = base_name(p.argv[0]);
-  return name == "sh" || name == "bash" || name == "dash" || name == "zsh" || name == "ksh";
-}
 
 /// `claude` itself (its native binary), or a runtime running its npm package.
 bool is_claude(const Process& p) {
@@ -88,11 +82,12 @@ std::optional<config::ClientArguments> client_arguments(const util::Environment&
   for (int hop = 0; hop < k_max_hops && pid > 1; ++hop) {
     const std::optional<Process> p = read_process(pid);
     if (!p) return std::nullopt;
-    if (is_shell(*p)) {
+    // The nearest `claude` above: shells and wrappers that fork (`timeout 30 mcphealth hook`, `nice`, `env`) between
+    // it and the hook are passed over.
+    if (!is_claude(*p)) {
       pid = p->parent;
       continue;
     }
-    if (!is_claude(*p)) return std::nullopt;
     std::error_code ec;
     fs::path cwd = fs::read_symlink("/proc/" + std::to_string(pid) + "/cwd", ec);
     config::ClientArguments args = parse_client_arguments({p->argv.begin() + 1, p->argv.end()}, std::move(cwd));
