@@ -81,6 +81,16 @@ case_a_server_starved_of_cpu_is_never_called_alive() {
   assert_eq "$kinds" "exited"
 }
 
+# A server whose own processes burn the CPU (four of them, silent) is not starved by the machine: it is busy itself,
+# and its silence is its verdict. (It was called a local fault: nothing recorded, each hook call waited, then allowed.)
+case_a_server_busy_in_a_loop_of_its_own_is_not_the_machines_fault() {
+  config "spin=$(stdio_def spin)"
+  probe_json spin --timeout-ms 2000
+  assert_eq "$(field '["kind"]')" "alive-silent"
+  # Recorded: the next hook call decides from the cache instead of probing again.
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["spin"]["probe"]["kind"]')" alive-silent
+}
+
 case_crash_in_handshake_is_down_with_stderr() {
   config "svc=$(stdio_def crash '"--message","ANTHROPIC_API_KEY is not set"')"
   probe_json svc

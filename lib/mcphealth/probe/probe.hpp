@@ -52,7 +52,8 @@ ProbeResult local_fault(std::string_view what, int error);
 
 /// Whether a process group still silent at its deadline was denied the CPU for much of its window (a quarter of
 /// it, and at least 100 ms, spent runnable but waiting): then its silence says nothing of the server, and the
-/// result is a local fault ("a busy CPU"), not alive. Nothing when it had its share, or it cannot be known.
+/// result is a local fault ("a busy CPU"), not alive. Nothing when it had its share, when its own processes spent
+/// half the window on a CPU (a server busy in a loop of its own: its silence is its verdict), or it cannot be known.
 std::optional<ProbeResult> starved_of_cpu(pid_t group, std::int64_t window_ms);
 
 /// True when `kind` gives no verdict to record: not probed, a local fault, or skipped by policy.

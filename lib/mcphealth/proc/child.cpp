@@ -299,11 +299,11 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   return std::make_unique<Child>(std::move(impl));
 }
 
-std::optional<std::int64_t> group_cpu_wait_ms(pid_t group) {
+std::optional<GroupCpu> group_cpu(pid_t group) {
 #ifdef __linux__
   DIR* proc_dir = ::opendir("/proc");
   if (proc_dir == nullptr) return std::nullopt;
-  std::optional<std::int64_t> longest;
+  std::optional<GroupCpu> out;
   char buf[512];
   while (const dirent* e = ::readdir(proc_dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
@@ -325,11 +325,12 @@ std::optional<std::int64_t> group_cpu_wait_ms(pid_t group) {
     buf[m] = '\0';
     unsigned long long on_cpu = 0, waited = 0;
     if (std::sscanf(buf, "%llu %llu", &on_cpu, &waited) != 2) continue;
-    const auto ms = static_cast<std::int64_t>(waited / 1'000'000ULL);
-    longest = std::max(longest.value_or(0), ms);
+    GroupCpu& g = out ? *out : out.emplace();
+    g.longest_wait_ms = std::max(g.longest_wait_ms, static_cast<std::int64_t>(waited / 1'000'000ULL));
+    g.on_cpu_ms += static_cast<std::int64_t>(on_cpu / 1'000'000ULL);
   }
   ::closedir(proc_dir);
-  return longest;
+  return out;
 #else
   (void)group;
   return std::nullopt;
