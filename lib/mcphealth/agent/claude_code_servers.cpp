@@ -173,16 +173,6 @@ bool trusted_here(const json::object* projects, const fs::path& folder) {
   return entry != nullptr && is_true(*entry, "hasTrustDialogAccepted");
 }
 
-/// Whether trust is recorded on a folder from `dir` up to `key` (both included), never above `key`: what Claude Code
-/// 2.1.332 needs before a repository's own approvals count. Trust on `~` does not reach a clone below it.
-bool trusted_between(const json::object* projects, const fs::path& dir, const fs::path& key) {
-  for (fs::path d = dir;; d = d.parent_path()) {
-    if (trusted_here(projects, d)) return true;
-    if (d == key || !d.has_relative_path()) break;
-  }
-  return false;
-}
-
 /// Every `.mcp.json` from `dir` up to `/`, nearest first: Claude Code reads them all and the nearest definition of a
 /// name wins.
 std::vector<fs::path> mcp_json_files(const fs::path& dir, util::FileReader& reader) {
@@ -411,11 +401,13 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
   const fs::path key = project_key_folder(dir, reader);
   const json::object* entry = projects ? util::get_object(*projects, key.string()) : nullptr;
   const std::string project_key = entry ? key.string() : std::string();
-  // A repository's .claude/settings.json approves only when the entry itself is trusted; the user's record of
-  // approvals and the folder's settings.local.json need trust between the folder and the root. (2.1.197 took the
-  // latter two inside a repository without trust: the stricter rule never starts what either version would not.)
+  // A project's approvals (its .claude/settings.json and settings.local.json, and the user's record of them in
+  // ~/.claude.json) count only when the entry itself is trusted. NOTES.md has 2.1.332 taking trust anywhere between
+  // the folder and the root for the latter two, and 2.1.197 taking them inside a repository without any; the
+  // differential suite found a layout where trust on a folder between started nothing in either version. Where the
+  // versions' rules differ or are not known, the strictest: never start what a client would not.
   const bool key_trusted = trusted_here(projects, key);
-  res.trusted = trusted_between(projects, dir, key);
+  res.trusted = key_trusted;
 
   JsonFile managed_settings = load_json(reader, paths.managed_dir / "managed-settings.json");
   JsonFile local_settings = load_json(reader, dir / ".claude" / "settings.local.json");

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# mcphealth's rules against the real client's: a fixed seed's sample of generated folder layouts, each run through
+# `claude mcp list` (the pinned version and the newest) and through mcphealth (probe --all, SessionStart, PreToolUse),
+# with every definition a marker program. A definition mcphealth starts that a client does not fails the case
+# (tests/fixtures/differential.py; `scripts/differential` runs larger samples by hand).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/real_agent.sh"
+
+case_no_definition_starts_that_claude_code_would_not_start() {
+  need_claude
+  local newest=${MCPHEALTH_CLAUDE_NEWEST:-}
+  [ -n "$newest" ] && [ -x "$newest" ] || skip "needs the newest claude too (MCPHEALTH_CLAUDE_NEWEST; scripts/test installs it)"
+  set +e
+  OUT=$("$PY" "$MCPHEALTH_FIXTURES/differential.py" --mcphealth "$MCPHEALTH_BIN" --claude "$CLAUDE_BIN" \
+    --claude "$newest" --seed 20261203 --count 40 --seconds 240 2>&1)
+  RC=$?
+  set -e
+  echo "$OUT" | tail -1
+  [ "$RC" -eq 0 ] || fail "divergences from the real client:
+$OUT"
+  assert_contains "$OUT" "differential: "
+}
+
+main "$@"
