@@ -202,28 +202,32 @@ case_probe_all_from_home_covers_every_project() {
 }
 
 # {server} in every quoting context, for names that try to break out; the name must arrive intact and run nothing.
+# A name is a repository's choice (its .mcp.json): one that is not made of [A-Za-z0-9._-] never reaches a reconnect
+# command, in any quoting, nor through a shell the command starts itself (`sh -c "echo {server}"` ran `a;touch PWN;b`).
 case_server_placeholder_cannot_be_broken_out_of() {
   export ECC_MCP_HEALTH_TIMEOUT_MS=5000 # the crash fixture exits at once; a loaded machine must not see it "alive"
-  local names=('a$(touch pwned1)b' 'a`touch pwned2`b' "a'b\"c" 'a b;touch pwned3' 'x"; touch pwned4; echo "')
+  local names=('a$(touch pwned1)b' 'a`touch pwned2`b' "a'b\"c" 'a b;touch pwned3' 'x"; touch pwned4; echo "' 'a;touch pwned5;b')
   local n i=0
   for n in "${names[@]}"; do
     i=$((i + 1))
     NAME="$n" json_file "$HOME/.claude.json" '{"mcpServers": {os.environ["NAME"]: fixture("crash")}}'
     local form
     for form in "printf '%s' {server} > $T/got" "printf '%s' \"{server}\" > $T/got" "printf '%s' '{server}' > $T/got" \
-                "printf '%s' \"<{server}>\" > $T/got"; do
+                "sh -c \"echo {server}\" > $T/got"; do
       rm -f "$T/got"
       export ECC_MCP_RECONNECT_COMMAND="$form"
       mcph probe "$n" --reconnect --no-update
-      assert_file_exists "$T/got"
-      case $form in
-        *'<{server}>'*) assert_eq "$(cat "$T/got")" "<$n>" "name $i in: $form" ;;
-        *) assert_eq "$(cat "$T/got")" "$n" "name $i in: $form" ;;
-      esac
+      assert_no_file "$T/got"
+      assert_contains "$OUT$ERR" "is not made of [A-Za-z0-9._-]" "name $i in: $form"
     done
   done
   local f
-  for f in pwned1 pwned2 pwned3 pwned4; do assert_no_file "$PROJ/$f"; assert_no_file "$HOME/$f"; done
+  for f in pwned1 pwned2 pwned3 pwned4 pwned5 PWN; do assert_no_file "$PROJ/$f"; assert_no_file "$HOME/$f"; done
+  # A plain name reaches the command whole.
+  json_file "$HOME/.claude.json" '{"mcpServers": {"svc.v2-a_b": fixture("crash")}}'
+  export ECC_MCP_RECONNECT_COMMAND="sh -c \"echo {server}\" > $T/got"
+  mcph probe svc.v2-a_b --reconnect --no-update
+  assert_eq "$(cat "$T/got")" "svc.v2-a_b"
 }
 
 case_placeholder_is_safe_in_the_hook_too() {
@@ -231,7 +235,8 @@ case_placeholder_is_safe_in_the_hook_too() {
   json_file "$HOME/.claude.json" '{"mcpServers": {"a`touch pwned`b": fixture("crash")}}'
   export ECC_MCP_RECONNECT_COMMAND="echo \"{server}\" > $T/got"
   hook "$(pre_payload 'a_touch_pwned_b')"
-  assert_eq "$(cat "$T/got")" 'a`touch pwned`b'
+  assert_no_file "$T/got"
+  assert_contains "$ERR" "is not made of [A-Za-z0-9._-]"
   assert_no_file "$PROJ/pwned"
 }
 

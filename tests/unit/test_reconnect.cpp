@@ -32,7 +32,7 @@ TEST_CASE("{server} becomes a reference to $MCPHEALTH_SERVER written for its quo
   CHECK(util::shell_quote("it's") == R"('it'\''s')");
 }
 
-TEST_CASE("names from the payload run only when plain: config names run, passed by variable", "[reconnect]") {
+TEST_CASE("only plain names reach a reconnect command, from the payload or a config, passed by variable", "[reconnect]") {
   CHECK(recover::is_plain_server_name("my-server_1.x"));
   CHECK_FALSE(recover::is_plain_server_name("x;touch y"));
   CHECK_FALSE(recover::is_plain_server_name("$(id)"));
@@ -41,11 +41,15 @@ TEST_CASE("names from the payload run only when plain: config names run, passed 
   auto refused = recover::run_reconnect({"pm2 restart {server}", {}, "V"}, "x;touch y", recover::NameOrigin::payload, 100, runner);
   CHECK(refused.status == recover::ReconnectOutcome::Status::refused);
   CHECK(runner.commands.empty());
-  auto defined = recover::run_reconnect({"pm2 restart {server}", {}, "V"}, "x;touch y", recover::NameOrigin::config, 100, runner);
-  CHECK(defined.status == recover::ReconnectOutcome::Status::ok);
+  // A config's name is a repository's choice: `sh -c "echo {server}"` would run it.
+  auto defined = recover::run_reconnect({"sh -c \"echo {server}\"", {}, "V"}, "x;touch y", recover::NameOrigin::config, 100, runner);
+  CHECK(defined.status == recover::ReconnectOutcome::Status::refused);
+  CHECK(runner.commands.empty());
+  auto plain = recover::run_reconnect({"pm2 restart {server}", {}, "V"}, "my-server_1.x", recover::NameOrigin::config, 100, runner);
+  CHECK(plain.status == recover::ReconnectOutcome::Status::ok);
   REQUIRE(runner.commands.size() == 1);
   CHECK(runner.commands[0] == R"(pm2 restart "${MCPHEALTH_SERVER}")");
-  CHECK(runner.servers[0] == "x;touch y");
+  CHECK(runner.servers[0] == "my-server_1.x");
 }
 
 TEST_CASE("a failed reconnect says why: stderr, else stdout, else the status", "[reconnect]") {

@@ -111,10 +111,14 @@ proc::CommandResult ShellRunner::run_argv(const std::vector<std::string>& argv, 
 ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view server, NameOrigin origin,
                                std::int64_t timeout_ms, CommandRunner& runner) {
   ReconnectOutcome out;
-  if (origin == NameOrigin::payload && !is_plain_server_name(server)) {
+  // Whatever its origin: a config's name is a repository's choice too, and the command may hand it to a shell of its
+  // own (`sh -c "... {server}"`, `ssh host pm2 restart {server}`), which would read `a;touch PWN;b` as commands.
+  if (!is_plain_server_name(server)) {
     out.status = ReconnectOutcome::Status::refused;
     out.reason = "refusing to run the reconnect command for server name " + util::shell_quote(server) +
-                 ": it is not defined in any config file and is not made of [A-Za-z0-9._-]";
+                 (origin == NameOrigin::payload ? ": it is not defined in any config file and" : ":") +
+                 " it is not made of [A-Za-z0-9._-] (a shell inside the command, such as sh -c or ssh, would read "
+                 "the rest as commands)";
     return out;
   }
   proc::CommandResult result = command.argv.empty()
