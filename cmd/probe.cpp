@@ -177,7 +177,8 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
     for (const auto& w : report.warnings) util::log::warn(w);
   }
   if (report.error) {
-    util::log::error(*report.error);
+    // One log line per line: the logger writes a newline inside a message as `\n` (it never splits a line).
+    for (const auto& line : util::split_lines(*report.error)) util::log::error(line);
     return k_exit_usage;
   }
   // A local fault makes the run incomplete: it says more than "something is down", so it wins.

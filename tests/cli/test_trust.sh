@@ -218,7 +218,7 @@ case_server_placeholder_cannot_be_broken_out_of() {
       export ECC_MCP_RECONNECT_COMMAND="$form"
       mcph probe "$n" --reconnect --no-update
       assert_no_file "$T/got"
-      assert_contains "$OUT$ERR" "is not made of [A-Za-z0-9._-]" "name $i in: $form"
+      assert_contains "$OUT$ERR" "holds a character a shell reads" "name $i in: $form"
     done
   done
   local f
@@ -236,7 +236,7 @@ case_placeholder_is_safe_in_the_hook_too() {
   export ECC_MCP_RECONNECT_COMMAND="echo \"{server}\" > $T/got"
   hook "$(pre_payload 'a_touch_pwned_b')"
   assert_no_file "$T/got"
-  assert_contains "$ERR" "is not made of [A-Za-z0-9._-]"
+  assert_contains "$ERR" "holds a character a shell reads"
   assert_no_file "$PROJ/pwned"
 }
 

@@ -125,13 +125,13 @@ TEST_CASE("a skipped server is not probed, and a policy argv reconnect gets the 
   CHECK(skipped.result.kind == probe::Kind::skipped);
   CHECK(prober.calls == 0);
 
-  c.definition.name = "r.x-y_1";
+  c.definition.name = "r x-y_1";
   c.tool_server = "r";
   const recover::Recovery down = recover::check_and_recover(
       recover::request_for(c, config::settings_for(base, p, c), {}, recover::Reconnect::when_down), prober, runner, k_env);
   CHECK(prober.calls == 2); // the probe, and the re-probe after the command
   REQUIRE(runner.commands.size() == 1);
-  CHECK(runner.commands[0] == "restart|--name=r.x-y_1");
+  CHECK(runner.commands[0] == "restart|--name=r x-y_1");
   CHECK(down.reconnect.attempt == recover::Attempt::ok);
 }
 

@@ -102,3 +102,18 @@ TEST_CASE("userinfo without a scheme is redacted in a text too", "[text]") {
   CHECK(util::redact_urls("connect ECONNREFUSED htp//deploy:pw@127.0.0.1:1/mcp") == "connect ECONNREFUSED ***@127.0.0.1:1/mcp");
   CHECK(util::redact_urls("mail me@example.com at 10:30") == "mail me@example.com at 10:30");
 }
+
+TEST_CASE("a command's token-like arguments are shown redacted", "[text]") {
+  const std::vector<std::string> args = {"--access-token=abc123", "--api-key", "k-1", "--verbose", "--port", "8080",
+                                         "ghp_0123456789abcdef", "--db=postgresql://u:pw@h/db", "-p", "x"};
+  const std::vector<std::string> want = {"--access-token=***", "--api-key", "***", "--verbose", "--port", "8080",
+                                         "***", "--db=postgresql://***@h/db", "-p", "x"};
+  CHECK(util::redact_args(args) == want);
+}
+
+TEST_CASE("two spellings of one URL are the same endpoint", "[text]") {
+  CHECK(util::same_url("HTTP://H.example:9/mcp/", "http://h.example:9/mcp"));
+  CHECK(util::same_url("http://h/", "http://h"));
+  CHECK_FALSE(util::same_url("http://h/MCP", "http://h/mcp"));
+  CHECK_FALSE(util::same_url("http://h/a", "http://h/b"));
+}

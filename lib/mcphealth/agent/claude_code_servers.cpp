@@ -174,10 +174,10 @@ bool trusted_here(const json::object* projects, const fs::path& folder) {
 }
 
 /// Every `.mcp.json` from `dir` up to `/`, nearest first: Claude Code reads them all and the nearest definition of a
-/// name wins.
+/// name wins. The folder's own is listed even when missing, so reports say where a project's servers would be.
 std::vector<fs::path> mcp_json_files(const fs::path& dir, util::FileReader& reader) {
-  std::vector<fs::path> out;
-  for (fs::path d = dir;; d = d.parent_path()) {
+  std::vector<fs::path> out{dir / ".mcp.json"};
+  for (fs::path d = dir.parent_path(); d != dir; d = d.parent_path()) {
     // Not only a regular file: one that is a FIFO or a device is read as refused, and says so.
     if (reader.stat(d / ".mcp.json")) out.push_back(d / ".mcp.json");
     if (!d.has_relative_path()) break;

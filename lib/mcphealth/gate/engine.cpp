@@ -563,7 +563,9 @@ private:
     for (const config::Candidate* c : res.winners()) {
       if (!c->resolved) continue;
       bool same = false;
-      if (const auto* http = std::get_if<config::HttpServer>(&c->resolved->transport)) same = http->url.for_transport() == endpoint;
+      if (const auto* http = std::get_if<config::HttpServer>(&c->resolved->transport)) {
+        same = util::same_url(http->url.for_transport(), endpoint);
+      }
       if (const auto* stdio = std::get_if<config::StdioServer>(&c->resolved->transport)) {
         std::string line = stdio->command;
         for (const auto& a : stdio->args) line += " " + a;

@@ -122,9 +122,9 @@ std::string written_target(const config::ServerDefinition& def) {
   if (auto url = util::get_string(def.raw, "url"); url && !def.raw.contains("command")) return util::redact_url(*url);
   std::string out = util::shell_quote(util::get_string(def.raw, "command").value_or(""));
   if (auto it = def.raw.find("args"); it != def.raw.end() && it->value().is_array()) {
-    for (const auto& a : it->value().get_array()) {
-      out += " " + util::shell_quote(util::redact_url(a.is_string() ? std::string(a.get_string()) : json::serialize(a)));
-    }
+    std::vector<std::string> words;
+    for (const auto& a : it->value().get_array()) words.push_back(a.is_string() ? std::string(a.get_string()) : json::serialize(a));
+    for (const auto& a : util::redact_args(words)) out += " " + util::shell_quote(a);
   }
   return out;
 }
@@ -214,8 +214,8 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     s.unset_vars = resolved.unset_vars;
     if (const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport)) {
       s.target = stdio->command;
-      // An argument may carry a URL with credentials (`--db=postgresql://u:pw@h/db`): shown redacted.
-      for (const auto& a : stdio->args) s.args.push_back(util::redact_url(a));
+      // An argument may carry a credential (`--db=postgresql://u:pw@h/db`, `--api-key sk-…`): shown redacted.
+      s.args = util::redact_args(stdio->args);
       s.command_line = util::shell_quote(stdio->command);
       for (const auto& a : s.args) s.command_line += " " + util::shell_quote(a);
       s.env_names = stdio->env_names;

@@ -26,6 +26,14 @@ std::optional<ReconnectCommand> find_reconnect_command(std::string_view server, 
   return std::nullopt;
 }
 
+bool is_inert_server_name(std::string_view server) {
+  if (server.empty()) return false;
+  for (char c : server) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '_' && c != '-' && c != ' ') return false;
+  }
+  return true;
+}
+
 bool is_plain_server_name(std::string_view server) {
   if (server.empty()) return false;
   for (char c : server) {
@@ -113,12 +121,17 @@ ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view
   ReconnectOutcome out;
   // Whatever its origin: a config's name is a repository's choice too, and the command may hand it to a shell of its
   // own (`sh -c "... {server}"`, `ssh host pm2 restart {server}`), which would read `a;touch PWN;b` as commands.
-  if (!is_plain_server_name(server)) {
+  if (origin == NameOrigin::payload && !is_plain_server_name(server)) {
     out.status = ReconnectOutcome::Status::refused;
     out.reason = "refusing to run the reconnect command for server name " + util::shell_quote(server) +
-                 (origin == NameOrigin::payload ? ": it is not defined in any config file and" : ":") +
-                 " it is not made of [A-Za-z0-9._-] (a shell inside the command, such as sh -c or ssh, would read "
-                 "the rest as commands)";
+                 ": it is not defined in any config file and is not made of [A-Za-z0-9._-]";
+    return out;
+  }
+  if (!is_inert_server_name(server)) {
+    out.status = ReconnectOutcome::Status::refused;
+    out.reason = "refusing to run the reconnect command for server name " + util::shell_quote(server) +
+                 ": it holds a character a shell reads (only letters, digits, spaces and ._- are passed on: a shell "
+                 "inside the command, such as sh -c or ssh, would run the rest)";
     return out;
   }
   proc::CommandResult result = command.argv.empty()

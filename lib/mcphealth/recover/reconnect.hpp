@@ -36,6 +36,11 @@ std::optional<ReconnectCommand> find_reconnect_command(std::string_view server, 
 /// True for names made only of `[A-Za-z0-9._-]`.
 bool is_plain_server_name(std::string_view server);
 
+/// True when no shell reads anything in `server` but words: letters, digits, spaces and `._-`. Only such names reach
+/// a reconnect command, wherever they came from (a repository's `.mcp.json` chooses its names, and the command may
+/// start a shell of its own: `sh -c "echo {server}"`, `ssh host pm2 restart {server}`).
+bool is_inert_server_name(std::string_view server);
+
 /// Replaces every `{server}` in `command` with a reference to `$MCPHEALTH_SERVER` written for the quoting context it
 /// stands in (bare, inside double quotes, inside single quotes), so that no name can end a quote or run code: the
 /// name itself never enters the command text.
