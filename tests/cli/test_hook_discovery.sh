@@ -9,7 +9,7 @@ case_project_dir_from_claude_project_dir() {
   mkdir -p "$T/elsewhere"
   write_config "$T/elsewhere/.mcp.json" "{\"mcpServers\":{\"svc\":$(crash_def elsewhere)}}"
   export CLAUDE_PROJECT_DIR="$T/elsewhere"
-  hook '{"hook_event_name":"PreToolUse","tool_name":"mcp__svc__x","cwd":"/nonexistent"}'
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$T/no-such-folder\"}"
   assert_contains "$ERR" "(from elsewhere)"
 }
 

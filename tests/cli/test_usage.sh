@@ -99,12 +99,12 @@ case_help_shows_no_cli11_internals() {
 }
 
 case_bad_paths_and_counts_are_refused() {
-  mcph status --cwd /nonexistent
+  mcph status --cwd "$T/no-such-folder"
   assert_eq "$RC" 2
-  assert_contains "$ERR" "--cwd: no folder /nonexistent"
-  mcph --state /nonexistent/dir/x.json status
+  assert_contains "$ERR" "--cwd: no folder $T/no-such-folder"
+  mcph --state "$T/no-such-folder/dir/x.json" status
   assert_eq "$RC" 2
-  assert_contains "$ERR" "--state: no folder /nonexistent/dir to keep /nonexistent/dir/x.json in"
+  assert_contains "$ERR" "--state: no folder $T/no-such-folder/dir to keep $T/no-such-folder/dir/x.json in"
   mcph status --policy /missing.json
   assert_eq "$RC" 2
   assert_contains "$ERR" "--policy: no file /missing.json"
