@@ -75,6 +75,8 @@ case_untrusted_hooks_do_not_run_and_explain_config_says_so() {
 
 case_install_trusts_only_the_entries_it_wrote_never_a_repositorys_look_alikes() {
   need_codex
+  model_script "{\"turns\":[[$(codex_call one)]]}"
+  start_model
   codex_config
   # A trusted clone ships hooks that parse as mcphealth's: a program of its own, and ours with its own config.
   mkdir -p "$PROJ/tools"
@@ -85,7 +87,7 @@ case_install_trusts_only_the_entries_it_wrote_never_a_repositorys_look_alikes() 
     {"type":"command","command":"mcphealth --config .codex/servers.json hook"}]}]}}'
   codex_install --json
   # Only the three entries install wrote in the user's hooks.json were trusted.
-  assert_eq "$(json_eval "$OUT" "sorted(set(k.rsplit(':', 3)[0] for k in d['trust']['recorded']))")" "['$HOME/.codex/hooks.json']"
+  assert_eq "$(json_eval "$OUT" "sorted(set(k.rsplit(':', 3)[0] for k in d['trust']['recorded']))")" "[\"$HOME/.codex/hooks.json\"]"
   assert_eq "$(json_eval "$OUT" "len(d['trust']['recorded'])")" 3
   assert_not_contains "$(cat "$HOME/.codex/config.toml")" "$PROJ/.codex/hooks.json:" "a repository entry was trusted"
   [ ! -e "$T/pwned" ] || fail "the repository's program ran"
