@@ -65,7 +65,7 @@ void as_state(const json::value& value) {
     json::object entry = kv.value().get_object();
     const state::ServerEntry read = state::ServerEntry::from_json(entry);
     // Every time in a file meets clock arithmetic: now, a TTL, a backoff bound, a month of keeping.
-    (void)state::outlook_of(read, 1'800'000'000'000, 600'000);
+    (void)state::outlook_of(read, 1'800'000'000'000, 600'000, 120'000);
     (void)state::honoured_retry_at(read, 1'800'000'000'000, 600'000);
     (void)state::backoff_delay_ms(read.failure_count, 30'000, 600'000);
     (void)read.last_failure_code.text();
