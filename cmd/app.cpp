@@ -92,6 +92,11 @@ std::vector<std::string> option_spellings(const CLI::App& sub) {
 /// option first, with the option it was probably meant to be.
 std::string usage_message(const CLI::ParseError& e, const CLI::App& app, std::string_view command) {
   std::string message = e.what();
+  // Say which commands there are: "A subcommand is required" alone leaves the user to find them.
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && command.empty() &&
+      message.find("subcommand") != std::string::npos) {
+    message = "a command is required (commands: " + join_names(command_names()) + ")";
+  }
   const CLI::App* sub = nullptr;
   for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (s->get_name() == command) sub = s;

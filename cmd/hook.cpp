@@ -91,6 +91,11 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     const auto limit = config::resolve_input_max_bytes(env, limit_warnings);
     std::vector<std::string> warnings;
     for (const auto& w : limit_warnings) warnings.push_back(w.text());
+    // A person who runs it by hand would otherwise wait on a silent terminal.
+    if (::isatty(STDIN_FILENO) == 1) {
+      log_line("mcphealth hook reads one hook payload (JSON) on stdin, as an agent sends it; end it with Ctrl-D "
+               "(mcphealth --help lists the commands for people)");
+    }
     const auto marked = util::lookup_setting(env, "ECC_HOOK_INPUT_TRUNCATED");
     request.input = hook::read_input(STDIN_FILENO, limit.value,
                                      marked && util::is_truthy(marked->value) ? hook::CutByCaller::yes : hook::CutByCaller::no);

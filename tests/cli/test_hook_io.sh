@@ -322,4 +322,14 @@ case_reason_to_model_capped_at_500() {
   [ "$(json_get "$(STATE)" 'len(d["servers"]["svc"]["lastError"])')" -eq 2000 ] || fail "lastError keeps 4000 chars of stderr"
 }
 
+# Run by hand on a terminal, the hook says what it waits for instead of waiting silently; from a pipe it says nothing.
+case_the_hook_on_a_terminal_says_it_reads_a_payload() {
+  command -v script >/dev/null || skip "needs script (util-linux)"
+  printf '{"hook_event_name":"PreToolUse","tool_name":"Read"}\n\004' > "$T/typed"
+  OUT=$(script -qc "$MCPHEALTH_BIN hook" /dev/null < "$T/typed" 2>&1)
+  assert_contains "$OUT" "mcphealth hook reads one hook payload (JSON) on stdin"
+  hook '{"hook_event_name":"PreToolUse","tool_name":"Read"}'
+  assert_not_contains "$ERR" "reads one hook payload"
+}
+
 main "$@"

@@ -117,4 +117,14 @@ case_bad_paths_and_counts_are_refused() {
   assert_contains "$ERR" "--parallel: -1 is not a whole number from 0 to 4096"
 }
 
+# Without a command, the commands are named (it said only "A subcommand is required").
+case_no_command_names_the_commands() {
+  mcph
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "a command is required (commands: hook, probe, status"
+  mcph -v
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "a command is required (commands:"
+}
+
 main "$@"
