@@ -172,8 +172,8 @@ void register_install(CLI::App& app, CommandLine& command_line) {
                 "Also remove the JS hook (mcp-health-check.js) from this settings file");
   sub->add_flag("--no-trust", o->no_trust,
                 "Codex CLI: do not ask Codex (`codex app-server`) to trust the new hooks; it runs them only once you do");
-  sub->footer("Exit: 0 installed, or already installed; 2 usage error, or a settings file that does not parse or "
-              "cannot be written (nothing is changed then).");
+  sub->footer("Exit: 0 installed, or already installed; 2 usage error, a settings file that does not parse or "
+              "cannot be written (nothing is changed then), or --agent all with no agent found here.");
   sub->callback([o, &command_line] {
     o->invoked_as = command_line.invoked_as;
     command_line.exit_code = run_install(*o, false);
@@ -343,9 +343,23 @@ int run_install(const InstallOptions& o, bool uninstall) {
     ++done;
   }
   if (o.json) std::fputs(util::pretty_json(json::value(std::move(collected))).c_str(), stdout);
-  if (done == 0 && !o.json) {
-    say("no agent found here (none of their folders exists: ~/.claude, ~/.codex, ~/.gemini, ~/.copilot, ~/.cursor, "
-        "~/.codeium/windsurf)\n");
+  if (done == 0) {
+    // Where each agent keeps its user-scope hooks, from the table.
+    std::string folders;
+    const fs::path home = util::home_dir(env);
+    for (const agent::Agent* a : agent::agents()) {
+      if (const auto file = a->registration.install_file(agent::InstallScope::user, env, fs::current_path())) {
+        const fs::path folder = file->parent_path();
+        const fs::path shown = folder.lexically_relative(home);
+        folders += (folders.empty() ? "" : ", ") + (shown.empty() || *shown.begin() == ".." ? folder.string() : "~/" + shown.string());
+      }
+    }
+    // Installing into nothing is not a success: a setup script must not go on believing the gate is on.
+    if (!uninstall) {
+      util::log::error("no agent found here to install into (none of their folders exists: " + folders + ")");
+      return k_exit_usage;
+    }
+    if (!o.json) say("no agent found here (none of their folders exists: %s)\n", folders.c_str());
   }
   return code;
 }

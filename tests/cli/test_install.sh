@@ -300,4 +300,15 @@ case_install_registers_the_path_the_user_ran_not_its_versioned_target() {
   assert_eq "$(json_eval "$OUT" '[f for f in d["findings"] if f["id"] == "hook-versioned-path"]')" "[]"
 }
 
+# Installing into nothing is not a success: a setup script must not go on believing the gate is on.
+case_agent_all_with_no_agent_found_is_an_error() {
+  rm -rf "$HOME/.claude"
+  mcph install --agent all
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "no agent found here to install into (none of their folders exists: ~/.claude, ~/.codex"
+  mcph uninstall --agent all
+  assert_eq "$RC" 0
+  [ ! -e "$HOME/.claude" ] || fail "install created ~/.claude"
+}
+
 main "$@"
