@@ -322,7 +322,17 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
 int run_install(const InstallOptions& o, bool uninstall) {
   util::ProcessEnvironment env;
   util::SystemClock clock;
-  if (o.agent != std::optional<std::string>("all")) return install_for(o, agent_of(o), uninstall, env, clock, nullptr);
+  if (o.agent != std::optional<std::string>("all")) {
+    const agent::Agent& agent = agent_of(o);
+    // Creating ~/.gemini/settings.json for an agent that is not here is allowed (it may come later), but said.
+    if (!uninstall && !o.dry_run && o.scope == agent::InstallScope::user && !found_here(agent, env)) {
+      util::log::warn(std::string(agent.name) + " does not seem to be on this machine (no " +
+                      agent.registration.install_file(agent::InstallScope::user, env, fs::current_path())
+                          .value_or(fs::path()).parent_path().string() +
+                      "): the hook is registered for when it is");
+    }
+    return install_for(o, agent, uninstall, env, clock, nullptr);
+  }
   // Every agent found here, each in its own file; one that has no file of this scope is passed over, and said so.
   if (!o.events.empty()) {
     util::log::error("--events names one agent's events; it does not go with --agent all");

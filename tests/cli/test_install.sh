@@ -309,6 +309,12 @@ case_agent_all_with_no_agent_found_is_an_error() {
   mcph uninstall --agent all
   assert_eq "$RC" 0
   [ ! -e "$HOME/.claude" ] || fail "install created ~/.claude"
+  # One agent named outright is installed, and the user is told it is not there yet.
+  PATH="$(dirname "$MCPHEALTH_BIN"):$PATH" mcph install --agent gemini
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "Gemini CLI does not seem to be on this machine (no $HOME/.gemini)"
+  mcph install --agent gemini
+  assert_not_contains "$ERR" "does not seem to be on this machine"
 }
 
 main "$@"
