@@ -23,7 +23,7 @@ inline std::string words_of(const std::vector<std::string>& words) {
 }
 
 /// A transform from one of `names` (any case) to its enum value; any other word is refused as "X is not one of a,
-/// b, c".
+/// b, c". The option's text must list the words: --help shows only its type name.
 template <typename Enum>
 CLI::Validator one_of(std::vector<std::pair<std::string, Enum>> names) {
   std::vector<std::string> words;
@@ -41,7 +41,7 @@ CLI::Validator one_of(std::vector<std::pair<std::string, Enum>> names) {
         }
         return value + " is not one of " + list;
       },
-      "one of " + list);
+      ""); // the option's own text lists the words: said once in --help, not again after its type name
 }
 
 /// A check that the word is one of `words` (exactly): "X is not one of a, b, c" otherwise.
@@ -52,7 +52,7 @@ inline CLI::Validator one_of_words(std::vector<std::string> words) {
         if (std::find(words.begin(), words.end(), value) != words.end()) return {};
         return value + " is not one of " + list;
       },
-      "one of " + list);
+      ""); // as above
 }
 
 /// A folder that exists: "no folder X" otherwise.

@@ -127,4 +127,17 @@ case_no_command_names_the_commands() {
   assert_contains "$ERR" "a command is required (commands:"
 }
 
+# A list of words is said once in --help, in the option's text: not again after its type name (`ID:one of …`).
+case_help_lists_an_options_words_once() {
+  local c
+  for c in hook probe status install watch; do
+    mcph "$c" --help
+    assert_eq "$RC" 0
+    assert_not_contains "$OUT" ":one of" "$c --help"
+  done
+  mcph probe --agent nobody --all
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "nobody is not one of claude-code, codex"
+}
+
 main "$@"
