@@ -81,9 +81,11 @@ int hook_usage_error(const std::string& message, bool passthrough) {
 }
 
 int run_hook(const HookOptions& options, const GlobalOptions& globals) {
-  // Every agent's allow is exit 0 with nothing on stdout; Gemini CLI and Copilot CLI block on 129, 139, 143, 153.
-  proc::allow_on_fatal_signals(0);
   const bool passthrough = options.output == agent::AnswerMode::passthrough;
+  // Every agent's allow is exit 0 with nothing on stdout; Gemini CLI and Copilot CLI block on 129, 139, 143, 153.
+  // (Passthrough's allow is the payload echoed, which a signal handler cannot give: there a signal stays 128+N, a
+  // non-blocking error to Claude Code, the one agent that chains hooks so.)
+  if (!passthrough) proc::allow_on_fatal_signals(0);
   gate::HookRequest request;
   try {
     util::ProcessEnvironment env;
