@@ -713,17 +713,19 @@ private:
   std::optional<HookOutcome> decide_from_cache(const std::string& event, const CallTarget& call, const json::object* entry) {
     const util::EpochMs now = m_deps.clock.now_ms();
     CacheRules rules;
+    const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
     // The retry bound needs the settings; a healthy entry (the common hit) does not.
-    if (entry != nullptr && ServerEntry::from_json(*entry).unhealthy()) rules.retry_bound_ms = retry_bound();
+    if (read && read->unhealthy()) rules.retry_bound_ms = retry_bound();
     rules.refresh = refresh_in_background() && m_deps.start_refresh ? Refresh::background : Refresh::inline_probe;
-    if (entry != nullptr && rules.refresh == Refresh::background && !ServerEntry::from_json(*entry).ttl_ms()) {
+    const std::optional<std::int64_t> claimed = read ? read->ttl_ms() : std::nullopt;
+    if (read && rules.refresh == Refresh::background && !claimed) {
       rules.default_ttl_ms = settings().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
     }
-    // A healthy mark is fresh no longer past its check than the TTL in force: the environment's (no file read), or
-    // the policy's when the mark claims more than that (a policy may give a server a longer one).
-    if (entry != nullptr && ServerEntry::from_json(*entry).healthy()) {
+    // A healthy mark is fresh no longer past its check than the TTL in force. The common hit, a mark that claims no
+    // more than the default TTL, needs no settings for that; a longer claim is held to the environment's TTL, or
+    // the policy's when the mark claims more still (a policy may give a server a longer one).
+    if (read && read->healthy() && (!claimed || *claimed > config::k_default_ttl_ms)) {
       rules.ttl_bound_ms = settings().ttl_ms.value;
-      const auto claimed = ServerEntry::from_json(*entry).ttl_ms();
       if (claimed && *claimed > rules.ttl_bound_ms) rules.ttl_bound_ms = server_settings(nullptr, call.server).ttl_ms.value;
     }
     const CacheDecision d = gate::decide_from_cache(entry, now, rules);
