@@ -406,8 +406,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
   // the folder and the root for the latter two, and 2.1.197 taking them inside a repository without any; the
   // differential suite found a layout where trust on a folder between started nothing in either version. Where the
   // versions' rules differ or are not known, the strictest: never start what a client would not.
-  const bool key_trusted = trusted_here(projects, key);
-  res.trusted = key_trusted;
+  res.trusted = trusted_here(projects, key);
 
   JsonFile managed_settings = load_json(reader, paths.managed_dir / "managed-settings.json");
   JsonFile local_settings = load_json(reader, dir / ".claude" / "settings.local.json");
@@ -418,7 +417,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
       {managed_settings.path, managed_settings.root ? &*managed_settings.root : nullptr, true},
       {paths.claude_json, entry, res.trusted},
       {local_settings.path, local_settings.root ? &*local_settings.root : nullptr, res.trusted},
-      {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, key_trusted},
+      {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, res.trusted},
       {user_settings.path, user_settings.root ? &*user_settings.root : nullptr, true},
   };
   // (~/.claude.json's own errors are in `files`, as its local and user scope reports.)

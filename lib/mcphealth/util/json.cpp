@@ -116,53 +116,68 @@ JsonParse parse_json(std::string_view text, JsonComments comments, std::size_t m
 
 namespace {
 
-bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+constexpr std::size_t k_none = std::string_view::npos;
 
-/// The end of the string whose opening quote is at `at` (just past its closing quote), or npos.
-std::size_t string_end(std::string_view text, std::size_t at) {
-  for (std::size_t i = at + 1; i < text.size(); ++i) {
-    if (text[i] == '\\') {
-      ++i;
-    } else if (text[i] == '"') {
-      return i + 1;
-    }
+/// The end of the comment that starts at `at` (`//` to the line's end, `/* */`), or `at` when none starts there.
+std::size_t comment_end(std::string_view text, std::size_t at) {
+  if (at + 1 >= text.size() || text[at] != '/') return at;
+  if (text[at + 1] == '/') {
+    const std::size_t newline = text.find('\n', at);
+    return newline == k_none ? text.size() : newline;
   }
-  return std::string_view::npos;
-}
-
-/// The end of the value that starts at `at`, found by counting brackets outside strings (no recursion, so no depth
-/// limit), or npos.
-std::size_t value_end(std::string_view text, std::size_t at) {
-  if (at >= text.size()) return std::string_view::npos;
-  if (text[at] == '"') return string_end(text, at);
-  if (text[at] != '{' && text[at] != '[') {
-    std::size_t i = at;
-    while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' && !json_space(text[i])) ++i;
-    return i;
+  if (text[at + 1] == '*') {
+    const std::size_t close = text.find("*/", at + 2);
+    return close == k_none ? text.size() : close + 2;
   }
-  std::size_t depth = 0;
-  for (std::size_t i = at; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '"') {
-      i = string_end(text, i);
-      if (i == std::string_view::npos) return i;
-      --i;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  return std::string_view::npos;
+  return at;
 }
 
 } // namespace
 
+std::size_t json_skip_space(std::string_view text, std::size_t i) {
+  for (;;) {
+    while (i < text.size() && std::string_view(" \t\r\n").find(text[i]) != k_none) ++i;
+    const std::size_t after = comment_end(text, i);
+    if (after == i) return i;
+    i = after;
+  }
+}
+
+std::size_t json_value_end(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return k_none;
+  if (text[at] == '"') {
+    for (std::size_t i = at + 1; i < text.size(); ++i) {
+      if (text[i] == '\\') ++i;
+      else if (text[i] == '"') return i + 1;
+    }
+    return k_none;
+  }
+  if (text[at] == '{' || text[at] == '[') {
+    std::size_t depth = 0;
+    for (std::size_t i = at; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '"') {
+        const std::size_t e = json_value_end(text, i);
+        if (e == k_none) return e;
+        i = e - 1;
+      } else if (const std::size_t e = comment_end(text, i); e != i) {
+        i = e - 1;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return i + 1;
+      }
+    }
+    return k_none;
+  }
+  std::size_t i = at; // a number or a literal
+  while (i < text.size() && std::string_view(",}] \t\r\n").find(text[i]) == k_none) ++i;
+  return i;
+}
+
 std::optional<json::object> parse_object_members(std::string_view text, int levels, std::size_t max_depth) {
   std::size_t i = 0;
-  auto skip = [&] {
-    while (i < text.size() && json_space(text[i])) ++i;
-  };
+  auto skip = [&] { i = json_skip_space(text, i); };
   skip();
   if (i >= text.size() || text[i] != '{') return std::nullopt;
   ++i;
@@ -171,7 +186,7 @@ std::optional<json::object> parse_object_members(std::string_view text, int leve
     skip();
     if (i < text.size() && text[i] == '}') return out;
     if (i >= text.size() || text[i] != '"') return std::nullopt;
-    const std::size_t key_end = string_end(text, i);
+    const std::size_t key_end = json_value_end(text, i);
     if (key_end == std::string_view::npos) return std::nullopt;
     const JsonParse key = parse_json(text.substr(i, key_end - i));
     if (!key || !key->is_string()) return std::nullopt;
@@ -180,7 +195,7 @@ std::optional<json::object> parse_object_members(std::string_view text, int leve
     if (i >= text.size() || text[i] != ':') return std::nullopt;
     ++i;
     skip();
-    const std::size_t end = value_end(text, i);
+    const std::size_t end = json_value_end(text, i);
     if (end == std::string_view::npos) return std::nullopt;
     const std::string_view slice = text.substr(i, end - i);
     JsonParse value = parse_json(slice, JsonComments::refused, max_depth);

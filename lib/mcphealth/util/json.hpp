@@ -49,6 +49,16 @@ inline constexpr std::size_t k_max_payload_depth = 256;
 JsonParse parse_json(std::string_view text, JsonComments comments = JsonComments::refused,
                      std::size_t max_depth = k_max_json_depth);
 
+/// Past white space and comments from `i`: a scanner's step between JSON tokens (a file without comments never has
+/// a `/` there).
+std::size_t json_skip_space(std::string_view text, std::size_t i);
+
+/// The end of the JSON value that starts at `at` (past a string's closing quote, a container's closing bracket, a
+/// number's or literal's last character), found without parsing and without recursion into containers, comments
+/// skipped; npos when it does not end. For scanners that keep a document's bytes (util::rewrite_json) or read it
+/// member by member (parse_object_members).
+std::size_t json_value_end(std::string_view text, std::size_t at);
+
 /// `text`'s top-level object when `parse_json` refuses it as a whole (a member nested past k_max_json_depth):
 /// each member parsed on its own, an object member that still fails read the same way down to `levels` objects,
 /// and what still fails left as null. So a payload's fields stay readable whatever shape a tool's arguments take.

@@ -20,63 +20,6 @@ constexpr std::size_t k_none = std::string_view::npos;
 /// A longest-common-run table past this many cells is not built: a list that long is matched by position.
 constexpr std::size_t k_max_alignment_cells = 1'000'000;
 
-/// The end of the comment that starts at `at` (`//` to the line's end, `/* */`), or `at` when none starts there.
-std::size_t comment_end(std::string_view text, std::size_t at) {
-  if (at + 1 >= text.size() || text[at] != '/') return at;
-  if (text[at + 1] == '/') {
-    const std::size_t newline = text.find('\n', at);
-    return newline == k_none ? text.size() : newline;
-  }
-  if (text[at + 1] == '*') {
-    const std::size_t close = text.find("*/", at + 2);
-    return close == k_none ? text.size() : close + 2;
-  }
-  return at;
-}
-
-/// Past white space and comments (a file that takes them: Gemini CLI's; one that does not never parses with them).
-std::size_t skip_space(std::string_view text, std::size_t i) {
-  for (;;) {
-    while (i < text.size() && std::string_view(" \t\r\n").find(text[i]) != k_none) ++i;
-    const std::size_t after = comment_end(text, i);
-    if (after == i) return i;
-    i = after;
-  }
-}
-
-/// The end of the JSON value that starts at `at`; k_none when it does not end.
-std::size_t value_end(std::string_view text, std::size_t at) {
-  if (at >= text.size()) return k_none;
-  if (text[at] == '"') {
-    for (std::size_t i = at + 1; i < text.size(); ++i) {
-      if (text[i] == '\\') ++i;
-      else if (text[i] == '"') return i + 1;
-    }
-    return k_none;
-  }
-  if (text[at] == '{' || text[at] == '[') {
-    std::size_t depth = 0;
-    for (std::size_t i = at; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '"') {
-        const std::size_t e = value_end(text, i);
-        if (e == k_none) return e;
-        i = e - 1;
-      } else if (const std::size_t e = comment_end(text, i); e != i) {
-        i = e - 1;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-      } else if ((c == '}' || c == ']') && --depth == 0) {
-        return i + 1;
-      }
-    }
-    return k_none;
-  }
-  std::size_t i = at; // a number or a literal
-  while (i < text.size() && std::string_view(",}] \t\r\n").find(text[i]) == k_none) ++i;
-  return i;
-}
-
 /// One member of an object (from its key's quote to its value's end) or one element of a list.
 struct Item {
   std::string key; // a member's; empty for an element
@@ -98,7 +41,7 @@ std::optional<Container> scan_container(std::string_view text, std::size_t at) {
   const char closing = is_object ? '}' : ']';
   Container c;
   c.open = at;
-  std::size_t i = skip_space(text, at + 1);
+  std::size_t i = json_skip_space(text, at + 1);
   if (i < text.size() && text[i] == closing) {
     c.close = i;
     return c;
@@ -107,22 +50,22 @@ std::optional<Container> scan_container(std::string_view text, std::size_t at) {
     Item item;
     item.begin = i;
     if (is_object) {
-      const std::size_t key_end = i < text.size() && text[i] == '"' ? value_end(text, i) : k_none;
+      const std::size_t key_end = i < text.size() && text[i] == '"' ? json_value_end(text, i) : k_none;
       if (key_end == k_none) return std::nullopt;
       const JsonParse key = parse_json(text.substr(i, key_end - i));
       if (!key || !key->is_string()) return std::nullopt;
       item.key = std::string(key->get_string());
-      i = skip_space(text, key_end);
+      i = json_skip_space(text, key_end);
       if (i >= text.size() || text[i] != ':') return std::nullopt;
-      i = skip_space(text, i + 1);
+      i = json_skip_space(text, i + 1);
     }
     item.value_begin = i;
-    item.end = value_end(text, i);
+    item.end = json_value_end(text, i);
     if (item.end == k_none || item.end == i) return std::nullopt;
-    i = skip_space(text, item.end);
+    i = json_skip_space(text, item.end);
     c.items.push_back(std::move(item));
     if (i < text.size() && text[i] == ',') {
-      i = skip_space(text, i + 1);
+      i = json_skip_space(text, i + 1);
       continue;
     }
     if (i < text.size() && text[i] == closing) {
@@ -340,12 +283,12 @@ private:
 } // namespace
 
 std::string rewrite_json(std::string_view before, const json::value& after) {
-  const std::size_t begin = skip_space(before, 0);
+  const std::size_t begin = json_skip_space(before, 0);
   if (begin >= before.size()) return pretty_json(after);
   const JsonParse was = parse_json(before, JsonComments::allowed);
   if (!was) return pretty_json(after);
-  const std::size_t end = value_end(before, begin);
-  if (end == k_none || skip_space(before, end) != before.size()) return pretty_json(after);
+  const std::size_t end = json_value_end(before, begin);
+  if (end == k_none || json_skip_space(before, end) != before.size()) return pretty_json(after);
   Rewriter rewriter(before);
   return std::string(before.substr(0, begin)) + rewriter.value(begin, end, *was, after) +
          std::string(before.substr(end));
