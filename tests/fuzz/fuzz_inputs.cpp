@@ -69,9 +69,14 @@ void as_state(const json::value& value) {
     (void)state::honoured_retry_at(read, 1'800'000'000'000, 600'000);
     (void)state::backoff_delay_ms(read.failure_count, 30'000, 600'000);
     (void)read.last_failure_code.text();
-    state::mark_unhealthy(entry, {1000, "x", state::FailureCode::http(503), std::nullopt, 30'000, 600'000, 5'000, {}});
+    state::mark_unhealthy(entry, {.now = 1000,
+                                  .error = "x",
+                                  .code = state::FailureCode::http(503),
+                                  .backoff_ms = 30'000,
+                                  .max_backoff_ms = 600'000,
+                                  .retry_after_ms = 5'000});
     check(state::ServerEntry::from_json(entry).unhealthy());
-    state::mark_healthy(entry, {2000, 120'000, std::string("/c"), std::nullopt, std::nullopt});
+    state::mark_healthy(entry, {.now = 2000, .ttl_ms = 120'000, .source = std::string("/c")});
     check(state::ServerEntry::from_json(entry).healthy());
   }
   // What the writer writes must read back.

@@ -3,14 +3,16 @@
 // temporary folder per test.
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/http/client.hpp>
-#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/probe/probe.hpp>
+#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/files.hpp>
 
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +106,69 @@ public:
     r.exit.code = 1;
     r.err = std::move(err);
     return r;
+  }
+};
+
+/// The state in memory, behind the store interface the gate's executor writes through: no file, no lock file.
+/// Counts what it is asked, so a test can say "a cache hit writes nothing".
+class MemoryStore final : public state::Store {
+public:
+  boost::json::object doc = boost::json::parse(R"({"version":1,"servers":{}})").as_object();
+  int reads = 0;
+  int updates = 0;
+  int probe_locks = 0;
+  /// When set, every update fails with this (a lock that is never free, a full disk).
+  std::optional<state::UpdateError> failing;
+
+  const std::filesystem::path& path() const override { return m_path; }
+  state::StateSnapshot read() const override {
+    ++const_cast<MemoryStore*>(this)->reads;
+    state::StateSnapshot snap;
+    snap.status = state::LoadStatus::ok;
+    snap.doc = doc;
+    return snap;
+  }
+  state::UpdateResult update(const Mutator& mutate, std::int64_t) override {
+    ++updates;
+    if (failing) return util::fail(*failing);
+    boost::json::object next = doc;
+    if (!mutate(next)) return state::Update{};
+    doc = std::move(next);
+    return state::Update{true, std::nullopt};
+  }
+  util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view, std::int64_t) override {
+    ++probe_locks;
+    return util::RecordLock{};
+  }
+  /// The entry of `server` (from its verdict when the folder bound one), or nothing.
+  const boost::json::object* server(std::string_view name) const {
+    const auto& servers = state::servers_of(doc);
+    const auto* e = servers.if_contains(name);
+    return e && e->is_object() ? &e->as_object() : nullptr;
+  }
+
+private:
+  std::filesystem::path m_path = "/memory/state.json";
+};
+
+/// Files in memory: a path not given is missing. Every read and stat is kept, so a test can say which were looked at.
+class MemoryDisk final : public util::FileReader {
+public:
+  std::map<std::filesystem::path, std::string> files;
+  std::vector<std::filesystem::path> read_paths;
+  std::vector<std::filesystem::path> stat_paths;
+
+  util::Result<std::string, util::ReadError> read(const std::filesystem::path& path, std::size_t) override {
+    read_paths.push_back(path);
+    if (auto it = files.find(path); it != files.end()) return it->second;
+    return util::fail(util::ReadError{util::ReadFailure::missing, path.string() + ": not found"});
+  }
+  std::optional<util::FileStamp> stat(const std::filesystem::path& path) override {
+    stat_paths.push_back(path);
+    if (auto it = files.find(path); it != files.end()) {
+      return util::FileStamp{static_cast<std::int64_t>(it->second.size()), 0, true};
+    }
+    return std::nullopt;
   }
 };
 

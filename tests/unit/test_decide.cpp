@@ -13,14 +13,18 @@ constexpr util::EpochMs k_t0 = 1'800'000'000'000;
 
 json::object healthy_at(util::EpochMs when, std::int64_t ttl_ms) {
   json::object e;
-  state::mark_healthy(e, {when, ttl_ms, std::nullopt, std::nullopt, std::nullopt});
+  state::mark_healthy(e, {.now = when, .ttl_ms = ttl_ms});
   return e;
 }
 
 json::object down_at(util::EpochMs when, const std::string& error, std::optional<state::ProbeDetails> probe = std::nullopt) {
   json::object e;
-  state::mark_unhealthy(e, {when, error, state::FailureCode::transport(), std::nullopt, 30'000, 600'000, std::nullopt,
-                            std::move(probe)});
+  state::mark_unhealthy(e, {.now = when,
+                            .error = error,
+                            .code = state::FailureCode::transport(),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000,
+                            .probe = std::move(probe)});
   return e;
 }
 

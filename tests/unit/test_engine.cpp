@@ -420,3 +420,105 @@ TEST_CASE("a cache hit reads no config file: it only stats the files its folder 
     CHECK(hit.paths() == resolved);
   }
 }
+
+namespace {
+
+/// The hook on a state and files in memory: the executor's rules with no file at all.
+struct MemoryHarness {
+  FakeClock clock;
+  util::MapEnvironment env{{"HOME", "/mem/home"}};
+  FakeProber prober;
+  FakeRunner runner;
+  testing::MemoryStore store;
+  testing::MemoryDisk disk;
+  std::vector<std::string> lines;
+
+  MemoryHarness() {
+    disk.files["/mem/mcp.json"] = R"({"mcpServers":{"svc":{"command":"/bin/true"}}})";
+    prober.results.push_back(FakeProber::healthy());
+  }
+
+  hook::HookOutcome run(const std::string& event) {
+    gate::HookRequest req;
+    req.input.payload["hook_event_name"] = event;
+    req.input.payload["tool_name"] = "mcp__svc__act";
+    req.input.payload["cwd"] = "/mem/project";
+    req.overrides.config_paths = {"/mem/mcp.json"};
+    gate::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }};
+    deps.files = &disk;
+    deps.store = &store;
+    return gate::run_hook_engine(req, deps);
+  }
+  std::optional<state::ServerEntry> entry() const {
+    const json::object* e = store.server("svc");
+    return e ? std::optional(state::ServerEntry::from_json(*e)) : std::nullopt;
+  }
+};
+
+} // namespace
+
+TEST_CASE("in memory: a cache hit reads no config file and writes nothing, and a miss probes, binds and records",
+          "[engine]") {
+  MemoryHarness h;
+  REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.prober.calls == 1);
+  REQUIRE(h.entry());
+  CHECK(h.entry()->healthy());
+  CHECK(h.store.updates >= 2); // the folder's bindings, then the verdict
+  CHECK_FALSE(h.disk.read_paths.empty());
+
+  const int updates = h.store.updates;
+  h.disk.read_paths.clear();
+  h.clock.advance(1000);
+  CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.prober.calls == 1);
+  CHECK(h.store.updates == updates);
+  CHECK(h.disk.read_paths.empty());
+  CHECK(h.lines.empty());
+}
+
+TEST_CASE("in memory: a healthy mark past half its TTL is extended once by a successful call", "[engine]") {
+  MemoryHarness h;
+  REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  const util::EpochMs first_expiry = *h.entry()->expires_at;
+  const int updates = h.store.updates;
+
+  h.clock.advance(config::k_default_ttl_ms / 2 - 1000); // not yet half-way: nothing written
+  h.run("PostToolUse");
+  CHECK(h.store.updates == updates);
+  CHECK(*h.entry()->expires_at == first_expiry);
+
+  h.clock.advance(2000); // past half its TTL: extended from now
+  h.run("PostToolUse");
+  CHECK(h.store.updates == updates + 1);
+  CHECK(*h.entry()->expires_at == h.clock.now_ms() + config::k_default_ttl_ms);
+
+  h.clock.advance(1000); // extended once: the next success writes nothing
+  h.run("PostToolUse");
+  CHECK(h.store.updates == updates + 1);
+}
+
+TEST_CASE("in memory: a failure mark that cannot be written tells the model nothing will block the next call",
+          "[engine]") {
+  MemoryHarness h;
+  REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+  h.store.failing = state::UpdateError{state::UpdateFailure::lock_timeout, "state lock held"};
+  h.prober.results = {FakeProber::down("connection refused")}; // the reconnect's re-probe finds it still down
+  const hook::HookOutcome out = [&] {
+    gate::HookRequest req;
+    req.input.payload["hook_event_name"] = "PostToolUseFailure";
+    req.input.payload["tool_name"] = "mcp__svc__act";
+    req.input.payload["cwd"] = "/mem/project";
+    req.input.payload["error"] = "MCP error -32000: Connection closed";
+    req.overrides.config_paths = {"/mem/mcp.json"};
+    gate::HookDeps deps{h.clock, h.env, h.prober, h.runner, [&](std::string_view l) { h.lines.emplace_back(l); }};
+    deps.files = &h.disk;
+    deps.store = &h.store;
+    return gate::run_hook_engine(req, deps);
+  }();
+  CHECK(out.decision == hook::HookOutcome::Decision::allow);
+  REQUIRE(out.additional_context);
+  CHECK(out.additional_context->find("Give it a few minutes") != std::string::npos);
+  CHECK(h.entry()->healthy()); // nothing was recorded
+  CHECK(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) { return l == "state lock held"; }));
+}

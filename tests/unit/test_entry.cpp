@@ -30,7 +30,11 @@ TEST_CASE("numbers from a file are never trusted to fit", "[entry]") {
   CHECK(read(R"({"checkedAt":-9223372036854775808})").checked_at == 0);
   CHECK(read(R"({"nextRetryAt":9223372036854775807})").next_retry_at == util::k_max_epoch_ms);
   json::object e{{"failureCount", 9223372036854775807LL}};
-  state::mark_unhealthy(e, {1000, "x", state::FailureCode::http(503), {}, 30'000, 600'000, {}, {}});
+  state::mark_unhealthy(e, {.now = 1000,
+                            .error = "x",
+                            .code = state::FailureCode::http(503),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000});
   CHECK(e["failureCount"] == state::k_max_failure_count + 1);
   CHECK(state::backoff_delay_ms(state::k_max_failure_count, 4'000'000'000'000'000'000LL,
                                 std::numeric_limits<std::int64_t>::max()) == std::numeric_limits<std::int64_t>::max());
@@ -38,7 +42,12 @@ TEST_CASE("numbers from a file are never trusted to fit", "[entry]") {
 
 TEST_CASE("an unhealthy mark counts failures and keeps unknown fields", "[entry]") {
   json::object e{{"status", "healthy"}, {"failureCount", 0}, {"lastRestoredAt", 5}, {"note", "mine"}};
-  state::mark_unhealthy(e, {1000, "boom", state::FailureCode::http(503), std::string("/c.json"), 30'000, 600'000, {}, {}});
+  state::mark_unhealthy(e, {.now = 1000,
+                            .error = "boom",
+                            .code = state::FailureCode::http(503),
+                            .source = std::string("/c.json"),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000});
   CHECK(e["status"] == "unhealthy");
   CHECK(e["checkedAt"] == 1000);
   CHECK(e["expiresAt"] == 1000);
@@ -48,7 +57,11 @@ TEST_CASE("an unhealthy mark counts failures and keeps unknown fields", "[entry]
   CHECK(e["lastFailureCode"] == 503);
   CHECK(e["lastRestoredAt"] == 5);
   CHECK(e["note"] == "mine");
-  state::mark_unhealthy(e, {2000, "again", state::FailureCode::transport(), std::nullopt, 30'000, 600'000, {}, {}});
+  state::mark_unhealthy(e, {.now = 2000,
+                            .error = "again",
+                            .code = state::FailureCode::transport(),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000});
   CHECK(e["failureCount"] == 2);
   CHECK(e["nextRetryAt"] == 62'000);
   CHECK(e["lastFailureCode"] == "transport");
@@ -57,19 +70,37 @@ TEST_CASE("an unhealthy mark counts failures and keeps unknown fields", "[entry]
 
 TEST_CASE("Retry-After pushes the retry out, up to an hour", "[entry]") {
   json::object e;
-  state::mark_unhealthy(e, {0, "HTTP 429", state::FailureCode::http(429), {}, 30'000, 600'000, 900'000, {}});
+  state::mark_unhealthy(e, {.now = 0,
+                            .error = "HTTP 429",
+                            .code = state::FailureCode::http(429),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000,
+                            .retry_after_ms = 900'000});
   CHECK(e["nextRetryAt"] == 900'000);
   json::object f;
-  state::mark_unhealthy(f, {0, "HTTP 503", state::FailureCode::http(503), {}, 30'000, 600'000, 86'400'000, {}});
+  state::mark_unhealthy(f, {.now = 0,
+                            .error = "HTTP 503",
+                            .code = state::FailureCode::http(503),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000,
+                            .retry_after_ms = 86'400'000});
   CHECK(f["nextRetryAt"] == 3'600'000);
   json::object g;
-  state::mark_unhealthy(g, {0, "HTTP 503", state::FailureCode::http(503), {}, 30'000, 600'000, 1'000, {}});
+  state::mark_unhealthy(g, {.now = 0,
+                            .error = "HTTP 503",
+                            .code = state::FailureCode::http(503),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000,
+                            .retry_after_ms = 1'000});
   CHECK(g["nextRetryAt"] == 30'000);
 }
 
 TEST_CASE("a healthy mark resets failures and stamps a restore only after trouble", "[entry]") {
   json::object e{{"status", "unhealthy"}, {"failureCount", 4}, {"lastError", "x"}, {"lastFailureCode", 401}};
-  state::mark_healthy(e, {7000, 120'000, std::string("/c.json"), state::RestoredBy::reconnect_command, std::nullopt});
+  state::mark_healthy(e, {.now = 7000,
+                          .ttl_ms = 120'000,
+                          .source = std::string("/c.json"),
+                          .restored_by = state::RestoredBy::reconnect_command});
   CHECK(e["status"] == "healthy");
   CHECK(e["expiresAt"] == 127'000);
   CHECK(e["failureCount"] == 0);
@@ -78,12 +109,12 @@ TEST_CASE("a healthy mark resets failures and stamps a restore only after troubl
   CHECK(e["nextRetryAt"].is_null());
   CHECK(e["lastRestoredAt"] == 7000);
   CHECK(e["restoredBy"] == "reconnect-command");
-  state::mark_healthy(e, {9000, 120'000, std::string("/c.json"), std::nullopt, std::nullopt});
+  state::mark_healthy(e, {.now = 9000, .ttl_ms = 120'000, .source = std::string("/c.json")});
   CHECK(e["lastRestoredAt"] == 7000);
   CHECK(e["restoredBy"] == "reconnect-command");
   // Down again, then back by a plain probe: the old cause does not stay.
-  state::mark_unhealthy(e, {10'000, "x", {}, std::nullopt, 30'000, 600'000, {}, {}});
-  state::mark_healthy(e, {50'000, 120'000, std::nullopt, std::nullopt, std::nullopt});
+  state::mark_unhealthy(e, {.now = 10'000, .error = "x", .backoff_ms = 30'000, .max_backoff_ms = 600'000});
+  state::mark_healthy(e, {.now = 50'000, .ttl_ms = 120'000});
   CHECK(e["lastRestoredAt"] == 50'000);
   CHECK(e["restoredBy"].is_null());
 }

@@ -14,26 +14,32 @@ bool says(const ops::Seen& seen, std::string_view part) {
 } // namespace
 
 TEST_CASE("a hint says what to do about each way of being down", "[hints]") {
-  CHECK(says({Health::unhealthy, "spawn-failed", "spawn uvx ENOENT", {}}, "install uvx"));
-  CHECK(says({Health::unhealthy, "spawn-failed", "spawn /srv/run.sh EACCES", {}}, "make /srv/run.sh executable"));
-  CHECK(says({Health::misconfigured, "misconfigured", "misconfigured: ${API_KEY} is not set", {}}, "set API_KEY"));
-  CHECK(says({Health::needs_auth, "needs-auth", "HTTP 401", 401}, "/mcp"));
-  CHECK(says({Health::unhealthy, "http-status", "HTTP 401", 401}, "/mcp"));
-  CHECK(says({Health::unhealthy, "transport",
-              "Failed to connect to 127.0.0.1 port 8931 after 0 ms: Couldn't connect to server", {}},
+  CHECK(says({Health::unhealthy, probe::Kind::spawn_failed, "spawn uvx ENOENT", {}}, "install uvx"));
+  CHECK(says({Health::unhealthy, probe::Kind::spawn_failed, "spawn /srv/run.sh EACCES", {}},
+             "make /srv/run.sh executable"));
+  CHECK(says({Health::misconfigured, probe::Kind::misconfigured, "misconfigured: ${API_KEY} is not set", {}},
+             "set API_KEY"));
+  CHECK(says({Health::needs_auth, probe::Kind::needs_auth, "HTTP 401", 401}, "/mcp"));
+  CHECK(says({Health::unhealthy, probe::Kind::http_status, "HTTP 401", 401}, "/mcp"));
+  CHECK(says({Health::unhealthy,
+              probe::Kind::transport,
+              "Failed to connect to 127.0.0.1 port 8931 after 0 ms: Couldn't connect to server",
+              {}},
              "start the service on port 8931"));
-  CHECK(says({Health::unhealthy, "exited",
-              "Traceback (most recent call last):\n  File \"s.py\", line 1\nModuleNotFoundError: No module named 'x'", {}},
+  CHECK(says({Health::unhealthy,
+              probe::Kind::exited,
+              "Traceback (most recent call last):\n  File \"s.py\", line 1\nModuleNotFoundError: No module named 'x'",
+              {}},
              "Python module"));
-  CHECK(says({Health::unhealthy, "exited", "Error: listen EADDRINUSE: address already in use :::3000", {}},
+  CHECK(says({Health::unhealthy, probe::Kind::exited, "Error: listen EADDRINUSE: address already in use :::3000", {}},
              "second copy"));
-  CHECK(says({Health::unhealthy, "http-status", "HTTP 404", 404}, "path"));
-  CHECK(says({Health::unhealthy, "http-status", "HTTP 503", 503}, "logs"));
-  CHECK(says({Health::alive_silent, "alive-silent", "", {}}, "MCPHEALTH_TIMEOUT_MS"));
+  CHECK(says({Health::unhealthy, probe::Kind::http_status, "HTTP 404", 404}, "path"));
+  CHECK(says({Health::unhealthy, probe::Kind::http_status, "HTTP 503", 503}, "logs"));
+  CHECK(says({Health::alive_silent, probe::Kind::alive_silent, "", {}}, "MCPHEALTH_TIMEOUT_MS"));
 }
 
 TEST_CASE("a server that is fine gets no hint", "[hints]") {
-  CHECK(ops::hint_for({Health::healthy, "answered", "", {}}).empty());
-  CHECK(ops::hint_for({Health::reachable, "reachable", "HTTP 200", 200}).empty());
-  CHECK(ops::hint_for({Health::unknown, "", "", {}}).empty());
+  CHECK(ops::hint_for({Health::healthy, probe::Kind::answered, "", {}}).empty());
+  CHECK(ops::hint_for({Health::reachable, probe::Kind::reachable, "HTTP 200", 200}).empty());
+  CHECK(ops::hint_for({Health::unknown, std::nullopt, "", {}}).empty());
 }

@@ -93,8 +93,11 @@ TEST_CASE("a watch turn hands each transition to the sink and to --exec through 
   state::StateStore store(*flags.state_path, clock);
   REQUIRE(store.update([&](json::object& doc) {
     state::record_unbound(doc, "svc", state::Writer::hook, [&](json::object& e) {
-      state::mark_unhealthy(e, {clock.now_ms(), "boom", state::FailureCode::transport(), std::nullopt, 30'000, 600'000,
-                                std::nullopt, std::nullopt});
+      state::mark_unhealthy(e, {.now = clock.now_ms(),
+                                .error = "boom",
+                                .code = state::FailureCode::transport(),
+                                .backoff_ms = 30'000,
+                                .max_backoff_ms = 600'000});
     });
     return true;
   }));
@@ -111,7 +114,8 @@ TEST_CASE("a watch turn hands each transition to the sink and to --exec through 
   clock.advance(1000);
   REQUIRE(store.update([&](json::object& doc) {
     state::record_unbound(doc, "svc", state::Writer::tool_success, [&](json::object& e) {
-      state::mark_healthy(e, {clock.now_ms(), 120'000, std::nullopt, state::RestoredBy::tool_success, std::nullopt});
+      state::mark_healthy(e,
+                          {.now = clock.now_ms(), .ttl_ms = 120'000, .restored_by = state::RestoredBy::tool_success});
     });
     return true;
   }));

@@ -1,13 +1,16 @@
 #pragma once
-// The gate: the hook's decisions, for any agent: gate a call before it runs (PreToolUse), record a failed one (PostToolUseFailure), and take
-// a successful one as proof of health (PostToolUse). Everything outside (clock, environment, probes, commands) comes
-// in through seams; the front end only reads stdin and renders the outcome.
+// The gate: the hook's decisions, for any agent: gate a call before it runs (PreToolUse), record a failed one
+// (PostToolUseFailure), take a successful one as proof of health (PostToolUse), and warm the cache as a session
+// starts (SessionStart). The rules are pure functions (gate/plan.hpp); this is their executor, which reads, probes,
+// records and answers through seams (clock, environment, state store, prober, command runner); the front end only
+// reads stdin and renders the outcome.
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/hook/outcome.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/reconnect.hpp>
+#include <mcphealth/state/store.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
 
@@ -48,6 +51,8 @@ struct HookDeps {
   /// What reads (and stats) the configuration files; nothing = the disk. A test records through it what a
   /// decision looked at.
   util::FileReader* files = nullptr;
+  /// Where the state lives; nothing = the state file at the resolved path. A test gives one in memory.
+  state::Store* store = nullptr;
 };
 
 /// One invocation.

@@ -1,5 +1,6 @@
 #include <mcphealth/hook/classify.hpp>
 
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <cctype>
@@ -63,7 +64,8 @@ bool contains_word(const std::string& text, std::string_view phrase) {
   return false;
 }
 
-bool any_word(const std::string& text, std::initializer_list<std::string_view> phrases) {
+template <typename Phrases>
+bool any_word(const std::string& text, const Phrases& phrases) {
   for (auto p : phrases) {
     if (contains_word(text, p)) return true;
   }
@@ -107,26 +109,15 @@ bool reports_status(const std::string& text, std::string_view status, std::strin
 
 std::optional<state::FailureCode> classify_failure(std::string_view raw) {
   const std::string text = normalize(raw);
-  if (reports_status(text, "401", "unauthorized") ||
-      any_word(text, {"unauthorized", "unauthorised", "auth failed", "auth expired", "auth invalid", "invalid_token",
-                      "authentication failed", "authentication expired", "authentication invalid"})) {
-    return state::FailureCode::http(401);
-  }
-  if (reports_status(text, "403", "forbidden") || any_word(text, {"forbidden", "insufficient_scope"})) {
-    return state::FailureCode::http(403);
-  }
-  if (reports_status(text, "429", "too many requests") ||
-      any_word(text, {"rate limit", "rate limited", "ratelimit", "ratelimited", "rate limit exceeded", "too many requests"})) {
-    return state::FailureCode::http(429);
-  }
-  if (reports_status(text, "503", "service unavailable") ||
-      any_word(text, {"service unavailable", "overloaded", "overloaded_error", "temporarily unavailable"})) {
-    return state::FailureCode::http(503);
-  }
-  if (any_word(text, {"econnrefused", "econnreset", "enotfound", "eai_again", "etimedout", "ehostunreach",
-                      "enetunreach", "timed out", "time out", "socket hang up", "fetch failed", "connection refused",
-                      "connection failed", "connection lost", "connection reset", "connection closed"})) {
-    return state::FailureCode::transport();
+  // The outage table's rows in order: the first whose status or signs the text shows is its kind.
+  for (const state::OutageRow& row : state::outage_table()) {
+    if (row.status != 0 && !row.reason_phrase.empty() &&
+        reports_status(text, std::to_string(row.status), row.reason_phrase)) {
+      return state::FailureCode::http(row.status);
+    }
+    if (!row.signs.empty() && any_word(text, row.signs)) {
+      return row.status != 0 ? state::FailureCode::http(row.status) : state::FailureCode::transport();
+    }
   }
   return std::nullopt;
 }

@@ -1,5 +1,6 @@
 #include <mcphealth/hook/messages.hpp>
 
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::hook::messages {
@@ -20,9 +21,8 @@ std::string what_happened(const state::FailureCode& code, const std::string& rea
   const std::string why = short_reason(reason);
   if (code.kind == state::FailureCode::Kind::http_status) {
     const std::string http = "HTTP " + std::to_string(code.status);
-    if (code.status == 401 || code.status == 403) return "rejected the call as unauthenticated (" + http + ")";
-    if (code.status == 429) return "is rate limiting its callers (" + http + ")";
-    if (code.status >= 500) return "is failing on its side (" + http + ")";
+    const std::string_view happened = state::row_of(code).happened;
+    if (!happened.empty()) return std::string(happened) + " (" + http + ")";
     return "answered " + http + (why.empty() || why == http ? "" : ": " + why);
   }
   return why.empty() ? "stopped answering" : "is not answering: " + why;
@@ -30,11 +30,11 @@ std::string what_happened(const state::FailureCode& code, const std::string& rea
 
 /// What to do instead, by code: authenticate, wait out a rate limit, or use other tools.
 std::string advice(const state::FailureCode& code, const std::string& server, const Client& client) {
-  if (code.kind == state::FailureCode::Kind::http_status && (code.status == 401 || code.status == 403)) {
+  switch (state::row_of(code).advice) {
+  case state::Advice::authenticate:
     return "Ask the user to " + client.authenticate + " to authenticate " + quoted(server) + "; use other tools meanwhile.";
-  }
-  if (code.kind == state::FailureCode::Kind::http_status && code.status == 429) {
-    return "Do other work meanwhile and retry after that.";
+  case state::Advice::wait: return "Do other work meanwhile and retry after that.";
+  case state::Advice::other_tools: break;
   }
   return "Use other tools for this step, and do not call " + quoted(server) + " again before then.";
 }

@@ -1,5 +1,6 @@
 #include <mcphealth/ops/hints.hpp>
 
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <cctype>
@@ -34,7 +35,7 @@ std::string hint_for(const Seen& s) {
                              ":-default} in the config";
   }
   case Health::not_probed:
-    if (s.kind == "local-fault") {
+    if (s.kind == probe::Kind::local_fault) {
       return "this machine ran out of descriptors, memory or processes, so nothing was recorded: raise `ulimit -n`, "
              "or probe fewer at once (--parallel)";
     }
@@ -45,7 +46,7 @@ std::string hint_for(const Seen& s) {
   }
   const std::string last = util::last_meaningful_line(s.reason);
   // Entries the JS hook wrote carry no probe kind; its spawn failures read `spawn CMD ENOENT`.
-  const bool spawn_failed = s.kind == "spawn-failed" || (s.kind.empty() && s.reason.rfind("spawn ", 0) == 0);
+  const bool spawn_failed = s.kind == probe::Kind::spawn_failed || (!s.kind && s.reason.rfind("spawn ", 0) == 0);
   if (spawn_failed) {
     const std::string_view command = word_after(s.reason, "spawn ");
     if (contains(s.reason, "ENOENT")) {
@@ -54,7 +55,7 @@ std::string hint_for(const Seen& s) {
     if (contains(s.reason, "EACCES")) return "make " + std::string(command) + " executable";
     return {};
   }
-  if (s.kind == "exited") {
+  if (s.kind == probe::Kind::exited) {
     if (contains(last, "ModuleNotFoundError") || contains(last, "No module named")) {
       return "install the missing Python module where the server's interpreter can import it";
     }
@@ -66,7 +67,7 @@ std::string hint_for(const Seen& s) {
     }
     return "run its command by hand to see why it exits";
   }
-  if (s.kind == "timeout") {
+  if (s.kind == probe::Kind::timeout) {
     if (contains(s.reason, "ECONNREFUSED") || contains(s.reason, "onnection refused")) {
       return "it waits for a service that refuses connections (its stderr names it): start that service";
     }
@@ -76,8 +77,8 @@ std::string hint_for(const Seen& s) {
     }
     return "it did not answer in time: check it is not stuck, or raise MCPHEALTH_TIMEOUT_MS";
   }
-  if (s.kind == "protocol-error") return "it answered, but not as an MCP server: check the command or URL";
-  if (s.kind == "transport") {
+  if (s.kind == probe::Kind::protocol_error) return "it answered, but not as an MCP server: check the command or URL";
+  if (s.kind == probe::Kind::transport) {
     if (contains(s.reason, "onnect") && (contains(s.reason, "refused") || contains(s.reason, "Couldn't connect"))) {
       return port_hint(s.reason);
     }
@@ -85,13 +86,7 @@ std::string hint_for(const Seen& s) {
     if (contains(s.reason, "SSL") || contains(s.reason, "certificate")) return "check the server's TLS certificate";
     return {};
   }
-  if (s.http_status) {
-    const int code = *s.http_status;
-    if (code == 401 || code == 403) return "authenticate with /mcp in Claude Code";
-    if (code == 404) return "check the URL's path (Streamable HTTP servers usually serve /mcp)";
-    if (code == 429) return "rate limited: it is retried after the server's Retry-After";
-    if (code >= 500) return "the server reports an error: check its logs";
-  }
+  if (s.http_status) return std::string(state::row_of(state::FailureCode::http(*s.http_status)).hint);
   return {};
 }
 

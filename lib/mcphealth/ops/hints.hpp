@@ -1,6 +1,7 @@
 #pragma once
 // What to do about a server that is not fine: one short hint, made from what the probe recorded (its kind, its
 // reason, its HTTP status), for `status` and `probe` to print under their tables.
+#include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/health.hpp>
 
 #include <optional>
@@ -12,8 +13,8 @@ namespace mcphealth::ops {
 /// What was seen, as a probe result or a cache entry records it.
 struct Seen {
   state::Health health = state::Health::unknown;
-  /// The probe's kind (`spawn-failed`, `exited`, `transport`, ...), empty when not recorded.
-  std::string_view kind;
+  /// The probe's kind, when recorded (and a kind this build knows).
+  std::optional<probe::Kind> kind;
   /// The reason as recorded (a whole traceback is fine).
   std::string_view reason;
   std::optional<int> http_status;

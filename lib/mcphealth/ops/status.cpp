@@ -111,7 +111,7 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
   std::optional<int> http;
   if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = row.entry.last_failure_code.status;
-  row.hint = hint_for({row.health, notes.kind, row.entry.last_error.value_or(""), http});
+  row.hint = hint_for({row.health, probe::kind_from_name(notes.kind), row.entry.last_error.value_or(""), http});
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {

@@ -3,6 +3,7 @@
 #include <mcphealth/mcp/handshake.hpp>
 #include <mcphealth/mcp/legacy_sse.hpp>
 #include <mcphealth/mcp/streamable_http.hpp>
+#include <mcphealth/state/outage.hpp>
 
 namespace mcphealth::probe {
 
@@ -37,12 +38,14 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
   r.http_status = static_cast<int>(response.status);
   if (is_reachable_status(response.status)) {
     r.ok = true;
-    r.kind = (response.status == 401 || response.status == 403) ? Kind::needs_auth : Kind::reachable;
+    const state::OutageRow& row = state::row_of(state::FailureCode::http(static_cast<int>(response.status)));
+    r.kind = row.means_auth ? Kind::needs_auth : Kind::reachable;
     return r;
   }
   r.kind = Kind::http_status;
   r.reason = "HTTP " + std::to_string(response.status);
-  if (response.status == 429 || response.status == 503) {
+  if (state::row_of(state::FailureCode::http(static_cast<int>(response.status))).retry ==
+      state::RetryTiming::retry_after) {
     r.code = state::FailureCode::http(static_cast<int>(response.status));
     if (auto value = response.header("retry-after")) r.retry_after_ms = http::parse_retry_after(*value, clock.now_ms());
   }
@@ -100,7 +103,7 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   }
   r.kind = is_reachable_status(status) ? Kind::protocol_error : Kind::http_status;
   r.reason = failure.reason;
-  if (status == 429 || status == 503) {
+  if (state::row_of(state::FailureCode::http(status)).retry == state::RetryTiming::retry_after) {
     r.code = state::FailureCode::http(status);
     r.retry_after_ms = failure.retry_after_ms;
   }

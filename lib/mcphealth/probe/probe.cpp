@@ -33,6 +33,15 @@ std::string kind_name(Kind kind) {
   return "unknown";
 }
 
+std::optional<Kind> kind_from_name(std::string_view name) {
+  for (Kind k : {Kind::answered, Kind::alive_silent, Kind::reachable, Kind::needs_auth, Kind::exited,
+                 Kind::spawn_failed, Kind::timeout, Kind::http_status, Kind::transport, Kind::protocol_error,
+                 Kind::unsupported, Kind::misconfigured, Kind::not_probed, Kind::local_fault, Kind::skipped}) {
+    if (kind_name(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
 bool is_local_fault(int error) {
   return error == EMFILE || error == ENFILE || error == ENOMEM || error == EAGAIN || error == ENOSPC;
 }

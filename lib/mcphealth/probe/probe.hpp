@@ -41,6 +41,8 @@ enum class Kind {
 
 /// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
 std::string kind_name(Kind kind);
+/// The kind whose name is `name`, as read back from JSON; nothing for a name no kind has (another writer's).
+std::optional<Kind> kind_from_name(std::string_view name);
 
 /// True for an errno that says this machine is out of something (EMFILE, ENFILE, ENOMEM, EAGAIN, ENOSPC for
 /// epoll): a probe that meets it learned nothing of the server.

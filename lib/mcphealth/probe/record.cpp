@@ -8,10 +8,20 @@ namespace json = boost::json;
 
 void mark_from_probe(json::object& entry, const ProbeResult& result, const MarkContext& c) {
   if (result.ok) {
-    state::mark_healthy(entry, {c.now, c.ttl_ms, c.source, c.restored_by, result.details()});
+    state::mark_healthy(entry, {.now = c.now,
+                                .ttl_ms = c.ttl_ms,
+                                .source = c.source,
+                                .restored_by = c.restored_by,
+                                .probe = result.details()});
   } else {
-    state::mark_unhealthy(entry, {c.now, result.reason, result.code, c.source, c.backoff_ms, c.max_backoff_ms,
-                                  result.retry_after_ms, result.details()});
+    state::mark_unhealthy(entry, {.now = c.now,
+                                  .error = result.reason,
+                                  .code = result.code,
+                                  .source = c.source,
+                                  .backoff_ms = c.backoff_ms,
+                                  .max_backoff_ms = c.max_backoff_ms,
+                                  .retry_after_ms = result.retry_after_ms,
+                                  .probe = result.details()});
   }
 }
 

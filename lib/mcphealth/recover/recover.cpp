@@ -1,12 +1,14 @@
 #include <mcphealth/recover/recover.hpp>
 
+#include <mcphealth/state/outage.hpp>
+
 namespace mcphealth::recover {
 
 ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::FailureCode code, probe::Prober& prober,
                                       CommandRunner& runner, const util::Environment& env) {
   ReconnectReport report;
   if (request.reconnect == Reconnect::never) return report;
-  if (code.is_rate_limit()) {
+  if (state::row_of(code).after_failure == state::AfterFailure::no_reconnect) {
     report.attempt = Attempt::rate_limited;
     return report;
   }

@@ -24,8 +24,6 @@ struct FailureCode {
   static FailureCode transport() { return {Kind::transport, 0}; }
   /// True unless this is `none`.
   bool present() const { return kind != Kind::none; }
-  /// True for HTTP 429, the code after which a reconnect would only burn the rate limit.
-  bool is_rate_limit() const { return kind == Kind::http_status && status == 429; }
   /// The JSON form: a number, `"transport"` or null.
   boost::json::value to_json() const;
   /// The text form used in messages: `401`, `transport`, or empty.
@@ -95,28 +93,29 @@ std::optional<ProbeDetails> probe_details(const boost::json::object& entry);
 /// Who wrote an entry last (`updatedBy`: hook, probe, tool-success, adopted, ...), when it says.
 std::optional<std::string> updated_by(const boost::json::object& entry);
 
-/// Everything a healthy mark needs.
+/// Everything a healthy mark needs. Built with designated initialisers (`{.now = t, .ttl_ms = ttl}`): a field added
+/// anywhere shifts no value, and one left out keeps its default.
 struct HealthyMark {
   util::EpochMs now = 0;
   std::int64_t ttl_ms = 0;
-  std::optional<std::string> source;
+  std::optional<std::string> source = std::nullopt;
   /// Set when this mark restores a server.
-  std::optional<RestoredBy> restored_by;
+  std::optional<RestoredBy> restored_by = std::nullopt;
   /// Probe details (HTTP status, kind, ...), stored as the entry's `probe` object when present.
-  std::optional<ProbeDetails> probe;
+  std::optional<ProbeDetails> probe = std::nullopt;
 };
 
-/// Everything an unhealthy mark needs.
+/// Everything an unhealthy mark needs, built with designated initialisers as a HealthyMark is.
 struct UnhealthyMark {
   util::EpochMs now = 0;
-  std::string error;
-  FailureCode code;
-  std::optional<std::string> source;
+  std::string error = {};
+  FailureCode code = {};
+  std::optional<std::string> source = std::nullopt;
   std::int64_t backoff_ms = 0;
   std::int64_t max_backoff_ms = 0;
   /// From a `Retry-After` header: the retry is at least this far out (capped at one hour).
-  std::optional<std::int64_t> retry_after_ms;
-  std::optional<ProbeDetails> probe;
+  std::optional<std::int64_t> retry_after_ms = std::nullopt;
+  std::optional<ProbeDetails> probe = std::nullopt;
   /// When the failed call began. A failure of a call that began before the entry's current unhealthy mark belongs
   /// to that outage: the mark is kept as it is (its count and retry time), so parallel failures count once.
   std::optional<util::EpochMs> began_at = std::nullopt;

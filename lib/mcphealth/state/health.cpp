@@ -1,5 +1,6 @@
 #include <mcphealth/state/health.hpp>
 
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
 
 namespace mcphealth::state {
@@ -51,7 +52,9 @@ Health health_of(const ServerEntry& entry, const boost::json::object& raw) {
   auto is = [&](std::string_view k) { return kind && *kind == k; };
   if (entry.healthy()) {
     const std::int64_t status = probe ? util::get_int(*probe, "httpStatus").value_or(0) : 0;
-    if (is("needs-auth") || status == 401 || status == 403) return Health::needs_auth;
+    if (is("needs-auth") || (status != 0 && row_of(FailureCode::http(static_cast<int>(status))).means_auth)) {
+      return Health::needs_auth;
+    }
     if (is("alive-silent")) return Health::alive_silent;
     if (is("reachable")) return Health::reachable;
     return Health::healthy;

@@ -70,17 +70,33 @@ using UpdateError = util::KindedError<UpdateFailure>;
 /// The outcome of an update.
 using UpdateResult = util::Result<Update, UpdateError>;
 
-/// The single writer of one state file.
-class StateStore {
-public:
-  /// Changes a freshly read document (always an object with an object `servers`); returns true when it changed
-  /// anything, false to write nothing.
-  using Mutator = std::function<bool(boost::json::object& doc)>;
+/// Changes a freshly read document (always an object with an object `servers`); returns true when it changed
+/// anything, false to write nothing.
+using Mutator = std::function<bool(boost::json::object& doc)>;
 
+/// What the gate needs of the state: a read, an update through the one writer, and a per-definition probe lock. An
+/// interface so the gate's executor runs in a unit test on a document in memory (tests/unit/fakes.hpp), with no file.
+class Store {
+public:
+  using Mutator = state::Mutator;
+  virtual ~Store() = default;
+  /// Where the state lives, as the user's messages name it.
+  virtual const std::filesystem::path& path() const = 0;
+  /// The current state, read without locking.
+  virtual StateSnapshot read() const = 0;
+  /// Applies `mutate` to the current state under the writers' lock, waiting at most `lock_wait_ms` for it.
+  virtual UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) = 0;
+  /// Takes the probe lock of `key` (a definition's fingerprint, or a server name), waiting at most `wait_ms`.
+  virtual util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms) = 0;
+};
+
+/// The single writer of one state file.
+class StateStore final : public Store {
+public:
   StateStore(std::filesystem::path path, util::Clock& clock) : m_path(std::move(path)), m_clock(clock) {}
 
   /// The state file's path.
-  const std::filesystem::path& path() const { return m_path; }
+  const std::filesystem::path& path() const override { return m_path; }
   /// True when the state path is the null device (`/dev/null`): the cache is off. Reads find nothing, writes write nothing, and no
   /// lock file is made next to it.
   bool disabled() const { return is_cache_off(m_path); }
@@ -89,14 +105,14 @@ public:
   /// Takes the probe lock of `key` (a definition's fingerprint, or a server name), waiting at most `wait_ms`: one
   /// probe of a server at a time, across processes, through the records of `<path>.probe.lock`. With the cache off
   /// nothing is recorded, so there is nothing to guard: an empty lock at once, and no lock file.
-  util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms);
+  util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms) override;
 
   /// Reads the current file without locking (writes are atomic renames, so a read sees a whole file).
-  StateSnapshot read() const { return load_state(m_path); }
+  StateSnapshot read() const override { return load_state(m_path); }
 
   /// Under the lock: re-reads the file, moves a corrupt one aside, applies `mutate`, and replaces the file
   /// atomically. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
-  UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms);
+  UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) override;
 
 private:
   std::filesystem::path m_path;

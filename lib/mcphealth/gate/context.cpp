@@ -1,0 +1,243 @@
+#include <mcphealth/gate/context.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/probe/record.hpp>
+#include <mcphealth/state/entry.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::gate {
+
+namespace json = boost::json;
+
+Context::Context(const HookRequest& request, HookDeps& deps)
+    : m_request(request), m_deps(deps), m_agent(request.client()),
+      m_hc(m_agent.dialect.read(request.input, request.event_flag, deps.env)) {}
+
+Voice Context::voice() const {
+  return {std::string(m_agent.name), std::string(m_agent.authenticate), std::string(m_agent.authenticate_short)};
+}
+
+state::Store& Context::store() {
+  if (m_deps.store) return *m_deps.store;
+  if (!m_file_store)
+    m_file_store.emplace(config::resolve_state_path(m_deps.env, m_request.overrides).value, m_deps.clock);
+  return *m_file_store;
+}
+
+bool Context::update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms) {
+  const state::UpdateResult r = store().update(mutate, lock_wait_ms);
+  if (!r) {
+    log(r.error().message);
+    return false;
+  }
+  if (r->moved_aside) {
+    log("state file " + store().path().string() + " was not valid; its bytes were moved to " +
+        r->moved_aside->string());
+  }
+  return true;
+}
+
+const config::Settings& Context::settings() {
+  if (!m_settings) m_settings = config::resolve_settings(m_deps.env, m_request.overrides);
+  return *m_settings;
+}
+
+void Context::say_setup_warnings() {
+  for (const auto& w : m_deps.setup_warnings) log(w);
+  for (const auto& w : settings().warnings) log(w.text());
+}
+
+const config::Policy& Context::policy() {
+  if (m_policy) return *m_policy;
+  m_policy = config::load_policy(config::resolve_policy_path(m_deps.env, m_request.overrides), m_deps.env, reader());
+  trace([&] {
+    switch (m_policy->status) {
+    case config::Policy::Status::absent: return "policy " + m_policy->path.value.string() + ": none";
+    case config::Policy::Status::ok:
+      return "policy " + m_policy->path.value.string() + ": " + std::to_string(m_policy->rules.size()) +
+             " server entries";
+    case config::Policy::Status::invalid: break;
+    }
+    return "policy " + m_policy->path.value.string() + ": not valid, ignored";
+  });
+  return *m_policy;
+}
+
+void Context::say_policy_problem() {
+  if (!m_policy || m_policy->status != config::Policy::Status::invalid) return;
+  const state::StateSnapshot snap = store().read();
+  if (state::policy_problem_said(snap.doc) == m_policy->stamp) return;
+  const std::size_t shown = std::min<std::size_t>(m_policy->problems.size(), 3);
+  std::string problems;
+  for (std::size_t i = 0; i < shown; ++i) problems += (i ? "; " : "") + m_policy->problems[i].text();
+  if (m_policy->problems.size() > shown)
+    problems += "; and " + std::to_string(m_policy->problems.size() - shown) + " more";
+  log("policy file " + m_policy->path.value.string() + " is not valid, so it is ignored and the environment decides (" +
+      problems + "); run mcphealth policy to see every problem");
+  const std::string stamp = m_policy->stamp;
+  update_state([&](json::object& doc) {
+    state::remember_policy_problem(doc, stamp);
+    return true;
+  });
+}
+
+const config::Settings& Context::server_settings(const config::Candidate* c, const std::string& name) {
+  // Without the candidate (the cache path), the bound definition's project, as its verdict is labelled.
+  const std::optional<std::string> project_text = c ? c->project : m_bound_project;
+  const std::string key = c ? "definition " + c->fingerprint : "name " + name + "\n" + project_text.value_or("");
+  if (!m_server_settings || m_server_settings_key != key) {
+    const std::optional<std::filesystem::path> project =
+        project_text ? std::optional<std::filesystem::path>(*project_text) : std::nullopt;
+    m_server_settings =
+        config::settings_for(settings(), policy(), c ? c->tool_server : config::tool_server_name(name), project);
+    m_server_settings_key = key;
+  }
+  return *m_server_settings;
+}
+
+const config::Settings& Context::call_settings() {
+  return m_target_call ? server_settings(m_candidate, m_target_call->server) : settings();
+}
+
+FailOpen Context::fail_open() { return call_settings().fail_open.value ? FailOpen::yes : FailOpen::no; }
+
+std::int64_t Context::retry_bound() { return state::retry_bound(call_settings().max_backoff_ms.value); }
+
+bool Context::refresh_in_background() const {
+  const auto mode = m_deps.env.get("MCPHEALTH_REFRESH");
+  return !mode || *mode != "inline";
+}
+
+const config::DiscoveryInputs& Context::inputs() {
+  if (m_inputs) return *m_inputs;
+  // Only the config paths: a cache hit must not pay for resolving every setting.
+  std::vector<config::SettingWarning> said_later; // the same warnings come with settings(), off the hot path
+  m_inputs = config::discovery_inputs(
+      m_deps.env, config::resolve_config_paths(m_deps.env, m_request.overrides, said_later).value, m_hc.folder);
+  m_inputs->reader = &reader();
+  // A call proves the client started a server of that name, so the call's events follow the client's mode;
+  // SessionStart (a warm-up no call asked for) keeps the interactive rule: nothing pending is started.
+  if (m_hc.event != hook::Event::session_start) {
+    m_agent.catalogue.read_start(*m_inputs, m_deps.env);
+    if (const auto& client = m_inputs->client) {
+      trace([&] { // the values may hold credentials: counted, not shown
+        return std::string(m_agent.name) + " was started with " + std::to_string(client->mcp_configs.size()) +
+               " --mcp-config value(s)" + (client->strict ? " and --strict-mcp-config" : "");
+      });
+    }
+  }
+  return *m_inputs;
+}
+
+std::string Context::folder_key() {
+  // Headless runs bind apart, their rule being another, and so do sessions given servers on their command line,
+  // and every agent but Claude Code (whose keys predate the others).
+  const config::DiscoveryInputs& in = inputs();
+  std::vector<std::string> how;
+  if (in.mode == config::DiscoveryInputs::Mode::headless) how.emplace_back("headless");
+  if (in.client) how.push_back("--mcp-config " + in.client->stamp());
+  return agent::folder_key(m_agent, in.project_dir.string(), how);
+}
+
+std::optional<state::FolderBindings> Context::current_bindings(const state::StateSnapshot& snap) {
+  std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
+  if (!folder) return std::nullopt;
+  const std::vector<std::filesystem::path> files(folder->files.begin(), folder->files.end());
+  if (config::resolution_stamp(files, folder->variables, m_deps.env, reader()) != folder->stamp) return std::nullopt;
+  return folder;
+}
+
+std::optional<state::Binding> Context::bound_here(const state::StateSnapshot& snap, const std::string& server) {
+  const std::optional<state::FolderBindings> folder = current_bindings(snap);
+  if (!folder) return std::nullopt;
+  return folder->find(config::tool_server_name(server));
+}
+
+const config::Resolution& Context::read_configs() {
+  if (!m_resolution) {
+    say_setup_warnings();
+    m_resolution = m_agent.catalogue.resolve(inputs(), m_deps.env);
+  }
+  return *m_resolution;
+}
+
+const config::Resolution& Context::bind_folder(const std::optional<std::string>& extra) {
+  const config::Resolution& res = read_configs();
+  std::vector<std::pair<std::string, state::Binding>> names;
+  auto named = [&](const std::string& name) {
+    return std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
+  };
+  for (const auto& c : res.candidates) {
+    if (!named(c.tool_server)) names.emplace_back(c.tool_server, binding_for(res, c.tool_server));
+  }
+  if (extra && !named(*extra)) names.emplace_back(*extra, binding_for(res, *extra));
+  std::vector<std::string> files;
+  for (const auto& f : res.read_files) files.push_back(f.string());
+  const std::string stamp = config::resolution_stamp(inputs(), res, m_deps.env);
+  const std::string key = folder_key();
+  const util::EpochMs at = now();
+  update_state([&](json::object& doc) {
+    state::bind_folder(doc, key, stamp, files, res.variables, names, at);
+    // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
+    for (const config::Candidate* c : res.winners()) {
+      if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_server, std::nullopt)) {
+        state::record_verdict(doc, info_of(*c), at, state::Writer::adopted, [](json::object&) {});
+      }
+    }
+    return true;
+  });
+  return res;
+}
+
+Target Context::target(const hook::CallTarget& call, Bind bind) {
+  const config::Resolution& res =
+      bind == Bind::yes ? bind_folder(config::tool_server_name(call.server)) : read_configs();
+  m_candidate = res.winner(call.server);
+  return Target{call, binding_for(res, call.server), m_candidate};
+}
+
+std::optional<util::EpochMs> Context::record(const config::Candidate& c, const probe::ProbeResult& result,
+                                             std::optional<state::RestoredBy> by) {
+  const config::Settings& s = server_settings(&c);
+  const probe::MarkContext context = probe::mark_context(s, now(), c.definition.source.string(), by);
+  std::optional<util::EpochMs> retry_at;
+  const bool written = update_state([&](json::object& doc) {
+    state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {
+      probe::mark_from_probe(entry, result, context);
+      retry_at = state::ServerEntry::from_json(entry).next_retry_at;
+    });
+    return true;
+  });
+  trace([&] {
+    if (!written) return std::string("nothing recorded (the state file could not be written)");
+    return "recorded definitions." + c.fingerprint.substr(0, 12) + " and servers." + c.tool_server + ": " +
+           (result.ok
+                ? "healthy for " + util::format_duration_short(s.ttl_ms.value)
+                : "unhealthy, retry in " + util::format_duration_short(retry_at.value_or(context.now) - context.now));
+  });
+  return written ? retry_at : std::nullopt;
+}
+
+state::Binding binding_for(const config::Resolution& res, const std::string& server) {
+  if (const config::Candidate* c = res.winner(server)) return {c->fingerprint, "active", {}, c->project};
+  const std::vector<const config::Candidate*> all = res.candidates_for(server);
+  if (all.empty()) {
+    // Nothing defines it, as far as could be read: a file that could not be read may be where it is.
+    std::string unread;
+    for (const config::FileReport& f : res.files) {
+      if (f.status != config::FileReport::Status::parse_error && f.status != config::FileReport::Status::unreadable)
+        continue;
+      unread += (unread.empty() ? "" : "; ") + f.source.file.string() + " could not be read (" + f.error + ")";
+    }
+    return {std::nullopt, "none", unread};
+  }
+  return {std::nullopt, std::string(config::standing_name(all.front()->standing)), all.front()->reason};
+}
+
+state::DefinitionInfo info_of(const config::Candidate& c) {
+  return {c.fingerprint, c.definition.name,           c.tool_server, std::string(config::scope_name(c.scope)),
+          c.project,     c.definition.source.string()};
+}
+
+} // namespace mcphealth::gate

@@ -1,0 +1,130 @@
+#pragma once
+// What one hook run reads, each piece on first use (a cache hit reads the state file and a few stats, nothing
+// else): the state, the settings, the policy, the folder's configs and bindings. Reads are named as reads and write
+// nothing; the two writes (a folder's bindings, a verdict) say so in their names. gate/engine.cpp runs the events
+// on it.
+#include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/policy.hpp>
+#include <mcphealth/config/resolver.hpp>
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/gate/engine.hpp>
+#include <mcphealth/gate/plan.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
+
+#include <optional>
+#include <string>
+
+namespace mcphealth::gate {
+
+/// What a server name means in this folder: the definition the agent uses, or why there is none.
+struct Target {
+  hook::CallTarget call;
+  state::Binding binding;
+  /// The resolver's winner, once the configs were read (the slow path); nothing on the hot path.
+  const config::Candidate* candidate = nullptr;
+};
+
+/// The lazily read world of one hook run.
+class Context {
+public:
+  Context(const HookRequest& request, HookDeps& deps);
+
+  const HookRequest& request() const { return m_request; }
+  HookDeps& deps() const { return m_deps; }
+  /// The agent that asked, and its payload read into the hook's terms.
+  const agent::Agent& agent() const { return m_agent; }
+  const hook::HookCall& call() const { return m_hc; }
+  util::EpochMs now() const { return m_deps.clock.now_ms(); }
+
+  /// Says a line on stderr (without the prefix).
+  void log(const std::string& line) const { m_deps.log(line); }
+  /// Hands a step of the decision path to the trace; `make` builds its text only when someone reads it.
+  template <typename Make>
+  void trace(Make&& make) const {
+    if (m_deps.trace) m_deps.trace(make());
+  }
+  /// The agent as the model's text names it.
+  Voice voice() const;
+
+  /// The state: the seam's store, else the file at the resolved state path.
+  state::Store& store();
+  /// Writes through the state's one writer; says on stderr what went wrong. True when written.
+  bool update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms = state::k_lock_wait_ms);
+
+  /// The settings from the environment and the command line.
+  const config::Settings& settings();
+  /// The policy file, read the first time a decision needs it (never on a cache hit).
+  const config::Policy& policy();
+  /// When the policy was read and is not valid: says so once per change of the file (its stamp is remembered in
+  /// the state file). Called once, at the end of the run.
+  void say_policy_problem();
+  /// The settings of one server: the environment's with the policy laid over them. `c` is its definition when
+  /// known (a policy entry can name its project); otherwise `name` (a tool-name server) and the bound project.
+  const config::Settings& server_settings(const config::Candidate* c, const std::string& name = {});
+  /// The setup's warnings (a malformed variable), said once and only off the hot path.
+  void say_setup_warnings();
+
+  /// The call being decided, and its definition once the configs named it.
+  void set_call(const hook::CallTarget& call) { m_target_call = call; }
+  const std::optional<hook::CallTarget>& deciding() const { return m_target_call; }
+  const config::Candidate* candidate() const { return m_candidate; }
+  /// On the cache path: the project of the definition the folder's binding names.
+  void bound_to_project(std::optional<std::string> project) { m_bound_project = std::move(project); }
+  /// The settings of the call being decided (the environment's before a call is known).
+  const config::Settings& call_settings();
+  /// Fail-open for the call being decided.
+  FailOpen fail_open();
+  /// The most a nextRetryAt is honoured past its check: the backoff cap, or the Retry-After cap if larger.
+  std::int64_t retry_bound();
+  /// `MCPHEALTH_REFRESH=inline` makes a stale mark wait for its probe; `background` (the default) does not.
+  bool refresh_in_background() const;
+
+  /// The discovery inputs of this run: the folder from the agent's variable, else the payload's cwd.
+  const config::DiscoveryInputs& inputs();
+  /// The folder's key in the state file's bindings.
+  std::string folder_key();
+  /// This folder's stored bindings, when they still hold (no watched file or variable changed): stats only.
+  std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap);
+  /// The stored binding of `server` in this folder, when the bindings still hold.
+  std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const std::string& server);
+
+  /// The folder's configs as the agent reads them (read once per run; writes nothing).
+  const config::Resolution& read_configs();
+  /// Reads the configs and records what every name means in this folder (and `extra`, a name nothing defines, as
+  /// such), adopting an undistinguished entry for a winner.
+  const config::Resolution& bind_folder(const std::optional<std::string>& extra = std::nullopt);
+  /// Whether finding a call's target records the folder's bindings.
+  enum class Bind { yes, no };
+  /// The target of a call, from the configs; remembers its definition as the one being decided.
+  Target target(const hook::CallTarget& call, Bind bind = Bind::yes);
+
+  /// Records a probe's verdict for `c`; returns the retry time it wrote (for a failure), when it was written.
+  std::optional<util::EpochMs> record(const config::Candidate& c, const probe::ProbeResult& result,
+                                      std::optional<state::RestoredBy> by);
+
+private:
+  util::FileReader& reader() const { return m_deps.files ? *m_deps.files : util::disk(); }
+
+  const HookRequest& m_request;
+  HookDeps& m_deps;
+  const agent::Agent& m_agent;
+  const hook::HookCall m_hc;
+  std::optional<state::StateStore> m_file_store;
+  std::optional<config::Settings> m_settings;
+  std::optional<config::Policy> m_policy;
+  std::optional<config::Settings> m_server_settings;
+  std::string m_server_settings_key;
+  std::optional<std::string> m_bound_project;
+  std::optional<hook::CallTarget> m_target_call;
+  const config::Candidate* m_candidate = nullptr;
+  std::optional<config::DiscoveryInputs> m_inputs;
+  std::optional<config::Resolution> m_resolution;
+};
+
+/// The binding `res` gives `server`: its winner's definition, else its standing and why.
+state::Binding binding_for(const config::Resolution& res, const std::string& server);
+/// How a verdict of `c` is labelled in the state file.
+state::DefinitionInfo info_of(const config::Candidate& c);
+
+} // namespace mcphealth::gate

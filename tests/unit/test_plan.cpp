@@ -1,0 +1,209 @@
+// The gate's rules (gate/plan.hpp), fed with values: no file, no clock, no process.
+#include "fakes.hpp"
+
+#include <mcphealth/gate/plan.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+
+using namespace mcphealth;
+using gate::Plan;
+using hook::HookOutcome;
+namespace json = boost::json;
+
+namespace {
+
+constexpr util::EpochMs k_now = 1'800'000'000'000;
+const hook::CallTarget k_call{"svc", "act"};
+
+state::ServerEntry healthy_at(util::EpochMs when, std::int64_t ttl_ms) {
+  json::object e;
+  state::mark_healthy(e, {.now = when, .ttl_ms = ttl_ms});
+  return state::ServerEntry::from_json(e);
+}
+
+state::ServerEntry down_at(util::EpochMs when, const std::string& error = "connection refused") {
+  json::object e;
+  state::mark_unhealthy(e, {.now = when,
+                            .error = error,
+                            .code = state::FailureCode::transport(),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000});
+  return state::ServerEntry::from_json(e);
+}
+
+gate::CacheDecision decided(const state::ServerEntry& entry, gate::CacheVerdict verdict, util::EpochMs now = k_now) {
+  gate::CacheDecision d;
+  d.verdict = verdict;
+  d.entry = entry;
+  d.outlook = state::outlook_of(entry, now, 3'600'000, 0);
+  return d;
+}
+
+} // namespace
+
+TEST_CASE("a successful call extends a healthy mark only past half its TTL, and clears an unhealthy one", "[plan]") {
+  const std::int64_t ttl = 120'000;
+  const state::ServerEntry fresh = healthy_at(k_now, ttl);
+  CHECK(gate::after_success(fresh, k_now, ttl) == gate::AfterSuccess::nothing);
+  CHECK(gate::after_success(fresh, k_now + ttl / 2 - 1, ttl) == gate::AfterSuccess::nothing);
+  CHECK(gate::after_success(fresh, k_now + ttl / 2 + 1, ttl) == gate::AfterSuccess::extend);
+  // Extended once: the mark written at that moment is fresh again, so the next success writes nothing.
+  const state::ServerEntry extended = healthy_at(k_now + ttl / 2 + 1, ttl);
+  CHECK(gate::after_success(extended, k_now + ttl / 2 + 2, ttl) == gate::AfterSuccess::nothing);
+  CHECK(gate::after_success(down_at(k_now), k_now + 1, ttl) == gate::AfterSuccess::restore);
+  CHECK(gate::after_success(state::ServerEntry{}, k_now, ttl) ==
+        gate::AfterSuccess::nothing); // a status that says nothing
+}
+
+TEST_CASE("a block is settled against fail-open: it says its line, or gives way and says that instead", "[plan]") {
+  const Plan blocked = gate::block("PreToolUse", {"svc is marked unhealthy until T", "skipping act"}, "for the model");
+  REQUIRE(blocked.blocks());
+  const Plan kept = gate::settle(blocked, gate::FailOpen::no);
+  CHECK(kept.blocks());
+  CHECK(kept.answer.reason == "for the model");
+  REQUIRE(kept.said.size() == 1);
+  CHECK(kept.said[0] == "svc is marked unhealthy until T; skipping act");
+  const Plan given_way = gate::settle(blocked, gate::FailOpen::yes);
+  CHECK_FALSE(given_way.blocks());
+  CHECK(given_way.answer.reason.empty());
+  REQUIRE(given_way.said.size() == 1);
+  CHECK(given_way.said[0] == "svc is marked unhealthy until T; allowing the call because fail-open mode is enabled");
+  // The JS hook's sentence form.
+  const Plan sentence = gate::settle(
+      gate::block("PreToolUse", {"svc is unavailable (x)", "Blocking act.", gate::BlockLine::Join::sentence}, "m"),
+      gate::FailOpen::yes);
+  CHECK(sentence.said[0] == "svc is unavailable (x). Allowing the call because fail-open mode is enabled.");
+  // An allow is settled as it is, whatever the mode.
+  CHECK(gate::settle(gate::allow("PreToolUse"), gate::FailOpen::no).said.empty());
+}
+
+TEST_CASE("the cache answers: a fresh mark allows, a mark in backoff blocks, a stale one allows and refreshes",
+          "[plan]") {
+  const gate::Voice voice;
+  const auto fresh = gate::answer_from_cache(
+      "PreToolUse", k_call, decided(healthy_at(k_now, 120'000), gate::CacheVerdict::allow), k_now, voice);
+  REQUIRE(fresh);
+  CHECK_FALSE(fresh->blocks());
+  CHECK(fresh->refresh.empty());
+  CHECK(fresh->said.empty());
+
+  const auto down = gate::answer_from_cache(
+      "PreToolUse", k_call, decided(down_at(k_now), gate::CacheVerdict::block_down), k_now + 1000, voice);
+  REQUIRE(down);
+  CHECK(down->blocks());
+  REQUIRE(down->block_line);
+  CHECK(down->block_line->found.find("svc is marked unhealthy until") == 0);
+  CHECK(down->answer.reason.find("connection refused") != std::string::npos);
+
+  // A server name with characters tool names do not hold is refreshed by its tool name.
+  const auto stale = gate::answer_from_cache("PreToolUse", {"my.svc", "act"},
+                                             decided(healthy_at(k_now, 120'000), gate::CacheVerdict::allow_and_refresh),
+                                             k_now + 130'000, voice);
+  REQUIRE(stale);
+  CHECK_FALSE(stale->blocks());
+  CHECK(stale->refresh == std::vector<std::string>{"my_svc"});
+
+  CHECK_FALSE(gate::answer_from_cache("PreToolUse", k_call, decided({}, gate::CacheVerdict::probe), k_now, voice));
+  CHECK_FALSE(gate::answer_from_cache("PreToolUse", k_call, decided({}, gate::CacheVerdict::no_entry), k_now, voice));
+}
+
+TEST_CASE("a retry further out than any backoff is said before the block it caps", "[plan]") {
+  gate::CacheDecision d = decided(down_at(k_now), gate::CacheVerdict::block_down);
+  d.entry.next_retry_at = k_now + 100 * 3'600'000LL;
+  d.retry_capped = true;
+  const auto plan = gate::answer_from_cache("PreToolUse", k_call, d, k_now, gate::Voice{});
+  REQUIRE(plan);
+  const Plan settled = gate::settle(*plan, gate::FailOpen::no);
+  REQUIRE(settled.said.size() == 2);
+  CHECK(settled.said[0].find("is further out than any backoff writes") != std::string::npos);
+  CHECK(settled.said[1].find("svc is marked unhealthy until") == 0);
+}
+
+TEST_CASE("after a probe: an answer allows, a failure blocks with the retry, a local fault is no verdict", "[plan]") {
+  gate::ProbeFinding f{.call = k_call};
+  f.result = testing::FakeProber::healthy();
+  Plan up = gate::answer_after_probe("PreToolUse", f, k_now, gate::Voice{});
+  CHECK_FALSE(up.blocks());
+  CHECK(up.said.empty());
+  f.was_unhealthy = true;
+  up = gate::answer_after_probe("PreToolUse", f, k_now, gate::Voice{});
+  CHECK(up.said == std::vector<std::string>{"svc connection restored"});
+
+  f.result = testing::FakeProber::down("connection refused", state::FailureCode::transport());
+  f.retry_at = k_now + 30'000;
+  const Plan down = gate::answer_after_probe("PreToolUse", f, k_now, gate::Voice{});
+  CHECK(down.blocks());
+  CHECK(down.block_line->found == "svc is unavailable (connection refused)");
+  CHECK(down.answer.reason.find("30 seconds") != std::string::npos);
+
+  f.result = probe::local_fault("spawn", EMFILE);
+  const Plan local = gate::answer_after_probe("PreToolUse", f, k_now, gate::Voice{});
+  CHECK_FALSE(local.blocks());
+  REQUIRE(local.said.size() == 1);
+  CHECK(local.said[0].find("could not be probed") != std::string::npos);
+}
+
+TEST_CASE("a payload cut before its tool name blocks PreToolUse, and a cut failure records nothing and says so",
+          "[plan]") {
+  const Plan unnamed = gate::answer_incomplete("PreToolUse", hook::Event::pre_tool_use, std::nullopt, false, 1024);
+  CHECK(unnamed.blocks());
+  CHECK(unnamed.block_line->found == "Hook input exceeded 1024 bytes before its tool name");
+  CHECK_FALSE(gate::answer_incomplete("PreToolUse", hook::Event::pre_tool_use, std::nullopt, true, 1024).blocks());
+  CHECK(gate::answer_incomplete("PreToolUse", hook::Event::pre_tool_use, k_call, false, 1024).blocks());
+  const Plan failure =
+      gate::answer_incomplete("PostToolUseFailure", hook::Event::post_tool_use_failure, k_call, false, 1024);
+  CHECK_FALSE(failure.blocks());
+  CHECK(failure.said.size() == 1);
+}
+
+TEST_CASE(
+    "a probe after a failed call: a refusal marks the server, an answer clears it, no probe leaves the text to decide",
+    "[plan]") {
+  hook::FailureReading reading;
+  reading.says = hook::FailureReading::Says::http_unknown;
+  state::UnhealthyMark mark{.now = k_now, .error = "fetch failed"};
+  probe::ProbeResult refused = testing::FakeProber::healthy();
+  refused.http_status = 503;
+  CHECK(gate::read_asked(reading, "fetch failed", refused, mark) == gate::Asked::down);
+  CHECK(mark.code == state::FailureCode::http(503));
+  CHECK(mark.error == "HTTP 503");
+
+  state::UnhealthyMark untouched{.now = k_now, .error = "fetch failed"};
+  CHECK(gate::read_asked(reading, "fetch failed", testing::FakeProber::healthy(), untouched) == gate::Asked::up);
+  CHECK(untouched.error == "fetch failed");
+  CHECK(gate::read_asked(reading, "fetch failed", probe::local_fault("spawn", EMFILE), untouched) ==
+        gate::Asked::unknown);
+
+  CHECK(gate::ask_after_failure(reading, true, false));
+  CHECK_FALSE(gate::ask_after_failure(reading, false, false)); // a local server: the text alone decides
+  CHECK_FALSE(gate::ask_after_failure(reading, true, true));   // the policy says not to probe it
+  reading.says = hook::FailureReading::Says::status;
+  CHECK_FALSE(gate::ask_after_failure(reading, true, false)); // the client gave the status
+}
+
+TEST_CASE("SessionStart refreshes what is missing or stale and names what is down, skipped servers left alone",
+          "[plan]") {
+  const std::int64_t ttl = 120'000;
+  std::vector<gate::SessionServer> servers;
+  servers.push_back({.name = "never"});
+  servers.push_back({.name = "skipped", .skipped = true});
+  servers.push_back(
+      {.name = "fresh", .entry = healthy_at(k_now, ttl), .health = state::Health::healthy, .ttl_ms = ttl});
+  servers.push_back(
+      {.name = "stale", .entry = healthy_at(k_now - 2 * ttl, ttl), .health = state::Health::healthy, .ttl_ms = ttl});
+  servers.push_back({.name = "down", .entry = down_at(k_now), .health = state::Health::unhealthy, .ttl_ms = ttl});
+  servers.push_back(
+      {.name = "due", .entry = down_at(k_now - 60'000), .health = state::Health::unhealthy, .ttl_ms = ttl});
+  const Plan plan = gate::plan_session_start("SessionStart", servers, k_now, 3'600'000, gate::Voice{});
+  CHECK(plan.refresh == std::vector<std::string>{"never", "stale", "due"});
+  REQUIRE(plan.answer.additional_context);
+  const std::string& told = *plan.answer.additional_context;
+  CHECK(told.find("down") != std::string::npos);
+  CHECK(told.find("due") != std::string::npos);
+  CHECK(told.find("fresh") == std::string::npos);
+  CHECK(told.find("skipped") == std::string::npos);
+  CHECK_FALSE(gate::plan_session_start("SessionStart", {servers[2]}, k_now, 3'600'000, gate::Voice{})
+                  .answer.additional_context);
+}
