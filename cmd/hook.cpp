@@ -53,10 +53,12 @@ void register_hook(CLI::App& app, CommandLine& command_line) {
       ->transform(one_of<agent::AnswerMode>({{"json", agent::AnswerMode::json},
                                              {"exit-code", agent::AnswerMode::exit_code},
                                              {"passthrough", agent::AnswerMode::passthrough}}));
-  sub->add_option("--event", options->event,
-                  "Event to handle (Claude Code and Copilot CLI: PreToolUse, PostToolUseFailure, PostToolUse, "
-                  "SessionStart, and Copilot's camelCase spellings; Gemini CLI: BeforeTool, AfterTool, SessionStart); "
-                  "default: the payload's hook_event_name")
+  sub->add_option("--event", options->event, "Event to handle (" + agent::per_agent([](const agent::Agent& a) {
+                                               std::string names;
+                                               for (std::string_view e : a.dialect.event_names())
+                                                 names += (names.empty() ? "" : ", ") + std::string(e);
+                                               return names;
+                                             }) + "); default: the payload's own name for it")
       ->type_name("EVENT");
   std::vector<std::string> ids;
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);

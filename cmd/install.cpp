@@ -5,7 +5,6 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/server.hpp>
-#include <mcphealth/ops/codex_trust.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -21,6 +20,27 @@ namespace json = boost::json;
 
 namespace {
 
+/// Each agent's file of `scope`, as `--help` shows it (`~/.claude/settings.json`, `.codex/hooks.json`), from the table.
+std::string files_of_scope(agent::InstallScope scope) {
+  const util::MapEnvironment shown_env{{"HOME", "~"}};
+  const fs::path here = fs::current_path();
+  return agent::per_agent([&](const agent::Agent& a) {
+    const auto file = a.registration.install_file(scope, shown_env, here);
+    if (!file) return std::string();
+    const fs::path relative = file->lexically_relative(here);
+    return relative.empty() || *relative.begin() == ".." ? file->string() : relative.string();
+  });
+}
+
+/// The agents that run a hook only once the user trusts it, by name, from the table.
+std::string trusting_agents() {
+  std::string names;
+  for (const agent::Agent* a : agent::agents()) {
+    if (a->registration.trust()) names += (names.empty() ? "" : ", ") + std::string(a->name);
+  }
+  return names;
+}
+
 void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
   std::vector<std::string> ids;
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
@@ -31,10 +51,9 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
       ->type_name("ID")
       ->check(one_of_words(ids));
   sub->add_option("--scope", o->scope,
-                  "Which settings file: user (Claude Code: ~/.claude/settings.json, default; Codex CLI: "
-                  "~/.codex/hooks.json; Gemini CLI: ~/.gemini/settings.json; Copilot CLI: ~/.copilot/settings.json, "
-                  "its only one), project (.claude/settings.json, .codex/hooks.json or .gemini/settings.json, shared "
-                  "with the repository) or local (.claude/settings.local.json, yours only; Claude Code only)")
+                  "Which settings file: user (the default; " + files_of_scope(agent::InstallScope::user) +
+                      "), project (shared with the repository; " + files_of_scope(agent::InstallScope::project) +
+                      ") or local (yours only; " + files_of_scope(agent::InstallScope::local) + ")")
       ->transform(one_of<agent::InstallScope>({{"user", agent::InstallScope::user},
                                                {"project", agent::InstallScope::project},
                                                {"local", agent::InstallScope::local}}))
@@ -105,35 +124,35 @@ util::Result<std::string> hook_binary(const InstallOptions& o, const agent::Agen
   return wanted;
 }
 
-/// What Codex CLI was asked about trusting mcphealth's hooks, as install reports it: a line for people (stdout when
-/// it worked, stderr when the user has something to do) and `trust` for --json.
+/// What an agent that trusts hooks by record was asked, as install reports it: a line for people (stdout when it
+/// worked, stderr when the user has something to do) and `trust` for --json.
 struct TrustReport {
   std::string line;
   bool problem = false;
   json::object json;
 };
 
-TrustReport trust_hooks(const agent::Agent& agent, const InstallOptions& o, const ops::CodexEntries& written,
-                        const util::Environment& env, util::Clock& clock) {
+TrustReport trust_report(const agent::Agent& agent, const agent::HookTrust& trust, const fs::path& project,
+                         const std::optional<agent::TrustListing>& listing) {
   TrustReport r;
-  const std::string how = "start `codex` in " + project_of(o, env).string() + " and trust mcphealth's hooks when it asks (or in /hooks)";
-  if (o.no_trust) {
+  const std::string how = trust.by_hand(project);
+  if (!listing) {
     r.line = std::string(agent.name) + " runs these hooks only once you trust them: " + how;
     r.problem = true;
     r.json = {{"asked", false}};
     return r;
   }
-  const ops::CodexHookTrust t = ops::codex_hook_trust(env, project_of(o, env), written, ops::TrustWritten::yes, clock);
+  const agent::TrustListing& t = *listing;
   json::array keys;
   std::size_t ours = 0, now = 0, untrusted = 0;
-  for (const ops::CodexHook& h : t.hooks) {
+  for (const agent::ListedHook& h : t.hooks) {
     if (!h.written) continue;
     ++ours;
     if (h.trusted_now) {
       ++now;
       keys.push_back(json::value(h.key));
     }
-    if (h.trust != "trusted") ++untrusted;
+    if (!h.trusted()) ++untrusted;
   }
   r.json = {{"asked", true}, {"program", t.program.string()}, {"recorded", std::move(keys)},
             {"error", t.error.empty() ? json::value(nullptr) : json::value(t.error)}};
@@ -146,21 +165,39 @@ TrustReport trust_hooks(const agent::Agent& agent, const InstallOptions& o, cons
     return r;
   }
   r.line = now == 0 ? std::string(agent.name) + " already trusts mcphealth's hooks"
-                    : std::string(agent.name) + " trusts mcphealth's hooks now (" + std::to_string(now) + " recorded by " +
-                          t.program.string() + " app-server in its config.toml)";
+                    : std::string(agent.name) + " trusts mcphealth's hooks now (" + std::to_string(now) +
+                          " recorded by " + t.program.string() + " in its " + trust.record_name() + ")";
   return r;
+}
+
+/// `--list-agents` and `--list-events`: the table's words, for the completions (which never type them again).
+int list_words(const InstallOptions& o) {
+  if (o.list_agents) {
+    for (const agent::Agent* a : agent::agents()) say("%s\n", std::string(a->id).c_str());
+  }
+  if (o.list_events) {
+    if (o.agent == std::optional<std::string>("all")) {
+      util::log::error("--list-events names one agent's events; it does not go with --agent all");
+      return k_exit_usage;
+    }
+    for (const agent::EventSpec& e : agent_of(o).registration.events()) say("%s\n", e.name.c_str());
+  }
+  return k_exit_ok;
 }
 
 } // namespace
 
 void register_install(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<InstallOptions>();
-  CLI::App* sub = app.add_subcommand("install", "Register the hook in Claude Code's settings (idempotent, with a backup)");
+  CLI::App* sub = app.add_subcommand("install", "Register the hook in an agent's settings (idempotent, with a backup)");
   add_common(sub, o);
   sub->add_option("--events", o->events,
-                  "Events to register, comma-separated (default: Claude Code: PreToolUse,PostToolUseFailure,PostToolUse,"
-                  "SessionStart; Codex CLI: PreToolUse,PostToolUse,SessionStart; Gemini CLI: BeforeTool,AfterTool,"
-                  "SessionStart)")
+                  "Events to register, comma-separated (default: " + agent::per_agent([](const agent::Agent& a) {
+                    std::string names;
+                    for (const agent::EventSpec& e : a.registration.events())
+                      names += (names.empty() ? "" : ",") + e.name;
+                    return names;
+                  }) + ")")
       ->delimiter(',')
       ->type_name("LIST");
   sub->add_option("--binary", o->binary,
@@ -171,18 +208,24 @@ void register_install(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--disable-js-hook", o->disable_js_hook,
                 "Also remove the JS hook (mcp-health-check.js) from this settings file");
   sub->add_flag("--no-trust", o->no_trust,
-                "Codex CLI: do not ask Codex (`codex app-server`) to trust the new hooks; it runs them only once you do");
+                "For an agent that runs a hook only once you trust it (" + trusting_agents() +
+                    "): do not ask it to trust the new hooks; it runs them only once you do");
+  sub->add_flag("--list-agents", o->list_agents,
+                "Print the id of every agent install knows, one per line; change nothing");
+  sub->add_flag("--list-events", o->list_events,
+                "Print the events --agent registers by default, one per line; change nothing");
   sub->footer("Exit: 0 installed, or already installed; 2 usage error, a settings file that does not parse or "
               "cannot be written (nothing is changed then), or --agent all with no agent found here.");
   sub->callback([o, &command_line] {
     o->invoked_as = command_line.invoked_as;
-    command_line.exit_code = run_install(*o, false);
+    command_line.exit_code = o->list_agents || o->list_events ? list_words(*o) : run_install(*o, false);
   });
 }
 
 void register_uninstall(CLI::App& app, CommandLine& command_line) {
   auto o = std::make_shared<InstallOptions>();
-  CLI::App* sub = app.add_subcommand("uninstall", "Take the hook (and mcphealth's status line) out of Claude Code's settings");
+  CLI::App* sub =
+      app.add_subcommand("uninstall", "Take the hook (and mcphealth's status line) out of an agent's settings");
   add_common(sub, o);
   sub->footer("Exit: 0 removed, or not installed; 2 usage error, or a settings file that does not parse or cannot "
               "be written.");
@@ -213,66 +256,37 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
     }
     binary = *chosen;
   }
-  // Uninstalling from an agent that trusts hooks by record (Codex CLI): which records are mcphealth's, while its
-  // hooks are still listed; they go once the hooks have.
-  std::vector<std::string> trusted_keys;
-  if (uninstall && !o.dry_run && agent.registration.hooks_need_trust()) {
-    // Only the records of entries in this file: uninstall takes out nothing else.
-    const ops::CodexEntries ours_here{file, {}};
-    for (const ops::CodexHook& h : ops::codex_hook_trust(env, project_of(o, env), std::nullopt, ops::TrustWritten::no, clock).hooks) {
-      if (h.ours && h.trust == "trusted" && ours_here.in_file(h.key)) trusted_keys.push_back(h.key);
-    }
+  ops::InstallRun run;
+  run.direction = uninstall ? ops::InstallRun::Direction::uninstall : ops::InstallRun::Direction::install;
+  run.request.file = file;
+  run.request.agent = &agent;
+  if (binary) run.request.binary = *binary;
+  if (!o.events.empty()) run.request.events = o.events;
+  run.request.statusline = o.statusline;
+  run.request.remove_js_hook = o.disable_js_hook;
+  run.dry_run = o.dry_run;
+  if (in_repository) run.backup_dir = ops::backup_folder(env);
+  run.project = project_of(o, env);
+  run.ask_trust = o.no_trust ? agent::TrustWritten::no : agent::TrustWritten::yes;
+  const util::Result<ops::InstallDone> done = ops::install(run, env, clock);
+  if (!done) {
+    util::log::error(done.error().message);
+    return k_exit_usage;
   }
-  auto make_plan = [&] {
-    if (uninstall) return ops::plan_uninstall(file, agent);
-    ops::InstallRequest request;
-    request.file = file;
-    request.agent = &agent;
-    request.binary = *binary;
-    if (!o.events.empty()) request.events = o.events;
-    request.statusline = o.statusline;
-    request.remove_js_hook = o.disable_js_hook;
-    return ops::plan_install(request);
-  };
-  util::Result<ops::InstallPlan> planned = make_plan();
-  std::optional<fs::path> backup;
-  // Another writer of the file (Claude Code itself) between our read and our write: read it again and plan anew.
-  constexpr int k_attempts = 5;
-  for (int attempt = 1;; ++attempt) {
-    if (!planned) {
-      util::log::error(planned.error().message);
-      return k_exit_usage;
-    }
-    if (!planned->changed() || o.dry_run) break;
-    auto applied = ops::apply_plan(*planned, clock.now_ms(),
-                                   in_repository ? std::optional(ops::backup_folder(env)) : std::nullopt);
-    if (applied) {
-      backup = *applied;
-      break;
-    }
-    if (!applied.error().is(ops::InstallFailure::changed_meanwhile) || attempt == k_attempts) {
-      util::log::error(file.string() + ": " + applied.error().message +
-                       (attempt == k_attempts ? " (" + std::to_string(k_attempts) + " times; try again)" : ""));
-      return k_exit_usage;
-    }
-    planned = make_plan();
-  }
-  const ops::InstallPlan& plan = *planned;
+  const ops::InstallPlan& plan = done->plan;
+  const std::optional<fs::path>& backup = done->backup;
   const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
   std::optional<TrustReport> trust;
-  if (!uninstall && !o.dry_run && agent.registration.hooks_need_trust()) {
-    trust = trust_hooks(agent, o, {file, agent::hook_command(*binary, agent)}, env, clock);
-  }
+  const agent::HookTrust* trusts = agent.registration.trust();
+  if (!uninstall && !o.dry_run && trusts) trust = trust_report(agent, *trusts, run.project, done->trust);
   std::string forgot;
-  if (uninstall && plan.changed() && !trusted_keys.empty()) {
-    if (const std::string why = ops::codex_forget_trust(env, trusted_keys, clock); !why.empty()) {
-      std::fprintf(stderr, "mcphealth: %s keeps its trust records of the removed hooks (%s)\n", std::string(agent.name).c_str(),
-                   why.c_str());
-    } else {
-      forgot = std::to_string(trusted_keys.size()) + " trust record" + (trusted_keys.size() == 1 ? "" : "s") +
-               " of the removed hooks taken out of " + std::string(agent.name) + "'s config.toml";
-    }
+  if (!done->forget_error.empty()) {
+    std::fprintf(stderr, "mcphealth: %s keeps its trust records of the removed hooks (%s)\n",
+                 std::string(agent.name).c_str(), done->forget_error.c_str());
+  } else if (const std::size_t n = done->trust_forgotten.size(); n > 0) {
+    forgot = std::to_string(n) + " trust record" + (n == 1 ? "" : "s") + " of the removed hooks taken out of " +
+             std::string(agent.name) + "'s " + trusts->record_name();
   }
   if (o.json) {
     json::array notes, js;
@@ -286,7 +300,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
                      {"jsHook", std::move(js)},
                      {"diff", diff}};
     if (trust) out["trust"] = trust->json;
-    if (!forgot.empty()) out["trustRecordsRemoved"] = trusted_keys.size();
+    if (!forgot.empty()) out["trustRecordsRemoved"] = done->trust_forgotten.size();
     if (collected) {
       out["agent"] = std::string(agent.id);
       collected->push_back(std::move(out));

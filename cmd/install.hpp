@@ -29,6 +29,9 @@ struct InstallOptions {
   std::string invoked_as;
   bool dry_run = false;
   bool json = false;
+  /// `--list-agents`, `--list-events`: print the table's words (for the shell completions) and do nothing else.
+  bool list_agents = false;
+  bool list_events = false;
 };
 
 /// Adds `install` and `uninstall` to `app`.

@@ -1,5 +1,6 @@
 # bash completion for mcphealth: subcommands, options, and server names (asked of mcphealth itself:
-# `status --names` for configured and cached servers, `reset --list` for cached ones).
+# `status --names` for configured and cached servers, `reset --list` for cached ones), agents and their events
+# (`install --list-agents`, `install --agent ID --list-events`: the agent table is never typed here).
 
 _mcphealth_names() { # _mcphealth_names BIN ROOT_ARGS... -- SUBCOMMAND ARGS...
   "$@" 2>/dev/null
@@ -46,11 +47,14 @@ _mcphealth() {
       return
       ;;
     --event)
-      COMPREPLY=($(compgen -W "PreToolUse PostToolUseFailure PostToolUse SessionStart" -- "$cur"))
+      local agent=claude-code j
+      for ((j = 1; j < COMP_CWORD; j++)); do [ "${COMP_WORDS[j]}" = --agent ] && agent=${COMP_WORDS[j + 1]}; done
+      COMPREPLY=($(compgen -W "$("$bin" install --agent "$agent" --list-events 2>/dev/null)" -- "$cur"))
       return
       ;;
     --agent)
-      local agents="claude-code codex gemini copilot cursor windsurf"
+      local agents
+      agents=$("$bin" install --list-agents 2>/dev/null)
       case $cmd in install | uninstall) agents+=" all" ;; esac
       COMPREPLY=($(compgen -W "$agents" -- "$cur"))
       return
@@ -75,13 +79,7 @@ _mcphealth() {
       # install --events: the events of the agent named so far (Claude Code's by default), comma-separated.
       local agent=claude-code events done_part="" j
       for ((j = 1; j < COMP_CWORD; j++)); do [ "${COMP_WORDS[j]}" = --agent ] && agent=${COMP_WORDS[j + 1]}; done
-      case $agent in
-        codex) events="PreToolUse PostToolUse SessionStart" ;;
-        gemini) events="BeforeTool AfterTool SessionStart" ;;
-        cursor) events="beforeMCPExecution afterMCPExecution postToolUseFailure sessionStart" ;;
-        windsurf) events="pre_mcp_tool_use post_mcp_tool_use" ;;
-        *) events="PreToolUse PostToolUseFailure PostToolUse SessionStart" ;;
-      esac
+      events=$("$bin" install --agent "$agent" --list-events 2>/dev/null)
       [[ $cur == *,* ]] && done_part=${cur%,*},
       COMPREPLY=($(compgen -P "$done_part" -W "$events" -- "${cur##*,}"))
       return
@@ -125,7 +123,7 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --agent --cwd --help" ;;
-    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --help" ;;
+    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --list-agents --list-events --help" ;;
     uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)
       opts="--project --agent --help"

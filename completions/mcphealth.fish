@@ -4,6 +4,18 @@ set -l commands hook probe status reset explain-config policy refresh watch inst
 set -l top "not __fish_seen_subcommand_from $commands"
 
 complete -c mcphealth -f
+
+# Agents and their events come from the agent table, through install --list-agents and --list-events.
+function __mcphealth_events
+    set -l tokens (commandline -opc)
+    set -l agent claude-code
+    for i in (seq (count $tokens))
+        if test "$tokens[$i]" = --agent; and test $i -lt (count $tokens)
+            set agent $tokens[(math $i + 1)]
+        end
+    end
+    $tokens[1] install --agent $agent --list-events 2>/dev/null
+end
 complete -c mcphealth -n $top -l state -r -F -d 'State file'
 complete -c mcphealth -n $top -l config -r -F -d 'MCP config file to read instead of searching'
 complete -c mcphealth -n $top -l policy -r -F -d 'Per-server policy file'
@@ -18,14 +30,16 @@ complete -c mcphealth -n $top -a explain-config -d 'Explain the configuration'
 complete -c mcphealth -n $top -a policy -d 'Show the effective per-server policy'
 complete -c mcphealth -n $top -a refresh -d 'Re-probe missing or stale marks'
 complete -c mcphealth -n $top -a watch -d 'Watch live, probe in the background'
-complete -c mcphealth -n $top -a install -d 'Register the hook in Claude Code settings'
-complete -c mcphealth -n $top -a uninstall -d 'Take the hook out of Claude Code settings'
+complete -c mcphealth -n $top -a install -d 'Register the hook in an agent\'s settings'
+complete -c mcphealth -n $top -a uninstall -d 'Take the hook out of an agent\'s settings'
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l scope -x -a 'user project local' -d 'Which settings file'
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l dry-run -d 'Print the diff, write nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l statusline -d 'Also set the status line'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l disable-js-hook -d 'Also remove the JS hook'
-complete -c mcphealth -n "__fish_seen_subcommand_from install" -l no-trust -d 'Codex CLI: do not ask Codex to trust the hooks'
-complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -d 'Events to register'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l no-trust -d 'Do not ask the agent to trust the hooks'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -a '(__mcphealth_events)' -d 'Events to register'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l list-agents -d 'Print every agent id'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l list-events -d 'Print the events --agent registers'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l binary -r -F -d 'The mcphealth the hook runs'
 complete -c mcphealth -n $top -a help -d 'Show the help of a command'
 complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config policy refresh watch install uninstall'
@@ -38,9 +52,9 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec-timeout-ms 
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l prometheus -r -F -d 'Write node_exporter metrics'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
-complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh watch install uninstall explain-config" -l agent -x -a 'claude-code codex gemini copilot cursor windsurf' -d 'Which agent'
+complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh watch install uninstall explain-config" -l agent -x -a '(mcphealth install --list-agents 2>/dev/null)' -d 'Which agent'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'
-complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a 'PreToolUse PostToolUseFailure PostToolUse SessionStart' -d 'Event to handle'
+complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a '(__mcphealth_events)' -d 'Event to handle'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from probe" -l all -d 'Probe every configured server'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe" -l depth -x -a 'liveness handshake auto' -d 'How deep'

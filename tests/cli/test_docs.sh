@@ -109,6 +109,29 @@ case_bash_completes_event_lists_and_help_topics() {
   assert_eq "$(complete_bash "$MCPHEALTH_BIN" install --agent a)" "all"
 }
 
+case_completions_take_agents_and_events_from_the_binarys_table() {
+  # The ids and events come from `install --list-agents` and `--list-events`: a completion never types the table.
+  assert_eq "$("$MCPHEALTH_BIN" install --list-agents | tr '\n' ' ')" "$("$MCPHEALTH_BIN" hook --help | sed -n 's/.*--agent ID.*(\([^)]*\)).*/\1/p' | tr -d ',') "
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" probe --agent cod)" "codex"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" hook --agent cursor --event before)" "beforeMCPExecution"
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" install --agent windsurf --events pre_mcp_tool_use,post)" "pre_mcp_tool_use,post_mcp_tool_use"
+  if command -v zsh >/dev/null; then
+    local out
+    out=$(zsh -c 'source "$1"; _describe() { print -l -- ${(P)4}; }; _mcphealth_bin=$2; typeset -A opt_args;
+                  opt_args=(--agent gemini); _mcphealth_agents all; _mcphealth_events' \
+      _ "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" "$MCPHEALTH_BIN" 2>/dev/null | tr '\n' ' ')
+    assert_contains "$out" "windsurf all "
+    assert_contains "$out" "BeforeTool AfterTool SessionStart"
+  fi
+  for f in mcphealth.bash _mcphealth mcphealth.fish; do
+    if grep -q 'claude-code codex' "$MCPHEALTH_SOURCE_DIR/completions/$f"; then fail "$f types the agent table"; fi
+  done
+  local rc=0
+  "$MCPHEALTH_BIN" install --agent all --list-events 2>"$T/err" || rc=$?
+  assert_eq "$rc" 2
+  assert_contains "$(cat "$T/err")" "does not go with --agent all"
+}
+
 case_zsh_asks_the_mcphealth_being_completed_for_server_names() {
   command -v zsh >/dev/null || skip "zsh is not installed"
   seed_state '{"version":1,"servers":{"agentmemory":{"status":"unhealthy"}}}'

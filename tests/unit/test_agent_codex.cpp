@@ -227,7 +227,7 @@ TEST_CASE("codex: install writes hooks.json in Claude Code's shape, which Codex 
         std::optional<fs::path>("/p/.codex/hooks.json"));
   CHECK(codex().registration.install_file(agent::InstallScope::user, util::MapEnvironment{{"CODEX_HOME", "/c"}}, "/p") ==
         std::optional<fs::path>("/c/hooks.json"));
-  CHECK(codex().registration.hooks_need_trust());
+  CHECK(codex().registration.trust() != nullptr);
   const auto events = codex().registration.events();
   REQUIRE(events.size() == 3);
   CHECK(events[0].name == "PreToolUse");

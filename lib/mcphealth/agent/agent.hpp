@@ -3,16 +3,18 @@
 // catalogue), how its hook payloads and answers are spelled (its dialect), and where and how its hooks are
 // registered (its registration). The cache, probes, backoff and recovery are common ground. Each agent is one file,
 // `agent/<id>.cpp`; the only other place that knows it exists is the table in `agent/agents.cpp`.
-#include <mcphealth/util/json.hpp>
+#include <mcphealth/agent/trust.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
 #include <mcphealth/hook/outcome.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/util/env.hpp>
+#include <mcphealth/util/json.hpp>
 
 #include <boost/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -122,9 +124,9 @@ public:
   /// Whether a registered command that cannot be started blocks the agent's calls (Gemini CLI, Copilot CLI), rather
   /// than being passed over (Claude Code, Codex CLI): a bare name must then be on PATH when it is written.
   virtual bool missing_command_blocks() const { return false; }
-  /// Whether the agent runs a newly registered hook only once the user has trusted it (Codex CLI: the trust is its
-  /// own record, which ops/codex_trust asks it to write).
-  virtual bool hooks_need_trust() const { return false; }
+  /// For an agent that runs a newly registered hook only once the user has trusted it (Codex CLI: the trust is its
+  /// own record, which only it can write): how to ask it. Nothing for an agent that runs what is registered.
+  virtual const HookTrust* trust() const { return nullptr; }
   /// Whether the agent's hook files may hold `//` and `/* */` comments (Gemini CLI strips them before parsing).
   virtual util::JsonComments comments() const { return util::JsonComments::refused; }
   /// An MCP tool's name as the agent spells it (`mcp__server__tool`), to tell whether a matcher selects MCP tools.
@@ -194,6 +196,10 @@ std::pair<const Agent*, std::filesystem::path> read_folder_key(std::string_view 
 
 /// The ids of every agent, comma-separated, for messages and `--help`.
 std::string agent_ids();
+
+/// What `say` says of each agent, from the table, for `--help`: `Claude Code and Copilot CLI: X; Gemini CLI: Y`
+/// (agents that say the same are named together; one that says nothing is left out).
+std::string per_agent(const std::function<std::string(const Agent&)>& say);
 
 /// The hook command `install` writes for `binary` and `agent`: `BINARY hook --agent ID`, for every agent (a bare
 /// `BINARY hook`, which earlier versions wrote for Claude Code, still reads as Claude Code's). The binary is

@@ -101,6 +101,28 @@ std::string agent_ids() {
   return out;
 }
 
+std::string per_agent(const std::function<std::string(const Agent&)>& say) {
+  std::vector<std::pair<std::vector<std::string_view>, std::string>> groups; // who says it, and what
+  for (const Agent* a : agents()) {
+    const std::string said = say(*a);
+    if (said.empty()) continue;
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.second == said; });
+    if (same != groups.end())
+      same->first.push_back(a->name);
+    else
+      groups.push_back({{a->name}, said});
+  }
+  std::string out;
+  for (const auto& [names, said] : groups) {
+    std::string who;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      who += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
+    }
+    out += (out.empty() ? "" : "; ") + who + ": " + said;
+  }
+  return out;
+}
+
 std::string hook_command(const std::string& binary, const Agent& agent) {
   // Every agent named, Claude Code too: a payload's shape is a guess, and a guess can be steered.
   return util::shell_word(binary) + " hook --agent " + std::string(agent.id);

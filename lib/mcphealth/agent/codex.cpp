@@ -3,7 +3,7 @@
 // session's), merged key by key; tool names carry the server's name sanitized (`my-svc.v2` -> `my_svc_v2`).
 // Hooks are Claude Code's in shape (hooks.json, the payload, the `hookSpecificOutput` answer), but there is no
 // failure event: PostToolUse fires only on success, so failures are learned from probes. Codex runs a hook only
-// once the user has trusted it (ops/codex_trust.cpp asks Codex itself to record that).
+// once the user has trusted it (agent/codex_trust.cpp asks Codex itself to record that).
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/agent/codex.hpp>
 
@@ -245,7 +245,10 @@ public:
   }
   std::vector<std::string> required_events() const override { return {"PreToolUse"}; }
   std::string sample_tool_name() const override { return "mcp__server__tool"; }
-  bool hooks_need_trust() const override { return true; }
+  const HookTrust* trust() const override {
+    static const CodexTrust trust;
+    return &trust;
+  }
   json::object hook_entry(const std::string& command) const override {
     // Seconds: room for a probe that waits out a silent server, and its reconnect (Codex's default is 600).
     return {{"type", "command"}, {"command", command}, {"timeout", 90}};

@@ -1,5 +1,6 @@
 #pragma once
-// The few facts about Codex CLI that its hook trust (ops/codex_trust.cpp) needs besides the agent itself.
+// The few facts about Codex CLI that its hook trust (agent/codex_trust.cpp) needs besides the agent itself.
+#include <mcphealth/agent/trust.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/files.hpp>
 
@@ -8,6 +9,17 @@
 #include <string_view>
 
 namespace mcphealth::agent {
+
+/// Codex CLI's hook trust, asked of Codex itself through `codex app-server` (agent/codex_trust.cpp).
+class CodexTrust final : public HookTrust {
+public:
+  TrustListing list(const util::Environment& env, const std::filesystem::path& folder,
+                    const std::optional<HookEntries>& written, TrustWritten trust, util::Clock& clock) const override;
+  std::string forget(const util::Environment& env, const std::vector<std::string>& keys,
+                     util::Clock& clock) const override;
+  std::string by_hand(const std::filesystem::path& folder) const override;
+  std::string record_name() const override;
+};
 
 /// `$CODEX_HOME`, else `~/.codex`: where the user's config.toml and hooks.json are.
 std::filesystem::path codex_home(const util::Environment& env);

@@ -1,7 +1,6 @@
 #include <mcphealth/ops/explain.hpp>
 
 #include <mcphealth/config/names.hpp>
-#include <mcphealth/ops/codex_trust.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/recover.hpp>
@@ -325,25 +324,28 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
 
 /// Whether an agent that runs only trusted hooks (Codex CLI) trusts mcphealth's: asked of the agent itself.
 void explain_trust(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs,
-                   const agent::Agent& agent, const std::string& flag) {
+                   const agent::Agent& agent, const agent::HookTrust& trust, const std::string& flag) {
   util::SystemClock clock;
-  const CodexHookTrust t = codex_hook_trust(env, inputs.project_dir, std::nullopt, TrustWritten::no, clock);
+  const agent::TrustListing t = trust.list(env, inputs.project_dir, std::nullopt, agent::TrustWritten::no, clock);
   std::string untrusted;
-  for (const CodexHook& h : t.hooks) {
-    if (h.ours && h.trust != "trusted") untrusted += (untrusted.empty() ? "" : ", ") + h.key + " (" + h.trust + ")";
+  for (const agent::ListedHook& h : t.hooks) {
+    if (h.ours && !h.trusted()) untrusted += (untrusted.empty() ? "" : ", ") + h.key + " (" + h.trust + ")";
   }
   if (!t.error.empty()) {
     e.hooks.trust = "unknown";
     e.hooks.trust_detail = t.error;
     add(e, Finding::Severity::warning, "hook-trust-unknown",
-        "cannot tell whether " + std::string(agent.name) + " trusts mcphealth's hooks (it runs only trusted ones): " + t.error,
-        "run `mcphealth install" + flag + "` where codex is on PATH, or check codex's /hooks");
+        "cannot tell whether " + std::string(agent.name) +
+            " trusts mcphealth's hooks (it runs only trusted ones): " + t.error,
+        "run `mcphealth install" + flag + "` where " + std::string(agent.name) + " is on PATH, or " +
+            trust.by_hand(inputs.project_dir));
   } else if (!untrusted.empty()) {
     e.hooks.trust = "not trusted";
     e.hooks.trust_detail = untrusted;
     add(e, Finding::Severity::error, "hook-not-trusted",
         std::string(agent.name) + " skips mcphealth's hooks, silently: it has not trusted " + untrusted,
-        "run `mcphealth install" + flag + "` (it asks Codex to trust them), or trust them in codex's /hooks");
+        "run `mcphealth install" + flag + "` (it asks " + std::string(agent.name) + " to trust them), or " +
+            trust.by_hand(inputs.project_dir));
   } else {
     e.hooks.trust = "trusted";
   }
@@ -394,7 +396,9 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
           "run `mcphealth install" + flag + "` to register this binary's absolute path");
     }
   }
-  if (agent.registration.hooks_need_trust() && !e.hooks.commands.empty()) explain_trust(e, env, inputs, agent, flag);
+  if (const agent::HookTrust* trust = agent.registration.trust(); trust && !e.hooks.commands.empty()) {
+    explain_trust(e, env, inputs, agent, *trust, flag);
+  }
   for (const auto& w : e.hooks.js_hook) {
     add(e, Finding::Severity::error, "js-hook",
         "the JS hook still runs on the same cache file, without a lock (" + w + ")",

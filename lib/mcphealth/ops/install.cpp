@@ -416,4 +416,50 @@ std::optional<fs::path> this_binary() {
   return std::nullopt;
 }
 
+util::Result<InstallDone> install(const InstallRun& run, const util::Environment& env, util::Clock& clock) {
+  const std::filesystem::path& file = run.request.file;
+  const agent::Agent& agent = run.request.agent ? *run.request.agent : agent::default_agent();
+  const agent::HookTrust* trust = agent.registration.trust();
+  const bool uninstall = run.direction == InstallRun::Direction::uninstall;
+  InstallDone done;
+  // Uninstalling: which trust records are mcphealth's, found while its hooks are still listed; they go once the
+  // hooks have. Only records of entries in this file: uninstall takes out nothing else.
+  std::vector<std::string> trusted_keys;
+  if (uninstall && !run.dry_run && trust) {
+    const agent::HookEntries here{file, {}};
+    for (const agent::ListedHook& h :
+         trust->list(env, run.project, std::nullopt, agent::TrustWritten::no, clock).hooks) {
+      if (h.ours && h.trusted() && here.in_file(h)) trusted_keys.push_back(h.key);
+    }
+  }
+  auto make_plan = [&] { return uninstall ? plan_uninstall(file, agent) : plan_install(run.request); };
+  util::Result<InstallPlan> planned = make_plan();
+  // Another writer of the file (Claude Code itself) between our read and our write: read it again and plan anew.
+  constexpr int k_attempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    if (!planned) return util::fail(planned.error().message);
+    if (!planned->changed() || run.dry_run) break;
+    auto applied = apply_plan(*planned, clock.now_ms(), run.backup_dir);
+    if (applied) {
+      done.backup = *applied;
+      break;
+    }
+    if (!applied.error().is(InstallFailure::changed_meanwhile) || attempt == k_attempts) {
+      return util::fail(file.string() + ": " + applied.error().message +
+                        (attempt == k_attempts ? " (" + std::to_string(k_attempts) + " times; try again)" : ""));
+    }
+    planned = make_plan();
+  }
+  done.plan = std::move(*planned);
+  if (!uninstall && !run.dry_run && trust && run.ask_trust == agent::TrustWritten::yes) {
+    done.trust = trust->list(env, run.project, agent::HookEntries{file, agent::hook_command(run.request.binary, agent)},
+                             agent::TrustWritten::yes, clock);
+  }
+  if (uninstall && done.plan.changed() && !trusted_keys.empty()) {
+    done.forget_error = trust->forget(env, trusted_keys, clock);
+    if (done.forget_error.empty()) done.trust_forgotten = std::move(trusted_keys);
+  }
+  return done;
+}
+
 } // namespace mcphealth::ops

@@ -3,6 +3,7 @@
 // file, touching nothing else. A plan is computed first (what the file would become, and why), so `--dry-run`
 // shows exactly what a real run writes.
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/result.hpp>
 
@@ -68,6 +69,42 @@ using InstallError = util::KindedError<InstallFailure>;
 /// (changed_meanwhile). Returns the backup's path (nothing when there was no file).
 util::Result<std::optional<std::filesystem::path>, InstallError> apply_plan(
     const InstallPlan& plan, std::int64_t now_ms, const std::optional<std::filesystem::path>& backup_dir = std::nullopt);
+
+/// One install or uninstall in one agent's file, whole: what `install` asks for.
+struct InstallRun {
+  enum class Direction { install, uninstall };
+  Direction direction = Direction::install;
+  /// For an install: the file, agent, binary and options (request.file and request.agent are used for both).
+  InstallRequest request;
+  /// Plan only: write nothing, ask no agent to trust anything.
+  bool dry_run = false;
+  /// Where the backup goes (a file inside a repository); nothing = beside the file.
+  std::optional<std::filesystem::path> backup_dir = std::nullopt;
+  /// The folder whose hooks an agent that trusts hooks by record (agent::HookTrust) is asked about.
+  std::filesystem::path project;
+  /// Whether that agent is asked to record trust for the entries written (install --no-trust: no).
+  agent::TrustWritten ask_trust = agent::TrustWritten::yes;
+};
+
+/// What an install or uninstall did.
+struct InstallDone {
+  InstallPlan plan;
+  /// The old file's copy, when one was written.
+  std::optional<std::filesystem::path> backup;
+  /// For an install in an agent that trusts hooks by record (and not a dry run): what it said of the hooks,
+  /// `written` marking the entries install wrote. Nothing when it was not asked (--no-trust), or needs no trust.
+  std::optional<agent::TrustListing> trust;
+  /// For an uninstall there: the trust records of the removed hooks taken out of the agent's record, and why
+  /// they could not be (empty: they were, or there were none).
+  std::vector<std::string> trust_forgotten;
+  std::string forget_error;
+};
+
+/// Plans and applies `run`: when another program (the agent itself) changes the file between the read and the
+/// write, it reads it again and plans anew (five times at most). Around the write it keeps the agent's trust
+/// records in step: an install asks the agent to trust the entries it wrote; an uninstall takes out the records of
+/// the entries it removed (found while they are still listed). Fails with the message to show.
+util::Result<InstallDone> install(const InstallRun& run, const util::Environment& env, util::Clock& clock);
 
 /// Where backups of files inside a repository go: `$XDG_STATE_HOME/mcphealth/backups`, else
 /// `~/.local/state/mcphealth/backups`.

@@ -1,5 +1,6 @@
 #include <mcphealth/state/entry.hpp>
 
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
 
@@ -50,17 +51,17 @@ FailureCode FailureCode::from_json(const json::value* v) {
 
 ServerEntry ServerEntry::from_json(const json::object& obj) {
   ServerEntry e;
-  e.status = util::get_string(obj, "status").value_or("");
-  e.checked_at = util::get_epoch_ms(obj, "checkedAt");
-  e.expires_at = util::get_epoch_ms(obj, "expiresAt");
-  e.next_retry_at = util::get_epoch_ms(obj, "nextRetryAt");
-  e.last_restored_at = util::get_epoch_ms(obj, "lastRestoredAt");
-  e.down_since = util::get_epoch_ms(obj, "downSince");
-  e.failure_count = clamp_failure_count(util::get_int(obj, "failureCount").value_or(0));
-  e.last_error = util::get_string(obj, "lastError");
-  e.last_failure_code = FailureCode::from_json(obj.if_contains("lastFailureCode"));
-  e.source = util::get_string(obj, "source");
-  if (auto by = util::get_string(obj, "restoredBy")) e.restored_by = restored_by_from_name(*by);
+  e.status = util::get_string(obj, field::status).value_or("");
+  e.checked_at = util::get_epoch_ms(obj, field::checked_at);
+  e.expires_at = util::get_epoch_ms(obj, field::expires_at);
+  e.next_retry_at = util::get_epoch_ms(obj, field::next_retry_at);
+  e.last_restored_at = util::get_epoch_ms(obj, field::last_restored_at);
+  e.down_since = util::get_epoch_ms(obj, field::down_since);
+  e.failure_count = clamp_failure_count(util::get_int(obj, field::failure_count).value_or(0));
+  e.last_error = util::get_string(obj, field::last_error);
+  e.last_failure_code = FailureCode::from_json(obj.if_contains(field::last_failure_code));
+  e.source = util::get_string(obj, field::source);
+  if (auto by = util::get_string(obj, field::restored_by)) e.restored_by = restored_by_from_name(*by);
   return e;
 }
 
@@ -69,36 +70,35 @@ json::object ProbeDetails::to_json() const {
   // the state file (each cache hit) parse it.
   auto capped = [](const std::string& s) { return util::cap_utf8(s, k_max_server_string_bytes); };
   json::object o;
-  o["kind"] = kind;
-  o["latencyMs"] = latency_ms;
-  if (http_status) o["httpStatus"] = *http_status;
-  if (exit_status) o["exit"] = capped(*exit_status);
-  if (protocol_version) o["protocolVersion"] = capped(*protocol_version);
-  if (server_name) o["serverName"] = capped(*server_name);
-  if (server_version) o["serverVersion"] = capped(*server_version);
-  if (tools) o["tools"] = *tools;
-  if (via) o["via"] = capped(*via);
+  o[field::probe_kind] = kind;
+  o[field::latency_ms] = latency_ms;
+  if (http_status) o[field::http_status] = *http_status;
+  if (exit_status) o[field::exit_status] = capped(*exit_status);
+  if (protocol_version) o[field::protocol_version] = capped(*protocol_version);
+  if (server_name) o[field::server_name] = capped(*server_name);
+  if (server_version) o[field::server_version] = capped(*server_version);
+  if (tools) o[field::tools] = *tools;
+  if (via) o[field::via] = capped(*via);
   return o;
 }
 
 std::optional<ProbeDetails> probe_details(const json::object& entry) {
-  const json::object* probe = util::get_object(entry, "probe");
+  const json::object* probe = util::get_object(entry, field::probe);
   if (probe == nullptr) return std::nullopt;
   ProbeDetails d;
-  d.kind = util::get_string(*probe, "kind").value_or("");
-  d.latency_ms = util::get_int(*probe, "latencyMs").value_or(0);
-  d.http_status = util::get_int(*probe, "httpStatus");
-  d.exit_status = util::get_string(*probe, "exit");
-  d.protocol_version = util::get_string(*probe, "protocolVersion");
-  d.server_name = util::get_string(*probe, "serverName");
-  d.server_version = util::get_string(*probe, "serverVersion");
-  d.tools = util::get_int(*probe, "tools");
-  d.via = util::get_string(*probe, "via");
+  d.kind = util::get_string(*probe, field::probe_kind).value_or("");
+  d.latency_ms = util::get_int(*probe, field::latency_ms).value_or(0);
+  d.http_status = util::get_int(*probe, field::http_status);
+  d.exit_status = util::get_string(*probe, field::exit_status);
+  d.protocol_version = util::get_string(*probe, field::protocol_version);
+  d.server_name = util::get_string(*probe, field::server_name);
+  d.server_version = util::get_string(*probe, field::server_version);
+  d.tools = util::get_int(*probe, field::tools);
+  d.via = util::get_string(*probe, field::via);
   return d;
 }
 
-std::optional<std::string> updated_by(const json::object& entry) { return util::get_string(entry, "updatedBy");
-}
+std::optional<std::string> updated_by(const json::object& entry) { return util::get_string(entry, field::updated_by); }
 
 std::int64_t clamp_failure_count(std::int64_t count) {
   return std::clamp<std::int64_t>(count, 0, k_max_failure_count);
@@ -162,63 +162,64 @@ json::value optional_string(const std::optional<std::string>& s) {
 } // namespace
 
 void mark_healthy(json::object& entry, const HealthyMark& mark) {
-  const bool was_healthy = util::get_string(entry, "status") == std::optional<std::string>("healthy");
-  entry["status"] = "healthy";
-  entry["checkedAt"] = mark.now;
-  entry["expiresAt"] = mark.now + mark.ttl_ms;
-  entry["nextRetryAt"] = nullptr;
-  entry["failureCount"] = 0;
-  entry.erase("downSince");
-  entry["lastError"] = nullptr;
-  entry["lastFailureCode"] = nullptr;
-  if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
+  const bool was_healthy = util::get_string(entry, field::status) == std::optional<std::string>("healthy");
+  entry[field::status] = "healthy";
+  entry[field::checked_at] = mark.now;
+  entry[field::expires_at] = mark.now + mark.ttl_ms;
+  entry[field::next_retry_at] = nullptr;
+  entry[field::failure_count] = 0;
+  entry.erase(field::down_since);
+  entry[field::last_error] = nullptr;
+  entry[field::last_failure_code] = nullptr;
+  if (mark.source || !entry.contains(field::source)) entry[field::source] = optional_string(mark.source);
   if (!was_healthy) {
     // A restore: say how it came about (null for a plain probe), never keep an older restore's cause.
-    entry["lastRestoredAt"] = mark.now;
-    entry["restoredBy"] = mark.restored_by ? json::value(restored_by_name(*mark.restored_by)) : json::value(nullptr);
+    entry[field::last_restored_at] = mark.now;
+    entry[field::restored_by] =
+        mark.restored_by ? json::value(restored_by_name(*mark.restored_by)) : json::value(nullptr);
   } else {
-    if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;
-    if (mark.restored_by) entry["restoredBy"] = restored_by_name(*mark.restored_by);
+    if (!entry.contains(field::last_restored_at)) entry[field::last_restored_at] = nullptr;
+    if (mark.restored_by) entry[field::restored_by] = restored_by_name(*mark.restored_by);
   }
   if (mark.probe) {
-    entry["probe"] = mark.probe->to_json();
+    entry[field::probe] = mark.probe->to_json();
   } else {
-    entry.erase("probe");
+    entry.erase(field::probe);
   }
 }
 
 void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
-  entry["checkedAt"] = now;
-  entry["expiresAt"] = now + ttl_ms;
+  entry[field::checked_at] = now;
+  entry[field::expires_at] = now + ttl_ms;
 }
 
 bool marked_since(const json::object& entry, util::EpochMs began_at) {
-  if (util::get_string(entry, "status") != std::optional<std::string>("unhealthy")) return false;
-  const std::optional<util::EpochMs> marked = util::get_epoch_ms(entry, "checkedAt");
-  return marked && *marked >= began_at && util::get_epoch_ms(entry, "nextRetryAt");
+  if (util::get_string(entry, field::status) != std::optional<std::string>("unhealthy")) return false;
+  const std::optional<util::EpochMs> marked = util::get_epoch_ms(entry, field::checked_at);
+  return marked && *marked >= began_at && util::get_epoch_ms(entry, field::next_retry_at);
 }
 
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   if (mark.began_at && marked_since(entry, *mark.began_at)) return;
-  const std::int64_t failures = clamp_failure_count(util::get_int(entry, "failureCount").value_or(0)) + 1;
+  const std::int64_t failures = clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1;
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
-  entry["status"] = "unhealthy";
-  entry["checkedAt"] = mark.now;
-  entry["expiresAt"] = mark.now;
-  entry["nextRetryAt"] = mark.now + delay;
-  entry["failureCount"] = failures;
+  entry[field::status] = "unhealthy";
+  entry[field::checked_at] = mark.now;
+  entry[field::expires_at] = mark.now;
+  entry[field::next_retry_at] = mark.now + delay;
+  entry[field::failure_count] = failures;
   // The first failure in a row starts the outage; later ones keep its start (an entry another writer made without
   // one stays without: that start is unknown).
-  if (failures == 1) entry["downSince"] = mark.now;
-  entry["lastError"] = util::cap_utf8(util::redact_urls(mark.error), k_max_error_bytes);
-  entry["lastFailureCode"] = mark.code.to_json();
-  if (mark.source || !entry.contains("source")) entry["source"] = optional_string(mark.source);
-  if (!entry.contains("lastRestoredAt")) entry["lastRestoredAt"] = nullptr;
+  if (failures == 1) entry[field::down_since] = mark.now;
+  entry[field::last_error] = util::cap_utf8(util::redact_urls(mark.error), k_max_error_bytes);
+  entry[field::last_failure_code] = mark.code.to_json();
+  if (mark.source || !entry.contains(field::source)) entry[field::source] = optional_string(mark.source);
+  if (!entry.contains(field::last_restored_at)) entry[field::last_restored_at] = nullptr;
   if (mark.probe) {
-    entry["probe"] = mark.probe->to_json();
+    entry[field::probe] = mark.probe->to_json();
   } else {
-    entry.erase("probe");
+    entry.erase(field::probe);
   }
 }
 

@@ -1,5 +1,6 @@
 #include <mcphealth/state/health.hpp>
 
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -47,11 +48,11 @@ std::string_view health_words(Health h) {
 }
 
 Health health_of(const ServerEntry& entry, const boost::json::object& raw) {
-  const boost::json::object* probe = util::get_object(raw, "probe");
-  const auto kind = probe ? util::get_string(*probe, "kind") : std::nullopt;
+  const boost::json::object* probe = util::get_object(raw, field::probe);
+  const auto kind = probe ? util::get_string(*probe, field::probe_kind) : std::nullopt;
   auto is = [&](std::string_view k) { return kind && *kind == k; };
   if (entry.healthy()) {
-    const std::int64_t status = probe ? util::get_int(*probe, "httpStatus").value_or(0) : 0;
+    const std::int64_t status = probe ? util::get_int(*probe, field::http_status).value_or(0) : 0;
     if (is("needs-auth") || (status != 0 && row_of(FailureCode::http(static_cast<int>(status))).means_auth)) {
       return Health::needs_auth;
     }

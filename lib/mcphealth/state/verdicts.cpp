@@ -1,5 +1,6 @@
 #include <mcphealth/state/verdicts.hpp>
 
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
@@ -143,7 +144,7 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   std::vector<std::string> stale;
   for (const auto& kv : all) {
     const json::object* v = kv.value().is_object() ? &kv.value().get_object() : nullptr;
-    const auto at = v ? util::get_epoch_ms(*v, "checkedAt") : std::nullopt;
+    const auto at = v ? util::get_epoch_ms(*v, field::checked_at) : std::nullopt;
     if (kv.key() != who.fingerprint && (!at || *at + k_keep_unused_ms < now)) stale.emplace_back(kv.key());
   }
   for (const auto& key : stale) all.erase(key);
@@ -154,14 +155,14 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   }
   json::object& entry = slot.get_object();
   mark(entry);
-  entry["updatedBy"] = writer_name(by);
+  entry[field::updated_by] = writer_name(by);
   entry[k_definition] = who.fingerprint;
   if (!who.server.empty()) { // labels are known where the definition was resolved; a refresh keeps them
     entry["server"] = who.server;
     entry["toolName"] = who.tool_server;
     entry["scope"] = who.scope;
     entry["project"] = optional_string(who.project);
-    if (who.source) entry["source"] = *who.source;
+    if (who.source) entry[field::source] = *who.source;
   }
   const std::string mirror_key = util::get_string(entry, "toolName").value_or(who.tool_server);
   json::object mirror = entry;
@@ -173,7 +174,7 @@ void record_unbound(json::object& doc, std::string_view server, Writer by, const
   json::object& entry = entry_of(doc, server);
   entry.erase(k_definition); // no longer any definition's verdict
   mark(entry);
-  entry["updatedBy"] = writer_name(by);
+  entry[field::updated_by] = writer_name(by);
 }
 
 bool forget_server(json::object& doc, std::string_view server) {

@@ -1,7 +1,10 @@
-#include <mcphealth/ops/codex_trust.hpp>
-
+// Codex CLI runs a hook only once the user has trusted it (an untrusted hook is skipped, silently in `codex exec`).
+// Trust is Codex's own record (`[hooks.state."<key>"] trusted_hash` in its config.toml, the hash of the entry as
+// Codex normalises it), so mcphealth asks Codex itself, the way its interactive review does: `codex app-server`,
+// `hooks/list` for what it would run and whether it trusts it, `config/batchWrite` to record trust.
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/agent/codex.hpp>
+#include <mcphealth/agent/trust.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/mcp/stdio_transport.hpp>
 #include <mcphealth/proc/child.hpp>
@@ -12,13 +15,28 @@
 
 #include <algorithm>
 
-namespace mcphealth::ops {
+namespace mcphealth::agent {
 
 namespace json = boost::json;
 
 namespace {
 
 constexpr std::int64_t k_budget_ms = 30'000;
+
+/// The hook file a Codex key names: all of the key but its last three fields (a path may hold colons itself).
+std::filesystem::path file_of_key(const std::string& key) {
+  std::size_t end = key.size();
+  for (int field = 0; field < 3; ++field) {
+    end = key.rfind(':', end == 0 ? 0 : end - 1);
+    if (end == std::string::npos || end == 0) return {};
+  }
+  return key.substr(0, end);
+}
+
+/// A hook as Codex lists it, with the hash its own review records when trusting it.
+struct CodexHook : ListedHook {
+  std::string hash;
+};
 
 /// The hooks a `hooks/list` answer lists for its one folder.
 std::vector<CodexHook> hooks_of(const json::object& result) {
@@ -34,11 +52,12 @@ std::vector<CodexHook> hooks_of(const json::object& result) {
       const json::object& o = h.get_object();
       CodexHook hook;
       hook.key = util::get_string(o, "key").value_or("");
+      hook.file = file_of_key(hook.key);
       hook.event = util::get_string(o, "eventName").value_or("");
       hook.command = util::get_string(o, "command").value_or("");
       hook.trust = util::get_string(o, "trustStatus").value_or("");
       hook.hash = util::get_string(o, "currentHash").value_or("");
-      hook.ours = agent::read_hook_command(hook.command).has_value();
+      hook.ours = read_hook_command(hook.command).has_value();
       out.push_back(std::move(hook));
     }
   }
@@ -99,23 +118,16 @@ private:
   std::string m_error;
 };
 
-} // namespace
+/// What `codex_hook_trust` found: Codex's listing, with each hook's hash.
+struct CodexListing {
+  std::filesystem::path program;
+  std::vector<CodexHook> hooks;
+  std::string error;
+};
 
-bool CodexEntries::in_file(const std::string& key) const {
-  // The file is all of the key but its last three fields (a path may hold colons itself).
-  std::size_t end = key.size();
-  for (int field = 0; field < 3; ++field) {
-    end = key.rfind(':', end == 0 ? 0 : end - 1);
-    if (end == std::string::npos || end == 0) return false;
-  }
-  std::error_code ec;
-  const std::filesystem::path listed_file = key.substr(0, end);
-  return listed_file == file || std::filesystem::equivalent(listed_file, file, ec);
-}
-
-CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder,
-                                const std::optional<CodexEntries>& written, TrustWritten trust, util::Clock& clock) {
-  CodexHookTrust out;
+CodexListing codex_hook_trust(const util::Environment& env, const std::filesystem::path& folder,
+                              const std::optional<HookEntries>& written, TrustWritten trust, util::Clock& clock) {
+  CodexListing out;
   AppServer codex(env, clock);
   out.program = codex.program();
   const json::object list_params{{"cwds", json::array{folder.string()}}};
@@ -125,7 +137,7 @@ CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesys
     return out;
   }
   auto mark = [&] {
-    for (CodexHook& h : out.hooks) h.written = written && h.ours && written->match(h.key, h.command);
+    for (CodexHook& h : out.hooks) h.written = written && h.ours && written->match(h);
   };
   out.hooks = hooks_of(*listed);
   mark();
@@ -140,7 +152,8 @@ CodexHookTrust codex_hook_trust(const util::Environment& env, const std::filesys
   }
   if (state.empty()) return out;
   json::array edits{json::object{{"keyPath", "hooks.state"}, {"mergeStrategy", "upsert"}, {"value", std::move(state)}}};
-  auto again = codex.ask("config/batchWrite", {{"edits", std::move(edits)}}) ? codex.ask("hooks/list", list_params) : std::nullopt;
+  auto again = codex.ask("config/batchWrite", {{"edits", std::move(edits)}}) ? codex.ask("hooks/list", list_params)
+                                                                             : std::nullopt;
   if (!again) {
     out.error = codex.error();
     return out;
@@ -175,4 +188,25 @@ std::string codex_forget_trust(const util::Environment& env, const std::vector<s
   return {};
 }
 
-} // namespace mcphealth::ops
+} // namespace
+
+TrustListing CodexTrust::list(const util::Environment& env, const std::filesystem::path& folder,
+                              const std::optional<HookEntries>& written, TrustWritten trust, util::Clock& clock) const {
+  CodexListing found = codex_hook_trust(env, folder, written, trust, clock);
+  TrustListing out{std::move(found.program), {}, std::move(found.error)};
+  for (CodexHook& h : found.hooks) out.hooks.push_back(std::move(h));
+  return out;
+}
+
+std::string CodexTrust::forget(const util::Environment& env, const std::vector<std::string>& keys,
+                               util::Clock& clock) const {
+  return codex_forget_trust(env, keys, clock);
+}
+
+std::string CodexTrust::record_name() const { return "config.toml"; }
+
+std::string CodexTrust::by_hand(const std::filesystem::path& folder) const {
+  return "start `codex` in " + folder.string() + " and trust mcphealth's hooks when it asks (or in /hooks)";
+}
+
+} // namespace mcphealth::agent

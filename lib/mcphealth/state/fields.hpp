@@ -1,0 +1,35 @@
+#pragma once
+// The names of a server entry's fields in the state file, spelled here and nowhere else (ccache's one field
+// table). The file is shared with the JS hook, so these are its names; a new field is one line here, one member of
+// ServerEntry or ProbeDetails (state/entry.hpp), and its read and write in state/entry.cpp.
+#include <string_view>
+
+namespace mcphealth::state::field {
+
+// A server entry (`servers.<name>`, and a definition's verdict).
+inline constexpr std::string_view status = "status";
+inline constexpr std::string_view checked_at = "checkedAt";
+inline constexpr std::string_view expires_at = "expiresAt";
+inline constexpr std::string_view next_retry_at = "nextRetryAt";
+inline constexpr std::string_view last_restored_at = "lastRestoredAt";
+inline constexpr std::string_view down_since = "downSince";
+inline constexpr std::string_view failure_count = "failureCount";
+inline constexpr std::string_view last_error = "lastError";
+inline constexpr std::string_view last_failure_code = "lastFailureCode";
+inline constexpr std::string_view source = "source";
+inline constexpr std::string_view restored_by = "restoredBy";
+inline constexpr std::string_view updated_by = "updatedBy";
+inline constexpr std::string_view probe = "probe";
+
+// The entry's `probe` object: what the last probe saw.
+inline constexpr std::string_view probe_kind = "kind";
+inline constexpr std::string_view latency_ms = "latencyMs";
+inline constexpr std::string_view http_status = "httpStatus";
+inline constexpr std::string_view exit_status = "exit";
+inline constexpr std::string_view protocol_version = "protocolVersion";
+inline constexpr std::string_view server_name = "serverName";
+inline constexpr std::string_view server_version = "serverVersion";
+inline constexpr std::string_view tools = "tools";
+inline constexpr std::string_view via = "via";
+
+} // namespace mcphealth::state::field
