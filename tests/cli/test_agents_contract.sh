@@ -122,6 +122,31 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true
 }
 
+case_a_folder_where_an_agents_hook_ran_is_probed_and_swept_as_status_counts_it() {
+  # Gemini CLI's own server in a project elsewhere, where its hook has run (the folder's binding): no other record
+  # names that folder. status counts it in use; probe --all and watch's sweep must reach it too (one rule of which
+  # folders are in use: agent::folders_in_use).
+  local other="$T/other"
+  write_config "$other/.gemini/settings.json" "{\"mcpServers\":{\"far\":$(stdio_def crash)}}"
+  write_config "$HOME/.gemini/trustedFolders.json" "{\"$other\":\"TRUST_FOLDER\"}"
+  seed_state "{\"version\":1,\"servers\":{},\"bindings\":{\"$other (gemini)\":{}}}"
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["far"]'
+  mcph watch --probe --once --events
+  assert_contains "$OUT" '"server":"far"'
+  assert_eq "$(entry_field far status)" unhealthy
+  mcph reset --all
+  seed_state "{\"version\":1,\"servers\":{},\"bindings\":{\"$other (gemini)\":{}}}"
+  mcph probe --all --json
+  assert_eq "$RC" 1 "far is down"
+  assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["far"]'
+  # A folder that is gone runs no session: nothing to probe there.
+  rm -rf "$other"
+  mcph probe --all --json
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "no MCP servers that the agents would start were found"
+}
+
 case_a_session_start_refreshes_the_agents_own_servers_in_the_background() {
   # Codex CLI's server, stale: the detached refresh SessionStart starts must read Codex CLI's config, not Claude
   # Code's (where no `svc` is).

@@ -171,6 +171,33 @@ Answer hook_specific_answer(const hook::HookOutcome& outcome);
 std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, const config::DiscoveryInputs& base,
                                                          const util::Environment& env);
 
+/// One folder as one agent reads it.
+struct AgentFolder {
+  config::DiscoveryInputs inputs;
+  config::Resolution resolution;
+  const Agent* agent = nullptr;
+  /// The folder asked about (`base`'s, or `--project`'s), not one found elsewhere.
+  bool here = true;
+};
+
+/// Which folders folders_in_use covers.
+struct FolderScope {
+  /// These agents; empty = every agent.
+  std::vector<const Agent*> agents = {};
+  /// This folder alone, for each agent (`--project`); nothing = `base`'s folder and the folders found elsewhere.
+  std::optional<std::filesystem::path> project = std::nullopt;
+  /// The state file's bindings keys (state::bound_folders): every folder an agent's hook has run in.
+  std::vector<std::string> bound_folders = {};
+};
+
+/// The folders each agent runs servers in, each resolved as that agent reads it: `base`'s folder; every folder the
+/// agent keeps a record of (Catalogue::known_folders: Claude Code's projects); and every folder where a hook of the
+/// agent has run (a Gemini CLI project elsewhere: what runs there is in use too). Folders that are gone run no
+/// session and are left out; with config files named outright (`--config`) only `base`'s folder counts. The one
+/// rule of "which folders count as in use" that `probe`, `status`, `reset` and `watch` share.
+std::vector<AgentFolder> folders_in_use(const config::DiscoveryInputs& base, const util::Environment& env,
+                                        const FolderScope& scope = {});
+
 /// Every agent, in the order commands list them.
 const std::vector<const Agent*>& agents();
 

@@ -44,6 +44,44 @@ std::vector<config::FolderResolution> resolve_everywhere(const Agent& agent, con
   return out;
 }
 
+std::vector<AgentFolder> folders_in_use(const config::DiscoveryInputs& base, const util::Environment& env,
+                                        const FolderScope& scope) {
+  const std::vector<const Agent*>& who = scope.agents.empty() ? agents() : scope.agents;
+  std::vector<AgentFolder> out;
+  auto add = [&](const Agent& a, config::DiscoveryInputs in, bool here) {
+    config::Resolution res = a.catalogue.resolve(in, env);
+    out.push_back({std::move(in), std::move(res), &a, here});
+  };
+  if (scope.project) {
+    for (const Agent* a : who) {
+      config::DiscoveryInputs in = base;
+      in.project_dir = config::absolute_normal(*scope.project);
+      add(*a, std::move(in), true);
+    }
+    return out;
+  }
+  for (const Agent* a : who) {
+    for (auto& f : resolve_everywhere(*a, base, env)) {
+      const bool here = f.inputs.project_dir == base.project_dir;
+      out.push_back({std::move(f.inputs), std::move(f.resolution), a, here});
+    }
+  }
+  if (!base.explicit_paths.empty()) return out;
+  util::FileReader& reader = base.reader ? *base.reader : util::disk();
+  for (const std::string& key : scope.bound_folders) {
+    const auto [agent, dir] = read_folder_key(key);
+    if (std::find(who.begin(), who.end(), agent) == who.end()) continue;
+    const bool done = std::any_of(out.begin(), out.end(), [&, agent = agent, dir = dir](const AgentFolder& f) {
+      return f.agent == agent && f.inputs.project_dir == dir;
+    });
+    if (done || !reader.stat(dir)) continue;
+    config::DiscoveryInputs in = base;
+    in.project_dir = dir;
+    add(*agent, std::move(in), false);
+  }
+  return out;
+}
+
 const std::vector<const Agent*>& agents() {
   static const std::vector<const Agent*> table = {&claude_code(), &codex(), &gemini(), &copilot(), &cursor(), &windsurf()};
   return table;

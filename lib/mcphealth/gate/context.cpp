@@ -1,6 +1,7 @@
 #include <mcphealth/gate/context.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/gate/bindings.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/state/entry.hpp>
 
@@ -164,21 +165,10 @@ const config::Resolution& Context::read_configs() {
 
 const config::Resolution& Context::bind_folder(const std::optional<std::string>& extra) {
   const config::Resolution& res = read_configs();
-  std::vector<std::pair<std::string, state::Binding>> names;
-  auto named = [&](const std::string& name) {
-    return std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
-  };
-  for (const auto& c : res.candidates) {
-    if (!named(c.tool_server)) names.emplace_back(c.tool_server, binding_for(res, c.tool_server));
-  }
-  if (extra && !named(*extra)) names.emplace_back(*extra, binding_for(res, *extra));
-  std::vector<std::string> files;
-  for (const auto& f : res.read_files) files.push_back(f.string());
-  const std::string stamp = config::resolution_stamp(inputs(), res, m_deps.env);
   const std::string key = folder_key();
   const util::EpochMs at = now();
   update_state([&](json::object& doc) {
-    state::bind_folder(doc, key, stamp, files, res.variables, names, at);
+    record_bindings(doc, key, inputs(), res, m_deps.env, at, extra);
     // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
     for (const config::Candidate* c : res.winners()) {
       if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_server, std::nullopt)) {
@@ -217,27 +207,6 @@ std::optional<util::EpochMs> Context::record(const config::Candidate& c, const p
                 : "unhealthy, retry in " + util::format_duration_short(retry_at.value_or(context.now) - context.now));
   });
   return written ? retry_at : std::nullopt;
-}
-
-state::Binding binding_for(const config::Resolution& res, const std::string& server) {
-  if (const config::Candidate* c = res.winner(server)) return {c->fingerprint, "active", {}, c->project};
-  const std::vector<const config::Candidate*> all = res.candidates_for(server);
-  if (all.empty()) {
-    // Nothing defines it, as far as could be read: a file that could not be read may be where it is.
-    std::string unread;
-    for (const config::FileReport& f : res.files) {
-      if (f.status != config::FileReport::Status::parse_error && f.status != config::FileReport::Status::unreadable)
-        continue;
-      unread += (unread.empty() ? "" : "; ") + f.source.file.string() + " could not be read (" + f.error + ")";
-    }
-    return {std::nullopt, "none", unread};
-  }
-  return {std::nullopt, std::string(config::standing_name(all.front()->standing)), all.front()->reason};
-}
-
-state::DefinitionInfo info_of(const config::Candidate& c) {
-  return {c.fingerprint, c.definition.name,           c.tool_server, std::string(config::scope_name(c.scope)),
-          c.project,     c.definition.source.string()};
 }
 
 } // namespace mcphealth::gate

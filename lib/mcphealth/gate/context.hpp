@@ -122,9 +122,4 @@ private:
   std::optional<config::Resolution> m_resolution;
 };
 
-/// The binding `res` gives `server`: its winner's definition, else its standing and why.
-state::Binding binding_for(const config::Resolution& res, const std::string& server);
-/// How a verdict of `c` is labelled in the state file.
-state::DefinitionInfo info_of(const config::Candidate& c);
-
 } // namespace mcphealth::gate

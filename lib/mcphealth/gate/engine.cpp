@@ -1,6 +1,7 @@
 #include <mcphealth/gate/engine.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/gate/bindings.hpp>
 #include <mcphealth/gate/context.hpp>
 #include <mcphealth/gate/decide.hpp>
 #include <mcphealth/gate/plan.hpp>
@@ -501,7 +502,7 @@ private:
     if (const std::optional<state::FolderBindings> folder = m_ctx.current_bindings(snap)) {
       return known([&](const std::string& server) {
                const auto b = folder->find(config::tool_server_name(server));
-               return b && (b->definition || b->standing != "none");
+               return b && b->meaning() != state::Binding::Meaning::undefined;
              })
           .value_or(first);
     }

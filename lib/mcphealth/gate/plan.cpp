@@ -113,7 +113,7 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
 
 Plan allow_unbound(const std::string& event, const std::string& server, const state::Binding& binding) {
   Plan plan = allow(event);
-  if (binding.standing == "none") {
+  if (binding.meaning() == state::Binding::Meaning::undefined) {
     plan.said.push_back("No MCP config found for " + server + "; skipping preflight probe");
     if (!binding.reason.empty())
       plan.said.push_back("it may be defined where mcphealth could not look: " + binding.reason);

@@ -1,5 +1,7 @@
 #include <mcphealth/ops/explain.hpp>
 
+#include <mcphealth/agent/hook_file.hpp>
+
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/probe/probe.hpp>
@@ -70,44 +72,35 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
     bool* covered = &registered;
     auto it = hooks->find(event);
     if (it == hooks->end() || !it->value().is_array()) continue;
-    for (const auto& group : it->value().get_array()) {
-      if (!group.is_object()) continue;
-      const std::string matcher = util::get_string(group.get_object(), "matcher").value_or("");
-      auto list = group.get_object().find("hooks");
-      // Nested (a group with its hooks), or flat (the element is the entry).
-      const json::array flat{group};
-      const json::array* entries = list != group.get_object().end() && list->value().is_array() ? &list->value().get_array()
-                                   : group.get_object().contains("command")                     ? &flat
-                                                                                                : nullptr;
-      if (entries == nullptr) continue;
-      for (const auto& h : *entries) {
-        if (!h.is_object()) continue;
-        const std::string command = util::get_string(h.get_object(), "command").value_or("");
-        if (command.find("mcp-health-check") != std::string::npos) {
-          reg.js_hook.push_back(file.string() + ": " + event + " runs " + command);
-        }
-        const std::optional<agent::HookCommand> ours = agent::read_hook_command(command);
-        if (!ours || !matcher_covers_mcp(matcher, sample)) continue;
-        std::string problem = ours->problem;
-        const std::string_view runs_as = ours->agent ? std::string_view(*ours->agent) : agent::default_agent().id;
-        if (problem.empty() && runs_as != agent.id) {
-          problem = "it reads payloads as " + std::string(runs_as) + "'s, not " + std::string(agent.name) + "'s (--agent " +
-                    std::string(agent.id) + " is missing)";
-        }
-        if (!problem.empty()) {
-          if (std::none_of(reg.problems.begin(), reg.problems.end(), [&](const auto& p) { return p.first == command; })) {
-            reg.problems.emplace_back(command, problem);
-          }
-          continue; // registered, but it would not gate as meant
-        }
-        {
-          *covered = true;
-          if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end()) {
-            reg.commands.push_back(command);
-          }
-        }
-      }
-    }
+    agent::for_each_hook(it->value().get_array(), agent.registration.layout(),
+                         [&](const json::object& group, const json::object& entry) {
+                           const std::string matcher = util::get_string(group, "matcher").value_or("");
+                           const std::string command = agent::command_of(entry);
+                           if (command.find("mcp-health-check") != std::string::npos) {
+                             reg.js_hook.push_back(file.string() + ": " + event + " runs " + command);
+                           }
+                           const std::optional<agent::HookCommand> ours = agent::read_hook_command(command);
+                           if (!ours || !matcher_covers_mcp(matcher, sample)) return;
+                           std::string problem = ours->problem;
+                           const std::string_view runs_as =
+                               ours->agent ? std::string_view(*ours->agent) : agent::default_agent().id;
+                           if (problem.empty() && runs_as != agent.id) {
+                             problem = "it reads payloads as " + std::string(runs_as) + "'s, not " +
+                                       std::string(agent.name) + "'s (--agent " + std::string(agent.id) +
+                                       " is missing)";
+                           }
+                           if (!problem.empty()) {
+                             if (std::none_of(reg.problems.begin(), reg.problems.end(),
+                                              [&](const auto& p) { return p.first == command; })) {
+                               reg.problems.emplace_back(command, problem);
+                             }
+                             return; // registered, but it would not gate as meant
+                           }
+                           *covered = true;
+                           if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end()) {
+                             reg.commands.push_back(command);
+                           }
+                         });
   }
 }
 

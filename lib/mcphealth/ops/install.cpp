@@ -1,5 +1,6 @@
 #include <mcphealth/ops/install.hpp>
 
+#include <mcphealth/agent/hook_file.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
@@ -63,46 +64,18 @@ json::object* hooks_of(json::object& root, bool create) {
   return it->value().is_object() ? &it->value().get_object() : nullptr;
 }
 
-/// Removes the hook entries `drop` selects from every event, then groups and events left empty. Returns what went.
-std::vector<std::string> remove_hooks(json::object& hooks, const std::function<bool(const std::string&)>& drop) {
+/// Removes the hook entries `drop` selects from every event (as `layout` lists them), then events left empty.
+/// Returns what went, as `Event: command`.
+std::vector<std::string> remove_hooks(json::object& hooks, agent::Layout layout,
+                                      const std::function<bool(const std::string&)>& drop) {
   std::vector<std::string> removed;
   std::vector<std::string> empty_events;
   for (auto& event : hooks) {
     if (!event.value().is_array()) continue;
-    json::array& groups = event.value().get_array();
-    for (auto g = groups.begin(); g != groups.end();) {
-      json::array* list = nullptr;
-      if (g->is_object()) {
-        auto it = g->get_object().find("hooks");
-        if (it != g->get_object().end() && it->value().is_array()) list = &it->value().get_array();
-      }
-      if (list == nullptr) {
-        // A flat list (Cursor's, Windsurf's): the entry is the element itself.
-        const std::string command =
-            g->is_object() ? util::get_string(g->get_object(), "command").value_or("") : std::string();
-        if (!command.empty() && drop(command)) {
-          removed.push_back(std::string(event.key()) + ": " + command);
-          g = groups.erase(g);
-        } else {
-          ++g;
-        }
-        continue;
-      }
-      const std::size_t had = list->size();
-      for (auto h = list->begin(); h != list->end();) {
-        const std::string command =
-            h->is_object() ? util::get_string(h->get_object(), "command").value_or("") : std::string();
-        if (drop(command)) {
-          removed.push_back(std::string(event.key()) + ": " + command);
-          h = list->erase(h);
-        } else {
-          ++h;
-        }
-      }
-      if (had > 0 && list->empty()) g = groups.erase(g);
-      else ++g;
+    for (const std::string& command : agent::remove_hooks(event.value().get_array(), layout, drop)) {
+      removed.push_back(std::string(event.key()) + ": " + command);
     }
-    if (groups.empty()) empty_events.emplace_back(event.key());
+    if (event.value().get_array().empty()) empty_events.emplace_back(event.key());
   }
   for (const auto& e : empty_events) hooks.erase(e);
   return removed;
@@ -141,6 +114,7 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
     for (const auto& spec : specs) events.push_back(spec.name);
   }
   const std::string command = agent::hook_command(request.binary, agent);
+  const agent::Layout layout = agent.registration.layout();
   for (const std::string& event : events) {
     const auto spec = std::find_if(specs.begin(), specs.end(), [&](const agent::EventSpec& e) { return e.name == event; });
     if (spec == specs.end()) {
@@ -150,34 +124,21 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
     if (slot.is_null()) slot.emplace_array();
     if (!slot.is_array()) return util::fail(request.file.string() + ": hooks." + event + " is not a list; nothing was changed");
     bool found = false;
-    for (json::value& group : slot.get_array()) {
-      if (!group.is_object()) continue;
-      auto list = group.get_object().find("hooks");
-      // Nested (a group with its hooks), or flat (the element is the entry).
-      std::vector<json::value*> entries;
-      if (list != group.get_object().end() && list->value().is_array()) {
-        for (json::value& h : list->value().get_array()) entries.push_back(&h);
-      } else if (group.get_object().contains("command")) {
-        entries.push_back(&group);
+    agent::for_each_hook(slot.get_array(), layout, [&](json::object&, json::object& entry) {
+      const std::string existing = agent::command_of(entry);
+      if (!is_mcphealth_hook(existing)) return;
+      found = true;
+      if (existing == command) {
+        plan.notes.push_back(event + ": already registered");
+      } else {
+        entry["command"] = command;
+        modified = true;
+        plan.notes.push_back(event + ": now runs " + command + " (was " + existing + ")");
       }
-      for (json::value* entry : entries) {
-        json::value& h = *entry;
-        if (!h.is_object()) continue;
-        const std::string existing = util::get_string(h.get_object(), "command").value_or("");
-        if (!is_mcphealth_hook(existing)) continue;
-        found = true;
-        if (existing == command) {
-          plan.notes.push_back(event + ": already registered");
-        } else {
-          h.get_object()["command"] = command;
-          modified = true;
-          plan.notes.push_back(event + ": now runs " + command + " (was " + existing + ")");
-        }
-      }
-    }
+    });
     if (found) continue;
     json::object group;
-    if (agent.registration.layout() == agent::Layout::flat) {
+    if (layout == agent::Layout::flat) {
       group = agent.registration.hook_entry(command);
       if (!spec->matcher.empty()) group["matcher"] = spec->matcher;
     } else {
@@ -188,20 +149,16 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
     modified = true;
     plan.notes.push_back(event + ": added " + command);
   }
-  for (auto& event : *hooks) {
+  for (const auto& event : *hooks) {
     if (!event.value().is_array()) continue;
-    for (const auto& group : event.value().get_array()) {
-      if (!group.is_object()) continue;
-      const json::value* list = group.get_object().if_contains("hooks");
-      if (list == nullptr || !list->is_array()) continue;
-      for (const auto& h : list->get_array()) {
-        const std::string c = h.is_object() ? util::get_string(h.get_object(), "command").value_or("") : "";
-        if (is_js_hook(c)) plan.js_hook.push_back(std::string(event.key()) + ": " + c);
-      }
-    }
+    agent::for_each_hook(event.value().get_array(), layout, [&](const json::object&, const json::object& entry) {
+      const std::string c = agent::command_of(entry);
+      if (is_js_hook(c)) plan.js_hook.push_back(std::string(event.key()) + ": " + c);
+    });
   }
   if (request.remove_js_hook && !plan.js_hook.empty()) {
-    for (const auto& gone : remove_hooks(*hooks, is_js_hook)) plan.notes.push_back("removed the JS hook from " + gone);
+    for (const auto& gone : remove_hooks(*hooks, layout, is_js_hook))
+      plan.notes.push_back("removed the JS hook from " + gone);
     modified = true;
   }
   if (request.statusline) {
@@ -228,7 +185,9 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agen
   json::object& root = *loaded;
   bool modified = false;
   if (json::object* hooks = hooks_of(root, false)) {
-    for (const auto& gone : remove_hooks(*hooks, is_mcphealth_hook)) plan.notes.push_back("removed " + gone);
+    for (const auto& gone : remove_hooks(*hooks, agent.registration.layout(), is_mcphealth_hook)) {
+      plan.notes.push_back("removed " + gone);
+    }
     if (!plan.notes.empty()) modified = true;
     if (hooks->empty()) root.erase("hooks");
   }

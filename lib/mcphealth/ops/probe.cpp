@@ -1,5 +1,7 @@
 #include <mcphealth/ops/probe.hpp>
 
+#include <mcphealth/gate/bindings.hpp>
+
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
@@ -29,33 +31,11 @@ bool ProbeReport::any_local_fault() const {
 namespace {
 
 /// One folder as one agent sees it.
-struct Folder {
-  config::DiscoveryInputs inputs;
-  config::Resolution resolution;
-  const agent::Agent* agent = nullptr;
-};
-
+using Folder = agent::AgentFolder;
 
 std::string where_it_looked(const config::Resolution& res) {
   std::string out;
   for (const auto& f : res.files) out += "\n  " + f.source.file.string() + " (" + f.source.scope + ")";
-  return out;
-}
-
-/// The folders to cover, per agent: `--project`, else this one and, for Claude Code (searching), every folder it
-/// knows.
-std::vector<Folder> folders_for(const ProbeRequest& request, const config::DiscoveryInputs& base, const util::Environment& env) {
-  std::vector<Folder> out;
-  for (const agent::Agent* a : request.agents.empty() ? agent::agents() : request.agents) {
-    config::DiscoveryInputs in = base;
-    if (request.project) in.project_dir = config::absolute_normal(*request.project);
-    if (a == &agent::default_agent() && !request.project) {
-      for (auto& f : agent::resolve_everywhere(agent::default_agent(), base, env)) out.push_back({std::move(f.inputs), std::move(f.resolution), a});
-      continue;
-    }
-    config::Resolution res = a->catalogue.resolve(in, env);
-    out.push_back({std::move(in), std::move(res), a});
-  }
   return out;
 }
 
@@ -124,7 +104,11 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
       return report;
     }
   }
-  const std::vector<Folder> folders = folders_for(request, base, env);
+  // The folders in use (agent::folders_in_use), `--project` alone when given; read before anything is probed.
+  state::StateStore store(settings.state_path.value, clock);
+  const state::StateSnapshot before = store.read();
+  const std::vector<Folder> folders =
+      agent::folders_in_use(base, env, {request.agents, request.project, state::bound_folders(before.doc)});
   for (const auto& f : folders) {
     for (const auto& file : f.resolution.files) {
       if (file.status == config::FileReport::Status::parse_error || file.status == config::FileReport::Status::unreadable) {
@@ -142,8 +126,6 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   for (const config::Candidate* c : chosen) own.push_back(config::unhurried(config::settings_for(settings, policy, *c), env));
 
   // A definition the policy skips is never started: the recovery policy says so.
-  state::StateStore store(settings.state_path.value, clock);
-  const state::StateSnapshot before = store.read();
   std::vector<probe::BatchItem> items;
   std::vector<std::optional<std::size_t>> item_of(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
@@ -184,18 +166,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     const state::UpdateResult written = store.update([&](json::object& doc) {
       // Each folder's bindings too, so the hook's next call there is a cache hit.
       for (const auto& f : folders) {
-        std::vector<std::pair<std::string, state::Binding>> names;
-        for (const auto& c : f.resolution.candidates) {
-          if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == c.tool_server; })) continue;
-          const config::Candidate* w = f.resolution.winner(c.tool_server);
-          names.emplace_back(c.tool_server, w ? state::Binding{w->fingerprint, "active", {}, w->project}
-                                            : state::Binding{std::nullopt, std::string(config::standing_name(c.standing)), c.reason});
-        }
-        std::vector<std::string> files;
-        for (const auto& e : f.resolution.read_files) files.push_back(e.string());
-        state::bind_folder(doc, agent::folder_key(*f.agent, f.inputs.project_dir.string()),
-                           config::resolution_stamp(f.inputs, f.resolution, env), files,
-                           f.resolution.variables, names, now);
+        gate::record_bindings(doc, agent::folder_key(*f.agent, f.inputs.project_dir.string()), f.inputs, f.resolution,
+                              env, now);
       }
       probe::record_probes(doc, to_record, state::Writer::probe, skipped);
       return true;

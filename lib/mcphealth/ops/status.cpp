@@ -156,27 +156,8 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
       it->here = it->here || here;
     }
   };
-  std::vector<std::pair<const agent::Agent*, fs::path>> done;
-  for (const auto& folder : agent::resolve_everywhere(agent::default_agent(), base, env)) {
-    add(folder.resolution, agent::default_agent(), folder.inputs.project_dir == base.project_dir);
-    done.emplace_back(&agent::default_agent(), folder.inputs.project_dir);
-  }
-  for (const agent::Agent* a : agent::agents()) {
-    if (a != &agent::default_agent()) add(a->catalogue.resolve(base, env), *a, true);
-    done.emplace_back(a, base.project_dir);
-  }
-  // Where an agent's hook has run, that agent starts servers too (a Gemini CLI project elsewhere): a verdict bound
-  // there is in use, not gone. A folder that is gone runs no session.
-  // (With config files named outright every folder reads those, as resolve_everywhere's known folders do.)
-  if (!base.explicit_paths.empty()) return all;
-  util::FileReader& reader = base.reader ? *base.reader : util::disk();
-  for (const std::string& key : bound_folders) {
-    auto folder = agent::read_folder_key(key);
-    if (std::find(done.begin(), done.end(), folder) != done.end() || !reader.stat(folder.second)) continue;
-    config::DiscoveryInputs in = base;
-    in.project_dir = folder.second;
-    add(folder.first->catalogue.resolve(in, env), *folder.first, false);
-    done.push_back(std::move(folder));
+  for (const agent::AgentFolder& f : agent::folders_in_use(base, env, {.bound_folders = bound_folders})) {
+    add(f.resolution, *f.agent, f.here);
   }
   return all;
 }

@@ -173,16 +173,14 @@ Watcher::Watcher(const config::Settings& settings, config::DiscoveryInputs base,
 Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   Sweep out;
   util::EpochMs now = m_clock.now_ms();
+  state::StateStore store(m_settings.state_path.value, m_clock);
+  const state::StateSnapshot before = store.read();
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
-    m_folders.clear();
-    if (m_only == nullptr || m_only == &agent::default_agent()) {
-      m_folders = agent::resolve_everywhere(agent::default_agent(), m_base, m_env);
-    }
-    // Every other agent's servers in this folder too; a definition two agents share is one candidate.
-    for (const agent::Agent* a : agent::agents()) {
-      if (a == &agent::default_agent() || (m_only != nullptr && a != m_only)) continue;
-      m_folders.push_back({m_base, a->catalogue.resolve(m_base, m_env)});
-    }
+    // The folders in use, as status counts them (agent::folders_in_use); a definition two agents share is one
+    // candidate.
+    agent::FolderScope scope{.bound_folders = state::bound_folders(before.doc)};
+    if (m_only != nullptr) scope.agents = {m_only};
+    m_folders = agent::folders_in_use(m_base, m_env, scope);
     m_resolved_at = now;
     m_candidates.clear();
     for (const auto& f : m_folders) {
@@ -194,8 +192,6 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
       }
     }
   }
-  state::StateStore store(m_settings.state_path.value, m_clock);
-  const state::StateSnapshot before = store.read();
   const config::Policy policy = config::load_policy(m_settings.policy_path, m_env);
   std::vector<const config::Candidate*> due;
   std::vector<config::Settings> own;

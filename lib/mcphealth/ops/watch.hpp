@@ -91,7 +91,7 @@ private:
   Jitter m_jitter;
   const agent::Agent* m_only;
   util::EpochMs m_resolved_at = 0;
-  std::vector<config::FolderResolution> m_folders;
+  std::vector<agent::AgentFolder> m_folders;
   std::vector<const config::Candidate*> m_candidates;
   /// When each definition (by fingerprint) was first seen: the anchor of its first probe's jitter.
   std::map<std::string, util::EpochMs> m_seen_at;

@@ -59,7 +59,8 @@ std::optional<Binding> FolderBindings::find(std::string_view server) const {
   if (b == nullptr) return std::nullopt;
   Binding out;
   out.definition = util::get_string(*b, k_definition);
-  out.standing = util::get_string(*b, "standing").value_or(out.definition ? "active" : "none");
+  out.standing =
+      util::get_string(*b, "standing").value_or(std::string(out.definition ? k_standing_active : k_standing_undefined));
   out.reason = util::get_string(*b, "reason").value_or("");
   if (out.definition) out.project = util::get_string(*b, "project");
   return out;

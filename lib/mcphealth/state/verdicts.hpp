@@ -21,14 +21,27 @@ namespace mcphealth::state {
 inline constexpr std::int64_t k_keep_unused_ms = 30LL * 24 * 3600 * 1000;
 
 /// What a name means in one folder.
+/// The standing stored for a name nothing defines in a folder.
+inline constexpr std::string_view k_standing_undefined = "none";
+/// The standing stored for a name whose definition the agent starts.
+inline constexpr std::string_view k_standing_active = "active";
+
 struct Binding {
-  /// The fingerprint of the definition Claude Code uses; nothing when it starts no server of that name there.
+  /// What a name means in a folder: the agent starts a definition of it, nothing defines it, or the definitions
+  /// found are not started (pending approval, disabled, ...: `standing` says which).
+  enum class Meaning { starts, undefined, not_started };
+  /// The fingerprint of the definition the agent uses; nothing when it starts no server of that name there.
   std::optional<std::string> definition;
   /// Without a definition: the resolver's standing (`none` when nothing defines the name) and why.
   std::string standing;
   std::string reason;
   /// With a definition of local or project scope: its project, which per-project policy rules match.
   std::optional<std::string> project = std::nullopt;
+
+  Meaning meaning() const {
+    if (definition) return Meaning::starts;
+    return standing == k_standing_undefined ? Meaning::undefined : Meaning::not_started;
+  }
 };
 
 /// A folder's bindings as stored.

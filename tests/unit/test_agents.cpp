@@ -1,0 +1,57 @@
+// The agent table's shared rules (agent/agents.cpp): which folders count as in use.
+#include "fakes.hpp"
+
+#include <mcphealth/agent/agent.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace mcphealth;
+
+namespace {
+
+/// Every (agent id, folder, here) that folders_in_use gives, in its order.
+std::vector<std::string> listed(const std::vector<agent::AgentFolder>& folders) {
+  std::vector<std::string> out;
+  for (const auto& f : folders) {
+    out.push_back(std::string(f.agent->id) + " " + f.inputs.project_dir.string() + (f.here ? " here" : " elsewhere"));
+  }
+  return out;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+} // namespace
+
+TEST_CASE("the folders in use: every agent's own, and every folder an agent's hook ran in that is still there",
+          "[agents]") {
+  testing::MemoryDisk disk;
+  disk.files["/mem/b"] = ""; // the folder where Gemini CLI's hook ran, still there
+  const util::MapEnvironment env{{"HOME", "/mem/home"}};
+  config::DiscoveryInputs base = config::discovery_inputs(env, {}, "/mem/a");
+  base.reader = &disk;
+  const std::vector<std::string> bound{"/mem/b (gemini)", "/mem/gone (codex)", "/mem/a", "/mem/a (cursor)"};
+
+  const auto all = listed(agent::folders_in_use(base, env, {.bound_folders = bound}));
+  for (const agent::Agent* a : agent::agents()) CHECK(has(all, std::string(a->id) + " /mem/a here"));
+  CHECK(has(all, "gemini /mem/b elsewhere"));
+  CHECK_FALSE(has(all, "codex /mem/gone elsewhere")); // gone: no session runs there
+  CHECK(all.size() == agent::agents().size() + 1);    // nothing twice
+
+  // One agent: its folders alone.
+  const auto gemini = listed(agent::folders_in_use(base, env, {.agents = {agent::find_agent("gemini")}, .bound_folders = bound}));
+  CHECK(gemini == std::vector<std::string>{"gemini /mem/a here", "gemini /mem/b elsewhere"});
+
+  // --project: that folder alone, for each agent.
+  const auto project = listed(agent::folders_in_use(base, env, {.project = "/mem/b", .bound_folders = bound}));
+  CHECK(project.size() == agent::agents().size());
+  CHECK(std::all_of(project.begin(), project.end(), [](const std::string& s) { return s.find(" /mem/b here") != std::string::npos; }));
+
+  // Config files named outright: every folder reads those, so only the folder asked about counts.
+  config::DiscoveryInputs given = config::discovery_inputs(env, {"/mem/mcp.json"}, "/mem/a");
+  given.reader = &disk;
+  CHECK(agent::folders_in_use(given, env, {.bound_folders = bound}).size() == agent::agents().size());
+}
