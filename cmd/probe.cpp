@@ -85,7 +85,7 @@ json::value optional_value(const std::optional<T>& v) { return v ? json::value(*
 
 std::string hint_of(const ops::ProbeRow& row) {
   const probe::ProbeResult& r = row.result;
-  return ops::hint_for({probe::health_of(r), r.kind, r.reason, r.http_status});
+  return ops::hint_for({probe::health_of(r), r.kind, r.reason, r.http_status, row.agent});
 }
 
 json::object row_json(const ops::ProbeRow& row) {

@@ -43,3 +43,19 @@ TEST_CASE("a server that is fine gets no hint", "[hints]") {
   CHECK(ops::hint_for({Health::reachable, probe::Kind::reachable, "HTTP 200", 200}).empty());
   CHECK(ops::hint_for({Health::unknown, std::nullopt, "", {}}).empty());
 }
+
+TEST_CASE("a hint speaks the words of the agent that starts the server", "[hints]") {
+  const agent::Agent* codex = agent::find_agent("codex");
+  const agent::Agent* gemini = agent::find_agent("gemini");
+  REQUIRE(codex);
+  REQUIRE(gemini);
+  CHECK(ops::hint_for({Health::needs_auth, probe::Kind::needs_auth, "HTTP 401", 401, codex}).find("codex mcp login") !=
+        std::string::npos);
+  CHECK(ops::hint_for({Health::unhealthy, probe::Kind::http_status, "HTTP 403", 403, gemini})
+            .find("/mcp auth in Gemini CLI") != std::string::npos);
+  CHECK(ops::hint_for({Health::unhealthy, probe::Kind::spawn_failed, "spawn uvx ENOENT", {}, gemini})
+            .find("Gemini CLI's PATH") != std::string::npos);
+  // Without an agent, Claude Code's.
+  CHECK(ops::hint_for({Health::needs_auth, probe::Kind::needs_auth, "HTTP 401", 401}).find("/mcp in Claude Code") !=
+        std::string::npos);
+}

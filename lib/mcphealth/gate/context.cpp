@@ -209,4 +209,56 @@ std::optional<util::EpochMs> Context::record(const config::Candidate& c, const p
   return written ? retry_at : std::nullopt;
 }
 
+hook::CallTarget Context::settle_split(const hook::CallTarget& first) {
+  const std::vector<hook::CallTarget>& splits = m_hc.readings;
+  if (splits.size() < 2) return first;
+  auto known = [&](auto&& is_defined) {
+    for (const hook::CallTarget& s : splits) {
+      if (is_defined(s.server)) {
+        trace([&] {
+          return "tool name " + m_hc.tool_name + " splits " + std::to_string(splits.size()) +
+                 " ways: the server defined here is " + s.server;
+        });
+        return std::optional<hook::CallTarget>(s);
+      }
+    }
+    return std::optional<hook::CallTarget>();
+  };
+  const state::StateSnapshot snap = store().read();
+  if (const std::optional<state::FolderBindings> folder = current_bindings(snap)) {
+    return known([&](const std::string& server) {
+             const auto b = folder->find(config::tool_server_name(server));
+             return b && b->meaning() != state::Binding::Meaning::undefined;
+           })
+        .value_or(first);
+  }
+  const config::Resolution& res = read_configs();
+  return known([&](const std::string& server) {
+           return std::any_of(res.candidates.begin(), res.candidates.end(),
+                              [&](const config::Candidate& c) { return c.tool_server == server; });
+         })
+      .value_or(first);
+}
+
+std::optional<hook::CallTarget> Context::by_endpoint(const std::string& endpoint, const std::string& tool) {
+  for (const config::Candidate* c : read_configs().winners()) {
+    if (!c->resolved) continue;
+    bool same = false;
+    if (const auto* http = std::get_if<config::HttpServer>(&c->resolved->transport)) {
+      same = util::same_url(http->url.for_transport(), endpoint);
+    }
+    if (const auto* stdio = std::get_if<config::StdioServer>(&c->resolved->transport)) {
+      std::string line = stdio->command;
+      for (const auto& a : stdio->args) line += " " + a;
+      same = stdio->command == endpoint || line == endpoint;
+    }
+    if (same) {
+      trace([&] { return "the server at " + util::redact_url(endpoint) + " is " + c->tool_server; });
+      return hook::CallTarget{c->tool_server, tool};
+    }
+  }
+  trace([&] { return "no definition here starts a server at " + util::redact_url(endpoint) + ": not checked"; });
+  return std::nullopt;
+}
+
 } // namespace mcphealth::gate

@@ -99,6 +99,15 @@ public:
   /// The target of a call, from the configs; remembers its definition as the one being decided.
   Target target(const hook::CallTarget& call, Bind bind = Bind::yes);
 
+  /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
+  /// longest server name this folder knows: from its current bindings, else from the configs. A name nothing
+  /// defines keeps the first split. One split (the usual case) costs nothing.
+  hook::CallTarget settle_split(const hook::CallTarget& first);
+  /// The definition the agent starts at `endpoint` (a URL, or a command line: the command alone or with its
+  /// arguments), when the agent names a server that way. Reads the configs: there is no name to look up a binding
+  /// by.
+  std::optional<hook::CallTarget> by_endpoint(const std::string& endpoint, const std::string& tool);
+
   /// Records a probe's verdict for `c`; returns the retry time it wrote (for a failure), when it was written.
   std::optional<util::EpochMs> record(const config::Candidate& c, const probe::ProbeResult& result,
                                       std::optional<state::RestoredBy> by);

@@ -72,8 +72,8 @@ private:
     }
     if (event == Event::session_start) return session_start(event_name);
     std::optional<CallTarget> call = hc.target;
-    if (call && call->server.empty() && hc.endpoint) call = by_endpoint(*hc.endpoint, call->tool);
-    if (call) call = settle_split(*call);
+    if (call && call->server.empty() && hc.endpoint) call = m_ctx.by_endpoint(*hc.endpoint, call->tool);
+    if (call) call = m_ctx.settle_split(*call);
     if (!call) {
       m_ctx.trace([&] {
         return "tool " + (hc.names_tool ? hc.tool_name : std::string("(none)")) + " is not an MCP tool: allow";
@@ -476,66 +476,6 @@ private:
       servers.push_back(std::move(s));
     }
     return carry_out(plan_session_start(event, servers, m_ctx.now(), m_ctx.retry_bound(), m_ctx.voice()));
-  }
-
-  // --- Which server a tool name means
-
-  /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
-  /// longest server name this folder knows: from its current bindings, else from the configs. A name nothing
-  /// defines keeps the first split. One split (the usual case) costs nothing.
-  CallTarget settle_split(const CallTarget& first) {
-    const std::vector<CallTarget>& splits = m_ctx.call().readings;
-    if (splits.size() < 2) return first;
-    auto known = [&](auto&& is_defined) {
-      for (const CallTarget& s : splits) {
-        if (is_defined(s.server)) {
-          m_ctx.trace([&] {
-            return "tool name " + m_ctx.call().tool_name + " splits " + std::to_string(splits.size()) +
-                   " ways: the server defined here is " + s.server;
-          });
-          return std::optional<CallTarget>(s);
-        }
-      }
-      return std::optional<CallTarget>();
-    };
-    const state::StateSnapshot snap = m_ctx.store().read();
-    if (const std::optional<state::FolderBindings> folder = m_ctx.current_bindings(snap)) {
-      return known([&](const std::string& server) {
-               const auto b = folder->find(config::tool_server_name(server));
-               return b && b->meaning() != state::Binding::Meaning::undefined;
-             })
-          .value_or(first);
-    }
-    const config::Resolution& res = m_ctx.read_configs();
-    return known([&](const std::string& server) {
-             return std::any_of(res.candidates.begin(), res.candidates.end(),
-                                [&](const config::Candidate& c) { return c.tool_server == server; });
-           })
-        .value_or(first);
-  }
-
-  /// The definition the agent starts at `endpoint` (a URL, or a command line: the command alone or with its
-  /// arguments), when the agent names a server that way. Reads the configs: there is no name to look up a binding by.
-  std::optional<CallTarget> by_endpoint(const std::string& endpoint, const std::string& tool) {
-    for (const config::Candidate* c : m_ctx.read_configs().winners()) {
-      if (!c->resolved) continue;
-      bool same = false;
-      if (const auto* http = std::get_if<config::HttpServer>(&c->resolved->transport)) {
-        same = util::same_url(http->url.for_transport(), endpoint);
-      }
-      if (const auto* stdio = std::get_if<config::StdioServer>(&c->resolved->transport)) {
-        std::string line = stdio->command;
-        for (const auto& a : stdio->args) line += " " + a;
-        same = stdio->command == endpoint || line == endpoint;
-      }
-      if (same) {
-        m_ctx.trace([&] { return "the server at " + util::redact_url(endpoint) + " is " + c->tool_server; });
-        return CallTarget{c->tool_server, tool};
-      }
-    }
-    m_ctx.trace(
-        [&] { return "no definition here starts a server at " + util::redact_url(endpoint) + ": not checked"; });
-    return std::nullopt;
   }
 
   Context m_ctx;

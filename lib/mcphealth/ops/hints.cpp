@@ -23,15 +23,17 @@ std::string port_hint(std::string_view reason) {
 
 std::string hint_for(const Seen& s) {
   using state::Health;
+  const agent::Agent& who = s.agent ? *s.agent : agent::default_agent();
+  const std::string name(who.name);
   switch (s.health) {
-  case Health::needs_auth: return "authenticate with /mcp in Claude Code";
+  case Health::needs_auth: return std::string(who.authenticate) + " to authenticate it";
   case Health::alive_silent:
     return "it starts but does not answer MCP within the timeout: check it speaks MCP on stdout, or raise "
            "MCPHEALTH_TIMEOUT_MS if it is only slow";
   case Health::misconfigured: {
     const std::string_view var = word_after(s.reason, "${");
-    return var.empty() ? "set the variable it names where Claude Code runs"
-                       : "set " + std::string(var) + " where Claude Code runs, or write ${" + std::string(var) +
+    return var.empty() ? "set the variable it names where " + name + " runs"
+                       : "set " + std::string(var) + " where " + name + " runs, or write ${" + std::string(var) +
                              ":-default} in the config";
   }
   case Health::not_probed:
@@ -50,7 +52,8 @@ std::string hint_for(const Seen& s) {
   if (spawn_failed) {
     const std::string_view command = word_after(s.reason, "spawn ");
     if (contains(s.reason, "ENOENT")) {
-      return "install " + std::string(command) + " or give its absolute path (Claude Code's PATH may be shorter than your shell's)";
+      return "install " + std::string(command) + " or give its absolute path (" + name +
+             "'s PATH may be shorter than your shell's)";
     }
     if (contains(s.reason, "EACCES")) return "make " + std::string(command) + " executable";
     return {};
@@ -63,7 +66,7 @@ std::string hint_for(const Seen& s) {
       return "install the server's packages (npm install) or fix the script's path";
     }
     if (contains(last, "EADDRINUSE") || contains(last, "address already in use")) {
-      return "another copy holds its port: a probe starts a second copy, so it may be fine in Claude Code";
+      return "another copy holds its port: a probe starts a second copy, so it may be fine in " + name;
     }
     return "run its command by hand to see why it exits";
   }
@@ -86,7 +89,11 @@ std::string hint_for(const Seen& s) {
     if (contains(s.reason, "SSL") || contains(s.reason, "certificate")) return "check the server's TLS certificate";
     return {};
   }
-  if (s.http_status) return std::string(state::row_of(state::FailureCode::http(*s.http_status)).hint);
+  if (s.http_status) {
+    const state::OutageRow& row = state::row_of(state::FailureCode::http(*s.http_status));
+    if (row.advice == state::Advice::authenticate) return std::string(who.authenticate) + " to authenticate it";
+    return std::string(row.hint);
+  }
   return {};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What to do about a server that is not fine: one short hint, made from what the probe recorded (its kind, its
 // reason, its HTTP status), for `status` and `probe` to print under their tables.
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/health.hpp>
 
@@ -18,6 +19,8 @@ struct Seen {
   /// The reason as recorded (a whole traceback is fine).
   std::string_view reason;
   std::optional<int> http_status;
+  /// The agent whose words the hint uses (how to authenticate there, whose PATH); nothing = Claude Code.
+  const agent::Agent* agent = nullptr;
 };
 
 /// A hint for a person ("install `uvx` or give its absolute path", "authenticate with /mcp in Claude Code",

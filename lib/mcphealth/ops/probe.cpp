@@ -151,6 +151,12 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
                  config::transport_name(c.resolved->transport), c.definition.source.string(),
                  std::string(config::scope_name(c.scope)), c.project, c.fingerprint, std::nullopt};
     if (recovery.reconnect.attempt != recover::Attempt::none) row.reconnect = recover::describe(recovery.reconnect);
+    for (const Folder& f : folders) {
+      const auto winners = f.resolution.winners();
+      if (std::find(winners.begin(), winners.end(), &c) == winners.end()) continue;
+      row.agent = f.agent;
+      break;
+    }
     const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};
     to_record.push_back({who, row.result, row.probed_at, probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by)});
     report.rows.push_back(std::move(row));

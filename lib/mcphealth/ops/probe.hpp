@@ -55,6 +55,8 @@ struct ProbeRow {
   std::string fingerprint;
   /// What the reconnect attempt came to (`ok`, a failure, `skipped: ...`), when one was considered.
   std::optional<std::string> reconnect;
+  /// The agent of the first folder that starts it: whose words its hint uses.
+  const agent::Agent* agent = nullptr;
 
   /// Down (unhealthy or misconfigured): what makes `probe` exit 1.
   bool down() const { return state::is_down(probe::health_of(result)); }

@@ -95,6 +95,16 @@ std::vector<std::string> state_warnings(const fs::path& state_path, const state:
 
 namespace {
 
+/// The hint for a cached row, in the words of the first agent that starts it (Claude Code's when none is known).
+std::string hint_of(const StatusRow& row) {
+  const state::ProbeDetails notes = state::probe_details(row.raw).value_or(state::ProbeDetails{});
+  std::optional<int> http;
+  if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status)
+    http = row.entry.last_failure_code.status;
+  const agent::Agent* who = row.agents.empty() ? nullptr : agent::find_agent(row.agents.front());
+  return hint_for({row.health, probe::kind_from_name(notes.kind), row.entry.last_error.value_or(""), http, who});
+}
+
 StatusRow cached_row(std::string name, const json::object& raw, const config::Settings& settings, util::EpochMs now) {
   StatusRow row;
   row.name = std::move(name);
@@ -109,9 +119,6 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   const state::ProbeDetails notes = state::probe_details(raw).value_or(state::ProbeDetails{});
   row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
-  std::optional<int> http;
-  if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = row.entry.last_failure_code.status;
-  row.hint = hint_for({row.health, probe::kind_from_name(notes.kind), row.entry.last_error.value_or(""), http});
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
@@ -251,6 +258,9 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
                                                             "or a claude.ai connector): not counted; `mcphealth reset " +
                                                      row.name + "` removes it");
     }
+  }
+  for (auto& row : report.rows) {
+    if (row.cached) row.hint = hint_of(row);
   }
   return report;
 }

@@ -20,16 +20,15 @@ constexpr std::string_view k_transport_signs[] = {
     "fetch failed",   "connection refused", "connection failed", "connection lost",  "connection reset",
     "connection closed"};
 
-constexpr std::string_view k_authenticate_hint = "authenticate with /mcp in Claude Code";
 constexpr std::string_view k_server_logs_hint = "the server reports an error: check its logs";
 
 // clang-format off
 const std::array<OutageRow, 9> k_rows{{
     {Outage::unauthorized, "unauthorized", 401, "unauthorized", k_unauthorized_signs, true,
-     "rejected the call as unauthenticated", Advice::authenticate, k_authenticate_hint,
+     "rejected the call as unauthenticated", Advice::authenticate, {},
      AfterFailure::reconnect, RetryTiming::backoff},
     {Outage::forbidden, "forbidden", 403, "forbidden", k_forbidden_signs, true,
-     "rejected the call as unauthenticated", Advice::authenticate, k_authenticate_hint,
+     "rejected the call as unauthenticated", Advice::authenticate, {},
      AfterFailure::reconnect, RetryTiming::backoff},
     // A restart would only burn the rate limit: wait out the server's Retry-After instead.
     {Outage::rate_limited, "rate limited", 429, "too many requests", k_rate_limited_signs, false,

@@ -52,7 +52,8 @@ struct OutageRow {
   /// What happened, for the model: `rejected the call as unauthenticated`; empty = say the reason.
   std::string_view happened;
   Advice advice;
-  /// What the operator does about it (`status`, `probe`); empty = nothing specific.
+  /// What the operator does about it (`status`, `probe`); empty = nothing specific (for Advice::authenticate: the
+  /// agent's own way, agent::Agent::authenticate, which this table cannot know).
   std::string_view hint;
   AfterFailure after_failure;
   RetryTiming retry;
