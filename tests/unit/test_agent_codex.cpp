@@ -213,10 +213,16 @@ TEST_CASE("codex: a config.toml that does not parse says where", "[agent_codex]"
   const util::JsonParse bad = util::parse_toml("[mcp_servers.svc]\ncommand = \n");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().line == 2);
-  const util::JsonParse good = util::parse_toml("a = 1\nb = [true, \"x\"]\n[t]\nwhen = 1979-05-27\n");
+  const util::JsonParse good = util::parse_toml(
+      "a = 1\nb = [true, \"x\"]\n[t]\nwhen = 1979-05-27\nat = 07:32:00.5\nz = 1979-05-27T07:32:00Z\n"
+      "o = 1979-05-27T00:32:00.999999-07:30\nlocal = 1979-05-27T07:32:00\n");
   REQUIRE(good);
   CHECK(good->at("b").at(1) == "x");
   CHECK(good->at("t").at("when") == "1979-05-27");
+  CHECK(good->at("t").at("at") == "07:32:00.5");
+  CHECK(good->at("t").at("z") == "1979-05-27T07:32:00Z");
+  CHECK(good->at("t").at("o") == "1979-05-27T00:32:00.999999-07:30");
+  CHECK(good->at("t").at("local") == "1979-05-27T07:32:00");
 }
 
 TEST_CASE("codex: install writes hooks.json in Claude Code's shape, which Codex trusts before it runs", "[agent_codex]") {
