@@ -270,6 +270,25 @@ case_http_401_with_bearer_challenge_needs_auth() {
   assert_eq "$(field '["httpStatus"]')" 401
 }
 
+case_http_401_to_a_configured_authorization_header_is_down_not_needs_auth() {
+  # The definition sends its own token and the server refuses it: Claude Code reports it failed (2.1.332: "OAuth
+  # fallback is disabled when headers.Authorization is set"), so /mcp cannot help: down, and say whose token.
+  start_mcp_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+  config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\",\"headers\":{\"authorization\":\"Bearer sk-expired-0123456789\"}}"
+  for depth in handshake auto; do
+    probe_json web --depth $depth
+    assert_eq "$RC" 1 "a refused configured token is down ($depth)"
+    assert_eq "$(field '["status"]')" unhealthy
+    assert_contains "$(field '["reason"]')" "refuses the Authorization header the definition sets"
+    assert_contains "$(field '["hint"]')" "renew the credentials the definition sends"
+    assert_not_contains "$OUT" "sk-expired"
+  done
+  # The hook tells the model to have the token renewed, not to run /mcp.
+  hook "$(pre_payload web)" 
+  assert_contains "$OUT" "renew the credentials the MCP config sends"
+  assert_not_contains "$OUT" "run /mcp"
+}
+
 case_http_503_with_retry_after_is_down() {
   start_mcp_http --status 503 --retry-after 120
   config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"

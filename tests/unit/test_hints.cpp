@@ -20,7 +20,8 @@ TEST_CASE("a hint says what to do about each way of being down", "[hints]") {
   CHECK(says({Health::misconfigured, probe::Kind::misconfigured, "misconfigured: ${API_KEY} is not set", {}},
              "set API_KEY"));
   CHECK(says({Health::needs_auth, probe::Kind::needs_auth, "HTTP 401", 401}, "/mcp"));
-  CHECK(says({Health::unhealthy, probe::Kind::http_status, "HTTP 401", 401}, "/mcp"));
+  CHECK(says({Health::unhealthy, probe::Kind::http_status, "HTTP 401", 401},
+             "renew the credentials the definition sends"));
   CHECK(says({Health::unhealthy,
               probe::Kind::transport,
               "Failed to connect to 127.0.0.1 port 8931 after 0 ms: Couldn't connect to server",
@@ -51,8 +52,11 @@ TEST_CASE("a hint speaks the words of the agent that starts the server", "[hints
   REQUIRE(gemini);
   CHECK(ops::hint_for({Health::needs_auth, probe::Kind::needs_auth, "HTTP 401", 401, codex}).find("codex mcp login") !=
         std::string::npos);
+  // A 403 the client reported (no probe kind): its login. One a probe recorded as down: the definition's own key.
+  CHECK(ops::hint_for({Health::unhealthy, std::nullopt, "HTTP 403", 403, gemini}).find("/mcp auth in Gemini CLI") !=
+        std::string::npos);
   CHECK(ops::hint_for({Health::unhealthy, probe::Kind::http_status, "HTTP 403", 403, gemini})
-            .find("/mcp auth in Gemini CLI") != std::string::npos);
+            .find("its Authorization header or key): Gemini CLI's own login cannot replace them") != std::string::npos);
   CHECK(ops::hint_for({Health::unhealthy, probe::Kind::spawn_failed, "spawn uvx ENOENT", {}, gemini})
             .find("Gemini CLI's PATH") != std::string::npos);
   // Without an agent, Claude Code's.

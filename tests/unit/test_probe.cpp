@@ -44,6 +44,26 @@ TEST_CASE("reachable statuses are healthy and 401/403 need auth", "[probe]") {
   }
 }
 
+TEST_CASE("a 401 to the Authorization header the definition sets is down: the client does not fall back to OAuth",
+          "[probe]") {
+  testing::FakeClock clock;
+  CannedHttp client;
+  client.response.status = 401;
+  for (const char* name : {"Authorization", "authorization", "AUTHORIZATION"}) {
+    const auto r = probe::probe_http_liveness({util::SecretUrl("http://h/mcp"), "http", {{name, "Bearer old"}}}, 1000,
+                                              client, clock);
+    CHECK_FALSE(r.ok);
+    CHECK(r.kind == probe::Kind::http_status);
+    CHECK(r.code == state::FailureCode::http(401));
+    CHECK(r.reason.find("refuses the Authorization header the definition sets") != std::string::npos);
+    CHECK(r.reason.find("old") == std::string::npos);
+  }
+  // Another header is not a token of the definition's: the server waits for a login.
+  CHECK(probe::probe_http_liveness({util::SecretUrl("http://h/mcp"), "http", {{"X-Authorization-Hint", "x"}}}, 1000,
+                                   client, clock)
+            .kind == probe::Kind::needs_auth);
+}
+
 TEST_CASE("other statuses are down: 429 and 503 carry their code and Retry-After", "[probe]") {
   auto not_found = probe_with(404);
   CHECK_FALSE(not_found.ok);

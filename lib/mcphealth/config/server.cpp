@@ -132,4 +132,12 @@ std::string transport_name(const Transport& transport) {
   return "unsupported";
 }
 
+bool HttpServer::sends_authorization() const {
+  return std::any_of(headers.begin(), headers.end(), [](const auto& h) {
+    return h.first.size() == 13 && std::equal(h.first.begin(), h.first.end(), "authorization", [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == b;
+           });
+  });
+}
+
 } // namespace mcphealth::config

@@ -36,6 +36,9 @@ struct HttpServer {
   /// `http` (also for `streamable-http` and a bare `url`) or `sse`.
   std::string type;
   std::vector<std::pair<std::string, std::string>> headers;
+  /// True when the definition sets its own `Authorization` header: a 401 then refuses those credentials, and the
+  /// client does not fall back to OAuth (Claude Code 2.1.332 says so), so it is down, not waiting for /mcp.
+  bool sends_authorization() const;
 };
 
 /// A definition that is neither.

@@ -29,9 +29,14 @@ std::string what_happened(const state::FailureCode& code, const std::string& rea
 }
 
 /// What to do instead, by code: authenticate, wait out a rate limit, or use other tools.
-std::string advice(const state::FailureCode& code, const std::string& server, const Client& client) {
+std::string advice(const state::FailureCode& code, const std::string& server, const Client& client,
+                   bool credentials_refused) {
   switch (state::row_of(code).advice) {
   case state::Advice::authenticate:
+    if (credentials_refused) {
+      return "Ask the user to renew the credentials the MCP config sends to " + quoted(server) +
+             "; use other tools meanwhile.";
+    }
     return "Ask the user to " + client.authenticate + " to authenticate " + quoted(server) + "; use other tools meanwhile.";
   case state::Advice::wait: return "Do other work meanwhile and retry after that.";
   case state::Advice::other_tools: break;
@@ -60,7 +65,7 @@ std::string blocked_after_probe(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ", so " + d.tool +
          " was not called." + (d.restart_tried ? " Restarting it (its reconnect command) did not help." : "") +
          " Its tools are blocked " + for_the_next(d.blocked_for_ms) + ", until it is checked again. " +
-         advice(d.code, d.server, d.client);
+         advice(d.code, d.server, d.client, d.credentials_refused);
 }
 
 std::string blocked_from_cache(const Down& d) {
@@ -71,7 +76,7 @@ std::string blocked_from_cache(const Down& d) {
   const std::string why = short_reason(d.reason);
   if (!why.empty()) text += " (last error: " + why + (d.failures > 1 ? "; " + std::to_string(d.failures) + " failures in a row" : "") + ")";
   text += ", so " + d.tool + " was not called. Its tools are blocked " + for_the_next(d.blocked_for_ms) +
-          ", until it is checked again. " + advice(d.code, d.server, d.client);
+          ", until it is checked again. " + advice(d.code, d.server, d.client, d.credentials_refused);
   return text;
 }
 
@@ -94,12 +99,13 @@ std::string blocked_input_too_large_unnamed(const std::string& limit) {
 
 std::string failed_and_marked_down(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". Its tools are blocked " +
-         for_the_next(d.blocked_for_ms) + ", until it is checked again. " + advice(d.code, d.server, d.client);
+         for_the_next(d.blocked_for_ms) + ", until it is checked again. " +
+         advice(d.code, d.server, d.client, d.credentials_refused);
 }
 
 std::string failed_not_recorded(const Down& d) {
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". " +
-         advice(d.code, d.server, d.client) + " Give it a few minutes before trying it again.";
+         advice(d.code, d.server, d.client, d.credentials_refused) + " Give it a few minutes before trying it again.";
 }
 
 std::string failed_then_restored(const std::string& server, const state::FailureCode& code) {

@@ -39,6 +39,8 @@ struct Down {
   std::int64_t failures = 0;
   /// The reconnect command ran (or was started) and the server is still down.
   bool restart_tried = false;
+  /// The server refuses the credentials its definition sends (not an OAuth login the user can redo in the agent).
+  bool credentials_refused = false;
   Client client = {};
 };
 

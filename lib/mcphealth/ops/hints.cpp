@@ -91,7 +91,15 @@ std::string hint_for(const Seen& s) {
   }
   if (s.http_status) {
     const state::OutageRow& row = state::row_of(state::FailureCode::http(*s.http_status));
-    if (row.advice == state::Advice::authenticate) return std::string(who.authenticate) + " to authenticate it";
+    if (row.advice == state::Advice::authenticate) {
+      // A probe's refusal of the definition's own credentials (its Authorization header, a key): down, and the
+      // agent's login cannot replace them. A refusal the client reported may be its OAuth token: that is the login.
+      if (s.kind == probe::Kind::http_status) {
+        return "renew the credentials the definition sends (its Authorization header or key): " + name +
+               "'s own login cannot replace them";
+      }
+      return std::string(who.authenticate) + " to authenticate it";
+    }
     return std::string(row.hint);
   }
   return {};

@@ -18,6 +18,22 @@ bool is_reachable_status(long status) {
   }
 }
 
+namespace {
+
+/// The verdict on a server that refuses the credentials its definition sends (`status` 401, or 403 with a Bearer
+/// challenge, to a request carrying the configured Authorization header): down, with the reason saying whose
+/// credentials, since /mcp cannot replace them.
+void refused_configured_credentials(int status, ProbeResult& r) {
+  r.ok = false;
+  r.kind = Kind::http_status;
+  r.code = state::FailureCode::http(status);
+  r.reason = "HTTP " + std::to_string(status) +
+             ": the server refuses the Authorization header the definition sets (the client does not fall back to "
+             "OAuth when it is set)";
+}
+
+} // namespace
+
 ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t timeout_ms, http::Client& client,
                                 util::Clock& clock) {
   ProbeResult r;
@@ -39,6 +55,10 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
   if (is_reachable_status(response.status)) {
     r.ok = true;
     const state::OutageRow& row = state::row_of(state::FailureCode::http(static_cast<int>(response.status)));
+    if (row.means_auth && server.sends_authorization()) {
+      refused_configured_credentials(static_cast<int>(response.status), r);
+      return r;
+    }
     r.kind = row.means_auth ? Kind::needs_auth : Kind::reachable;
     return r;
   }
@@ -60,7 +80,7 @@ bool refused_post(const std::optional<mcp::CallOutcome>& failure) {
 }
 
 /// No MCP answer: judge by what the first POST got.
-void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeResult& r) {
+void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, bool sends_authorization, ProbeResult& r) {
   const mcp::CallOutcome& failure = hs.first_http_failure ? *hs.first_http_failure : hs.failure;
   if (failure.status == mcp::CallOutcome::Status::rpc_error) {
     r.kind = Kind::protocol_error;
@@ -80,6 +100,10 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, ProbeR
   }
   const int status = *failure.http_status;
   r.http_status = status;
+  if (sends_authorization && (status == 401 || (status == 403 && failure.bearer_challenge))) {
+    refused_configured_credentials(status, r);
+    return;
+  }
   if (status == 401 && !failure.bearer_challenge) {
     // No Bearer challenge: nothing for the client's OAuth to work with (Claude Code reports such a server failed),
     // so /mcp cannot fix it: the definition's own credentials are refused.
@@ -141,7 +165,7 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
   }
   if (!sse_first && refused_post(hs.first_http_failure) && clock.now_ms() < deadline && try_sse()) return r;
   r.latency_ms = clock.now_ms() - started;
-  classify_without_answer(hs, options.depth, r);
+  classify_without_answer(hs, options.depth, server.sends_authorization(), r);
   return r;
 }
 
