@@ -22,6 +22,16 @@ case_clean_setup_exits_0() {
   assert_contains "$OUT" "none: all clear"
 }
 
+case_advice_names_the_agent_asked_about() {
+  # explain-config --agent gemini in a folder with no servers speaks of Gemini CLI, not Claude Code's commands.
+  mcph explain-config --agent gemini
+  assert_contains "$OUT$ERR" "Gemini CLI would start no MCP server in this folder"
+  assert_not_contains "$OUT$ERR" "claude mcp add"
+  mcph explain-config
+  assert_contains "$OUT$ERR" "Claude Code would start no MCP server in this folder"
+  assert_contains "$OUT$ERR" "claude mcp add"
+}
+
 case_files_are_listed_in_search_order_with_status() {
   register_hooks
   write_config "$PROJ/.mcp.json" $'{\n  "mcpServers": {\n    "a": {"command": "true"},,\n  }\n}'

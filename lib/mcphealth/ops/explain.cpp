@@ -159,9 +159,12 @@ void explain_files(Explanation& e, const config::Resolution& res, const config::
   if (res.managed_config) e.managed_config = res.managed_config->string();
 }
 
-/// Step 2: per name, the definition Claude Code uses, what it shadows, and every definition it does not use.
+/// Step 2: per name, the definition the agent uses, what it shadows, and every definition it does not use.
 void explain_servers(Explanation& e, const config::Resolution& res, const util::Environment& env,
-                     const config::Settings& settings, const config::Policy& policy, const std::vector<std::string>& only) {
+                     const config::Settings& settings, const config::Policy& policy,
+                     const std::vector<std::string>& only, const agent::Agent& agent) {
+  const std::string name(agent.name);
+  const bool claude = &agent == &agent::default_agent(); // whose settings and commands the advice may name
   const auto chosen = [&](const config::Candidate& c) {
     return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {
              return c.named(n);
@@ -181,10 +184,13 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       e.skipped.push_back({c.definition, c.tool_server, c.scope, c.standing, c.reason, written_target(c.definition)});
       add(e, Finding::Severity::warning, std::string(config::standing_name(c.standing)),
           c.definition.name + " in " + where(c) + " is not checked: " + c.reason,
-          c.standing == config::Standing::not_approved ? "approve it in Claude Code (it asks when the project opens), or list it in "
-                                                         "enabledMcpjsonServers; mcphealth runs nothing Claude Code would not"
-          : c.standing == config::Standing::not_read   ? "move it to where Claude Code reads it (`claude mcp add`), or delete it"
-                                                       : "nothing to do if that is what you meant");
+          c.standing == config::Standing::not_approved
+              ? (claude ? "approve it in Claude Code (it asks when the project opens), or list it in "
+                          "enabledMcpjsonServers; mcphealth runs nothing Claude Code would not"
+                        : "approve or trust it in " + name + "; mcphealth runs nothing " + name + " would not")
+          : c.standing == config::Standing::not_read
+              ? "move it to where " + name + " reads it" + (claude ? " (`claude mcp add`)" : "") + ", or delete it"
+              : "nothing to do if that is what you meant");
       continue;
     }
     ServerExplanation s;
@@ -240,8 +246,9 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       std::string vars;
       for (const auto& v : s.unset_vars) vars += (vars.empty() ? "" : ", ") + ("${" + v + "}");
       add(e, Finding::Severity::warning, "unset-variable",
-          s.name + " uses " + vars + ", not set here: Claude Code warns and starts it with the literal text (if it then "
-          "fails, the hook blocks its tools as misconfigured)",
+          s.name + " uses " + vars + ", not set here: " + name +
+              " warns and starts it with the literal text (if it then "
+              "fails, the hook blocks its tools as misconfigured)",
           "set it where the agent runs (launchd and cron do not read your shell profile), or write ${VAR:-default}");
     }
     if (s.kind == "stdio" && !s.resolved_command) {
@@ -256,8 +263,9 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     e.servers.push_back(std::move(s));
   }
   if (res.winners().empty() && only.empty()) {
-    add(e, Finding::Severity::warning, "no-servers", "Claude Code would start no MCP server in this folder",
-        "add one with `claude mcp add`, or point ECC_MCP_CONFIG_PATH at your config");
+    add(e, Finding::Severity::warning, "no-servers", name + " would start no MCP server in this folder",
+        claude ? "add one with `claude mcp add`, or point ECC_MCP_CONFIG_PATH at your config"
+               : "add one where " + name + " reads its servers (explain-config lists the files)");
   }
 }
 
@@ -419,7 +427,7 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
   const config::Resolution res = client.catalogue.resolve(inputs, env);
   const config::Policy policy = config::load_policy(settings.policy_path, env);
   explain_files(e, res, settings);
-  explain_servers(e, res, env, settings, policy, only);
+  explain_servers(e, res, env, settings, policy, only, client);
   explain_settings(e, env, settings, policy);
   explain_hooks(e, env, inputs, client);
   return e;
