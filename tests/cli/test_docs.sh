@@ -120,7 +120,7 @@ case_completions_take_agents_and_events_from_the_binarys_table() {
     out=$(zsh -c 'source "$1"; _describe() { print -l -- ${(P)4}; }; _mcphealth_bin=$2; typeset -A opt_args;
                   opt_args=(--agent gemini); _mcphealth_agents all; _mcphealth_events' \
       _ "$MCPHEALTH_SOURCE_DIR/completions/_mcphealth" "$MCPHEALTH_BIN" 2>/dev/null | tr '\n' ' ')
-    assert_contains "$out" "windsurf all "
+    assert_contains "$out" "$("$MCPHEALTH_BIN" install --list-agents | tr '\n' ' ')all "
     assert_contains "$out" "BeforeTool AfterTool SessionStart"
   fi
   for f in mcphealth.bash _mcphealth mcphealth.fish; do

@@ -56,6 +56,10 @@ struct DiscoveryInputs {
   /// What the client was started with (`claude --mcp-config ...`, agent/claude_code_args.hpp): its servers come first,
   /// and with `--strict-mcp-config` they are the only ones.
   std::optional<ClientArguments> client;
+  /// Set for a tool call's hook by an agent that starts a project's servers unasked but only in a session there
+  /// (Qwen Code): the agent runs in this folder now, so what it starts here is known. Elsewhere (probe, status)
+  /// those servers are not started: nothing says the agent ever runs there.
+  bool agent_runs_here = false;
   /// What reads the configuration files (util/files.hpp); nothing = the disk.
   util::FileReader* reader = nullptr;
 };

@@ -138,6 +138,7 @@ std::string Context::folder_key() {
   std::vector<std::string> how;
   if (in.mode == config::DiscoveryInputs::Mode::headless) how.emplace_back("headless");
   if (in.client) how.push_back("--mcp-config " + in.client->stamp());
+  if (in.agent_runs_here) how.emplace_back("in session"); // its bindings differ from what probe binds there
   return agent::folder_key(m_agent, in.project_dir.string(), how);
 }
 

@@ -1,0 +1,133 @@
+// Qwen Code (@qwen-code/qwen-code 0.24.4, seen in the real program; ../shared/agents/NEW-AGENTS.md): Claude Code's
+// hooks in its settings files (`hooks.<Event>` groups with a `mcp__.*` matcher; PreToolUse, PostToolUseFailure,
+// PostToolUse and SessionStart fire for MCP tools; a `hookSpecificOutput` deny or exit 2 blocks, exit 1 lets the
+// call run), and Claude Code's payload shape without an `mcp_server` field. Servers: `mcpServers` in
+// ~/.qwen/settings.json and a project's .qwen/settings.json, the project's used with no trust step; a name in both
+// is the project's.
+#include <mcphealth/agent/agent.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::agent {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".qwen"; }
+
+using Says = hook::FailureReading::Says;
+
+/// How Qwen Code words its servers' outages in PostToolUseFailure's `error` (0.24.4). A JSON-RPC error arrives as
+/// its message alone, which the generic signs read.
+constexpr hook::ClientWording k_wordings[] = {
+    {"Qwen Code 0.24.4", "MCP tool execution may have completed before the connection failed", Says::transport,
+     "a stdio server that died during the call (no \"Connection closed\" is said)"},
+};
+
+class QwenDialect final : public Dialect {
+public:
+  hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
+                      const util::Environment&) const override {
+    hook::HookCall call;
+    const std::optional<std::string> named = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
+                                                              : util::get_string(input.payload, "hook_event_name");
+    name_event(call, event_flag, named, "hook_event_name", "PreToolUse");
+    call.event = hook::event_from_name(call.event_name);
+    read_claude_shape(input, call);
+    if (input.incomplete) return call;
+    call.failure_text = hook::failure_text(input.payload);
+    call.interrupted = util::get_bool(input.payload, "is_interrupt") == true;
+    call.duration_ms = std::max<std::int64_t>(0, util::get_int(input.payload, "duration_ms").value_or(0));
+    return call;
+  }
+
+  Answer answer_json(const hook::HookOutcome& outcome) const override { return hook_specific_answer(outcome); }
+
+  std::vector<std::string_view> event_names() const override {
+    return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"};
+  }
+
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+};
+
+class QwenCatalogue final : public Catalogue {
+public:
+  /// A tool call's hook: Qwen Code runs in this folder now.
+  void read_start(config::DiscoveryInputs& inputs, const util::Environment&) const override { inputs.agent_runs_here = true; }
+
+protected:
+  config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                          util::FileReader& reader) const override {
+    config::Resolution res;
+    res.project_dir = inputs.project_dir;
+    const fs::path dir = config::absolute_normal(inputs.project_dir);
+    const std::vector<std::pair<config::FileReport, config::Scope>> layers = {
+        {config::read_source({dir / ".qwen" / "settings.json", "project"}, reader), config::Scope::project},
+        {config::read_source({user_dir(env) / "settings.json", "user"}, reader), config::Scope::user}};
+    for (const auto& [report, scope] : layers) {
+      res.files.push_back(report);
+      for (const config::ServerDefinition& def : report.servers) {
+        config::Candidate c;
+        c.definition = def;
+        c.tool_server = config::tool_server_name(def.name);
+        c.scope = scope;
+        if (scope == config::Scope::project) {
+          c.project = dir.string();
+          if (!inputs.agent_runs_here) {
+            // A cloned repository's command: Qwen Code starts it only in a session there, which only its hook sees.
+            c.standing = config::Standing::not_approved;
+            c.reason = "a project's .qwen/settings.json: Qwen Code starts it in a session there (no trust step), so "
+                       "mcphealth starts it only from that session's hook";
+          }
+        }
+        res.candidates.push_back(std::move(c));
+      }
+    }
+    config::pick_winners(res, env);
+    return res;
+  }
+};
+
+class QwenRegistration final : public Registration {
+public:
+  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
+    return {user_dir(env) / "settings.json", config::absolute_normal(project) / ".qwen" / "settings.json"};
+  }
+  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
+                                       const fs::path& project) const override {
+    switch (scope) {
+    case InstallScope::user: return user_dir(env) / "settings.json";
+    case InstallScope::project: return config::absolute_normal(project) / ".qwen" / "settings.json";
+    case InstallScope::local: break; // no personal file inside a project
+    }
+    return std::nullopt;
+  }
+  std::vector<EventSpec> events() const override {
+    return {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}};
+  }
+  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
+  // A missing command lets the call run (seen), so a bare name that is not on PATH switches the gate off unseen.
+  bool missing_command_blocks() const override { return false; }
+  std::string sample_tool_name() const override { return "mcp__server__tool"; }
+  json::object hook_entry(const std::string& command) const override { return {{"type", "command"}, {"command", command}}; }
+};
+
+} // namespace
+
+const Agent& qwen() {
+  static const QwenCatalogue catalogue;
+  static const QwenDialect dialect;
+  static const QwenRegistration registration;
+  static const Agent agent{"qwen", "Qwen Code", catalogue, dialect, registration, "run /mcp auth in Qwen Code",
+                           "run /mcp auth", 0};
+  return agent;
+}
+
+} // namespace mcphealth::agent
