@@ -22,7 +22,7 @@ case_a_server_that_dies_is_blocked_from_the_next_probe_on() {
   local results
   results=$(codex_results)
   assert_contains "$(sed -n '1p' <<<"$results")" 'echo: one' "the first call's result"
-  assert_contains "$(sed -n '2p' <<<"$results")" 'Tool call blocked by PreToolUse hook: The MCP server \"svc\" has been down' \
+  assert_contains "$(sed -n '2p' <<<"$results")" 'Tool call blocked by PreToolUse hook: Blocked on purpose by mcphealth, the MCP health check (not a hook failure). The MCP server \"svc\" has been down' \
     "the model's text for the blocked call"
   assert_contains "$(sed -n '2p' <<<"$results")" 'fixture: backend down, exiting'
   wait_for_quiet

@@ -23,7 +23,7 @@ assert_third_blocked() {
   local results
   results=$(copilot_results)
   assert_contains "$(sed -n '1p' <<<"$results")" 'echo: one' "the first call's result"
-  assert_contains "$(sed -n '$p' <<<"$results")" 'Denied by preToolUse hook: The MCP server \"svc\" has been down' \
+  assert_contains "$(sed -n '$p' <<<"$results")" 'Denied by preToolUse hook: Blocked on purpose by mcphealth, the MCP health check (not a hook failure). The MCP server \"svc\" has been down' \
     "the model's text for the blocked call (all it was given back: $results)"
 }
 

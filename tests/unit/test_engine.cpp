@@ -94,14 +94,17 @@ TEST_CASE("a failed probe blocks, then the backoff gates without probing", "[eng
   CHECK(out.decision == hook::HookOutcome::Decision::block);
   // The JS hook's line on stderr; the designed text for the model.
   CHECK(h.logged("svc is unavailable (boom). Blocking act so Claude can fall back to non-MCP tools."));
-  CHECK(out.reason == hook::messages::blocked_after_probe({"svc", "act", "boom", state::FailureCode::transport(), 30'000}));
+  CHECK(out.reason ==
+        std::string(hook::messages::k_block_lead) +
+            hook::messages::blocked_after_probe({"svc", "act", "boom", state::FailureCode::transport(), 30'000}));
   CHECK(h.entry().next_retry_at == h.clock.now_ms() + 30'000);
   h.clock.advance(29'000);
   auto gated = h.run("PreToolUse");
   CHECK(gated.decision == hook::HookOutcome::Decision::block);
   CHECK(h.logged("svc is marked unhealthy until"));
-  CHECK(gated.reason == hook::messages::blocked_from_cache({"svc", "act", "boom", state::FailureCode::transport(), 1'000,
-                                                            29'000, 1}));
+  CHECK(gated.reason == std::string(hook::messages::k_block_lead) +
+                            hook::messages::blocked_from_cache(
+                                {"svc", "act", "boom", state::FailureCode::transport(), 1'000, 29'000, 1}));
   CHECK(h.prober.calls == 1);
   h.clock.advance(2'000);
   h.run("PreToolUse");
@@ -223,7 +226,8 @@ TEST_CASE("an unset variable is probed as Claude Code starts it: a failure is mi
   CHECK(h.prober.calls == 1);
   CHECK(out.decision == hook::HookOutcome::Decision::block);
   CHECK(h.logged("misconfigured: ${NO_SUCH_KEY} is not set (Error: invalid API key)"));
-  CHECK(out.reason == hook::messages::blocked_misconfigured("svc", "act", "NO_SUCH_KEY"));
+  CHECK(out.reason ==
+        std::string(hook::messages::k_block_lead) + hook::messages::blocked_misconfigured("svc", "act", "NO_SUCH_KEY"));
   CHECK(h.entry().unhealthy());
   CHECK(h.runner.commands.empty()); // a restart would not set the variable
 

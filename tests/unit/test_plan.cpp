@@ -62,7 +62,7 @@ TEST_CASE("a block is settled against fail-open: it says its line, or gives way 
   REQUIRE(blocked.blocks());
   const Plan kept = gate::settle(blocked, gate::FailOpen::no);
   CHECK(kept.blocks());
-  CHECK(kept.answer.reason == "for the model");
+  CHECK(kept.answer.reason == std::string(hook::messages::k_block_lead) + "for the model");
   REQUIRE(kept.said.size() == 1);
   CHECK(kept.said[0] == "svc is marked unhealthy until T; skipping act");
   const Plan given_way = gate::settle(blocked, gate::FailOpen::yes);

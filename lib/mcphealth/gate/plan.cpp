@@ -24,7 +24,7 @@ Plan allow(const std::string& event, std::optional<std::string> context) {
 Plan block(const std::string& event, BlockLine line, std::string for_model) {
   Plan plan = allow(event);
   plan.answer.decision = HookOutcome::Decision::block;
-  plan.answer.reason = util::cap_utf8(for_model, k_max_model_text_bytes);
+  plan.answer.reason = util::cap_utf8(std::string(messages::k_block_lead) + for_model, k_max_model_text_bytes);
   plan.block_line = std::move(line);
   return plan;
 }

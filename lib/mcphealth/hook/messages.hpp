@@ -44,6 +44,11 @@ struct Down {
   Client client = {};
 };
 
+/// What every block's reason starts with. Claude Code 2.1.332 shows the model a deny as `PreToolUse:<tool> hook
+/// error: <reason>`, which reads like a broken hook; the lead says the block is meant, and by whom.
+inline constexpr std::string_view k_block_lead =
+    "Blocked on purpose by mcphealth, the MCP health check (not a hook failure). ";
+
 /// PreToolUse, a probe just found the server down.
 std::string blocked_after_probe(const Down& d);
 /// PreToolUse, the cache says the server is down and its retry has not come.
