@@ -68,8 +68,10 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
   const json::object* hooks = util::get_object(root, "hooks");
   if (hooks == nullptr) return;
   const std::string sample = agent.registration.sample_tool_name();
-  for (auto& [event, registered] : reg.required) {
-    bool* covered = &registered;
+  for (auto& required : reg.required) {
+    // Named, not a structured binding: the lambda below captures it, which clang before 16 refuses for a binding.
+    const std::string& event = required.first;
+    bool* covered = &required.second;
     auto it = hooks->find(event);
     if (it == hooks->end() || !it->value().is_array()) continue;
     agent::for_each_hook(it->value().get_array(), agent.registration.layout(),
