@@ -67,7 +67,6 @@ public:
 
   /// The call being decided, and its definition once the configs named it.
   void set_call(const hook::CallTarget& call) { m_target_call = call; }
-  const std::optional<hook::CallTarget>& deciding() const { return m_target_call; }
   const config::Candidate* candidate() const { return m_candidate; }
   /// On the cache path: the project of the definition the folder's binding names.
   void bound_to_project(std::optional<std::string> project) { m_bound_project = std::move(project); }

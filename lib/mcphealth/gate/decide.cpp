@@ -1,9 +1,14 @@
 #include <mcphealth/gate/decide.hpp>
 
 #include <mcphealth/state/health.hpp>
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::gate {
+
+bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCode& code) {
+  return kind == probe::Kind::http_status && state::row_of(code).advice == state::Advice::authenticate;
+}
 
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
   CacheDecision d;
@@ -21,6 +26,9 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
       d.missing_variable = std::string(util::word_after(d.entry.last_error.value_or(""), "${"));
     } else {
       d.verdict = CacheVerdict::block_down;
+      const std::optional<state::ProbeDetails> probe = state::probe_details(*entry);
+      d.credentials_refused =
+          probe && refuses_credentials(probe::kind_from_name(probe->kind), d.entry.last_failure_code);
     }
     break;
   case state::Freshness::stale:

@@ -1,6 +1,7 @@
 #pragma once
 // What the cache says about a call, as a pure function of the entry, the clock's reading and the rules in force:
 // no file, no clock, no process. The engine (hook/engine.cpp) does what it says: answers, probes, starts a refresh.
+#include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/clock.hpp>
 
@@ -45,7 +46,14 @@ struct CacheDecision {
   bool retry_capped = false;
   /// For block_misconfigured: the variable its last error names (`API_KEY`), or empty.
   std::string missing_variable;
+  /// For block_down: a probe found the server refusing the credentials its definition sends (read only for a
+  /// block: a cache hit never looks at the entry's probe details).
+  bool credentials_refused = false;
 };
+
+/// True when a probe of kind `kind` that recorded `code` found the server refusing the credentials its definition
+/// sends: an authentication status recorded as down (`http-status`), not as waiting for a login (`needs-auth`).
+bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCode& code);
 
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);

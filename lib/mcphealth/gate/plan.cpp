@@ -47,16 +47,6 @@ Plan settle(Plan plan, FailOpen fail_open) {
   return plan;
 }
 
-namespace {
-
-/// True when a probe found the server refusing the credentials its definition sends: an authentication status it
-/// recorded as down (`http-status`), not as waiting for a login (`needs-auth`).
-bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCode& code) {
-  return kind == probe::Kind::http_status && state::row_of(code).advice == state::Advice::authenticate;
-}
-
-} // namespace
-
 std::optional<Plan> answer_from_cache(const std::string& event, const hook::CallTarget& call, const CacheDecision& d,
                                       util::EpochMs now, const Voice& voice) {
   const state::ServerEntry& e = d.entry;
@@ -76,8 +66,7 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
                         e.last_failure_code, *st.retry_at - now, std::nullopt,
                         e.failure_count};
     down.client = voice;
-    down.credentials_refused =
-        refuses_credentials(e.probe_kind ? probe::kind_from_name(*e.probe_kind) : std::nullopt, e.last_failure_code);
+    down.credentials_refused = d.credentials_refused;
     if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
     plan = block(
         event,

@@ -62,8 +62,6 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.last_failure_code = FailureCode::from_json(obj.if_contains(field::last_failure_code));
   e.source = util::get_string(obj, field::source);
   if (auto by = util::get_string(obj, field::restored_by)) e.restored_by = restored_by_from_name(*by);
-  if (const json::object* probe = util::get_object(obj, field::probe))
-    e.probe_kind = util::get_string(*probe, field::probe_kind);
   return e;
 }
 

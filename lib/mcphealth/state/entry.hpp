@@ -56,8 +56,6 @@ struct ServerEntry {
   FailureCode last_failure_code;
   std::optional<std::string> source;
   std::optional<RestoredBy> restored_by;
-  /// The kind of the probe that wrote the entry (`probe.kind`: `http-status`, `needs-auth`, ...), when one did.
-  std::optional<std::string> probe_kind;
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
