@@ -207,3 +207,26 @@ TEST_CASE("SessionStart refreshes what is missing or stale and names what is dow
   CHECK_FALSE(gate::plan_session_start("SessionStart", {servers[2]}, k_now, 3'600'000, gate::Voice{})
                   .answer.additional_context);
 }
+
+TEST_CASE("a name nothing starts here is allowed and said: undefined, or defined but not started", "[plan]") {
+  const Plan undefined =
+      gate::allow_unbound("PreToolUse", "svc", {std::nullopt, "none", "/p/.mcp.json could not be read (x)"});
+  CHECK_FALSE(undefined.blocks());
+  REQUIRE(undefined.said.size() == 2);
+  CHECK(undefined.said[0] == "No MCP config found for svc; skipping preflight probe");
+  CHECK(undefined.said[1].find("/p/.mcp.json could not be read") != std::string::npos);
+  const Plan pending = gate::allow_unbound("PreToolUse", "svc", {std::nullopt, "not-approved", "pending approval"});
+  CHECK(pending.said == std::vector<std::string>{"svc is not checked: pending approval; skipping preflight probe"});
+}
+
+TEST_CASE("after a failure the model hears what was recorded: restored, marked down for a time, or nothing", "[plan]") {
+  hook::messages::Down down{"svc", "act", "Connection closed", state::FailureCode::transport()};
+  down.blocked_for_ms = 30'000;
+  const auto told = [&](gate::FailureRecord r) {
+    return *gate::answer_after_failure("PostToolUseFailure", down, r).answer.additional_context;
+  };
+  CHECK(told(gate::FailureRecord::restored).find("answers again") != std::string::npos);
+  CHECK(told(gate::FailureRecord::marked).find("30 seconds") != std::string::npos);
+  CHECK(told(gate::FailureRecord::not_recorded).find("Give it a few minutes") != std::string::npos);
+  CHECK(told(gate::FailureRecord::not_recorded).find("30 seconds") == std::string::npos);
+}

@@ -162,6 +162,10 @@ void name_event(hook::HookCall& call, const std::optional<std::string>& flag, co
 /// tool's input; from a cut payload's raw text, the tool's name and target alone.
 void read_claude_shape(const hook::HookInput& input, hook::HookCall& call);
 
+/// Reads Claude Code's PostToolUseFailure fields into `call` (which Qwen Code sends too): the failure's text
+/// (`error`), `is_interrupt` and `duration_ms`; nothing from a cut payload.
+void read_claude_failure(const hook::HookInput& input, hook::HookCall& call);
+
 /// The answer in Claude Code's form (`hookSpecificOutput`: a `permissionDecision` of `deny` with its reason, or
 /// `additionalContext`), which Codex CLI reads too.
 Answer hook_specific_answer(const hook::HookOutcome& outcome);

@@ -141,6 +141,13 @@ std::string agent_ids() {
   return out;
 }
 
+void read_claude_failure(const hook::HookInput& input, hook::HookCall& call) {
+  if (input.incomplete) return;
+  call.failure_text = hook::failure_text(input.payload);
+  call.interrupted = util::get_bool(input.payload, "is_interrupt") == true;
+  call.duration_ms = std::max<std::int64_t>(0, util::get_int(input.payload, "duration_ms").value_or(0));
+}
+
 std::string per_agent(const std::function<std::string(const Agent&)>& say) {
   std::vector<std::pair<std::vector<std::string_view>, std::string>> groups; // who says it, and what
   for (const Agent* a : agents()) {

@@ -50,10 +50,7 @@ public:
     else name_event(call, event_flag, from_payload, "hook_event_name", "PreToolUse");
     call.event = hook::event_from_name(call.event_name);
     read_claude_shape(input, call);
-    if (input.incomplete) return call;
-    call.failure_text = hook::failure_text(payload);
-    call.interrupted = util::get_bool(payload, "is_interrupt") == true;
-    call.duration_ms = std::max<std::int64_t>(0, util::get_int(payload, "duration_ms").value_or(0));
+    read_claude_failure(input, call);
     return call;
   }
 

@@ -11,8 +11,6 @@
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 
-#include <algorithm>
-
 namespace mcphealth::agent {
 
 namespace fs = std::filesystem;
@@ -41,10 +39,7 @@ public:
     name_event(call, event_flag, named, "hook_event_name", "PreToolUse");
     call.event = hook::event_from_name(call.event_name);
     read_claude_shape(input, call);
-    if (input.incomplete) return call;
-    call.failure_text = hook::failure_text(input.payload);
-    call.interrupted = util::get_bool(input.payload, "is_interrupt") == true;
-    call.duration_ms = std::max<std::int64_t>(0, util::get_int(input.payload, "duration_ms").value_or(0));
+    read_claude_failure(input, call);
     return call;
   }
 
