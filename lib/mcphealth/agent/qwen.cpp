@@ -2,8 +2,9 @@
 // hooks in its settings files (`hooks.<Event>` groups with a `mcp__.*` matcher; PreToolUse, PostToolUseFailure,
 // PostToolUse and SessionStart fire for MCP tools; a `hookSpecificOutput` deny or exit 2 blocks, exit 1 lets the
 // call run), and Claude Code's payload shape without an `mcp_server` field. Servers: `mcpServers` in
-// ~/.qwen/settings.json and a project's .qwen/settings.json, the project's used with no trust step; a name in both
-// is the project's.
+// ~/.qwen/settings.json and a project's .qwen/settings.json, the project's used with no trust step. Not seen in the
+// real program: which wins a name both define (taken here as the project's, by scope, as Gemini CLI, which Qwen
+// Code forks, does), its login words, and whether its settings files take comments (taken as strict JSON).
 #include <mcphealth/agent/agent.hpp>
 
 #include <mcphealth/config/names.hpp>
