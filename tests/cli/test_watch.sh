@@ -167,10 +167,15 @@ case_sweeps_leak_no_file_descriptors() {
   stop_watch
 }
 
+# tm ARGS: tmux on a server of the case's own (its own socket, no user config). On the shared default server, one
+# case ending its last session made the server exit under another case's new-session, which failed with "server
+# exited unexpectedly" (CI of stop 33).
+tm() { tmux -S "$T/tmux" -f /dev/null "$@"; }
+
 # pane_fits SESSION WIDTH HEIGHT: the pane's text, checked to fit: no more lines than HEIGHT, none wider than WIDTH.
 pane_fits() {
   local screen
-  screen=$(tmux capture-pane -p -t "$1")
+  screen=$(tm capture-pane -p -t "$1")
   "$PY" - "$2" "$3" "$screen" <<'PYEOF' || fail "the view does not fit $2x$3"
 import sys
 w, h, screen = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
@@ -195,17 +200,19 @@ case_terminal_view_fits_the_window_at_every_size() {
   (cd "$dir" && "$MCPHEALTH_BIN" probe --all >/dev/null 2>&1) || true
   # A problem of the state file's own, which belongs in the header.
   printf 'x' > "$(STATE).corrupt-20261201-000000"
-  local session="mcphealth-test-$$" size w h screen
-  cleanup_add "tmux kill-session -t '$session'"
+  local session="" size w h screen
+  cleanup_add "tmux -S '$T/tmux' kill-server"
   for size in 150x40 150x20 100x30 80x24; do
     w=${size%x*} h=${size#*x}
-    tmux kill-session -t "$session" 2>/dev/null || true
-    tmux new-session -d -s "$session" -x "$w" -y "$h" "cd '$dir' && HOME='$HOME' '$MCPHEALTH_BIN' watch; sleep 30"
-    for i in $(seq 1 100); do [[ $(tmux capture-pane -p -t "$session") == *"q: quit"* ]] && break; sleep 0.1; done
+    # The next size's session opens before the last one closes: a server left with no session exits.
+    tm new-session -d -s "at-$size" -x "$w" -y "$h" "cd '$dir' && HOME='$HOME' '$MCPHEALTH_BIN' watch; sleep 30"
+    [ -z "$session" ] || tm kill-session -t "$session"
+    session="at-$size"
+    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"q: quit"* ]] && break; sleep 0.1; done
     (cd "$dir" && "$MCPHEALTH_BIN" reset s03 s06 >/dev/null)
-    for i in $(seq 1 100); do [[ $(tmux capture-pane -p -t "$session") == *"s06  reset"* ]] && break; sleep 0.1; done
+    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"s06  reset"* ]] && break; sleep 0.1; done
     (cd "$dir" && "$MCPHEALTH_BIN" probe s03 s06 >/dev/null 2>&1) || true
-    for i in $(seq 1 100); do [[ $(tmux capture-pane -p -t "$session") == *"s06  down"* ]] && break; sleep 0.1; done
+    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"s06  down"* ]] && break; sleep 0.1; done
     screen=$(pane_fits "$session" "$w" "$h")
     assert_contains "$(head -1 <<<"$screen")" "mcphealth watch — ~/.claude/mcp-health-cache.json" "$size: the title"
     assert_contains "$screen" "SERVER" "$size: the table's header"
@@ -219,9 +226,9 @@ case_terminal_view_fits_the_window_at_every_size() {
     fi
   done
   # A resized window is drawn again to its new size.
-  tmux resize-window -t "$session" -x 90 -y 15
+  tm resize-window -t "$session" -x 90 -y 15
   for i in $(seq 1 50); do
-    [ "$(tmux capture-pane -p -t "$session" | wc -l)" -le 15 ] && break
+    [ "$(tm capture-pane -p -t "$session" | wc -l)" -le 15 ] && break
     sleep 0.1
   done
   pane_fits "$session" 90 15 >/dev/null
@@ -241,30 +248,30 @@ case_terminal_view_redraws_and_q_restores() {
   command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   local session="mcphealth-test-$$"
-  cleanup_add "tmux kill-session -t '$session'" # also when an assertion fails half-way
-  tmux new-session -d -s "$session" -x 160 -y 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
+  cleanup_add "tmux -S '$T/tmux' kill-server" # also when an assertion fails half-way
+  tm new-session -d -s "$session" -x 160 -y 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
   local i screen=""
   for i in $(seq 1 100); do
-    screen=$(tmux capture-pane -p -t "$session")
+    screen=$(tm capture-pane -p -t "$session")
     [[ $screen == *"mcphealth watch"* ]] && break
     sleep 0.1
   done
   assert_contains "$screen" "q: quit"
   (cd "$PROJ" && hook "$(pre_payload svc)")
   for i in $(seq 1 100); do
-    screen=$(tmux capture-pane -p -t "$session")
+    screen=$(tm capture-pane -p -t "$session")
     [[ $screen == *"svc  down"* ]] && break
     sleep 0.1
   done
   assert_contains "$screen" "✘ unhealthy" "the table shows the new state"
   assert_contains "$screen" "svc  down (none -> unhealthy, by hook)" "the log pane shows the transition"
-  tmux send-keys -t "$session" q
+  tm send-keys -t "$session" q
   for i in $(seq 1 100); do
-    screen=$(tmux capture-pane -p -t "$session")
+    screen=$(tm capture-pane -p -t "$session")
     [[ $screen == *"watch-ended-0"* ]] && break
     sleep 0.1
   done
-  tmux kill-session -t "$session" 2>/dev/null || true
+  tm kill-session -t "$session" 2>/dev/null || true
   assert_contains "$screen" "watch-ended-0" "q ends watch with 0 and gives the terminal back"
 }
 
