@@ -97,6 +97,14 @@ need_claude() {
   [ -n "$CLAUDE_BIN" ] && [ -x "$CLAUDE_BIN" ] || skip "needs the real claude (MCPHEALTH_CLAUDE; scripts/test installs it)"
 }
 
+# need_claude_newest: the case needs the newest Claude Code (MCPHEALTH_CLAUDE_NEWEST; scripts/test installs it). It
+# defers MCP tools behind ToolSearch: the fake model is offered them up front instead.
+need_claude_newest() {
+  CLAUDE_BIN=${MCPHEALTH_CLAUDE_NEWEST:-}
+  [ -n "$CLAUDE_BIN" ] && [ -x "$CLAUDE_BIN" ] || skip "needs the newest claude (MCPHEALTH_CLAUDE_NEWEST; scripts/test installs it)"
+  export ENABLE_TOOL_SEARCH=false
+}
+
 # claude_session [ARGS...]: one `claude -p` session in $PROJ against the fake model; sets OUT (stream-json), RC.
 claude_session() {
   local errf

@@ -234,6 +234,29 @@ case_headless_probes_the_project_server_that_shadows_the_user_one() {
   wait_for_quiet
 }
 
+# Claude Code 2.1.332 names the definition each call goes to (mcp_server.source). The user's svc cannot start and a
+# probe run has recorded it down; the project's svc, still pending approval, is the one `claude -p` runs: its calls
+# go through, and its outage is the one that blocks.
+case_newest_the_clients_source_decides_which_definition_is_judged() {
+  need_claude_newest
+  write_config "$HOME/.claude/settings.json" '{}'
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":{\"command\":\"/nonexistent/svc-server\"}}}"
+  svc_stdio
+  mcph probe --all
+  assert_eq "$RC" 1 "the user's svc is down"
+  model_script "{\"turns\":[[$(echo_call one)],$(cue_turn down "$(echo_call two)"),[$(echo_call three)]]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(calls_seen)" "one" "the project's svc took the call before it went down"
+  local results
+  results=$(tool_results)
+  assert_not_contains "$(sed -n '1p' <<<"$results")" "MCP server" "the first call was not blocked"
+  assert_contains "$(sed -n '$p' <<<"$results")" 'The MCP server \"svc\" has been down' "the third call was blocked"
+  assert_eq "$(entry_field svc source)" "$PROJ/.mcp.json" "the outage recorded is the project's svc's"
+  wait_for_quiet
+}
+
 # svc_def CALLS_FILE: the session server as a stdio definition (JSON), its calls logged to CALLS_FILE.
 svc_def() {
   printf '{"command":"%s","args":["%s","stdio","--cue-file","%s","--calls-file","%s"]}' "$PY" "$SESSION_SERVER" "$T/cue" "$1"

@@ -57,6 +57,56 @@ case_unapproved_project_server_never_runs_and_the_user_server_is_probed() {
   assert_eq "$(json_eval "$OUT" '[(s["name"], s["scope"]) for s in d["servers"]]')" '[["github", "user"]]'
 }
 
+# sourced_payload SERVER SOURCE: a PreToolUse as Claude Code 2.1.290 and later sends it, naming the definition.
+sourced_payload() {
+  printf '{"hook_event_name":"PreToolUse","tool_name":"mcp__%s__echo","tool_input":{},"cwd":"%s","mcp_server":{"name":"%s","source":"%s"}}' \
+    "$1" "$PROJ" "$1" "$2"
+}
+
+# The user's svc cannot start; the project's, still pending approval, is healthy, and `claude -p` runs it. The
+# payload's mcp_server.source says which one a call goes to: the project's is probed, and the user's verdict blocks
+# only the user's calls.
+case_the_clients_source_picks_the_definition_it_runs() {
+  no_approvals
+  json_file "$HOME/.claude.json" '{"mcpServers": {"svc": fixture("crash", "--count-file", T + "/user-count")}}'
+  json_file "$PROJ/.mcp.json" '{"mcpServers": {"svc": fixture("healthy", "--count-file", T + "/project-count")}}'
+  hook "$(sourced_payload svc project)"
+  assert_eq "$OUT" "" "the project's healthy svc is allowed"
+  assert_eq "$(line_count "$T/project-count")" 1 "the project's svc was probed"
+  assert_no_file "$T/user-count"
+  assert_eq "$(entry_field svc source)" "$PROJ/.mcp.json"
+  hook "$(sourced_payload svc user)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "the user's svc is down"
+  assert_eq "$(line_count "$T/user-count")" 1
+  # Both are cache hits now, each by its own binding.
+  hook "$(sourced_payload svc project)" -v
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "bindings current; svc is definition"
+  hook "$(sourced_payload svc user)" -v
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$ERR" "bindings current; svc is definition"
+  assert_eq "$(line_count "$T/project-count")" 1
+  assert_eq "$(line_count "$T/user-count")" 1
+  # Without the client's word, today's rules: the project's svc is pending, so the call is the user's.
+  hook "$(pre_payload svc echo)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+}
+
+# A server the client was given itself (`--mcp-config`, the Agent SDK's mcpServers: source "dynamic") that
+# mcphealth cannot see is not judged by the verdict of a definition of the same name it can see.
+case_a_dynamic_server_is_not_judged_by_another_definitions_verdict() {
+  json_file "$HOME/.claude.json" '{"mcpServers": {"svc": fixture("crash")}}'
+  hook "$(pre_payload svc echo)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "the user's svc is down"
+  hook "$(sourced_payload svc dynamic)"
+  assert_eq "$OUT" "" "the dynamic svc is allowed"
+  assert_contains "$ERR" "svc is not checked: the client runs it from its dynamic servers"
+  # A word mcphealth does not know leaves today's rules.
+  hook "$(sourced_payload svc claudeai)" -v
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$ERR" "a word mcphealth does not map here"
+}
+
 case_each_approval_key_approves() {
   no_approvals
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"p\":$(marker_def p)}}"

@@ -55,6 +55,39 @@ TEST_CASE("explicit target fields count only for non-MCP tool names", "[payload]
   CHECK_FALSE(hook::find_target(json::parse(R"({"tool_name":"X","tool_input":{"server":3}})").as_object()));
 }
 
+TEST_CASE("the client's mcp_server names the server and its definition's source", "[payload]") {
+  auto target = [](const char* text) { return hook::find_target(json::parse(text).as_object()); };
+  // Claude Code 2.1.332 names the server as its config does (`my.srv`); the tool name spells it `my_srv`.
+  auto dotted = target(R"({"tool_name":"mcp__my_srv__echo","mcp_server":{"name":"my.srv","source":"user"}})");
+  REQUIRE(dotted);
+  CHECK(dotted->server == "my_srv");
+  CHECK(dotted->tool == "echo");
+  CHECK(dotted->source == std::optional<std::string>("user"));
+  // A tool name that splits two ways is not guessed at: the client said which server.
+  auto shorter = target(R"({"tool_name":"mcp__a__b__echo","mcp_server":{"name":"a","source":"project"}})");
+  CHECK(shorter->server == "a");
+  CHECK(shorter->tool == "b__echo");
+  auto longer = target(R"({"tool_name":"mcp__a__b__echo","mcp_server":{"name":"a__b","source":"dynamic"}})");
+  CHECK(longer->server == "a__b");
+  CHECK(longer->tool == "echo");
+  CHECK(longer->source == std::optional<std::string>("dynamic"));
+  CHECK(hook::names_server_itself(json::parse(R"({"mcp_server":{"name":"a"}})").as_object()));
+  // No name, or no object: the tool name decides, and there is no source.
+  auto nameless = target(R"({"tool_name":"mcp__a__b__echo","mcp_server":{"source":"user"}})");
+  CHECK(nameless->server == "a");
+  CHECK_FALSE(nameless->source);
+  CHECK_FALSE(hook::names_server_itself(json::parse(R"({"mcp_server":{"source":"user"}})").as_object()));
+  // A tool's own input cannot name the source: only the payload's top-level field counts.
+  auto forged =
+      target(R"({"tool_name":"mcp__svc__echo","tool_input":{"mcp_server":{"name":"svc","source":"project"}}})");
+  CHECK(forged->server == "svc");
+  CHECK_FALSE(forged->source);
+  CHECK_FALSE(
+      hook::find_target_in_raw(
+          R"({"tool_name":"mcp__svc__e","tool_input":{"source":"project"},"mcp_server":{"name":"svc","source":"user"}})")
+          ->source);
+}
+
 TEST_CASE("raw text yields the target when the payload is cut off", "[payload]") {
   auto t = hook::find_target_in_raw(R"({"hook_event_name":"PreToolUse","tool_name" : "mcp__s__t","tool_input":{"x":"aaaa)");
   REQUIRE(t);

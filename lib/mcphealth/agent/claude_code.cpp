@@ -133,7 +133,7 @@ void read_claude_shape(const hook::HookInput& input, hook::HookCall& call) {
   call.tool_name = util::get_string(payload, "tool_name").value_or("");
   call.names_tool = payload.contains("tool_name");
   call.target = hook::find_target(payload);
-  if (call.target) {
+  if (call.target && !hook::names_server_itself(payload)) {
     call.readings = hook::mcp_tool_name_splits(call.tool_name);
     if (call.readings.size() < 2) call.readings.clear();
   }

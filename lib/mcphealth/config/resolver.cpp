@@ -84,13 +84,26 @@ void pick_winners(Resolution& res, const util::Environment& env) {
       c.reason = "shadowed by " + earlier->definition.source.string() + " (" + std::string(scope_name(earlier->scope)) + ")";
       continue;
     }
-    c.resolved = resolve_server(c.definition, env, res.project_dir);
-    // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
-    // A stdio server of a project's own files is that project's program (`./srv.sh` in two clones is two programs):
-    // where it starts is part of what it is. A user's server is one program wherever it is used.
-    const bool own_files = c.scope == Scope::project || c.scope == Scope::local;
-    c.fingerprint = definition_fingerprint(*c.resolved, own_files ? StartFolder::counts : StartFolder::ignored);
+    resolve_candidate(c, env, res.project_dir);
   }
+}
+
+void resolve_candidate(Candidate& c, const util::Environment& env, const fs::path& project_dir) {
+  c.resolved = resolve_server(c.definition, env, project_dir);
+  // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
+  // A stdio server of a project's own files is that project's program (`./srv.sh` in two clones is two programs):
+  // where it starts is part of what it is. A user's server is one program wherever it is used.
+  const bool own_files = c.scope == Scope::project || c.scope == Scope::local;
+  c.fingerprint = definition_fingerprint(*c.resolved, own_files ? StartFolder::counts : StartFolder::ignored);
+}
+
+std::optional<Scope> scope_of_client_source(std::string_view source) {
+  if (source == "user") return Scope::user;
+  if (source == "local") return Scope::local;
+  if (source == "project") return Scope::project;
+  if (source == "dynamic") return Scope::command_line;
+  if (source == "plugin") return Scope::plugin;
+  return std::nullopt;
 }
 
 void referenced_variables(const json::value& v, std::vector<std::string>& out) {

@@ -116,6 +116,15 @@ std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& re
 /// are shadowed by it. Every agent's catalogue ends this way.
 void pick_winners(Resolution& res, const util::Environment& env);
 
+/// Resolves an active candidate against `env` and makes its fingerprint (what pick_winners does for each winner);
+/// also for a definition that does not win but that the client says it runs.
+void resolve_candidate(Candidate& c, const util::Environment& env, const std::filesystem::path& project_dir);
+
+/// The scope of Claude Code's own word for where a server's definition is (`mcp_server.source` in a hook payload).
+/// Seen in 2.1.332: `user`, `local`, `project`, and `dynamic` for a server given with `--mcp-config` (the Agent
+/// SDK's `mcpServers` reach it that way too). `plugin` is taken at its word, not seen. Nothing for another word.
+std::optional<Scope> scope_of_client_source(std::string_view source);
+
 /// Appends the names of `${NAME}` / `${NAME:-default}` references in every string of `v` (each once).
 void referenced_variables(const boost::json::value& v, std::vector<std::string>& out);
 

@@ -1,5 +1,7 @@
 #include <mcphealth/gate/bindings.hpp>
 
+#include <mcphealth/config/names.hpp>
+
 #include <algorithm>
 
 namespace mcphealth::gate {
@@ -22,7 +24,7 @@ state::Binding binding_for(const config::Resolution& res, const std::string& ser
 }
 
 std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Resolution& res,
-                                                                const std::optional<std::string>& extra) {
+                                                                const ExtraBinding& extra) {
   std::vector<std::pair<std::string, state::Binding>> names;
   auto named = [&](const std::string& name) {
     return std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
@@ -30,16 +32,41 @@ std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Re
   for (const auto& c : res.candidates) {
     if (!named(c.tool_server)) names.emplace_back(c.tool_server, binding_for(res, c.tool_server));
   }
-  if (extra && !named(*extra)) names.emplace_back(*extra, binding_for(res, *extra));
+  if (extra && !named(extra->first)) names.push_back(*extra);
   return names;
 }
 
 void record_bindings(boost::json::object& doc, const std::string& key, const config::DiscoveryInputs& inputs,
                      const config::Resolution& res, const util::Environment& env, util::EpochMs now,
-                     const std::optional<std::string>& extra) {
+                     const ExtraBinding& extra) {
   std::vector<std::string> files;
   for (const auto& f : res.read_files) files.push_back(f.string());
   state::bind_folder(doc, key, config::resolution_stamp(inputs, res, env), files, res.variables, bindings_of(res, extra), now);
+}
+
+std::string binding_key(const hook::CallTarget& call) {
+  std::string key = config::tool_server_name(call.server);
+  if (call.source) key += "@" + *call.source;
+  return key;
+}
+
+std::optional<ClientWord> by_client_source(const config::Resolution& res, const hook::CallTarget& call,
+                                           const util::Environment& env) {
+  if (!call.source || res.explicit_files) return std::nullopt;
+  const std::optional<config::Scope> scope = config::scope_of_client_source(*call.source);
+  if (!scope) return std::nullopt;
+  for (const config::Candidate* c : res.candidates_for(call.server)) {
+    if (c->scope != *scope) continue;
+    ClientWord word{*c, {}};
+    if (!c->wins()) config::resolve_candidate(*word.candidate, env, res.project_dir);
+    word.binding = {word.candidate->fingerprint, std::string(state::k_standing_active), {}, word.candidate->project};
+    return word;
+  }
+  return ClientWord{std::nullopt,
+                    {std::nullopt, std::string(state::k_standing_unseen),
+                     "the client runs it from its " + *call.source +
+                         " servers (the payload's mcp_server.source), and mcphealth finds no definition of it there",
+                     std::nullopt}};
 }
 
 state::DefinitionInfo info_of(const config::Candidate& c) {

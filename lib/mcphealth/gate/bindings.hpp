@@ -5,6 +5,7 @@
 // next call there is a cache hit either way.
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/hook/payload.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
@@ -22,14 +23,34 @@ namespace mcphealth::gate {
 /// defines, the files that could not be read, where it may be).
 state::Binding binding_for(const config::Resolution& res, const std::string& server);
 
-/// Every name `res` knows, with its binding, in the order first defined; and `extra` (a name nothing may define).
+/// One more binding to record beside a resolution's names: a name nothing may define, or a call's binding by the
+/// client's word (binding_key).
+using ExtraBinding = std::optional<std::pair<std::string, state::Binding>>;
+
+/// Every name `res` knows, with its binding, in the order first defined; and `extra`.
 std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Resolution& res,
-                                                                const std::optional<std::string>& extra = std::nullopt);
+                                                                const ExtraBinding& extra = std::nullopt);
 
 /// Records `res` (read for `inputs`) as the bindings of folder `key` in `doc`, stamped with what it read.
 void record_bindings(boost::json::object& doc, const std::string& key, const config::DiscoveryInputs& inputs,
                      const config::Resolution& res, const util::Environment& env, util::EpochMs now,
-                     const std::optional<std::string>& extra = std::nullopt);
+                     const ExtraBinding& extra = std::nullopt);
+
+/// Where a call's binding is kept among the folder's names: its tool-name server, or `<server>@<source>` when the
+/// client names the definition (`@` is never in a tool-name server). One folder can run a user `svc` in one
+/// session and its project's `svc` in another (`claude -p` starts a project server still pending approval).
+std::string binding_key(const hook::CallTarget& call);
+
+/// The definition the client says a call goes to, when it says (`call.source`), in a word mcphealth knows, and the
+/// configs were searched (not named with `--config`). `candidate` is that definition resolved, whether or not it
+/// wins by the folder's rules (the client runs it, so probing it starts nothing the client refuses); without one,
+/// the binding says the client runs a definition mcphealth does not see, so no other definition's verdict decides.
+struct ClientWord {
+  std::optional<config::Candidate> candidate;
+  state::Binding binding;
+};
+std::optional<ClientWord> by_client_source(const config::Resolution& res, const hook::CallTarget& call,
+                                           const util::Environment& env);
 
 /// How a verdict of `c` is labelled in the state file.
 state::DefinitionInfo info_of(const config::Candidate& c);

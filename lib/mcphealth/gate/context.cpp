@@ -150,10 +150,10 @@ std::optional<state::FolderBindings> Context::current_bindings(const state::Stat
   return folder;
 }
 
-std::optional<state::Binding> Context::bound_here(const state::StateSnapshot& snap, const std::string& server) {
+std::optional<state::Binding> Context::bound_here(const state::StateSnapshot& snap, const hook::CallTarget& call) {
   const std::optional<state::FolderBindings> folder = current_bindings(snap);
   if (!folder) return std::nullopt;
-  return folder->find(config::tool_server_name(server));
+  return folder->find(binding_key(call));
 }
 
 const config::Resolution& Context::read_configs() {
@@ -164,7 +164,7 @@ const config::Resolution& Context::read_configs() {
   return *m_resolution;
 }
 
-const config::Resolution& Context::bind_folder(const std::optional<std::string>& extra) {
+const config::Resolution& Context::bind_folder(const ExtraBinding& extra) {
   const config::Resolution& res = read_configs();
   const std::string key = folder_key();
   const util::EpochMs at = now();
@@ -182,10 +182,29 @@ const config::Resolution& Context::bind_folder(const std::optional<std::string>&
 }
 
 Target Context::target(const hook::CallTarget& call, Bind bind) {
-  const config::Resolution& res =
-      bind == Bind::yes ? bind_folder(config::tool_server_name(call.server)) : read_configs();
-  m_candidate = res.winner(call.server);
-  return Target{call, binding_for(res, call.server), m_candidate};
+  const config::Resolution& res = read_configs();
+  state::Binding binding;
+  if (std::optional<ClientWord> word = by_client_source(res, call, m_deps.env)) {
+    m_client_named = std::move(word->candidate);
+    m_candidate = m_client_named ? &*m_client_named : nullptr;
+    binding = std::move(word->binding);
+    trace([&] {
+      const std::string which = m_candidate ? "its definition in " + m_candidate->definition.source.string()
+                                            : std::string("a definition mcphealth does not find");
+      return "the client says " + call.server + " runs from its " + *call.source + " servers: " + which;
+    });
+  } else {
+    if (call.source) {
+      trace([&] {
+        return "the client says " + call.server + " runs from its " + *call.source +
+               " servers, a word mcphealth does not map here: the folder's rules decide";
+      });
+    }
+    m_candidate = res.winner(call.server);
+    binding = binding_for(res, call.server);
+  }
+  if (bind == Bind::yes) bind_folder(std::pair{binding_key(call), binding});
+  return Target{call, std::move(binding), m_candidate};
 }
 
 std::optional<util::EpochMs> Context::record(const config::Candidate& c, const probe::ProbeResult& result,

@@ -7,6 +7,7 @@
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/gate/bindings.hpp>
 #include <mcphealth/gate/engine.hpp>
 #include <mcphealth/gate/plan.hpp>
 #include <mcphealth/state/store.hpp>
@@ -85,17 +86,19 @@ public:
   std::string folder_key();
   /// This folder's stored bindings, when they still hold (no watched file or variable changed): stats only.
   std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap);
-  /// The stored binding of `server` in this folder, when the bindings still hold.
-  std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const std::string& server);
+  /// The stored binding of `call`'s server in this folder (of the definition the client names, when it names
+  /// one), when the bindings still hold.
+  std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const hook::CallTarget& call);
 
   /// The folder's configs as the agent reads them (read once per run; writes nothing).
   const config::Resolution& read_configs();
-  /// Reads the configs and records what every name means in this folder (and `extra`, a name nothing defines, as
-  /// such), adopting an undistinguished entry for a winner.
-  const config::Resolution& bind_folder(const std::optional<std::string>& extra = std::nullopt);
+  /// Reads the configs and records what every name means in this folder (and `extra`: a call's binding, which may
+  /// be a name nothing defines, or the definition the client names), adopting an undistinguished entry for a winner.
+  const config::Resolution& bind_folder(const ExtraBinding& extra = std::nullopt);
   /// Whether finding a call's target records the folder's bindings.
   enum class Bind { yes, no };
-  /// The target of a call, from the configs; remembers its definition as the one being decided.
+  /// The target of a call, from the configs: the definition the client names (`call.source`), else the one the
+  /// folder's rules pick. Remembers it as the definition being decided.
   Target target(const hook::CallTarget& call, Bind bind = Bind::yes);
 
   /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
@@ -126,6 +129,8 @@ private:
   std::optional<std::string> m_bound_project;
   std::optional<hook::CallTarget> m_target_call;
   const config::Candidate* m_candidate = nullptr;
+  /// The definition the client named, resolved here when the folder's rules would not start it.
+  std::optional<config::Candidate> m_client_named;
   std::optional<config::DiscoveryInputs> m_inputs;
   std::optional<config::Resolution> m_resolution;
 };

@@ -122,7 +122,7 @@ private:
     m_ctx.trace([&] {
       return "state file " + m_ctx.store().path().string() + ": " + std::string(state::load_status_words(snap.status));
     });
-    if (std::optional<state::Binding> bound = m_ctx.bound_here(snap, call.server)) {
+    if (std::optional<state::Binding> bound = m_ctx.bound_here(snap, call)) {
       m_ctx.trace([&] {
         return "folder " + m_ctx.folder_key() + ": bindings current; " + call.server + " is " +
                (bound->definition ? "definition " + bound->definition->substr(0, 12) : bound->standing);
@@ -410,7 +410,7 @@ private:
   HookOutcome post_tool_use(const std::string& event, const CallTarget& call) {
     const state::StateSnapshot snap = m_ctx.store().read();
     std::optional<std::string> fingerprint;
-    if (auto bound = m_ctx.bound_here(snap, call.server))
+    if (auto bound = m_ctx.bound_here(snap, call))
       fingerprint = bound->definition;
     else
       fingerprint = m_ctx.target(call, Context::Bind::no).binding.definition;

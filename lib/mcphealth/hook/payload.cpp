@@ -1,5 +1,6 @@
 #include <mcphealth/hook/payload.hpp>
 
+#include <mcphealth/config/names.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
@@ -97,10 +98,37 @@ std::optional<std::string> connector_name(const json::object& tool_input) {
   return std::nullopt;
 }
 
+/// The target the client names in `mcp_server` (an object; the string form is one of the explicit fields). Its
+/// `name` is the name in the config (`my.srv`), the tool name spells it `my_srv`: the split of the tool name that
+/// spells it is the one meant. Only the payload's own top-level field counts, never one inside a tool's input.
+std::optional<CallTarget> client_named_target(const json::object& payload, const std::string& tool_name) {
+  const json::object* named = util::get_object(payload, "mcp_server");
+  if (named == nullptr) return std::nullopt;
+  const std::optional<std::string> name = non_empty(util::get_string(*named, "name"));
+  if (!name) return std::nullopt;
+  const std::optional<std::string> source = non_empty(util::get_string(*named, "source"));
+  const std::string spelled = config::tool_server_name(*name);
+  for (CallTarget& t : mcp_tool_name_splits(tool_name)) {
+    if (t.server == spelled) return CallTarget{std::move(t.server), std::move(t.tool), source};
+  }
+  // A name the tool name does not spell (a plugin's, say): the tool name's first split, with the client's source.
+  if (std::optional<CallTarget> t = split_mcp_tool_name(tool_name)) {
+    t->source = source;
+    return t;
+  }
+  return CallTarget{spelled, tool_name.empty() ? "unknown" : tool_name, source};
+}
+
 } // namespace
+
+bool names_server_itself(const json::object& payload) {
+  const json::object* named = util::get_object(payload, "mcp_server");
+  return named != nullptr && non_empty(util::get_string(*named, "name")).has_value();
+}
 
 std::optional<CallTarget> find_target(const json::object& payload) {
   const std::string tool_name = util::get_string(payload, "tool_name").value_or("");
+  if (auto t = client_named_target(payload, tool_name)) return t;
   if (auto t = split_mcp_tool_name(tool_name)) return t;
 
   const json::object* tool_input = util::get_object(payload, "tool_input");

@@ -46,13 +46,22 @@ Event event_from_name(std::string_view name);
 struct CallTarget {
   std::string server;
   std::string tool;
+  /// The client's own word on which of its definitions the call goes to (Claude Code's `mcp_server.source`:
+  /// `user`, `project`, `local`, `dynamic`, ...); nothing when the payload does not say.
+  std::optional<std::string> source = std::nullopt;
 };
 
-/// Finds the target: `mcp__<server>__<tool...>` from `tool_name`; only for other tool names, the explicit fields
-/// (`server`, `mcp_server`, `tool_input.server`, `tool_input.mcp_server`, `tool_input.connector`).
+/// Finds the target. The client's word first: an `mcp_server` object (`{"name", "source"}`, Claude Code 2.1.290 and
+/// later, the Agent SDK) names the server, so a tool name that splits several ways is not guessed at. Then
+/// `mcp__<server>__<tool...>` from `tool_name`; only for other tool names, the explicit fields (`server`,
+/// `mcp_server` as a string, `tool_input.server`, `tool_input.mcp_server`, `tool_input.connector`).
 std::optional<CallTarget> find_target(const boost::json::object& payload);
 
-/// The same from raw (truncated) text, by searching for the fields' names.
+/// True when the payload names the server itself (`mcp_server.name`): then its tool name is not split by guessing.
+bool names_server_itself(const boost::json::object& payload);
+
+/// The same from raw (truncated) text, by searching for the fields' names. The client's `mcp_server.source` is not
+/// looked for there: a tool's input comes before it, and may spell the same field.
 std::optional<CallTarget> find_target_in_raw(std::string_view raw);
 
 /// Finds the first string value of `"key": "..."` in raw JSON text, unescaping simple escapes.

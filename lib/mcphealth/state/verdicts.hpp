@@ -25,6 +25,8 @@ inline constexpr std::int64_t k_keep_unused_ms = 30LL * 24 * 3600 * 1000;
 inline constexpr std::string_view k_standing_undefined = "none";
 /// The standing stored for a name whose definition the agent starts.
 inline constexpr std::string_view k_standing_active = "active";
+/// The standing stored for a call the client says goes to a definition in a place mcphealth finds none.
+inline constexpr std::string_view k_standing_unseen = "unseen";
 
 struct Binding {
   /// What a name means in a folder: the agent starts a definition of it, nothing defines it, or the definitions
