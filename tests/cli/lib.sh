@@ -152,7 +152,7 @@ run_case() {
   for v in $(env | grep -oE '^(ECC_[A-Z0-9_]*|MCPHEALTH_[A-Z0-9_]*|CLAUDE_[A-Z0-9_]*)' || true); do
     case $v in
       MCPHEALTH_BIN | MCPHEALTH_FIXTURES | MCPHEALTH_SOURCE_DIR | MCPHEALTH_EVERYTHING | MCPHEALTH_TEST_TIMEOUT_MS | MCPHEALTH_REQUIRE_ALL) ;;
-      MCPHEALTH_CLAUDE | MCPHEALTH_CLAUDE_NEWEST | MCPHEALTH_CODEX | MCPHEALTH_GEMINI | MCPHEALTH_COPILOT | MCPHEALTH_NPM_BIN) ;; # the real agents and servers scripts/test installed
+      MCPHEALTH_CLAUDE | MCPHEALTH_CLAUDE_NEWEST | MCPHEALTH_REAL_CLAUDE | MCPHEALTH_CODEX | MCPHEALTH_GEMINI | MCPHEALTH_COPILOT | MCPHEALTH_NPM_BIN) ;; # the real agents and servers scripts/test installed
       *) unset "$v" ;;
     esac
   done

@@ -91,18 +91,22 @@ wait_for_quiet() {
   fail "left running after the session: $(for p in $left; do tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null; echo; done)"
 }
 
-# need_claude: the case needs the real Claude Code (scripts/test installs it; MCPHEALTH_CLAUDE names it).
+# need_claude: the case needs the real Claude Code. ctest runs the suite under both versions scripts/test
+# installs: the oldest supported (MCPHEALTH_CLAUDE) and, with MCPHEALTH_REAL_CLAUDE=newest, the newest
+# (MCPHEALTH_CLAUDE_NEWEST).
 need_claude() {
+  if [ "${MCPHEALTH_REAL_CLAUDE:-}" = newest ]; then
+    need_claude_newest
+    return
+  fi
   CLAUDE_BIN=${MCPHEALTH_CLAUDE:-}
   [ -n "$CLAUDE_BIN" ] && [ -x "$CLAUDE_BIN" ] || skip "needs the real claude (MCPHEALTH_CLAUDE; scripts/test installs it)"
 }
 
-# need_claude_newest: the case needs the newest Claude Code (MCPHEALTH_CLAUDE_NEWEST; scripts/test installs it). It
-# defers MCP tools behind ToolSearch: the fake model is offered them up front instead.
+# need_claude_newest: the case needs the newest Claude Code (MCPHEALTH_CLAUDE_NEWEST; scripts/test installs it).
 need_claude_newest() {
   CLAUDE_BIN=${MCPHEALTH_CLAUDE_NEWEST:-}
   [ -n "$CLAUDE_BIN" ] && [ -x "$CLAUDE_BIN" ] || skip "needs the newest claude (MCPHEALTH_CLAUDE_NEWEST; scripts/test installs it)"
-  export ENABLE_TOOL_SEARCH=false
 }
 
 # claude_session [ARGS...]: one `claude -p` session in $PROJ against the fake model; sets OUT (stream-json), RC.
@@ -112,6 +116,7 @@ claude_session() {
   set +e
   OUT=$(cd "$PROJ" && env $(no_agent_env) ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
     DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 IS_SANDBOX=1 \
+    ENABLE_TOOL_SEARCH=false \
     timeout 120 "$CLAUDE_BIN" -p "Use the echo tool." --output-format stream-json --verbose \
     --dangerously-skip-permissions "$@" 2>"$errf" </dev/null)
   RC=$?

@@ -34,6 +34,10 @@ constexpr hook::ClientWording k_wordings[] = {
      "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
     {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response", Says::status,
      "an HTTP server answering 401 without an OAuth error body"},
+    // 2.1.332 drops the prefix. Its other new texts carry their own signs: `Connection closed`, `ECONNREFUSED: ...`
+    // (the 2.1.197 text follows it), `503 Service Unavailable`, `Dynamic Client Registration rejected (HTTP 401)`.
+    {"Claude Code 2.1.332", "Error POSTing to endpoint:", Says::http_unknown,
+     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
 };
 
 class ClaudeDialect final : public Dialect {
