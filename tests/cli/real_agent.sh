@@ -415,3 +415,30 @@ for line in open(sys.argv[1]):
         break
 PYEOF
 }
+
+# The Claude Agent SDK (@anthropic-ai/claude-agent-sdk, pinned by scripts/test): query() runs its own bundled
+# Claude Code, which reads the same files and sends the same hooks.
+
+# need_sdk: the case needs the SDK (MCPHEALTH_SDK names its sdk.mjs; scripts/test installs it).
+need_sdk() {
+  SDK_MJS=${MCPHEALTH_SDK:-}
+  [ -n "$SDK_MJS" ] && [ -f "$SDK_MJS" ] || skip "needs the Agent SDK (MCPHEALTH_SDK; scripts/test installs it)"
+  command -v node >/dev/null || skip "needs node"
+}
+
+# sdk_session OPTIONS: one query() in $PROJ against the fake model, with the SDK's OPTIONS (JSON; cwd is added);
+# sets OUT (the stream, one message per line), RC.
+sdk_session() {
+  local errf options
+  errf=$(mktemp)
+  options=$("$PY" -c 'import json,sys; o=json.loads(sys.argv[1]); o["cwd"]=sys.argv[2]; print(json.dumps(o))' "$1" "$PROJ")
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
+    DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 ENABLE_TOOL_SEARCH=false \
+    timeout 120 node "$MCPHEALTH_FIXTURES/sdk_session.mjs" "$SDK_MJS" "$options" 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "the SDK session exited $RC"
+}
