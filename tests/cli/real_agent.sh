@@ -442,3 +442,38 @@ sdk_session() {
   rm -f "$errf"
   [ "$RC" -eq 0 ] || fail "the SDK session exited $RC"
 }
+
+# Qwen Code (@qwen-code/qwen-code, pinned by scripts/test): Claude Code's hooks and payloads in its own settings
+# files, driven through the fake model's chat completions.
+
+# need_qwen: the case needs the real Qwen Code (MCPHEALTH_QWEN; scripts/test installs it).
+need_qwen() {
+  QWEN_BIN=${MCPHEALTH_QWEN:-}
+  [ -n "$QWEN_BIN" ] && [ -x "$QWEN_BIN" ] || skip "needs the real qwen (MCPHEALTH_QWEN; scripts/test installs it)"
+}
+
+# qwen_settings FILE SERVERS: a Qwen Code settings file that uses the fake model, with no telemetry, its MCP tools
+# declared to the model up front (not behind tool_search), and SERVERS (JSON) as its mcpServers.
+qwen_settings() {
+  write_config "$1" "{\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"telemetry\":{\"enabled\":false},\"privacy\":{\"usageStatisticsEnabled\":false},\"tools\":{\"toolSearch\":{\"enabled\":false}},\"mcpServers\":$2}"
+}
+
+# qwen_svc_def: the session server as a Qwen Code stdio definition (JSON).
+qwen_svc_def() {
+  printf '{"command":"%s","args":["%s","stdio","--cue-file","%s","--calls-file","%s"],"trust":true}' "$PY" "$SESSION_SERVER" "$T/cue" "$T/calls"
+}
+
+# qwen_session: one non-interactive Qwen Code run in $PROJ against the fake model; sets OUT, RC.
+qwen_session() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) -u QWEN_CODE -u QWEN_SANDBOX OPENAI_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1" \
+    OPENAI_API_KEY=x OPENAI_MODEL=fake-model timeout 120 "$QWEN_BIN" --auth-type openai --approval-mode yolo -o json \
+    "Use the echo tool." 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "qwen exited $RC"
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The real Qwen Code (from npm, pinned by scripts/test), driven offline by our fake model's chat completions, with
+# mcphealth's hooks registered by `mcphealth install --agent qwen`: a healthy call, then a server that dies
+# mid-session is blocked from the next call with our reason; a project's own server is checked from its session.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/real_agent.sh"
+
+# qwen_outage FILE CUE: svc defined in settings FILE; turn 1 calls it healthy ("one"), turn 2 starts the outage CUE
+# and calls it ("two"), turn 3 calls it again ("three"), which must not reach it.
+qwen_outage() {
+  qwen_settings "$1" "{\"svc\":$(qwen_svc_def)}"
+  [ "$1" = "$HOME/.qwen/settings.json" ] || qwen_settings "$HOME/.qwen/settings.json" '{}'
+  model_script "{\"turns\":[[$(echo_call one)],$(cue_turn "$2" "$(echo_call two)"),[$(echo_call three)]]}"
+  start_model
+  mcph install --agent qwen
+  assert_eq "$RC" 0 "install"
+  qwen_session
+  local results
+  results=$(copilot_results) # chat completions: the tool messages of the last request
+  assert_contains "$results" "echo: one" "the healthy call's result"
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "the calls that reached the server"
+  assert_contains "$(sed -n '$p' <<<"$results")" 'Blocked on purpose by mcphealth, the MCP health check (not a hook failure). The MCP server \"svc\" has been down' \
+    "the model's text for the blocked call"
+  assert_eq "$(entry_field svc status)" unhealthy
+}
+
+# A server that answers every call with an error saying it is unavailable: Qwen Code calls it again, we block.
+case_a_server_saying_it_is_unavailable_is_blocked_from_the_next_call() {
+  need_qwen
+  qwen_outage "$HOME/.qwen/settings.json" "rpc-error database temporarily unavailable"
+  assert_contains "$(entry_field svc lastError)" "database temporarily unavailable"
+  assert_eq "$(entry_field svc scope)" user
+  wait_for_quiet
+}
+
+# Qwen Code starts a project's own servers with no trust step, in a session there: so does its hook.
+case_a_projects_server_is_checked_from_its_session() {
+  need_qwen
+  # A server that dies during a call: Qwen Code's own words for it (no "Connection closed"), and it restarts the
+  # server for the next call, which we block.
+  qwen_outage "$PROJ/.qwen/settings.json" die
+  assert_eq "$(entry_field svc scope)" project
+  # Outside a session nothing says Qwen Code runs there: probe starts nothing the repository defines.
+  mcph probe --all --agent qwen --cwd "$PROJ" --json
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "no MCP servers that the agents would start were found"
+  wait_for_quiet
+}
+
+main "$@"
