@@ -5,6 +5,7 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/gate/engine.hpp>
+#include <mcphealth/hook/shape.hpp>
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -107,6 +108,9 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
     request.agent = options.agent ? agent::find_agent(*options.agent)
                                   : agent::detect_agent(request.input);
     request.overrides = globals.overrides();
+    // For maintainers (scripts/drift): each payload's shape, never its values.
+    if (const auto capture = env.get("MCPHEALTH_HOOK_CAPTURE"); capture && !capture->empty())
+      hook::capture_shape(*capture, request.client().id, request.input);
 
     util::SystemClock clock;
     probe::LiveProber prober(clock);

@@ -1,5 +1,6 @@
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/hook/payload.hpp>
+#include <mcphealth/hook/shape.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
@@ -204,4 +205,21 @@ TEST_CASE("a payload's members are read one by one when one of them is nested pa
   CHECK(members->at("e").is_null());
   CHECK_FALSE(util::parse_object_members("[1]"));
   CHECK_FALSE(util::parse_object_members(R"({"a":1,)"));
+}
+
+TEST_CASE("a payload's shape names its fields and types, never a tool's values or a credential", "[payload]") {
+  hook::HookInput in;
+  in.raw = R"({"hook_event_name":"PostToolUseFailure","tool_input":{"api_key":"k1"},"mcp_server":{"name":"svc"},)"
+           R"("error":"POST https://u:pw@h/mcp?token=t2 failed: --api-key k3 sk-abcdefghijklmnopqrstuvwx"})";
+  hook::parse_payload(in);
+  const json::object shape = json::parse(hook::payload_shape("claude-code", in)).as_object();
+  CHECK(shape.at("agent") == "claude-code");
+  CHECK(shape.at("event") == "PostToolUseFailure");
+  const std::string fields = json::serialize(shape.at("fields"));
+  CHECK(fields.find("\"mcp_server.name:string\"") != std::string::npos);
+  CHECK(fields.find("\"tool_input:object\"") != std::string::npos);
+  CHECK(fields.find("api_key") == std::string::npos); // the tool's own argument names stay out
+  const std::string error(shape.at("error").as_string());
+  CHECK(error.find("failed") != std::string::npos);
+  for (const char* secret : {"pw", "t2", "k1", "k3", "sk-abc"}) CHECK(error.find(secret) == std::string::npos);
 }
