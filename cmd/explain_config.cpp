@@ -135,7 +135,9 @@ json::object to_json(const ops::Explanation& e) {
 void print_text(const ops::Explanation& e, bool color) {
   auto bold = [&](const std::string& s) { return color ? "\033[1m" + s + "\033[0m" : s; };
   std::printf("%s\n", bold("Project dir: " + util::escape_control(e.project_dir)).c_str());
-  say("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
+  // Claude Code's trust dialog (the other agents' rules say their own words under the servers they do not start).
+  if (e.hooks.agent == agent::default_agent().id)
+    say("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
   if (e.managed_config) say("  managed config in force: %s\n", e.managed_config->c_str());
   std::printf("\n%s\n", bold("Config files, in precedence order").c_str());
   int i = 1;

@@ -91,10 +91,18 @@ std::optional<fs::path> settings_file(const InstallOptions& o, const agent::Agen
 }
 
 /// Whether `agent` is on this machine: the folder of its user-scope hook file exists (~/.claude, ~/.codex, ...).
-bool found_here(const agent::Agent& agent, const util::Environment& env) {
+/// The folder whose presence says the agent is on this machine: its user-scope hook file's, or for a plugin (in a
+/// `plugins` folder install may create) the config folder above it.
+fs::path agent_folder(const agent::Agent& agent, const util::Environment& env) {
   const auto file = agent.registration.install_file(agent::InstallScope::user, env, fs::current_path());
+  if (!file) return {};
+  return agent::writes_plugin(agent.registration) ? file->parent_path().parent_path() : file->parent_path();
+}
+
+bool found_here(const agent::Agent& agent, const util::Environment& env) {
+  const fs::path folder = agent_folder(agent, env);
   std::error_code ec;
-  return file && fs::is_directory(file->parent_path(), ec);
+  return !folder.empty() && fs::is_directory(folder, ec);
 }
 
 /// The program the hook command names: `--binary` (a bare name stays a PATH lookup; a path must be an executable
@@ -341,9 +349,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     // Creating ~/.gemini/settings.json for an agent that is not here is allowed (it may come later), but said.
     if (!uninstall && !o.dry_run && o.scope == agent::InstallScope::user && !found_here(agent, env)) {
       util::log::warn(std::string(agent.name) + " does not seem to be on this machine (no " +
-                      agent.registration.install_file(agent::InstallScope::user, env, fs::current_path())
-                          .value_or(fs::path()).parent_path().string() +
-                      "): the hook is registered for when it is");
+                      agent_folder(agent, env).string() + "): the hook is registered for when it is");
     }
     return install_for(o, agent, uninstall, env, clock, nullptr);
   }
@@ -372,8 +378,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     std::string folders;
     const fs::path home = util::home_dir(env);
     for (const agent::Agent* a : agent::agents()) {
-      if (const auto file = a->registration.install_file(agent::InstallScope::user, env, fs::current_path())) {
-        const fs::path folder = file->parent_path();
+      if (const fs::path folder = agent_folder(*a, env); !folder.empty()) {
         const fs::path shown = folder.lexically_relative(home);
         folders += (folders.empty() ? "" : ", ") + (shown.empty() || *shown.begin() == ".." ? folder.string() : "~/" + shown.string());
       }

@@ -477,3 +477,46 @@ qwen_session() {
   rm -f "$errf"
   [ "$RC" -eq 0 ] || fail "qwen exited $RC"
 }
+
+# opencode (opencode-ai, pinned by scripts/test): its plugins get MCP calls, and mcphealth's plugin hands them to
+# the hook; driven through the fake model's chat completions. Tool names are `<server>_<tool>`.
+
+# need_opencode: the case needs the real opencode (MCPHEALTH_OPENCODE; scripts/test installs it).
+need_opencode() {
+  OPENCODE_BIN=${MCPHEALTH_OPENCODE:-}
+  [ -n "$OPENCODE_BIN" ] && [ -x "$OPENCODE_BIN" ] || skip "needs the real opencode (MCPHEALTH_OPENCODE; scripts/test installs it)"
+}
+
+opencode_call() { printf '{"name":"svc_echo","input":{"text":"%s"}}' "$1"; }
+
+# opencode_config SERVERS: ~/.config/opencode/opencode.json using the fake model, with SERVERS (JSON) as its `mcp`.
+# Each config folder is seeded with what opencode would otherwise install from npm before it starts (its plugin
+# types), which offline costs a minute of retries.
+opencode_config() {
+  write_config "$HOME/.config/opencode/opencode.json" "{\"autoupdate\":false,\"share\":\"disabled\",\"model\":\"fake/fake-model\",\"small_model\":\"fake/fake-model\",\"provider\":{\"fake\":{\"npm\":\"@ai-sdk/openai-compatible\",\"name\":\"Fake\",\"options\":{\"baseURL\":\"http://127.0.0.1:$MODEL_PORT/v1\",\"apiKey\":\"x\"},\"models\":{\"fake-model\":{\"name\":\"Fake model\",\"tool_call\":true}}}},\"mcp\":$1}"
+  local dir
+  for dir in "$HOME/.config/opencode" "$PROJ/.opencode"; do
+    mkdir -p "$dir/node_modules"
+    printf '{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}}}\n' > "$dir/package-lock.json"
+  done
+}
+
+# opencode_svc_def: the session server as an opencode local definition (JSON).
+opencode_svc_def() {
+  printf '{"type":"local","command":["%s","%s","stdio","--cue-file","%s","--calls-file","%s"],"enabled":true}' "$PY" "$SESSION_SERVER" "$T/cue" "$T/calls"
+}
+
+# opencode_session: one `opencode run` in $PROJ against the fake model; sets OUT, ERR, RC.
+opencode_session() {
+  local errf
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
+    OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 timeout 120 "$OPENCODE_BIN" run --print-logs --format json \
+    "Use the echo tool." 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "opencode exited $RC"
+}

@@ -317,4 +317,29 @@ case_agent_all_with_no_agent_found_is_an_error() {
   assert_not_contains "$ERR" "does not seem to be on this machine"
 }
 
+# opencode's hook is a plugin file of mcphealth's own: written whole, found by explain-config, removed by uninstall;
+# a file of that name that is not mcphealth's is never overwritten or removed.
+case_opencode_gets_a_plugin_file_of_its_own() {
+  local plugin="$HOME/.config/opencode/plugins/mcphealth.js"
+  mkdir -p "$HOME/.config/opencode"
+  mcph install --agent opencode
+  assert_eq "$RC" 0
+  assert_not_contains "$ERR" "does not seem to be on this machine"
+  assert_eq "$(head -1 "$plugin")" "// mcphealth-hook: $MCPHEALTH_BIN hook --agent opencode"
+  mcph install --agent opencode
+  assert_contains "$OUT" "plugin: already installed"
+  mcph explain-config --agent opencode --json
+  assert_eq "$(json_eval "$OUT" 'd["hooks"]["preToolUse"]')" true
+  mcph uninstall --agent opencode
+  assert_eq "$RC" 0
+  assert_no_file "$plugin"
+  printf 'export const Mine = async () => ({});\n' > "$plugin"
+  mcph install --agent opencode
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "is not mcphealth's plugin"
+  mcph uninstall --agent opencode
+  assert_eq "$RC" 2
+  assert_eq "$(cat "$plugin")" "export const Mine = async () => ({});"
+}
+
 main "$@"

@@ -163,7 +163,7 @@ TEST_CASE("Claude Code's files follow CLAUDE_CONFIG_DIR and MCPHEALTH_MANAGED_DI
 
 TEST_CASE("the table lists every agent once and Claude Code is the default", "[agent_claude_code]") {
   CHECK(&agent::default_agent() == &claude());
-  CHECK(agent::agent_ids() == "claude-code, codex, gemini, copilot, cursor, windsurf, qwen");
+  CHECK(agent::agent_ids() == "claude-code, codex, gemini, copilot, cursor, windsurf, qwen, opencode");
   CHECK(agent::find_agent("aider") == nullptr);
   CHECK(agent::detect_agent(input_of(R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})")) == nullptr);
 }

@@ -133,7 +133,29 @@ public:
   virtual std::string sample_tool_name() const = 0;
   /// The entry a hook list gets for `command`: `{"type":"command","command":...}` and whatever else the agent wants.
   virtual boost::json::object hook_entry(const std::string& command) const = 0;
+  /// For an agent whose hooks are code it runs itself (opencode's plugins): the whole text of mcphealth's own file
+  /// (install_file), which runs `argv` (`command` as a shell would read it) and names `command` on its first line,
+  /// `// mcphealth-hook: <command>`. Nothing for an agent whose hooks are entries in a JSON file.
+  virtual std::optional<std::string> plugin_text(const std::vector<std::string>& argv,
+                                                 const std::string& command) const {
+    (void)argv;
+    (void)command;
+    return std::nullopt;
+  }
 };
+
+/// The first line of a plugin file of mcphealth's own names the hook command it runs.
+inline constexpr std::string_view k_plugin_marker = "// mcphealth-hook: ";
+
+/// Whether the agent's hooks are a plugin file of mcphealth's own (Registration::plugin_text), not JSON entries.
+inline bool writes_plugin(const Registration& r) { return r.plugin_text({}, {}).has_value(); }
+
+/// The hook command a plugin file of mcphealth's own names on its first line; nothing for another file.
+inline std::optional<std::string> plugin_command(std::string_view text) {
+  if (text.substr(0, k_plugin_marker.size()) != k_plugin_marker) return std::nullopt;
+  const std::string_view rest = text.substr(k_plugin_marker.size());
+  return std::string(rest.substr(0, rest.find('\n')));
+}
 
 /// One agent: its names, its three parts, and the words the model reads about it.
 struct Agent {

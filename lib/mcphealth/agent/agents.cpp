@@ -15,6 +15,7 @@ const Agent& gemini();      // agent/gemini.cpp
 const Agent& copilot();     // agent/copilot.cpp
 const Agent& cursor();      // agent/cursor.cpp (by contract)
 const Agent& qwen();        // agent/qwen.cpp
+const Agent& opencode();    // agent/opencode.cpp
 const Agent& windsurf();    // agent/windsurf.cpp (by contract)
 
 config::Resolution Catalogue::resolve(const config::DiscoveryInputs& inputs, const util::Environment& env) const {
@@ -85,7 +86,7 @@ std::vector<AgentFolder> folders_in_use(const config::DiscoveryInputs& base, con
 
 const std::vector<const Agent*>& agents() {
   static const std::vector<const Agent*> table = {&claude_code(), &codex(),    &gemini(), &copilot(),
-                                                  &cursor(),      &windsurf(), &qwen()};
+                                                  &cursor(),      &windsurf(), &qwen(),   &opencode()};
   return table;
 }
 

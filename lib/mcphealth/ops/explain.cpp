@@ -51,10 +51,39 @@ bool matcher_covers_mcp(const std::string& matcher, const std::string& sample) {
   }
 }
 
+/// Whether mcphealth's hook command `command`, registered for MCP tools, runs as `agent`'s; records it. `event`
+/// is covered when it does.
+void take_command(const std::string& command, bool& covered, HookRegistration& reg, const agent::Agent& agent) {
+  const std::optional<agent::HookCommand> ours = agent::read_hook_command(command);
+  if (!ours) return;
+  std::string problem = ours->problem;
+  const std::string_view runs_as = ours->agent ? std::string_view(*ours->agent) : agent::default_agent().id;
+  if (problem.empty() && runs_as != agent.id) {
+    problem = "it reads payloads as " + std::string(runs_as) + "'s, not " + std::string(agent.name) + "'s (--agent " +
+              std::string(agent.id) + " is missing)";
+  }
+  if (!problem.empty()) {
+    if (std::none_of(reg.problems.begin(), reg.problems.end(), [&](const auto& p) { return p.first == command; })) {
+      reg.problems.emplace_back(command, problem);
+    }
+    return; // registered, but it would not gate as meant
+  }
+  covered = true;
+  if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end())
+    reg.commands.push_back(command);
+}
+
 void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Agent& agent) {
   const auto read = util::read_file(file);
   if (!read) return;
   reg.files.push_back(file.string());
+  if (agent::writes_plugin(agent.registration)) {
+    // One plugin of mcphealth's own hands over every event: its first line names the command it runs.
+    if (const std::optional<std::string> command = agent::plugin_command(*read)) {
+      for (auto& required : reg.required) take_command(*command, required.second, reg, agent);
+    }
+    return;
+  }
   util::JsonParse parsed = util::parse_json(*read, agent.registration.comments());
   if (!parsed || !parsed->is_object()) return;
   const json::object& root = parsed->get_object();
@@ -81,27 +110,8 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
                            if (command.find("mcp-health-check") != std::string::npos) {
                              reg.js_hook.push_back(file.string() + ": " + event + " runs " + command);
                            }
-                           const std::optional<agent::HookCommand> ours = agent::read_hook_command(command);
-                           if (!ours || !matcher_covers_mcp(matcher, sample)) return;
-                           std::string problem = ours->problem;
-                           const std::string_view runs_as =
-                               ours->agent ? std::string_view(*ours->agent) : agent::default_agent().id;
-                           if (problem.empty() && runs_as != agent.id) {
-                             problem = "it reads payloads as " + std::string(runs_as) + "'s, not " +
-                                       std::string(agent.name) + "'s (--agent " + std::string(agent.id) +
-                                       " is missing)";
-                           }
-                           if (!problem.empty()) {
-                             if (std::none_of(reg.problems.begin(), reg.problems.end(),
-                                              [&](const auto& p) { return p.first == command; })) {
-                               reg.problems.emplace_back(command, problem);
-                             }
-                             return; // registered, but it would not gate as meant
-                           }
-                           *covered = true;
-                           if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end()) {
-                             reg.commands.push_back(command);
-                           }
+                           if (!matcher_covers_mcp(matcher, sample)) return;
+                           take_command(command, *covered, reg, agent);
                          });
   }
 }

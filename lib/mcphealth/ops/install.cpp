@@ -88,6 +88,39 @@ void finish(InstallPlan& plan, const json::object& root, bool modified) {
   plan.after = modified ? util::rewrite_json(plan.before, root) : plan.before;
 }
 
+/// The plan for an agent whose hook is a plugin file of mcphealth's own: written whole (`text`), or removed
+/// (nothing). A file there that is not mcphealth's is never touched.
+util::Result<InstallPlan> plan_plugin(const fs::path& file, const std::optional<std::string>& text) {
+  InstallPlan plan;
+  plan.file = file;
+  const auto read = util::read_file(file);
+  if (!read && !read.error().is(util::ReadFailure::missing)) {
+    return util::fail(file.string() + " cannot be read: " + read.error().message);
+  }
+  const std::optional<std::string> ran = read ? agent::plugin_command(*read) : std::nullopt;
+  if (read) {
+    plan.before = *read;
+    if (!ran) {
+      return util::fail(file.string() + " is not mcphealth's plugin (its first line does not name mcphealth's hook); "
+                                        "move it away first; nothing was changed");
+    }
+  }
+  if (text) {
+    plan.after = *text;
+    const std::optional<std::string> runs = agent::plugin_command(*text);
+    plan.notes.push_back(!read ? "plugin: added, runs " + runs.value_or("")
+                         : *read == *text
+                             ? "plugin: already installed"
+                             : "plugin: now runs " + runs.value_or("") + " (was " + ran.value_or("") + ")");
+  } else if (read) {
+    plan.remove = true;
+    plan.notes.push_back("plugin: removed (it ran " + ran.value_or("") + ")");
+  } else {
+    plan.notes.push_back("mcphealth is not registered here");
+  }
+  return plan;
+}
+
 } // namespace
 
 bool is_mcphealth_hook(const std::string& command) { return agent::read_hook_command(command).has_value(); }
@@ -95,6 +128,15 @@ bool is_mcphealth_hook(const std::string& command) { return agent::read_hook_com
 util::Result<InstallPlan> plan_install(const InstallRequest& request) {
   InstallPlan plan;
   const agent::Agent& agent = request.agent ? *request.agent : agent::default_agent();
+  if (agent::writes_plugin(agent.registration)) {
+    if (!request.events.empty()) {
+      return util::fail(std::string(agent.name) + "'s hook is one plugin that hands over every event; --events does "
+                                                  "not apply there; nothing was changed");
+    }
+    const std::string command = agent::hook_command(request.binary, agent);
+    return plan_plugin(request.file, agent.registration.plugin_text(
+                                         {request.binary, "hook", "--agent", std::string(agent.id)}, command));
+  }
   auto loaded = load(request.file, plan, agent.registration.comments());
   if (!loaded) return util::fail(loaded.error());
   json::object& root = *loaded;
@@ -179,6 +221,7 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
 }
 
 util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agent& agent) {
+  if (agent::writes_plugin(agent.registration)) return plan_plugin(file, std::nullopt);
   InstallPlan plan;
   auto loaded = load(file, plan, agent.registration.comments());
   if (!loaded) return util::fail(loaded.error());
@@ -258,6 +301,13 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
     if (backup_made) fs::remove(*backup_made, ec);
     return util::fail(InstallError{InstallFailure::changed_meanwhile,
                                    "changed by another program while mcphealth edited it; nothing was written"});
+  }
+  if (plan.remove) {
+    if (!fs::remove(plan.file, ec) && ec) {
+      return util::fail(
+          InstallError{InstallFailure::failed, "cannot remove " + plan.file.string() + ": " + ec.message()});
+    }
+    return backup_made;
   }
   if (auto written = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist); !written) {
     return util::fail(InstallError{InstallFailure::failed, written.error().message});

@@ -38,7 +38,9 @@ struct InstallPlan {
   /// The file as it is (empty when missing) and as it would be.
   std::string before;
   std::string after;
-  bool changed() const { return before != after; }
+  /// True when the file goes: the uninstall of a file mcphealth wrote whole (an agent's plugin).
+  bool remove = false;
+  bool changed() const { return before != after || remove; }
   /// One line per change or decision: "PreToolUse: added", "statusLine: already set to ..., left as it is".
   std::vector<std::string> notes;
   /// Where the JS hook was found in this file (entries left in place unless asked to remove them).

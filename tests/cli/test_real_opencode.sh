@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The real opencode (from npm, pinned by scripts/test), driven offline by our fake model's chat completions, with
+# mcphealth's plugin written by `mcphealth install --agent opencode`: a healthy call, a server failing mid-session
+# (opencode tells plugins only through its events), and the next call blocked with our reason, which the model
+# reads as it is; uninstall takes the plugin away.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/real_agent.sh"
+
+case_a_server_saying_it_is_unavailable_is_blocked_from_the_next_call() {
+  need_opencode
+  model_script "{\"turns\":[[$(opencode_call one)],$(cue_turn "rpc-error database temporarily unavailable" "$(opencode_call two)"),[$(opencode_call three)]]}"
+  start_model
+  opencode_config "{\"svc\":$(opencode_svc_def)}"
+  mcph install --agent opencode
+  assert_eq "$RC" 0 "install"
+  assert_contains "$OUT" "plugin: added"
+  opencode_session
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "the calls that reached the server"
+  local results
+  results=$(copilot_results) # chat completions: the tool messages of the last request
+  assert_contains "$results" "echo: one" "the healthy call's result"
+  assert_contains "$(sed -n '$p' <<<"$results")" 'Blocked on purpose by mcphealth, the MCP health check (not a hook failure). The MCP server \"svc\" has been down' \
+    "the model's text for the blocked call"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_contains "$(entry_field svc lastError)" "database temporarily unavailable"
+  mcph explain-config --agent opencode --cwd "$PROJ"
+  assert_not_contains "$OUT" "not registered"
+  mcph uninstall --agent opencode
+  assert_eq "$RC" 0 "uninstall"
+  assert_no_file "$HOME/.config/opencode/plugins/mcphealth.js"
+  wait_for_quiet
+}
+
+main "$@"
