@@ -28,6 +28,26 @@ case_a_server_that_dies_is_blocked_from_the_next_probe_on() {
   wait_for_quiet
 }
 
+# Codex fires no hook for a failed call, but its rollout records it: the next call's PreToolUse reads it there, with
+# no probe in between, so one failed call reaches the model per outage, as under the other agents.
+case_a_server_that_dies_during_a_call_is_blocked_from_the_next_call_without_a_probe() {
+  need_codex
+  model_script "{\"turns\":[[$(codex_call one)],$(cue_turn die "$(codex_call two)"),[$(codex_call three)]]}"
+  start_model
+  codex_config
+  codex_install
+  codex_session
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "the calls that reached the server"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_contains "$(entry_field svc lastError)" "Transport closed"
+  local results
+  results=$(codex_results)
+  assert_contains "$(sed -n '2p' <<<"$results")" 'Transport closed' "the failed call's result"
+  assert_contains "$(sed -n '3p' <<<"$results")" 'Tool call blocked by PreToolUse hook: Blocked on purpose by mcphealth, the MCP health check (not a hook failure). The MCP server \"svc\" has been down' \
+    "the model's text for the next call"
+  wait_for_quiet
+}
+
 case_the_next_session_starts_knowing_the_server_is_down() {
   need_codex
   model_script "{\"turns\":[[$(codex_call one)]]}"

@@ -4,6 +4,7 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/agent/codex.hpp>
+#include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/toml.hpp>
 
@@ -238,4 +239,62 @@ TEST_CASE("codex: install writes hooks.json in Claude Code's shape, which Codex 
   REQUIRE(events.size() == 3);
   CHECK(events[0].name == "PreToolUse");
   CHECK(codex().registration.required_events() == std::vector<std::string>{"PreToolUse"});
+}
+
+namespace {
+
+/// One rollout line as Codex CLI 0.171.0 writes an MCP call's end.
+std::string mcp_call_line(const std::string& at, const std::string& server, const std::string& status,
+                          const std::string& error = {}) {
+  json::object item{{"type", "McpToolCall"}, {"id", "call_1"},
+                    {"server", server},      {"tool", "echo"},
+                    {"status", status},      {"duration", json::object{{"secs", 1}, {"nanos", 500'000'000}}}};
+  if (!error.empty()) item["error"] = json::object{{"message", error}};
+  return json::serialize(
+             json::object{{"timestamp", at},
+                          {"type", "event_msg"},
+                          {"payload", json::object{{"type", "item_completed"}, {"item", std::move(item)}}}}) +
+         "\n";
+}
+
+} // namespace
+
+TEST_CASE("codex: the rollout's last call to a server says whether it failed, read from the file's end",
+          "[agent_codex]") {
+  TempDir dir;
+  const fs::path file = dir.path() / "rollout.jsonl";
+  const std::string died = "tool call error: tool call failed for `my-svc/echo`\n\nCaused by:\n    Transport closed";
+  std::ofstream(file) << R"({"type":"session_meta","payload":{}})"
+                      << "\n"
+                      << mcp_call_line("2026-12-03T14:49:34.187Z", "my-svc", "completed")
+                      << mcp_call_line("2026-12-03T14:49:34.937Z", "my-svc", "failed", died)
+                      << mcp_call_line("2026-12-03T14:49:35.000Z", "other", "completed")
+                      << R"({"type":"event_msg","payload":{"type":"token_count"}})"
+                      << "\n";
+  const auto missed = agent::last_failure_in_rollout(file, "my_svc");
+  REQUIRE(missed);
+  CHECK(missed->text == died);
+  CHECK(missed->ended_at_ms == *util::parse_iso8601_ms("2026-12-03T14:49:34.937Z"));
+  CHECK(missed->duration_ms == 1500);
+  CHECK_FALSE(agent::last_failure_in_rollout(file, "other")); // its last call succeeded
+  CHECK_FALSE(agent::last_failure_in_rollout(file, "absent"));
+  // A success after the failure: the server is back.
+  std::ofstream(file, std::ios::app) << mcp_call_line("2026-12-03T14:50:00.000Z", "my-svc", "completed");
+  CHECK_FALSE(agent::last_failure_in_rollout(file, "my_svc"));
+  // Only the last bytes are read: a failure beyond them is not seen, and a line cut by the window is skipped.
+  std::ofstream(file, std::ios::app) << mcp_call_line("2026-12-03T14:51:00.000Z", "my-svc", "failed", died)
+                                     << std::string(300, 'x') << "\n";
+  CHECK(agent::last_failure_in_rollout(file, "my_svc"));
+  CHECK_FALSE(agent::last_failure_in_rollout(file, "my_svc", 320));
+  CHECK_FALSE(agent::last_failure_in_rollout(dir.path() / "missing.jsonl", "my_svc"));
+}
+
+TEST_CASE("a UTC time reads back as format_iso8601_ms writes it", "[clock]") {
+  CHECK(util::parse_iso8601_ms(util::format_iso8601_ms(1796309374937)) == std::optional<util::EpochMs>(1796309374937));
+  CHECK(util::parse_iso8601_ms("2026-12-03T14:49:34Z") == std::optional<util::EpochMs>(1796309374000));
+  CHECK(util::parse_iso8601_ms("2026-12-03T14:49:34.9371234Z") == std::optional<util::EpochMs>(1796309374937));
+  for (const char* bad : {"", "2026-12-03", "2026-12-03T14:49:34", "2026-13-03T14:49:34Z", "2026-12-03T14:49:34.Z",
+                          "2026-12-03T14:49:34.937+01:00"}) {
+    CHECK_FALSE(util::parse_iso8601_ms(bad));
+  }
 }

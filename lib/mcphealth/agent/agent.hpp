@@ -50,6 +50,15 @@ public:
   /// How this agent words its servers' outages in a failure's text, learned from the real program; read before
   /// the generic signs (hook::read_failure). None for an agent known by contract only.
   virtual std::span<const hook::ClientWording> failure_wordings() const { return {}; }
+  /// For an agent that fires no event for a failed call (Codex CLI): the last call to `target`'s server, read from
+  /// `call.transcript` (a bounded read from its end), when that call failed. Nothing when it succeeded, when the
+  /// record says nothing of that server, or for an agent that tells of its failures itself.
+  virtual std::optional<hook::MissedFailure> missed_failure(const hook::HookCall& call,
+                                                            const hook::CallTarget& target) const {
+    (void)call;
+    (void)target;
+    return std::nullopt;
+  }
   /// Whether a parsed payload is this agent's by a shape no other agent's payload has: only top-level fields the
   /// agent itself writes (never the model's arguments), and never a field another agent might add tomorrow. An
   /// agent that shares Claude Code's shape (Codex CLI, Qwen Code, Copilot CLI's PascalCase) recognizes nothing: its

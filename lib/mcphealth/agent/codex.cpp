@@ -207,6 +207,14 @@ protected:
   }
 };
 
+// Codex CLI's words for a server's outage in its rollout's `error.message` (0.171.0, a stdio server that died during
+// the call, and every call after it): `tool call error: tool call failed for `svc/echo`` then `Caused by: Transport
+// closed`.
+constexpr hook::ClientWording k_wordings[] = {
+    {"Codex CLI 0.171.0", "Transport closed", hook::FailureReading::Says::transport,
+     "a stdio server that died during the call, or before it"},
+};
+
 class CodexDialect final : public Dialect {
 public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
@@ -218,12 +226,22 @@ public:
     call.event = hook::event_from_name(call.event_name);
     read_claude_shape(input, call);
     // PostToolUse fires only for a call that succeeded; an isError result is the server's answer, not an outage.
+    // A failed call fires nothing: the session's rollout tells of it (missed_failure).
+    if (!input.incomplete) call.transcript = util::get_string(input.payload, "transcript_path").value_or("");
     return call;
   }
 
   Answer answer_json(const hook::HookOutcome& outcome) const override { return hook_specific_answer(outcome); }
 
   std::vector<std::string_view> event_names() const override { return {"PreToolUse", "PostToolUse", "SessionStart"}; }
+
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+
+  std::optional<hook::MissedFailure> missed_failure(const hook::HookCall& call,
+                                                    const hook::CallTarget& target) const override {
+    if (call.transcript.empty() || call.event != hook::Event::pre_tool_use) return std::nullopt;
+    return last_failure_in_rollout(call.transcript, target.server);
+  }
 };
 
 class CodexRegistration final : public Registration {

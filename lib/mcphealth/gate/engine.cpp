@@ -118,6 +118,9 @@ private:
   /// The cache decides when it can (the hot path: the state file and a few stats); otherwise the configs are read,
   /// and the definition the agent uses is probed (and recovered) under its probe lock.
   HookOutcome pre_tool_use(const std::string& event, const CallTarget& call) {
+    if (std::optional<hook::MissedFailure> missed = m_ctx.agent().dialect.missed_failure(m_ctx.call(), call)) {
+      take_missed_failure(event, call, *missed);
+    }
     state::StateSnapshot snap = m_ctx.store().read();
     m_ctx.trace([&] {
       return "state file " + m_ctx.store().path().string() + ": " + std::string(state::load_status_words(snap.status));
@@ -180,6 +183,30 @@ private:
       }
     }
     return probe_and_answer(event, target, state::decision_entry(snap.doc, call.server, target.binding.definition));
+  }
+
+  /// A failed call the agent fired no event for (Codex CLI), read from its record of the session: recorded as its
+  /// failure event would have been, unless the server's verdict is newer (that failure was counted, or the server
+  /// was checked since). The call being decided then meets the mark.
+  void take_missed_failure(const std::string& event, const CallTarget& call, const hook::MissedFailure& missed) {
+    const state::StateSnapshot snap = m_ctx.store().read();
+    std::optional<std::string> definition;
+    if (std::optional<state::Binding> bound = m_ctx.bound_here(snap, call))
+      definition = bound->definition;
+    else
+      definition = m_ctx.target(call, Context::Bind::no).binding.definition;
+    const json::object* entry = state::decision_entry(snap.doc, call.server, definition);
+    const std::optional<util::EpochMs> checked = entry ? ServerEntry::from_json(*entry).checked_at : std::nullopt;
+    if (checked && missed.ended_at_ms <= *checked) {
+      m_ctx.trace(
+          [&] { return "the session's last call to " + call.server + " failed, before its last verdict: counted"; });
+      return;
+    }
+    m_ctx.trace([&] {
+      return "the session's record says its last call to " + call.server + " failed (" + missed.text +
+             "): read as the failure event the agent does not send";
+    });
+    (void)record_failure(event, call, {missed.text, nullptr, missed.ended_at_ms - missed.duration_ms});
   }
 
   /// The cache's rules for `entry` (gate/decide.hpp), and what they answer (gate/plan.hpp), or nothing: probe.
@@ -256,9 +283,23 @@ private:
   HookOutcome post_tool_use_failure(const std::string& event, const CallTarget& call) {
     const hook::HookCall& hc = m_ctx.call();
     if (hc.interrupted) return carry_out(allow(event)); // the user pressed Esc
-    const std::string& text = hc.failure_text;
+    return record_failure(event, call, {hc.failure_text, hc.tool_input, m_ctx.now() - hc.duration_ms});
+  }
+
+  /// A failed call, from the failure event or from the agent's own record of the session.
+  struct FailedCall {
+    const std::string& text;
+    /// The call's arguments, when known: a failure about a host they name is the input's fault.
+    const json::object* tool_input;
+    util::EpochMs began;
+  };
+
+  /// What a failed call means for its server: nothing (the input's fault, a server that answers when asked), the
+  /// outage already recorded, or a new mark, a reconnect and the model told until when.
+  HookOutcome record_failure(const std::string& event, const CallTarget& call, const FailedCall& failed) {
+    const std::string& text = failed.text;
     const hook::FailureReading reading =
-        hook::read_failure(text, hc.tool_input, m_ctx.agent().dialect.failure_wordings());
+        hook::read_failure(text, failed.tool_input, m_ctx.agent().dialect.failure_wordings());
     const std::string& name = call.server;
     m_ctx.trace([&] {
       return "failure text: " + std::string(hook::failure_says_name(reading.says)) +
@@ -281,7 +322,7 @@ private:
     if (!reading.code) target = m_ctx.target(call);
 
     const util::EpochMs now = m_ctx.now();
-    const util::EpochMs began = now - hc.duration_ms;
+    const util::EpochMs began = failed.began;
     // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
     // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
     const auto lock = m_ctx.store().lock_probe(c ? c->fingerprint : name, s.timeout_ms.value + 1000);

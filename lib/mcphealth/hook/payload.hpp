@@ -105,6 +105,18 @@ struct HookCall {
   std::int64_t duration_ms = 0;
   /// The tool's arguments, when given as an object: inside the input's parsed payload, so valid while that input is.
   const boost::json::object* tool_input = nullptr;
+  /// The agent's own record of the session, when it keeps one a missed failure can be read from (Codex CLI's
+  /// rollout file, `transcript_path`); empty otherwise.
+  std::string transcript;
+};
+
+/// A failed call the agent fired no hook for, as its own record of the session tells it (Dialect::missed_failure).
+struct MissedFailure {
+  /// The failure's text, as the failure event would have carried it.
+  std::string text;
+  /// When the call ended, and how long it ran.
+  std::int64_t ended_at_ms = 0;
+  std::int64_t duration_ms = 0;
 };
 
 } // namespace mcphealth::hook

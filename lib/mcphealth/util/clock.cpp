@@ -31,6 +31,45 @@ std::string format_iso8601_ms(EpochMs ms) {
   return buf;
 }
 
+std::optional<EpochMs> parse_iso8601_ms(std::string_view text) {
+  int year = 0, mon = 0, day = 0, hour = 0, min = 0, sec = 0;
+  auto digits = [&](std::size_t at, std::size_t n, int& out) {
+    if (at + n > text.size()) return false;
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      out = out * 10 + (text[i] - '0');
+    }
+    return true;
+  };
+  if (!digits(0, 4, year) || text.size() < 20 || text[4] != '-' || !digits(5, 2, mon) || text[7] != '-' ||
+      !digits(8, 2, day) || text[10] != 'T' || !digits(11, 2, hour) || text[13] != ':' || !digits(14, 2, min) ||
+      text[16] != ':' || !digits(17, 2, sec)) {
+    return std::nullopt;
+  }
+  std::size_t at = 19;
+  int millis = 0, places = 0;
+  if (at < text.size() && text[at] == '.') {
+    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++places) {
+      if (places < 3) millis = millis * 10 + (text[at] - '0');
+    }
+    if (places == 0) return std::nullopt;
+    for (int p = places; p < 3; ++p) millis *= 10;
+  }
+  if (at + 1 != text.size() || text[at] != 'Z' || mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 ||
+      sec > 60) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = min;
+  tm.tm_sec = sec;
+  return static_cast<EpochMs>(::timegm(&tm)) * 1000 + millis;
+}
+
 std::string format_duration_short(std::int64_t ms) {
   if (ms < 0) ms = 0;
   char buf[32];

@@ -1,7 +1,9 @@
 #pragma once
 // Time as the rest of the core sees it: a seam so backoff and TTL tests advance time instead of sleeping.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace mcphealth::util {
 
@@ -27,6 +29,10 @@ public:
 
 /// Formats epoch milliseconds as ISO-8601 UTC with milliseconds, e.g. `2026-11-30T18:07:45.123Z`.
 std::string format_iso8601_ms(EpochMs ms);
+
+/// Reads a UTC time as format_iso8601_ms writes it (`2026-12-03T14:49:34.937Z`; the fraction may have 0 to 9
+/// digits); nothing for anything else.
+std::optional<EpochMs> parse_iso8601_ms(std::string_view text);
 
 /// Formats a duration as a short human string: `850ms`, `42s`, `8m12s`, `3h5m`.
 std::string format_duration_short(std::int64_t ms);
