@@ -1,6 +1,8 @@
 #include "fakes.hpp"
 
+#include <mcphealth/probe/pacer.hpp>
 #include <mcphealth/probe/probe.hpp>
+#include <mcphealth/proc/child.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -107,7 +109,36 @@ TEST_CASE("a stdio probe reports a missing command without spawning", "[probe]")
   testing::FakeClock clock;
   config::StdioServer server;
   server.command = "nope";
-  auto r = probe::probe_stdio_liveness(server, 100, clock);
+  auto r = probe::probe_stdio_liveness(server, 100, {}, clock);
   CHECK(r.kind == probe::Kind::spawn_failed);
   CHECK(r.reason == "spawn nope ENOENT");
+}
+
+TEST_CASE("the start pacer hands a waiting server's slot on, and keeps a busy one's", "[probe][pacer]") {
+  util::SystemClock clock;
+  auto start = [](std::vector<std::string> args) {
+    auto child = proc::spawn({"/bin/sh", std::move(args), std::nullopt, {}});
+    REQUIRE(child);
+    return std::move(*child);
+  };
+  probe::StartPacer pacer(1);
+  {
+    probe::StartPacer::Ticket waiting = pacer.enter();
+    CHECK(pacer.free_slots() == 0);
+    auto sleeper = start({"-c", "exec sleep 5"});
+    waiting.started(sleeper->pid());
+    // It takes no CPU: within a few ticks its slot is free for the next server, though its probe goes on.
+    for (int i = 0; i < 100 && pacer.free_slots() == 0; ++i) clock.sleep_ms(10);
+    CHECK(pacer.free_slots() == 1);
+    sleeper->terminate_group(1000, clock);
+  }
+  {
+    probe::StartPacer::Ticket busy = pacer.enter();
+    auto spinner = start({"-c", "while :; do :; done"});
+    busy.started(spinner->pid());
+    clock.sleep_ms(400);
+    CHECK(pacer.free_slots() == 0); // busy in a loop of its own: it keeps its slot
+    spinner->terminate_group(1000, clock);
+  }
+  CHECK(pacer.free_slots() == 1); // a ticket dropped gives its slot back
 }

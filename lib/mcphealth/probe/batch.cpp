@@ -1,9 +1,12 @@
 #include <mcphealth/probe/batch.hpp>
 
+#include <mcphealth/probe/pacer.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <new>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -15,17 +18,32 @@ std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::
                                       const ProberFactory& make_prober, util::Clock& clock) {
   std::vector<BatchOutcome> out(items.size());
   if (items.empty()) return out;
-  const std::size_t workers = parallel == 0 ? items.size() : std::min(parallel, items.size());
+  // A probe per thread, up to a bound; `parallel` paces the local servers' starts (probe/pacer.hpp), so one that
+  // waits out its timeout holds no slot.
+  const std::size_t workers = std::min(items.size(), k_max_probe_threads);
+  std::optional<StartPacer> pacer;
+  if (parallel != 0) pacer.emplace(parallel);
+  // The slowest last time first: a server that waits out its timeout should not be the last to start.
+  std::vector<std::size_t> order(items.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return items[a].spec.expected_ms > items[b].spec.expected_ms; });
   std::atomic<std::size_t> next{0};
   // Every worker catches: an exception escaping a thread is std::terminate, and nothing would be recorded.
   auto work = [&] {
     std::unique_ptr<Prober> prober;
-    for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
+    for (std::size_t turn; (turn = next.fetch_add(1)) < items.size();) {
+      const std::size_t i = order[turn];
       out[i].name = items[i].name;
       out[i].started_at = clock.now_ms();
       try {
         if (!prober) prober = make_prober();
-        out[i].result = prober->probe(items[i].server, items[i].spec);
+        ProbeSpec spec = items[i].spec;
+        if (pacer) {
+          spec.options.pacer = &*pacer;
+          spec.options.pace_order = turn;
+        }
+        out[i].result = prober->probe(items[i].server, spec);
       } catch (const std::bad_alloc&) {
         out[i].result = local_fault("the probe", ENOMEM);
       } catch (const std::exception& e) { // a thread, a lock or a buffer this machine would not give

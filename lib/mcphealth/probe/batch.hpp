@@ -1,5 +1,6 @@
 #pragma once
-// Probing many servers at once: a fixed number of worker threads, so total time is about the slowest probe.
+// Probing many servers at once: a thread per probe (up to a bound), their starts paced by the machine, so total
+// time is about the slowest probe.
 #include <mcphealth/probe/probe.hpp>
 
 #include <functional>
@@ -26,13 +27,17 @@ struct BatchOutcome {
 /// Makes a prober for one worker thread.
 using ProberFactory = std::function<std::unique_ptr<Prober>()>;
 
-/// How many probes run at once when nobody says: one per core, and at least 3 (Claude Code 2.1.197 itself starts
-/// local servers three at a time: MCP_SERVER_CONNECTION_BATCH_SIZE). Started all at once on a small machine,
+/// How many local servers start at once when nobody says: one per core, and at least 3 (Claude Code 2.1.197 itself
+/// starts local servers three at a time: MCP_SERVER_CONNECTION_BATCH_SIZE). Started all at once on a small machine,
 /// healthy servers miss their timeout for want of CPU, and a server that dies after its start looks alive.
 std::size_t default_parallelism();
 
-/// Probes every item (as its spec says) with at most `parallel` probes at a time (0 = all at once); results in the
-/// items' order.
+/// The most probes a batch runs at once (each on a thread of its own): beyond it, a probe waits for one to end.
+inline constexpr std::size_t k_max_probe_threads = 64;
+
+/// Probes every item (as its spec says), results in the items' order. `parallel` local servers at most start, or
+/// run busy, at once (0 = all at once): one that has started and waits for nothing but its timeout does not count
+/// (probe/pacer.hpp), so servers that never answer cost one timeout together, not one per round.
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
                                       const ProberFactory& make_prober, util::Clock& clock);
 

@@ -159,6 +159,9 @@ ProbeSpec spec_of(const config::Settings& settings, const json::object* entry) {
   ProbeSpec spec;
   if (settings.protocol.value == config::ProtocolMode::automatic) spec.options.learned = learned_from(entry);
   spec.timeout_ms = settings.timeout_ms.value;
+  if (const std::optional<state::ProbeDetails> last = entry ? state::probe_details(*entry) : std::nullopt) {
+    spec.expected_ms = last->latency_ms;
+  }
   spec.options.silence_fails = settings.silence_fails;
   switch (settings.probe.value) {
   case config::ProbeMode::liveness: spec.options.depth = Depth::liveness; break;

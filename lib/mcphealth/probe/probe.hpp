@@ -19,6 +19,8 @@
 
 namespace mcphealth::probe {
 
+class StartPacer;
+
 /// What a probe saw.
 enum class Kind {
   answered,       // spoke MCP
@@ -125,12 +127,19 @@ struct ProbeOptions {
   /// Under `automatic`: a stdio server still running but silent at the timeout is a timeout (down), not
   /// alive-silent, because the timeout is the client's own (config::Settings::silence_fails).
   bool silence_fails = false;
+  /// In a batch: what paces the starts of local servers (probe/pacer.hpp); nothing: start at once.
+  class StartPacer* pacer = nullptr;
+  /// The probe's place in that batch's order.
+  std::size_t pace_order = 0;
 };
 
 /// How to probe one server, and for how long.
 struct ProbeSpec {
   std::int64_t timeout_ms = 0;
   ProbeOptions options;
+  /// How long its last probe took (its verdict's latency), when known: a batch starts the slowest first, so a
+  /// server that waits out its timeout does not start last.
+  std::int64_t expected_ms = 0;
 };
 
 /// The probe a server's settings ask for: its timeout, depth and protocol (`probe: skip` is decided before any
@@ -179,7 +188,8 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
 
 /// Liveness of a stdio server: healthy when the process is still running at the timeout; unhealthy when it exits
 /// first (reason: its stderr, else the exit status) or cannot be started. The process group is gone afterwards.
-ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock);
+ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms,
+                                 const ProbeOptions& options, util::Clock& clock);
 
 /// Fills `r` as a healthy `answered` result from a handshake that got an answer `via` a transport.
 void take_answer(const mcp::HandshakeResult& handshake, std::string via, ProbeResult& r);

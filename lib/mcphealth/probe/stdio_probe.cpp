@@ -1,5 +1,6 @@
 #include <mcphealth/probe/probe.hpp>
 
+#include <mcphealth/probe/pacer.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 
 #include <mcphealth/mcp/handshake.hpp>
@@ -46,12 +47,22 @@ std::unique_ptr<proc::Child> start_server(const config::StdioServer& server, Pro
 }
 } // namespace
 
-ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms, util::Clock& clock) {
+namespace {
+/// A slot to start in, when the batch paces starts (waiting for it is not the server's time).
+StartPacer::Ticket pace(const ProbeOptions& options) {
+  return options.pacer ? options.pacer->enter(options.pace_order) : StartPacer::Ticket();
+}
+} // namespace
+
+ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t timeout_ms,
+                                 const ProbeOptions& options, util::Clock& clock) {
   ProbeResult r;
+  StartPacer::Ticket ticket = pace(options);
   const util::EpochMs started = clock.now_ms();
   std::unique_ptr<proc::Child> started_child = start_server(server, r);
   if (!started_child) return r;
   proc::Child& child = *started_child;
+  ticket.started(child.pid());
   std::string out_discard;
   std::string err;
   const util::EpochMs deadline = started + timeout_ms;
@@ -92,11 +103,13 @@ ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t
 
 ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_ms, const ProbeOptions& options,
                         util::Clock& clock) {
-  if (options.depth == Depth::liveness) return probe_stdio_liveness(server, timeout_ms, clock);
+  if (options.depth == Depth::liveness) return probe_stdio_liveness(server, timeout_ms, options, clock);
   ProbeResult r;
+  StartPacer::Ticket ticket = pace(options);
   const util::EpochMs started = clock.now_ms();
   std::unique_ptr<proc::Child> started_child = start_server(server, r);
   if (!started_child) return r;
+  ticket.started(started_child->pid());
   mcp::StdioTransport transport(std::move(started_child), clock);
   const mcp::HandshakeResult hs = mcp::handshake(transport, first_protocol(options), started + timeout_ms, clock);
   r.latency_ms = clock.now_ms() - started; // the answer's time, not the shutdown's
