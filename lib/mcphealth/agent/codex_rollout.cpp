@@ -15,30 +15,19 @@ namespace mcphealth::agent {
 
 namespace json = boost::json;
 
-std::optional<hook::MissedFailure> last_failure_in_rollout(const std::filesystem::path& file, std::string_view server,
-                                                           std::size_t max_bytes) {
-  const util::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return std::nullopt;
-  const auto size = static_cast<std::size_t>(st.st_size);
-  const std::size_t from = size > max_bytes ? size - max_bytes : 0;
-  std::string tail(size - from, '\0');
-  std::size_t got = 0;
-  while (got < tail.size()) {
-    const ssize_t n = ::pread(fd.get(), tail.data() + got, tail.size() - got, static_cast<off_t>(from + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  tail.resize(got);
-  // Whole lines only: the first one read may have begun before the window.
+namespace {
+
+/// What the last `window` bytes of a rollout say of `server`'s last call.
+enum class Found { failed, succeeded, nothing };
+
+Found scan(std::string_view tail, bool cut, std::string_view server, hook::MissedFailure& missed) {
   std::size_t end = tail.size();
   while (end > 0) {
-    const std::size_t nl = end >= 2 ? tail.rfind('\n', end - 2) : std::string::npos;
-    const std::size_t begin = nl == std::string::npos ? 0 : nl + 1;
-    const std::string_view line = std::string_view(tail).substr(begin, end - begin);
+    const std::size_t nl = end >= 2 ? tail.rfind('\n', end - 2) : std::string_view::npos;
+    const std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+    const std::string_view line = tail.substr(begin, end - begin);
     end = begin;
-    if (begin == 0 && from > 0) break; // cut by the window
+    if (begin == 0 && cut) break; // the line began before the window
     if (line.find("\"McpToolCall\"") == std::string_view::npos) continue;
     util::JsonParse parsed = util::parse_json(line);
     if (!parsed || !parsed->is_object()) continue;
@@ -51,18 +40,48 @@ std::optional<hook::MissedFailure> last_failure_in_rollout(const std::filesystem
     }
     if (codex_tool_server(util::get_string(*item, "server").value_or("")) != server) continue;
     // The last call to that server decides: a success after a failure means it is back.
-    if (util::get_string(*item, "status") != std::optional<std::string>("failed")) return std::nullopt;
-    hook::MissedFailure missed;
+    if (util::get_string(*item, "status") != std::optional<std::string>("failed")) return Found::succeeded;
     if (const json::object* error = util::get_object(*item, "error")) missed.text = util::get_string(*error, "message").value_or("");
     const std::optional<util::EpochMs> at = util::parse_iso8601_ms(util::get_string(record, "timestamp").value_or(""));
-    if (!at) return std::nullopt; // no time: it cannot be told from a failure already counted
+    if (!at) return Found::succeeded; // no time: it cannot be told from a failure already counted
     missed.ended_at_ms = *at;
     if (const json::object* d = util::get_object(*item, "duration")) {
       missed.duration_ms = util::get_int(*d, "secs").value_or(0) * 1000 + util::get_int(*d, "nanos").value_or(0) / 1'000'000;
     }
-    return missed;
+    return Found::failed;
   }
-  return std::nullopt;
+  return Found::nothing;
+}
+
+} // namespace
+
+std::optional<hook::MissedFailure> last_failure_in_rollout(const std::filesystem::path& file, std::string_view server,
+                                                           std::size_t max_bytes) {
+  const util::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return std::nullopt;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  // The last call is usually near the end: a small window first, four times larger each time it says nothing.
+  std::string tail;
+  for (std::size_t window = std::min<std::size_t>(16 * 1024, max_bytes);; window = std::min(window * 4, max_bytes)) {
+    const std::size_t from = size > window ? size - window : 0;
+    tail.resize(size - from);
+    std::size_t got = 0;
+    while (got < tail.size()) {
+      const ssize_t n = ::pread(fd.get(), tail.data() + got, tail.size() - got, static_cast<off_t>(from + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    tail.resize(got);
+    hook::MissedFailure missed;
+    switch (scan(tail, from > 0, server, missed)) {
+    case Found::failed: return missed;
+    case Found::succeeded: return std::nullopt;
+    case Found::nothing: break;
+    }
+    if (from == 0 || window >= max_bytes) return std::nullopt;
+  }
 }
 
 } // namespace mcphealth::agent

@@ -19,7 +19,9 @@ JsonParse parse_once(std::string_view text, JsonComments comments, std::size_t m
   opts.allow_comments = comments == JsonComments::allowed;
   opts.max_depth = max_depth;
   opts.allow_invalid_utf8 = true;
-  json::stream_parser parser({}, opts);
+  // The parser's own stack on ours: one allocation fewer per parse, and most of its growth.
+  unsigned char stack[4096];
+  json::stream_parser parser({}, opts, stack, sizeof stack);
   boost::system::error_code ec;
   // On an error, write() returns how much it consumed: that is where the error is.
   std::size_t consumed = parser.write(text.data(), text.size(), ec);
