@@ -7,9 +7,12 @@
 #include <mcphealth/util/unique_fd.hpp>
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace mcphealth::agent {
 
@@ -21,14 +24,21 @@ namespace {
 enum class Found { failed, succeeded, nothing };
 
 Found scan(std::string_view tail, bool cut, std::string_view server, hook::MissedFailure& missed) {
-  std::size_t end = tail.size();
-  while (end > 0) {
-    const std::size_t nl = end >= 2 ? tail.rfind('\n', end - 2) : std::string_view::npos;
+  // Only lines that name an MCP call are parsed: found with memmem (most lines are other events), last first.
+  constexpr std::string_view k_marker = "\"McpToolCall\"";
+  std::vector<std::size_t> at;
+  for (const char* p = tail.data();
+       const void* hit =
+           ::memmem(p, static_cast<std::size_t>(tail.data() + tail.size() - p), k_marker.data(), k_marker.size());) {
+    at.push_back(static_cast<std::size_t>(static_cast<const char*>(hit) - tail.data()));
+    p = static_cast<const char*>(hit) + k_marker.size();
+  }
+  for (auto it = at.rbegin(); it != at.rend(); ++it) {
+    const std::size_t nl = tail.rfind('\n', *it);
+    if (nl == std::string_view::npos && cut) break; // the line began before the window
     const std::size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+    const std::size_t end = std::min(tail.find('\n', *it), tail.size());
     const std::string_view line = tail.substr(begin, end - begin);
-    end = begin;
-    if (begin == 0 && cut) break; // the line began before the window
-    if (line.find("\"McpToolCall\"") == std::string_view::npos) continue;
     util::JsonParse parsed = util::parse_json(line);
     if (!parsed || !parsed->is_object()) continue;
     const json::object& record = parsed->get_object();
@@ -62,20 +72,19 @@ std::optional<hook::MissedFailure> last_failure_in_rollout(const std::filesystem
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return std::nullopt;
   const auto size = static_cast<std::size_t>(st.st_size);
   // The last call is usually near the end: a small window first, four times larger each time it says nothing.
-  std::string tail;
   for (std::size_t window = std::min<std::size_t>(16 * 1024, max_bytes);; window = std::min(window * 4, max_bytes)) {
     const std::size_t from = size > window ? size - window : 0;
-    tail.resize(size - from);
+    const std::size_t want = size - from;
+    const std::unique_ptr<char[]> buffer(new char[want]); // not zeroed: every byte used is read
     std::size_t got = 0;
-    while (got < tail.size()) {
-      const ssize_t n = ::pread(fd.get(), tail.data() + got, tail.size() - got, static_cast<off_t>(from + got));
+    while (got < want) {
+      const ssize_t n = ::pread(fd.get(), buffer.get() + got, want - got, static_cast<off_t>(from + got));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       got += static_cast<std::size_t>(n);
     }
-    tail.resize(got);
     hook::MissedFailure missed;
-    switch (scan(tail, from > 0, server, missed)) {
+    switch (scan(std::string_view(buffer.get(), got), from > 0, server, missed)) {
     case Found::failed: return missed;
     case Found::succeeded: return std::nullopt;
     case Found::nothing: break;
