@@ -97,7 +97,12 @@ json::object row_json(const ops::ProbeRow& row) {
   o["status"] = state::health_name(probe::health_of(r));
   o["ok"] = r.ok;
   o["kind"] = probe::kind_name(r.kind);
-  o["exit"] = optional_value(r.exit_status);
+  // How a process that exited ended: its exit code as a number, or the signal that ended it by name.
+  const std::optional<std::string>& ended = r.exit_status;
+  const bool code =
+      ended && !ended->empty() && ended->find_first_not_of("0123456789") == std::string::npos && ended->size() < 4;
+  o["exit"] = code ? json::value(std::stoi(*ended)) : json::value(nullptr);
+  o["signal"] = ended && !code ? json::value(*ended) : json::value(nullptr);
   o["transport"] = row.transport;
   o["latencyMs"] = r.latency_ms;
   o["protocolVersion"] = optional_value(r.protocol_version);

@@ -478,9 +478,13 @@ case_traceback_shows_its_last_line_and_json_keeps_it_all() {
   mcph probe py --json
   assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "Traceback (most recent call last)"
   assert_contains "$(json_eval "$OUT" 'd["servers"][0]["hint"]')" "Python module"
-  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["exit"]')" 1
+  assert_eq "$(json_eval "$OUT" '[d["servers"][0]["exit"], d["servers"][0]["signal"]]')" '[1, null]' "the exit code, a number"
   mcph status
   assert_contains "$OUT" "exit 1: ModuleNotFoundError: No module named 'nosuchmod_for_mcphealth'"
+  # A process a signal ended: no exit code, the signal by name.
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"sig":{"command":"/bin/sh","args":["-c","kill -SEGV $$"]}}}'
+  mcph probe sig --json
+  assert_eq "$(json_eval "$OUT" '[d["servers"][0]["exit"], d["servers"][0]["signal"]]')" '[null, "SIGSEGV"]'
 }
 
 case_table_has_no_colour_when_piped_or_no_color() {

@@ -69,6 +69,16 @@ case_statusline_is_one_short_line() {
   assert_eq "$RC" 1
 }
 
+case_statusline_before_any_verdict_says_so() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  mcph status --statusline
+  assert_eq "$OUT" "mcp ?" "nothing checked yet is not 0 healthy"
+  assert_eq "$RC" 0
+  mcph probe svc
+  mcph status --statusline
+  assert_eq "$OUT" "mcp 1✔"
+}
+
 case_named_servers_only_and_unknown_is_an_error() {
   seed_mixed
   mcph status good --json
@@ -135,7 +145,7 @@ case_a_failed_call_to_a_name_no_folder_defines_does_not_turn_status_red() {
   assert_eq "$RC" 0 "an unbound name turned status red: $OUT"
   assert_contains "$ERR" "nosuch is in the cache but no config file defines it"
   mcph status --statusline
-  assert_eq "$OUT" "mcp 0✔"
+  assert_eq "$OUT" "mcp ?" "kept has no verdict yet, and nosuch is not one of the folder's servers"
 }
 
 case_a_config_that_does_not_parse_is_one_line_not_a_warning_per_server() {

@@ -50,7 +50,7 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
   CHECK(state::health_name(row("new").health) == "unknown");
   CHECK(row("new").definition == std::optional<std::string>("fp-new"));
   CHECK(row("auth").configured == false);
-  CHECK(ops::status_line(report) == "mcp 1✔ 1! 1~ 2✘ down stuck");
+  CHECK(ops::status_line(report) == "mcp 1✔ 1! 1~ 2✘ down stuck 1?"); // new: no verdict yet
   // An entry no config defines is shown but never counted down.
   auto unconfigured = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}}}, defaults(), 3000);
   const auto down = std::find_if(unconfigured.rows.begin(), unconfigured.rows.end(), [](const ops::StatusRow& r) { return r.name == "down"; });

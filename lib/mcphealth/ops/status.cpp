@@ -277,7 +277,7 @@ void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, c
 }
 
 std::string status_line(const StatusReport& report) {
-  int up = 0, auth = 0, silent = 0, down = 0;
+  int up = 0, auth = 0, silent = 0, down = 0, unknown = 0;
   std::string names;
   for (const auto& row : report.rows) {
     if (row.superseded) continue;
@@ -287,12 +287,17 @@ std::string status_line(const StatusReport& report) {
     else if (row.down()) {
       ++down;
       names += " " + row.name;
+    } else if (row.health == state::Health::unknown) {
+      ++unknown;
     }
   }
+  // Nothing checked yet is not "all fine": `mcp 0✔` read as no server down when none had been looked at.
+  if (up + auth + silent + down == 0) return unknown > 0 ? "mcp " + std::to_string(unknown) + "?" : "mcp ?";
   std::string line = "mcp " + std::to_string(up) + "✔";
   if (auth > 0) line += " " + std::to_string(auth) + "!";
   if (silent > 0) line += " " + std::to_string(silent) + "~";
   if (down > 0) line += " " + std::to_string(down) + "✘" + names;
+  if (unknown > 0) line += " " + std::to_string(unknown) + "?";
   return line;
 }
 

@@ -130,7 +130,8 @@ std::vector<std::string> state_warnings(const std::filesystem::path& state_path,
 /// ancestor that is in the way).
 util::Result<void> check_writable(const std::filesystem::path& path);
 
-/// The one-line summary for a prompt: `mcp 5✔ 1✘ agentmemory`.
+/// The one-line summary for a prompt: `mcp 5✔ 1✘ agentmemory` (`1!` needs auth, `1~` alive but silent, `2?` no
+/// verdict yet); `mcp ?` when no server has a verdict yet (nothing checked is not "all fine").
 std::string status_line(const StatusReport& report);
 
 } // namespace mcphealth::ops
