@@ -121,6 +121,31 @@ case_two_installs_in_one_second_keep_both_backups() {
   assert_eq "$(cat "$HOME/.claude/$first")" "$original"
 }
 
+# install made the file; uninstall takes it away again rather than leave a `{}` behind.
+case_uninstall_removes_a_file_it_leaves_empty() {
+  rm -f "$(SETTINGS)"
+  mcph install
+  mcph uninstall
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "the file is left empty: removed"
+  assert_no_file "$(SETTINGS)"
+}
+
+# Installs and uninstalls do not pile backups up: the first (the file before mcphealth changed it) and the last
+# four stay.
+case_backups_are_kept_to_the_first_and_the_last_four() {
+  seed_settings
+  local original; original=$(cat "$(SETTINGS)")
+  for _ in 1 2 3 4 5 6; do
+    mcph install
+    mcph install --statusline
+    mcph uninstall
+  done
+  assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 5
+  local first; first=$(ls "$HOME/.claude/" | grep '^settings.json.bak-' | sort -V | head -1)
+  assert_eq "$(cat "$HOME/.claude/$first")" "$original" "the oldest backup holds the file as it was"
+}
+
 case_install_into_a_missing_file_and_an_old_path_is_updated() {
   rm -f "$(SETTINGS)"
   mkdir -p "$T/opt/old"

@@ -249,8 +249,42 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agen
   }
   if (!modified) plan.notes.push_back("mcphealth is not registered here");
   finish(plan, root, modified);
+  // Left with nothing (install made it, or emptied it), the file goes: a missing settings file means the same to
+  // every agent, and a `{}` left behind is litter.
+  if (modified && root.empty()) {
+    plan.remove = true;
+    plan.notes.push_back("the file is left empty: removed");
+  }
   return plan;
 }
+
+namespace {
+
+/// Backups of one file kept: the first (the file as it was before any of mcphealth's changes that are still
+/// backed up) and the most recent ones; those between go, so that installs and uninstalls do not pile them up.
+constexpr std::size_t k_backups_kept = 5;
+
+/// Removes the backups of `base` (`<base>.bak-YYYYMMDD-HHMMSS[-N]`) beyond k_backups_kept, oldest after the first.
+void prune_backups(const std::string& base) {
+  const fs::path b(base);
+  const std::string prefix = b.filename().string() + ".bak-";
+  std::error_code ec;
+  std::vector<std::pair<std::pair<std::string, int>, fs::path>> found;
+  for (fs::directory_iterator it(b.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size()); // YYYYMMDD-HHMMSS, then -N for the second of a second
+    if (rest.size() < 15) continue;
+    int n = 1;
+    if (rest.size() > 16 && rest[15] == '-') n = std::atoi(rest.c_str() + 16);
+    found.push_back({{rest.substr(0, 15), n}, it->path()});
+  }
+  if (found.size() <= k_backups_kept) return;
+  std::sort(found.begin(), found.end());
+  for (std::size_t i = 1; i + (k_backups_kept - 1) < found.size(); ++i) fs::remove(found[i].second, ec);
+}
+
+} // namespace
 
 fs::path backup_folder(const util::Environment& env) {
   if (auto state = env.get("XDG_STATE_HOME"); state && !state->empty()) return fs::path(*state) / "mcphealth" / "backups";
@@ -286,6 +320,7 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
       return util::fail(InstallError{InstallFailure::failed, "cannot write the backup " + backup.string() + ": " + written.error().message});
     }
     backup_made = backup;
+    prune_backups(base);
   }
   // The project's .claude/ may not exist yet; a new folder gets the usual 0755, as Claude Code makes it.
   const fs::path dir = plan.file.has_parent_path() ? plan.file.parent_path() : fs::path(".");
