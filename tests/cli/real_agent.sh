@@ -91,6 +91,22 @@ wait_for_quiet() {
   fail "left running after the session: $(for p in $left; do tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null; echo; done)"
 }
 
+# agent_session WHO ENV-ARGS... COMMAND...: one session of a real agent in $PROJ, as env(1) runs it (assignments,
+# then the command), without any agent variable of the caller's and with nothing on stdin; sets OUT, ERR, RC and
+# fails when it exits non-zero.
+agent_session() {
+  local who=$1 errf
+  shift
+  errf=$(mktemp)
+  set +e
+  OUT=$(cd "$PROJ" && env $(no_agent_env) "$@" 2>"$errf" </dev/null)
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+  [ "$RC" -eq 0 ] || fail "$who exited $RC: $ERR"
+}
+
 # need_claude: the case needs the real Claude Code. ctest runs the suite under both versions scripts/test
 # installs: the oldest supported (MCPHEALTH_CLAUDE) and, with MCPHEALTH_REAL_CLAUDE=newest, the newest
 # (MCPHEALTH_CLAUDE_NEWEST).
@@ -111,19 +127,11 @@ need_claude_newest() {
 
 # claude_session [ARGS...]: one `claude -p` session in $PROJ against the fake model; sets OUT (stream-json), RC.
 claude_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
+  agent_session "claude" ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
     DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 IS_SANDBOX=1 \
     ENABLE_TOOL_SEARCH=false \
     timeout 120 "$CLAUDE_BIN" -p "Use the echo tool." --output-format stream-json --verbose \
-    --dangerously-skip-permissions "$@" 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "claude exited $RC"
+    --dangerously-skip-permissions "$@"
 }
 
 
@@ -216,17 +224,9 @@ gemini_call() { printf '{"name":"mcp_svc_echo","input":{"text":"%s"}}' "$1"; }
 
 # gemini_session: one headless `gemini -p` session in $PROJ against the fake model; sets OUT (JSON), ERR, RC.
 gemini_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) GEMINI_API_KEY=x GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$MODEL_PORT" \
+  agent_session "gemini" GEMINI_API_KEY=x GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$MODEL_PORT" \
     GEMINI_CLI_SYSTEM_SETTINGS_PATH="$T/etc-gemini/settings.json" NO_BROWSER=true \
-    timeout 120 "$GEMINI_BIN" -m gemini-2.5-flash -p "Use the echo tool." -o json 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "gemini exited $RC: $ERR"
+    timeout 120 "$GEMINI_BIN" -m gemini-2.5-flash -p "Use the echo tool." -o json
 }
 
 # gemini_results: what the model was given back for each tool call of the session's last request, in order, one
@@ -283,17 +283,9 @@ copilot_call() { printf '{"name":"svc-echo","input":{"text":"%s"}}' "$1"; }
 
 # copilot_session: one `copilot -p` session in $PROJ against the fake model; sets OUT, ERR, RC.
 copilot_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1" \
+  agent_session "copilot" COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1" \
     COPILOT_MODEL=gpt-4.1 COPILOT_PROVIDER_API_KEY=x COPILOT_AUTO_UPDATE=false \
-    timeout 120 "$COPILOT_BIN" -p "Use the echo tool." --allow-all-tools --no-auto-update -s 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "copilot exited $RC: $ERR"
+    timeout 120 "$COPILOT_BIN" -p "Use the echo tool." --allow-all-tools --no-auto-update -s
 }
 
 # copilot_results: the tool messages of the session's last model request, in order, one JSON string per line.
@@ -375,16 +367,8 @@ codex_install() {
 
 # codex_session: one `codex exec` session in $PROJ against the fake model; sets OUT (JSON lines), ERR, RC.
 codex_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) -u RUST_BACKTRACE timeout 120 "$CODEX_BIN" exec --json --skip-git-repo-check \
-    "Use the echo tool." 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "codex exited $RC: $ERR"
+  agent_session "codex" -u RUST_BACKTRACE timeout 120 "$CODEX_BIN" exec --json --skip-git-repo-check \
+    "Use the echo tool."
 }
 
 # codex_results: what the model was given back for each tool call, from the session's last request, in order, one
@@ -429,18 +413,11 @@ need_sdk() {
 # sdk_session OPTIONS: one query() in $PROJ against the fake model, with the SDK's OPTIONS (JSON; cwd is added);
 # sets OUT (the stream, one message per line), RC.
 sdk_session() {
-  local errf options
-  errf=$(mktemp)
+  local options
   options=$("$PY" -c 'import json,sys; o=json.loads(sys.argv[1]); o["cwd"]=sys.argv[2]; print(json.dumps(o))' "$1" "$PROJ")
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
+  agent_session "the SDK session" ANTHROPIC_BASE_URL="http://127.0.0.1:$MODEL_PORT" ANTHROPIC_API_KEY=sk-test \
     DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 ENABLE_TOOL_SEARCH=false \
-    timeout 120 node "$MCPHEALTH_FIXTURES/sdk_session.mjs" "$SDK_MJS" "$options" 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "the SDK session exited $RC"
+    timeout 120 node "$MCPHEALTH_FIXTURES/sdk_session.mjs" "$SDK_MJS" "$options"
 }
 
 # Qwen Code (@qwen-code/qwen-code, pinned by scripts/test): Claude Code's hooks and payloads in its own settings
@@ -465,17 +442,9 @@ qwen_svc_def() {
 
 # qwen_session: one non-interactive Qwen Code run in $PROJ against the fake model; sets OUT, RC.
 qwen_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) -u QWEN_CODE -u QWEN_SANDBOX OPENAI_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1" \
+  agent_session "qwen" -u QWEN_CODE -u QWEN_SANDBOX OPENAI_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1" \
     OPENAI_API_KEY=x OPENAI_MODEL=fake-model timeout 120 "$QWEN_BIN" --auth-type openai --approval-mode yolo -o json \
-    "Use the echo tool." 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "qwen exited $RC"
+    "Use the echo tool."
 }
 
 # opencode (opencode-ai, pinned by scripts/test): its plugins get MCP calls, and mcphealth's plugin hands them to
@@ -508,15 +477,7 @@ opencode_svc_def() {
 
 # opencode_session: one `opencode run` in $PROJ against the fake model; sets OUT, ERR, RC.
 opencode_session() {
-  local errf
-  errf=$(mktemp)
-  set +e
-  OUT=$(cd "$PROJ" && env $(no_agent_env) OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
+  agent_session "opencode" OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
     OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 timeout 120 "$OPENCODE_BIN" run --print-logs --format json \
-    "Use the echo tool." 2>"$errf" </dev/null)
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-  [ "$RC" -eq 0 ] || fail "opencode exited $RC"
+    "Use the echo tool."
 }

@@ -56,12 +56,7 @@ std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
     out.push_back({std::string(k_builtin_github), std::string(tool_name.substr(k_builtin_github.size() + 1))});
     return out;
   }
-  for (std::size_t sep = tool_name.find('-', 1); sep != std::string_view::npos; sep = tool_name.find('-', sep + 1)) {
-    if (sep + 1 >= tool_name.size()) break;
-    out.push_back({std::string(tool_name.substr(0, sep)), std::string(tool_name.substr(sep + 1))});
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
+  return hook::splits_at(tool_name, '-');
 }
 
 hook::Event meaning(std::string_view name) {

@@ -44,17 +44,6 @@ constexpr hook::ClientWording k_wordings[] = {
      "an HTTP server answering 503 (the status is not in the text; the body follows)"},
 };
 
-/// Every way a tool name `<server>_<tool>` splits, longest server first (a server's name may hold `_`).
-std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
-  std::vector<hook::CallTarget> out;
-  for (std::size_t sep = tool_name.find('_', 1); sep != std::string_view::npos; sep = tool_name.find('_', sep + 1)) {
-    if (sep + 1 >= tool_name.size()) break;
-    out.push_back({std::string(tool_name.substr(0, sep)), std::string(tool_name.substr(sep + 1))});
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
 class OpencodeDialect final : public Dialect {
 public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
@@ -68,7 +57,7 @@ public:
     const std::optional<std::string> tool_name = field("tool_name");
     call.names_tool = tool_name.has_value();
     call.tool_name = tool_name.value_or("");
-    std::vector<hook::CallTarget> splits = tool_name_splits(call.tool_name);
+    std::vector<hook::CallTarget> splits = hook::splits_at(call.tool_name, '_');
     if (!splits.empty()) {
       call.target = splits.front();
       if (splits.size() > 1) call.readings = std::move(splits);

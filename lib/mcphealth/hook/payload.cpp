@@ -70,6 +70,16 @@ std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name) {
   return t;
 }
 
+std::vector<CallTarget> splits_at(std::string_view name, char sep) {
+  std::vector<CallTarget> out;
+  for (std::size_t at = name.find(sep, 1); at != std::string_view::npos; at = name.find(sep, at + 1)) {
+    if (at + 1 >= name.size()) break; // no tool left
+    out.push_back({std::string(name.substr(0, at)), std::string(name.substr(at + 1))});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 std::vector<CallTarget> mcp_tool_name_splits(std::string_view tool_name) {
   constexpr std::string_view prefix = "mcp__";
   std::vector<CallTarget> out;

@@ -70,6 +70,11 @@ std::optional<std::string> find_raw_string_field(std::string_view raw, std::stri
 /// Splits an MCP tool name `mcp__<server>__<tool...>` at its first `__`; nothing for other names.
 std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name);
 
+/// Every way `name` splits at one `sep` into a server and a tool (neither empty), longest server first: for agents
+/// whose tool names are `<server><sep><tool>` with no prefix (Copilot CLI's `-`, opencode's `_`), where a
+/// server's name may hold `sep` and only the configured names can tell which split is meant.
+std::vector<CallTarget> splits_at(std::string_view name, char sep);
+
 /// Every way an MCP tool name splits into server and tool, longest server first: a server's own name may hold
 /// `__` (`my__srv`, or `x..y` and `trail_` as tool names spell them), so `mcp__my__srv__echo` is `my__srv` +
 /// `echo` or `my` + `srv__echo`; which one is meant only the names that exist can tell. Nothing for other names.
