@@ -4,6 +4,7 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/agent/codex.hpp>
+#include <mcphealth/hook/classify.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/toml.hpp>
@@ -297,4 +298,14 @@ TEST_CASE("a UTC time reads back as format_iso8601_ms writes it", "[clock]") {
                           "2026-12-03T14:49:34.937+01:00"}) {
     CHECK_FALSE(util::parse_iso8601_ms(bad));
   }
+}
+
+TEST_CASE("codex: its own words for a closed transport are its framing, not a tool's text", "[agent_codex]") {
+  const auto wordings = agent::find_agent("codex")->dialect.failure_wordings();
+  const hook::FailureReading died = hook::read_failure(
+      "tool call error: tool call failed for `svc/echo`\n\nCaused by:\n    Transport closed", nullptr, wordings);
+  CHECK(died.says == hook::FailureReading::Says::transport);
+  CHECK_FALSE(died.wording.empty());
+  // A tool reporting its own backend's connection: not Codex's wording (the generic signs decide, as for any text).
+  CHECK(hook::read_failure("database said: Transport closed", nullptr, wordings).wording.empty());
 }

@@ -211,7 +211,8 @@ protected:
 // the call, and every call after it): `tool call error: tool call failed for `svc/echo`` then `Caused by: Transport
 // closed`.
 constexpr hook::ClientWording k_wordings[] = {
-    {"Codex CLI 0.171.0", "Transport closed", hook::FailureReading::Says::transport,
+    // Codex's own framing, not the bare words: a tool's error may say "Transport closed" of its own backend.
+    {"Codex CLI 0.171.0", "Caused by:\n    Transport closed", hook::FailureReading::Says::transport,
      "a stdio server that died during the call, or before it"},
 };
 
