@@ -25,9 +25,39 @@ case_a_server_saying_it_is_unavailable_is_blocked_from_the_next_call() {
   assert_contains "$(entry_field svc lastError)" "database temporarily unavailable"
   mcph explain-config --agent opencode --cwd "$PROJ"
   assert_not_contains "$OUT" "not registered"
+  mcph explain-config --agent opencode --cwd "$PROJ" --json
+  assert_eq "$(json_eval "$OUT" '[d["hooks"]["preToolUse"], d["hooks"]["postToolUseFailure"]]')" '[true, true]' "the plugin is found"
   mcph uninstall --agent opencode
   assert_eq "$RC" 0 "uninstall"
   assert_no_file "$HOME/.config/opencode/plugins/mcphealth.js"
+  wait_for_quiet
+}
+
+# A server known down at a session's start: the plugin hands SessionStart over and puts our answer in the system
+# prompt (experimental.chat.system.transform), so the model knows before its first call.
+case_the_next_session_starts_knowing_the_server_is_down() {
+  need_opencode
+  model_script "{\"turns\":[[$(opencode_call one)]]}"
+  start_model
+  opencode_config "{\"svc\":$(opencode_svc_def)}"
+  mcph install --agent opencode
+  echo down > "$T/cue"
+  mcph probe --all --agent opencode --cwd "$PROJ"
+  assert_eq "$(entry_field svc status)" unhealthy
+  opencode_session
+  local system
+  system=$("$PY" - "$T/model.log" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    body = json.loads(line)["body"]
+    if body.get("tools"):
+        print(json.dumps(" ".join(m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+                                  for m in body.get("messages", []) if m.get("role") == "system")))
+        break
+PYEOF
+)
+  assert_contains "$system" 'MCP servers not available at the start of this session: \"svc\" is down' \
+    "the model's first request"
   wait_for_quiet
 }
 

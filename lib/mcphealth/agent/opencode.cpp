@@ -288,7 +288,9 @@ export const McphealthGate = async ({ client, directory }) => {
   };
   const blocked = new Set(); // calls we blocked: their error is our reason, not a failure
   const reported = new Set(); // failures already handed over
-  let context = null; // what the session's start told: said to the model with each request
+  let started = null; // the SessionStart answer, asked once: said to the model with each request
+  const start = (sessionID) => (started ??= ask(payload("SessionStart", { session_id: sessionID })).then(
+    (answer) => answer?.hookSpecificOutput?.additionalContext ?? null));
 
   const payload = (event, extra) => ({ hook_event_name: event, cwd: directory, ...extra });
   return {
@@ -306,8 +308,7 @@ export const McphealthGate = async ({ client, directory }) => {
     },
     event: async ({ event }) => {
       if (event?.type === "session.created") {
-        const answer = await ask(payload("SessionStart", { session_id: event.properties?.sessionID ?? event.properties?.info?.id }));
-        context = answer?.hookSpecificOutput?.additionalContext ?? null;
+        start(event.properties?.sessionID ?? event.properties?.info?.id); // early; opencode does not wait for it
         return;
       }
       const part = event?.type === "message.part.updated" ? event.properties?.part : null;
@@ -316,7 +317,9 @@ export const McphealthGate = async ({ client, directory }) => {
       reported.add(part.callID);
       await ask(payload("PostToolUseFailure", { tool_name: part.tool, session_id: part.sessionID, error: String(part.state.error ?? "") }));
     },
-    "experimental.chat.system.transform": async (_input, output) => {
+    // Each request waits for the session start's answer (asked here if no session.created came first).
+    "experimental.chat.system.transform": async (input, output) => {
+      const context = await start(input?.sessionID);
       if (context) output.system.push(context);
     },
   };
