@@ -188,6 +188,10 @@ struct Agent {
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
                 std::string_view field, std::string fallback, std::string fallback_source = "the default");
 
+/// The call in a payload of Claude Code's shape whose event is named by `hook_event_name` alone (Codex CLI, Qwen
+/// Code: `--event`, else that field, else PreToolUse), with its tool and target (read_claude_shape).
+hook::HookCall read_claude_shaped_call(const hook::HookInput& input, const std::optional<std::string>& event_flag);
+
 /// Reads the fields of Claude Code's payload shape into `call` (which Codex CLI's hooks send too): the tool's name
 /// and its target (`mcp__<server>__<tool>`, every reading when the name splits more ways), the folder (`cwd`), the
 /// tool's input; from a cut payload's raw text, the tool's name and target alone.

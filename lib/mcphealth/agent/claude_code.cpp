@@ -125,6 +125,16 @@ public:
 
 } // namespace
 
+hook::HookCall read_claude_shaped_call(const hook::HookInput& input, const std::optional<std::string>& event_flag) {
+  hook::HookCall call;
+  const std::optional<std::string> named = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
+                                                            : util::get_string(input.payload, "hook_event_name");
+  name_event(call, event_flag, named, "hook_event_name", "PreToolUse");
+  call.event = hook::event_from_name(call.event_name);
+  read_claude_shape(input, call);
+  return call;
+}
+
 void read_claude_shape(const hook::HookInput& input, hook::HookCall& call) {
   if (input.incomplete) {
     const std::optional<std::string> tool_name = hook::find_raw_string_field(input.raw, "tool_name");

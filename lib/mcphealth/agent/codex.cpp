@@ -220,12 +220,7 @@ class CodexDialect final : public Dialect {
 public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
-    hook::HookCall call;
-    const std::optional<std::string> named = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
-                                                              : util::get_string(input.payload, "hook_event_name");
-    name_event(call, event_flag, named, "hook_event_name", "PreToolUse");
-    call.event = hook::event_from_name(call.event_name);
-    read_claude_shape(input, call);
+    hook::HookCall call = read_claude_shaped_call(input, event_flag);
     // PostToolUse fires only for a call that succeeded; an isError result is the server's answer, not an outage.
     // A failed call fires nothing: the session's rollout tells of it (missed_failure).
     if (!input.incomplete) call.transcript = util::get_string(input.payload, "transcript_path").value_or("");
