@@ -7,7 +7,8 @@
 namespace mcphealth::probe {
 
 namespace {
-/// A server whose group took at most this much CPU over two ticks in a row waits: it idles.
+/// A server whose group neither ran nor waited for a CPU more than this over two ticks in a row sleeps: it idles. One
+/// that waits to run (the machine is busy) is not idle: it still needs the CPU its slot stands for.
 constexpr std::int64_t k_idle_cpu_ms = 2;
 constexpr int k_idle_ticks = 2;
 } // namespace
@@ -103,8 +104,10 @@ void StartPacer::watch() {
       if (it == m_holders.end() || !it->second.holds) continue;
       Holder& h = it->second;
       if (!cpu) continue; // not known here: the slot is held until the probe ends, as before
-      const bool quiet = h.last_cpu_ms >= 0 && cpu->on_cpu_ms - h.last_cpu_ms <= k_idle_cpu_ms;
+      const bool quiet = h.last_cpu_ms >= 0 && cpu->on_cpu_ms - h.last_cpu_ms <= k_idle_cpu_ms &&
+                         cpu->longest_wait_ms - h.last_wait_ms <= k_idle_cpu_ms;
       h.last_cpu_ms = cpu->on_cpu_ms;
+      h.last_wait_ms = cpu->longest_wait_ms;
       h.quiet_ticks = quiet ? h.quiet_ticks + 1 : 0;
       if (h.quiet_ticks >= k_idle_ticks) give_back(h);
     }

@@ -2,8 +2,9 @@
 // Pacing the starts of local servers by the machine, not by how many are probed. A fixed number of probes at once
 // made servers that never answer cost a round of timeouts per slot: each held its slot while it waited, using no
 // CPU. Here at most `slots` servers may be starting or busy on a CPU at once; one that has started and waits (its
-// process group took no CPU for a while) hands its slot on. One busy in a loop of its own keeps it. Starved
-// servers are still told apart by the probe itself (probe::starved_of_cpu): pacing only makes that rarer.
+// process group neither ran nor waited to run for a while: it sleeps) hands its slot on. One busy in a loop of its own
+// keeps it. Starved servers are still told apart by the probe itself (probe::starved_of_cpu): pacing only makes that
+// rarer.
 #include <mcphealth/proc/child.hpp>
 
 #include <condition_variable>
@@ -55,6 +56,7 @@ private:
     pid_t group = -1;
     bool holds = true;
     std::int64_t last_cpu_ms = -1;
+    std::int64_t last_wait_ms = -1;
     int quiet_ticks = 0;
   };
   void give_back(Holder& h);
