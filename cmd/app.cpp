@@ -8,6 +8,7 @@
 #include "policy.hpp"
 #include "probe.hpp"
 #include "refresh.hpp"
+#include "report.hpp"
 #include "reset.hpp"
 #include "status.hpp"
 #include "watch.hpp"
@@ -42,6 +43,7 @@ constexpr Command k_commands[] = {
     {"hook", register_hook},
     {"probe", register_probe},
     {"status", register_status},
+    {"report", register_report},
     {"reset", register_reset},
     {"explain-config", register_explain_config},
     {"policy", register_policy},

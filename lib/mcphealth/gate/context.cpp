@@ -4,6 +4,7 @@
 #include <mcphealth/gate/bindings.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/history.hpp>
 
 #include <algorithm>
 
@@ -27,7 +28,17 @@ state::Store& Context::store() {
 }
 
 bool Context::update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms) {
-  const state::UpdateResult r = store().update(mutate, lock_wait_ms);
+  // A write the hook makes anyway also says the hook ran, and with which PATH (doctor; probes outside a session):
+  // no write of its own, so the cache hit stays without one.
+  const state::HookSeen seen{.agent = std::string(m_agent.id), .at = now(), .event = m_hc.event_name,
+                             .path = m_deps.env.get("PATH").value_or("")};
+  const state::UpdateResult r = store().update(
+      [&](json::object& doc) {
+        if (!mutate(doc)) return false;
+        state::note_hook_seen(doc, seen);
+        return true;
+      },
+      lock_wait_ms);
   if (!r) {
     log(r.error().message);
     return false;
@@ -37,6 +48,17 @@ bool Context::update_state(const state::Mutator& mutate, std::int64_t lock_wait_
         r->moved_aside->string());
   }
   return true;
+}
+
+void Context::note_seen() {
+  update_state([](json::object&) { return true; });
+}
+
+void Context::note_blocked(const hook::HookOutcome& answer) {
+  if (!m_target_call || answer.decision != hook::HookOutcome::Decision::block) return;
+  const state::HistoryEvent line{.at = now(), .kind = state::HistoryKind::blocked, .server = m_target_call->server,
+                                 .by = std::string(m_agent.id), .text = answer.reason, .event = answer.event_name};
+  if (auto problem = store().append_history({line})) log(*problem);
 }
 
 const config::Settings& Context::settings() {

@@ -51,7 +51,12 @@ public:
   /// The state: the seam's store, else the file at the resolved state path.
   state::Store& store();
   /// Writes through the state's one writer; says on stderr what went wrong. True when written.
+  /// Every write also records that this agent's hook ran (state::note_hook_seen).
   bool update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms = state::k_lock_wait_ms);
+  /// Records that this agent's hook ran, with a write of its own (a session start, which may write nothing else).
+  void note_seen();
+  /// Adds a blocked call to the history (`answer` blocks the call being decided); nothing for an allow.
+  void note_blocked(const hook::HookOutcome& answer);
 
   /// The settings from the environment and the command line.
   const config::Settings& settings();

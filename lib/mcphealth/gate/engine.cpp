@@ -110,6 +110,7 @@ private:
     if (!plan.refresh.empty() && m_ctx.deps().start_refresh) {
       m_ctx.deps().start_refresh(m_ctx.inputs().project_dir.string(), plan.refresh);
     }
+    m_ctx.note_blocked(plan.answer);
     return plan.answer;
   }
 
@@ -500,6 +501,7 @@ private:
   /// Binds the folder, starts one detached re-probe of every server whose mark is missing or stale, and names the
   /// servers known to be down to the model, so it plans around them from the first turn.
   HookOutcome session_start(const std::string& event) {
+    m_ctx.note_seen();
     const config::Resolution& res = m_ctx.bind_folder();
     const state::StateSnapshot snap = m_ctx.store().read();
     std::vector<SessionServer> servers;

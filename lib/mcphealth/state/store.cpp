@@ -121,6 +121,7 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
     return refuse(UpdateFailure::failed, "cannot read " + m_path.string() + ": " + snap.error);
   }
 
+  const boost::json::object before{{"servers", servers_of(snap.doc)}};
   if (!mutate(snap.doc)) return Update{};
 
   Update done;
@@ -142,7 +143,13 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
     return refuse(UpdateFailure::failed, "cannot write state file: " + written.error().message);
   }
   done.written = true;
+  // Best effort: the verdict is written; a history that cannot be is said by the commands that read it (doctor).
+  (void)append_history(transitions(before, snap.doc, m_clock.now_ms()));
   return done;
+}
+
+std::optional<std::string> StateStore::append_history(const std::vector<HistoryEvent>& events) {
+  return state::append_history(m_path, events);
 }
 
 } // namespace mcphealth::state

@@ -1,6 +1,7 @@
 #pragma once
 // The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook: lock-free reads for the hot path,
 // and one writer for every change: lock, re-read, mutate, write a temp file, fsync, rename.
+#include <mcphealth/state/history.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/lockfile.hpp>
 #include <mcphealth/util/result.hpp>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::state {
 
@@ -88,6 +90,12 @@ public:
   virtual UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) = 0;
   /// Takes the probe lock of `key` (a definition's fingerprint, or a server name), waiting at most `wait_ms`.
   virtual util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms) = 0;
+  /// Adds `events` to the history kept beside the state (state/history.hpp); best effort, words when it failed. A
+  /// store in memory keeps none.
+  virtual std::optional<std::string> append_history(const std::vector<HistoryEvent>& events) {
+    (void)events;
+    return std::nullopt;
+  }
 };
 
 /// The single writer of one state file.
@@ -112,7 +120,9 @@ public:
 
   /// Under the lock: re-reads the file, moves a corrupt one aside, applies `mutate`, and replaces the file
   /// atomically. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
+  /// The history gets the transitions a written update made (state::transitions), under the same lock.
   UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) override;
+  std::optional<std::string> append_history(const std::vector<HistoryEvent>& events) override;
 
 private:
   std::filesystem::path m_path;

@@ -1,0 +1,108 @@
+#include "report.hpp"
+
+#include "output.hpp"
+
+#include <mcphealth/config/settings.hpp>
+#include <mcphealth/ops/report.hpp>
+#include <mcphealth/state/history.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/log.hpp>
+
+#include <cstdio>
+#include <ctime>
+
+namespace mcphealth::cli {
+
+void register_report(CLI::App& app, CommandLine& command_line) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand("report", "What happened while nobody watched: outages and blocked calls");
+  sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
+  sub->add_option("--since", o->since,
+                  "How far back: a length (90s, 30m, 12h, 7d, 1h30m) or a UTC time (2026-12-03T02:00:00Z)")
+      ->type_name("WHEN")
+      ->default_str("24h");
+  sub->add_flag("--json", o->json, "Print the report as JSON");
+  sub->footer("Reads the history kept beside the state file (<state>.history.jsonl, at most about 1 MiB: the oldest "
+              "lines go first).\nExit: 0 nothing is down at the end of the window, 1 an outage is still open, 2 usage "
+              "error.");
+  sub->callback([o, &command_line] { command_line.exit_code = run_report(*o, command_line.globals); });
+}
+
+namespace {
+
+/// A time people read: `02:14:07` today, `Dec 02 23:40` before, in local time.
+std::string when(util::EpochMs at, util::EpochMs now) {
+  const std::time_t t = static_cast<std::time_t>(at / 1000);
+  const std::time_t n = static_cast<std::time_t>(now / 1000);
+  std::tm tm{}, today{};
+  ::localtime_r(&t, &tm);
+  ::localtime_r(&n, &today);
+  char buf[32];
+  const bool same_day = tm.tm_year == today.tm_year && tm.tm_yday == today.tm_yday;
+  std::strftime(buf, sizeof buf, same_day ? "%H:%M:%S" : "%b %d %H:%M:%S", &tm);
+  return buf;
+}
+
+void print_text(const ops::Report& r) {
+  say("since %s (local time; now %s)\n", when(r.since, r.now), when(r.now, r.now));
+  if (r.servers.empty()) {
+    say("nothing went down, and no call was blocked\n");
+    return;
+  }
+  for (const ops::ServerReport& s : r.servers) {
+    for (const ops::Outage& o : s.outages) {
+      std::string line = s.server + ": ";
+      line += o.down_at ? "down " + when(*o.down_at, r.now) : std::string("down before the window");
+      if (!o.down_by.empty()) line += " (" + o.down_by + ")";
+      if (o.up_at) {
+        line += std::string(o.forgotten ? ", reset " : ", back ") + when(*o.up_at, r.now);
+        if (!o.up_by.empty() && !o.forgotten) line += " (" + o.up_by + ")";
+      } else {
+        line += ", still down";
+      }
+      if (const auto length = o.length_ms(r.now)) line += ", " + util::format_duration_short(*length);
+      line += "; " + std::to_string(o.blocked) + (o.blocked == 1 ? " call" : " calls") + " blocked";
+      if (!o.agents.empty()) line += " (" + join_names(o.agents) + ")";
+      say("%s\n", line);
+      if (!o.why.empty()) say("  why: %s\n", o.why);
+      if (!o.told.empty()) say("  the model was told: %s\n", o.told);
+    }
+  }
+}
+
+} // namespace
+
+int run_report(const ReportOptions& o, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  util::SystemClock clock;
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  const util::EpochMs now = clock.now_ms();
+  const auto since = ops::parse_since(o.since, now);
+  if (!since) {
+    util::log::error("--since " + o.since + ": give a length (90s, 30m, 12h, 7d, 1h30m) or a UTC time "
+                     "(2026-12-03T02:00:00Z)");
+    return k_exit_usage;
+  }
+  const std::filesystem::path& state_file = settings.state_path.value;
+  if (state::is_cache_off(state_file)) util::log::warn("the cache is off (" + state_file.string() + "): no history is kept");
+  const state::History history = state::read_history(state_file, *since);
+  const ops::Report report = ops::build_report(history, *since, now, o.servers);
+  if (report.unreadable > 0) {
+    util::log::warn(std::to_string(report.unreadable) + " line(s) of " + state::history_path(state_file).string() +
+                    " did not read as history and were passed over");
+  }
+  if (o.json) {
+    std::fputs(util::pretty_json(ops::report_json(report)).c_str(), stdout);
+  } else {
+    print_text(report);
+  }
+  for (const ops::ServerReport& s : report.servers) {
+    for (const ops::Outage& out : s.outages) {
+      if (!out.up_at) return k_exit_unhealthy;
+    }
+  }
+  return k_exit_ok;
+}
+
+} // namespace mcphealth::cli

@@ -1,0 +1,114 @@
+#include <mcphealth/ops/report.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace mcphealth::ops {
+
+namespace json = boost::json;
+
+std::optional<std::int64_t> Outage::length_ms(util::EpochMs now) const {
+  if (!down_at) return std::nullopt;
+  return std::max<std::int64_t>(0, up_at.value_or(now) - *down_at);
+}
+
+Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
+                    const std::vector<std::string>& only) {
+  Report report{.since = since, .now = now, .unreadable = history.unreadable};
+  std::map<std::string, ServerReport> by_server;
+  for (const state::HistoryEvent& e : history.events) {
+    if (e.at < since) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), e.server) == only.end()) continue;
+    ServerReport& s = by_server[e.server];
+    s.server = e.server;
+    const bool open = !s.outages.empty() && !s.outages.back().up_at;
+    switch (e.kind) {
+    case state::HistoryKind::down:
+      if (open) break; // another failure of the outage already open
+      s.outages.push_back({.down_at = e.at, .down_by = e.by, .why = e.text, .code = e.code});
+      break;
+    case state::HistoryKind::up:
+    case state::HistoryKind::forgotten:
+      // Back without a down in the window: the outage began before it.
+      if (!open) s.outages.push_back({});
+      s.outages.back().up_at = e.at;
+      s.outages.back().up_by = e.by;
+      s.outages.back().forgotten = e.kind == state::HistoryKind::forgotten;
+      break;
+    case state::HistoryKind::blocked: {
+      if (!open) s.outages.push_back({}); // blocked by a verdict written before the window
+      Outage& o = s.outages.back();
+      ++o.blocked;
+      ++s.blocked;
+      o.told = e.text;
+      if (!e.by.empty() && std::find(o.agents.begin(), o.agents.end(), e.by) == o.agents.end()) o.agents.push_back(e.by);
+      break;
+    }
+    }
+  }
+  for (auto& [name, s] : by_server) report.servers.push_back(std::move(s));
+  return report;
+}
+
+json::object report_json(const Report& report) {
+  json::array servers;
+  for (const ServerReport& s : report.servers) {
+    json::array outages;
+    for (const Outage& o : s.outages) {
+      json::object j;
+      j["downAt"] = o.down_at ? json::value(util::format_iso8601_ms(*o.down_at)) : json::value(nullptr);
+      j["upAt"] = o.up_at ? json::value(util::format_iso8601_ms(*o.up_at)) : json::value(nullptr);
+      j["stillDown"] = !o.up_at;
+      j["forgotten"] = o.forgotten;
+      const auto length = o.length_ms(report.now);
+      j["lengthMs"] = length ? json::value(*length) : json::value(nullptr);
+      j["downBy"] = o.down_by;
+      j["upBy"] = o.up_by;
+      j["why"] = o.why;
+      j["code"] = o.code.empty() ? json::value(nullptr) : json::value(o.code);
+      j["blockedCalls"] = o.blocked;
+      j["modelWasTold"] = o.told.empty() ? json::value(nullptr) : json::value(o.told);
+      json::array agents;
+      for (const auto& a : o.agents) agents.push_back(json::value(a));
+      j["agents"] = std::move(agents);
+      outages.push_back(std::move(j));
+    }
+    servers.push_back(json::object{{"server", s.server}, {"blockedCalls", s.blocked}, {"outages", std::move(outages)}});
+  }
+  return {{"since", util::format_iso8601_ms(report.since)},
+          {"now", util::format_iso8601_ms(report.now)},
+          {"servers", std::move(servers)},
+          {"unreadableLines", report.unreadable}};
+}
+
+std::optional<util::EpochMs> parse_since(std::string_view text, util::EpochMs now) {
+  if (auto at = util::parse_iso8601_ms(text)) return at;
+  if (text.empty()) return std::nullopt;
+  std::int64_t total = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::int64_t n = 0;
+    const std::size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      if (n > 1'000'000'000) return std::nullopt;
+      n = n * 10 + (text[i] - '0');
+      ++i;
+    }
+    if (i == start || i == text.size()) return std::nullopt;
+    std::int64_t unit = 0;
+    switch (text[i]) {
+    case 's': unit = 1000; break;
+    case 'm': unit = 60'000; break;
+    case 'h': unit = 3'600'000; break;
+    case 'd': unit = 86'400'000; break;
+    default: return std::nullopt;
+    }
+    ++i;
+    total += n * unit;
+    if (total > 3650LL * 86'400'000) return std::nullopt;
+  }
+  return now - total;
+}
+
+} // namespace mcphealth::ops

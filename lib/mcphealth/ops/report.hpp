@@ -1,0 +1,67 @@
+#pragma once
+// `mcphealth report`: what happened while nobody watched, from the history the state's writer and the hook keep
+// (state/history.hpp): per server, each outage (when it went down, when it came back, for how long, why), how many
+// calls were blocked in it, and what the model was told.
+#include <mcphealth/state/history.hpp>
+#include <mcphealth/util/clock.hpp>
+
+#include <boost/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcphealth::ops {
+
+/// One outage of one server, as the history tells it.
+struct Outage {
+  /// When it was marked down; nothing when that was before the history's window (or before it was kept).
+  std::optional<util::EpochMs> down_at;
+  /// When it came back (or was forgotten by `reset`); nothing while it is still down.
+  std::optional<util::EpochMs> up_at;
+  /// True when `reset` ended it, not a healthy verdict.
+  bool forgotten = false;
+  /// Who marked it down (`hook`, `probe`, `watch`) and who saw it back.
+  std::string down_by;
+  std::string up_by;
+  /// The error recorded, and its code (`401`, `transport`).
+  std::string why;
+  std::string code;
+  /// Calls the hook blocked during it, and what the model was told the last time.
+  std::int64_t blocked = 0;
+  std::string told;
+  /// The agents whose calls were blocked.
+  std::vector<std::string> agents;
+  /// How long it lasted, until `now` when it is still down; nothing when its start is not known.
+  std::optional<std::int64_t> length_ms(util::EpochMs now) const;
+};
+
+/// One server's part of the report.
+struct ServerReport {
+  std::string server;
+  std::vector<Outage> outages;
+  std::int64_t blocked = 0;
+};
+
+/// The whole report.
+struct Report {
+  util::EpochMs since = 0;
+  util::EpochMs now = 0;
+  /// Servers with something to tell, by name.
+  std::vector<ServerReport> servers;
+  /// History lines that did not read.
+  std::size_t unreadable = 0;
+};
+
+/// Pairs the history's events into outages, per server (only `only`'s servers, when given).
+Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
+                    const std::vector<std::string>& only = {});
+
+/// The report as `report --json` prints it.
+boost::json::object report_json(const Report& report);
+
+/// Reads `--since`: a length back from `now` (`90s`, `30m`, `12h`, `7d`, `1h30m`) or a UTC time as the JSON prints it
+/// (`2026-12-03T02:00:00Z`); nothing for anything else.
+std::optional<util::EpochMs> parse_since(std::string_view text, util::EpochMs now);
+
+} // namespace mcphealth::ops

@@ -1,0 +1,212 @@
+#include <mcphealth/state/history.hpp>
+
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/fields.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+#include <mcphealth/util/unique_fd.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mcphealth::state {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::pair<HistoryKind, std::string_view> k_kind_names[] = {
+    {HistoryKind::down, "down"},
+    {HistoryKind::up, "up"},
+    {HistoryKind::forgotten, "forgotten"},
+    {HistoryKind::blocked, "blocked"},
+};
+
+// A history line's fields.
+constexpr std::string_view k_at = "at";
+constexpr std::string_view k_kind = "kind";
+constexpr std::string_view k_server = "server";
+constexpr std::string_view k_by = "by";
+constexpr std::string_view k_text = "text";
+constexpr std::string_view k_code = "code";
+constexpr std::string_view k_event = "event";
+
+// The state file's record of the hooks seen: `agents.<id>.{seenAt,event,path}`.
+constexpr std::string_view k_agents = "agents";
+constexpr std::string_view k_seen_at = "seenAt";
+constexpr std::string_view k_seen_event = "event";
+constexpr std::string_view k_seen_path = "path";
+
+/// The longest PATH kept.
+constexpr std::size_t k_max_path_bytes = 8192;
+
+std::string status_of(const json::object& servers, std::string_view name) {
+  const json::object* entry = util::get_object(servers, name);
+  return entry ? ServerEntry::from_json(*entry).status : std::string();
+}
+
+/// Writes all of `text` to `fd`.
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void read_lines(const fs::path& path, util::EpochMs since, History& out) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto parsed = util::parse_json(line);
+    const json::object* obj = parsed ? parsed->if_object() : nullptr;
+    const auto event = obj ? HistoryEvent::from_json(*obj) : std::nullopt;
+    if (!event) {
+      ++out.unreadable;
+      continue;
+    }
+    if (event->at >= since) out.events.push_back(*event);
+  }
+}
+
+} // namespace
+
+std::string_view history_kind_name(HistoryKind kind) {
+  for (const auto& [k, name] : k_kind_names) {
+    if (k == kind) return name;
+  }
+  return "down";
+}
+
+std::optional<HistoryKind> history_kind_from_name(std::string_view name) {
+  for (const auto& [k, n] : k_kind_names) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+json::object HistoryEvent::to_json() const {
+  json::object o;
+  o[k_at] = at;
+  o[k_kind] = history_kind_name(kind);
+  o[k_server] = server;
+  if (!by.empty()) o[k_by] = by;
+  if (!text.empty()) o[k_text] = util::cap_utf8(text, k_history_text_bytes);
+  if (!code.empty()) o[k_code] = code;
+  if (!event.empty()) o[k_event] = event;
+  return o;
+}
+
+std::optional<HistoryEvent> HistoryEvent::from_json(const json::object& obj) {
+  const auto at = util::get_int(obj, k_at);
+  const auto kind = history_kind_from_name(util::get_string(obj, k_kind).value_or(""));
+  const auto server = util::get_string(obj, k_server);
+  if (!at || !kind || !server) return std::nullopt;
+  HistoryEvent e{.at = *at, .kind = *kind, .server = *server};
+  e.by = util::get_string(obj, k_by).value_or("");
+  e.text = util::get_string(obj, k_text).value_or("");
+  e.code = util::get_string(obj, k_code).value_or("");
+  e.event = util::get_string(obj, k_event).value_or("");
+  return e;
+}
+
+fs::path history_path(const fs::path& state_path) { return state_path.string() + ".history.jsonl"; }
+fs::path rotated_history_path(const fs::path& state_path) { return state_path.string() + ".history.1.jsonl"; }
+
+std::vector<HistoryEvent> transitions(const json::object& before, const json::object& after, util::EpochMs now) {
+  const json::object& was = servers_of(before);
+  const json::object& is = servers_of(after);
+  std::vector<HistoryEvent> out;
+  for (const auto& kv : is) {
+    if (!kv.value().is_object()) continue;
+    const ServerEntry entry = ServerEntry::from_json(kv.value().get_object());
+    const std::string old = status_of(was, kv.key());
+    if (entry.status == old) continue;
+    const std::string by = updated_by(kv.value().get_object()).value_or("");
+    if (entry.unhealthy()) {
+      out.push_back({.at = now, .kind = HistoryKind::down, .server = kv.key(), .by = by,
+                     .text = entry.last_error.value_or(""), .code = entry.last_failure_code.text()});
+    } else if (entry.healthy() && old == "unhealthy") {
+      out.push_back({.at = now, .kind = HistoryKind::up, .server = kv.key(), .by = by});
+    }
+  }
+  for (const auto& kv : was) {
+    if (is.contains(kv.key()) || status_of(was, kv.key()) != "unhealthy") continue;
+    out.push_back({.at = now, .kind = HistoryKind::forgotten, .server = kv.key()});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.server < b.server; });
+  return out;
+}
+
+std::optional<std::string> append_history(const fs::path& state_path, const std::vector<HistoryEvent>& events) {
+  if (events.empty() || is_cache_off(state_path)) return std::nullopt;
+  std::string text;
+  for (const auto& e : events) text += json::serialize(e.to_json()) + "\n";
+  const fs::path path = history_path(state_path);
+  auto fail = [&](const char* what) { return "history " + path.string() + ": " + what + ": " + std::strerror(errno); };
+  // Under an flock of the file itself, which writers take briefly: a rotation (a rename) while another writer holds
+  // the old file open would otherwise send its line into the rotated file, or lose the rotated file to a second
+  // rotation. A writer that finds the path names another file now reopens it.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    util::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid()) return fail("cannot open");
+    if (::flock(fd.get(), LOCK_EX) != 0) return fail("cannot lock");
+    struct stat held {}, named {};
+    if (::fstat(fd.get(), &held) != 0) return fail("cannot stat");
+    if (::stat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev) continue;
+    if (static_cast<std::uintmax_t>(held.st_size) >= k_history_max_bytes) {
+      if (std::rename(path.c_str(), rotated_history_path(state_path).c_str()) != 0) return fail("cannot rotate");
+      continue; // the next round creates the new file
+    }
+    if (!write_all(fd.get(), text)) return fail("cannot write");
+    return std::nullopt;
+  }
+  return "history " + path.string() + ": rotated under this writer three times; line not written";
+}
+
+History read_history(const fs::path& state_path, util::EpochMs since) {
+  History out;
+  if (is_cache_off(state_path)) return out;
+  read_lines(rotated_history_path(state_path), since, out);
+  read_lines(history_path(state_path), since, out);
+  std::stable_sort(out.events.begin(), out.events.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  return out;
+}
+
+void note_hook_seen(json::object& doc, const HookSeen& seen) {
+  json::value& agents = doc[k_agents];
+  if (!agents.is_object()) agents = json::object();
+  json::object& entry = agents.get_object()[seen.agent].emplace_object();
+  entry[k_seen_at] = seen.at;
+  entry[k_seen_event] = seen.event;
+  if (!seen.path.empty()) entry[k_seen_path] = util::cap_utf8(seen.path, k_max_path_bytes);
+}
+
+std::vector<HookSeen> hooks_seen(const json::object& doc) {
+  std::vector<HookSeen> out;
+  const json::object* agents = util::get_object(doc, k_agents);
+  if (!agents) return out;
+  for (const auto& kv : *agents) {
+    const json::object* e = kv.value().if_object();
+    if (!e) continue;
+    const auto at = util::get_int(*e, k_seen_at);
+    if (!at) continue;
+    out.push_back({.agent = kv.key(), .at = *at, .event = util::get_string(*e, k_seen_event).value_or(""),
+                   .path = util::get_string(*e, k_seen_path).value_or("")});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at > b.at; });
+  return out;
+}
+
+} // namespace mcphealth::state

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# `mcphealth report`: the history of outages and blocked calls, kept beside the state file, and what it shows.
+source "$(dirname "$0")/lib.sh"
+
+HISTORY() { echo "$(STATE).history.jsonl"; }
+
+# A server that crashes until the flag file exists: down in the hook, blocked twice, back by a probe.
+outage_and_recovery() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\",\"--message\",\"Error: NOTES_TOKEN is not set\"")}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  touch "$T/up"
+  mcph probe svc
+  assert_eq "$RC" 0
+}
+
+case_an_outage_is_told_with_its_blocked_calls_and_what_the_model_read() {
+  outage_and_recovery
+  mcph report
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "svc: down "
+  assert_contains "$OUT" "(hook), back "
+  assert_contains "$OUT" "(probe)"
+  assert_contains "$OUT" "2 calls blocked (claude-code)"
+  assert_contains "$OUT" "why: "
+  assert_contains "$OUT" "NOTES_TOKEN is not set"
+  assert_contains "$OUT" "the model was told: "
+  assert_contains "$OUT" 'The MCP server "svc"'
+  mcph report --json
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["server"]')" svc
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["blockedCalls"]')" 2
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["outages"][0]["downBy"]')" hook
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["outages"][0]["upBy"]')" probe
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["outages"][0]["stillDown"]')" false
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["outages"][0]["agents"]')" '["claude-code"]'
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["outages"][0]["lengthMs"] >= 0')" true
+  # A window that starts after it tells nothing; one server named tells only of that one.
+  mcph report --since "$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)"
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "nothing went down, and no call was blocked"
+  mcph report other --json
+  assert_eq "$(json_eval "$OUT" 'd["servers"]')" "[]"
+}
+
+case_an_open_outage_exits_1_and_says_still_down() {
+  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  mcph report
+  assert_eq "$RC" 1
+  assert_contains "$OUT" "still down"
+  assert_contains "$OUT" "why: Error: 503 Service Unavailable from upstream"
+  # reset ends it, and says so
+  mcph reset svc
+  mcph report --json
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["outages"][0]["forgotten"]')" true
+}
+
+case_a_bad_since_is_a_usage_error() {
+  mcph report --since yesterday
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "--since yesterday: give a length"
+  mcph report --since 12x
+  assert_eq "$RC" 2
+}
+
+case_the_history_is_rotated_once_and_never_grows_without_bound() {
+  mkdir -p "$HOME/.claude"
+  # 600 KB of old lines: past the rotation size.
+  "$PY" - "$(HISTORY)" "$(now_ms)" <<'PYEOF'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    line = json.dumps({"at": int(sys.argv[2]) - 3600000, "kind": "blocked", "server": "old", "by": "claude-code", "text": "x" * 500})
+    while f.tell() < 600 * 1024:
+        f.write(line + "\n")
+PYEOF
+  local old_size; old_size=$(stat -c %s "$(HISTORY)")
+  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  assert_eq "$(stat -c %s "$(STATE).history.1.jsonl")" "$old_size" "the full file moved aside whole"
+  assert_eq "$(line_count "$(HISTORY)")" 1 "the new file holds the new line alone"
+  assert_contains "$(cat "$(HISTORY)")" '"kind":"down"'
+  # Both are read: the old blocked calls are told from the rotated file.
+  mcph report --since 2d --json
+  assert_eq "$(json_eval "$OUT" '[s["server"] for s in d["servers"]]')" '["old", "svc"]'
+  # A second rotation replaces the first: two files at most.
+  "$PY" -c "import sys; open(sys.argv[1], 'a').write(open(sys.argv[2]).read())" "$(HISTORY)" "$(STATE).history.1.jsonl"
+  mcph reset svc
+  assert_eq "$(ls "$HOME/.claude" | grep -c history)" 2
+  assert_eq "$(line_count "$(HISTORY)")" 1
+}
+
+case_a_cache_hit_writes_no_history_and_a_cut_line_is_passed_over() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  assert_no_file "$(HISTORY)" # healthy from nothing is no transition
+  assert_eq "$(json_get "$(STATE)" 'd["agents"]["claude-code"]["event"]')" PreToolUse
+  local before; before=$(stat -c %Y.%s "$(STATE)")
+  hook "$(pre_payload svc)"
+  assert_eq "$(stat -c %Y.%s "$(STATE)")" "$before"
+  assert_no_file "$(HISTORY)"
+  printf '{"at":1,"kind":"do' > "$(HISTORY)"
+  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  mcph report --since 2d --json
+  assert_eq "$(json_eval "$OUT" 'd["unreadableLines"]')" 1
+  assert_contains "$ERR" "did not read as history"
+}
+
+main "$@"
