@@ -2,6 +2,7 @@
 
 #include "choices.hpp"
 #include "common.hpp"
+#include "doctor.hpp"
 #include "explain_config.hpp"
 #include "hook.hpp"
 #include "install.hpp"
@@ -44,6 +45,7 @@ constexpr Command k_commands[] = {
     {"probe", register_probe},
     {"status", register_status},
     {"report", register_report},
+    {"doctor", register_doctor},
     {"reset", register_reset},
     {"explain-config", register_explain_config},
     {"policy", register_policy},

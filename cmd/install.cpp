@@ -90,17 +90,9 @@ std::optional<fs::path> settings_file(const InstallOptions& o, const agent::Agen
   return agent.registration.install_file(o.scope, env, project_of(o, env));
 }
 
-/// Whether `agent` is on this machine: the folder of its user-scope hook file exists (~/.claude, ~/.codex, ...).
-/// The folder whose presence says the agent is on this machine: its user-scope hook file's, or for a plugin (in a
-/// `plugins` folder install may create) the config folder above it.
-fs::path agent_folder(const agent::Agent& agent, const util::Environment& env) {
-  const auto file = agent.registration.install_file(agent::InstallScope::user, env, fs::current_path());
-  if (!file) return {};
-  return agent::writes_plugin(agent.registration) ? file->parent_path().parent_path() : file->parent_path();
-}
-
+/// Whether `agent` is on this machine: its folder (agent::agent_folder) exists.
 bool found_here(const agent::Agent& agent, const util::Environment& env) {
-  const fs::path folder = agent_folder(agent, env);
+  const fs::path folder = agent::agent_folder(agent, env);
   std::error_code ec;
   return !folder.empty() && fs::is_directory(folder, ec);
 }
@@ -349,7 +341,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     // Creating ~/.gemini/settings.json for an agent that is not here is allowed (it may come later), but said.
     if (!uninstall && !o.dry_run && o.scope == agent::InstallScope::user && !found_here(agent, env)) {
       util::log::warn(std::string(agent.name) + " does not seem to be on this machine (no " +
-                      agent_folder(agent, env).string() + "): the hook is registered for when it is");
+                      agent::agent_folder(agent, env).string() + "): the hook is registered for when it is");
     }
     return install_for(o, agent, uninstall, env, clock, nullptr);
   }
@@ -378,7 +370,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     std::string folders;
     const fs::path home = util::home_dir(env);
     for (const agent::Agent* a : agent::agents()) {
-      if (const fs::path folder = agent_folder(*a, env); !folder.empty()) {
+      if (const fs::path folder = agent::agent_folder(*a, env); !folder.empty()) {
         const fs::path shown = folder.lexically_relative(home);
         folders += (folders.empty() ? "" : ", ") + (shown.empty() || *shown.begin() == ".." ? folder.string() : "~/" + shown.string());
       }

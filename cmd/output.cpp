@@ -161,4 +161,35 @@ std::string Table::render(bool color, std::optional<std::size_t> width) const {
   return out;
 }
 
+std::string wrap_words(std::string_view text, std::optional<std::size_t> width, std::size_t first_used,
+                       std::string_view indent) {
+  if (!width) return std::string(text);
+  const std::size_t indent_width = display_width(indent);
+  std::string out;
+  std::size_t used = first_used;
+  bool line_empty = true;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t space = text.find(' ', i);
+    const std::string_view word = text.substr(i, space == std::string_view::npos ? std::string_view::npos : space - i);
+    i = space == std::string_view::npos ? text.size() : space + 1;
+    if (word.empty()) continue;
+    const std::size_t w = display_width(word);
+    if (!line_empty && used + 1 + w > *width) {
+      out += "\n";
+      out += indent;
+      used = indent_width;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++used;
+    }
+    out += word;
+    used += w;
+    line_empty = false;
+  }
+  return out;
+}
+
 } // namespace mcphealth::cli

@@ -40,6 +40,10 @@ std::size_t display_width(std::string_view text);
 /// Cuts `text` to at most `width` columns, ending with `…` when cut.
 std::string fit_width(std::string_view text, std::size_t width);
 
+/// `text` broken at spaces into lines of at most `width` columns (a word longer than that stays whole on its own
+/// line), every line after the first starting with `indent`; with no width (a pipe), `text` as it is.
+std::string wrap_words(std::string_view text, std::optional<std::size_t> width, std::size_t first_used,
+                       std::string_view indent);
 /// ANSI colours for table cells.
 enum class Color { none, green, yellow, red, dim };
 

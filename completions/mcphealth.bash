@@ -84,7 +84,7 @@ _mcphealth() {
       COMPREPLY=($(compgen -P "$done_part" -W "$events" -- "${cur##*,}"))
       return
       ;;
-    --timeout-ms | --parallel)
+    --timeout-ms | --parallel | --since)
       return
       ;;
   esac
@@ -93,14 +93,14 @@ _mcphealth() {
     if [[ $cur == -* ]]; then
       COMPREPLY=($(compgen -W "--state --config --policy -v --verbose --version --help" -- "$cur"))
     else
-      COMPREPLY=($(compgen -W "hook probe status reset explain-config policy refresh watch install uninstall help" -- "$cur"))
+      COMPREPLY=($(compgen -W "hook probe status report doctor reset explain-config policy refresh watch install uninstall help" -- "$cur"))
     fi
     return
   fi
 
   local opts="" names=""
   case $cmd in
-    help) names="hook probe status reset explain-config policy refresh watch install uninstall" ;;
+    help) names="hook probe status report doctor reset explain-config policy refresh watch install uninstall" ;;
     hook) opts="--output --event --agent --help" ;;
     probe)
       opts="--all --agent --depth --protocol --timeout-ms --parallel -o --output --json --wide --unhealthy --no-update --reconnect --prometheus --project --cwd -q --quiet --help"
@@ -110,6 +110,11 @@ _mcphealth() {
       opts="-o --output --json --wide --names --statusline --unhealthy --superseded --agent -q --quiet --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
+    report)
+      opts="--since --json --help"
+      names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
+      ;;
+    doctor) opts="--agent --cwd --json --help" ;;
     reset)
       opts="--all --unhealthy --stale --dry-run --json --list --strict --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" reset --list)

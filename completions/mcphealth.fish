@@ -1,5 +1,5 @@
 # fish completion for mcphealth: subcommands, options, and server names asked of mcphealth itself.
-set -l commands hook probe status reset explain-config policy refresh watch install uninstall help
+set -l commands hook probe status report doctor reset explain-config policy refresh watch install uninstall help
 # Before any subcommand: the global options and the subcommands themselves.
 set -l top "not __fish_seen_subcommand_from $commands"
 
@@ -25,6 +25,8 @@ complete -c mcphealth -n $top -l version -d 'Print the version'
 complete -c mcphealth -n $top -a hook -d 'Run as the hook of a coding agent'
 complete -c mcphealth -n $top -a probe -d 'Probe MCP servers and record the results'
 complete -c mcphealth -n $top -a status -d 'Show the health cache'
+complete -c mcphealth -n $top -a report -d 'What happened overnight: outages and blocked calls'
+complete -c mcphealth -n $top -a doctor -d 'Is the gate on? Check each agent\'s hook'
 complete -c mcphealth -n $top -a reset -d "Forget servers' health"
 complete -c mcphealth -n $top -a explain-config -d 'Explain the configuration'
 complete -c mcphealth -n $top -a policy -d 'Show the effective per-server policy'
@@ -42,7 +44,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from install" -l list-agents -d
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l list-events -d 'Print the events --agent registers'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l binary -r -F -d 'The mcphealth the hook runs'
 complete -c mcphealth -n $top -a help -d 'Show the help of a command'
-complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status reset explain-config policy refresh watch install uninstall'
+complete -c mcphealth -n "__fish_seen_subcommand_from help" -x -a 'hook probe status report doctor reset explain-config policy refresh watch install uninstall'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l probe -d 'Also probe servers when due'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l interval -x -d 'Re-read configs every S seconds'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l events -d 'JSON lines'
@@ -52,7 +54,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec-timeout-ms 
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l prometheus -r -F -d 'Write node_exporter metrics'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
-complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh watch install uninstall explain-config" -l agent -x -a '(mcphealth install --list-agents 2>/dev/null)' -d 'Which agent'
+complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh watch install uninstall explain-config doctor" -l agent -x -a '(mcphealth install --list-agents 2>/dev/null)' -d 'Which agent'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l output -x -a 'json exit-code passthrough' -d 'How to answer'
 complete -c mcphealth -n "__fish_seen_subcommand_from hook" -l event -x -a '(__mcphealth_events)' -d 'Event to handle'
 
@@ -77,9 +79,10 @@ complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l stale -d 'Forget
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l dry-run -d 'Write nothing'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -l list -d 'Print cached names'
 complete -c mcphealth -n "__fish_seen_subcommand_from explain-config" -l hook-snippet -d 'Print the settings.json fragment'
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status reset explain-config policy install uninstall" -l json -d 'Print JSON'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status report doctor reset explain-config policy install uninstall" -l json -d 'Print JSON'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status" -s q -l quiet -d 'Print nothing'
-complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy watch install uninstall" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
+complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy watch install uninstall doctor" -l cwd -x -a '(__fish_complete_directories)' -d 'Project dir'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from probe status explain-config policy refresh" -a '(mcphealth status --names 2>/dev/null)' -d 'server'
 complete -c mcphealth -n "__fish_seen_subcommand_from reset" -a '(mcphealth reset --list 2>/dev/null)' -d 'cached server'
+complete -c mcphealth -n "__fish_seen_subcommand_from report" -l since -x -d 'How far back: 12h, 7d, or a UTC time'

@@ -5,7 +5,8 @@ source "$(dirname "$0")/lib.sh"
 
 : "${MCPHEALTH_SOURCE_DIR:?}"
 MAN="$MCPHEALTH_SOURCE_DIR/man/mcphealth.1"
-COMMANDS="hook probe status reset explain-config refresh watch install uninstall"
+# Every command --help lists: one added is covered without touching this file.
+COMMANDS=$("$MCPHEALTH_BIN" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && NF {print $1}' | tr '\n' ' ')
 
 case_man_page_renders_without_warnings() {
   local err device
@@ -80,7 +81,7 @@ complete_bash() {
 
 case_bash_completes_commands_options_and_cached_names() {
   seed_state '{"version":1,"servers":{"agentmemory":{"status":"unhealthy"},"github":{"status":"healthy"}}}'
-  assert_eq "$(complete_bash "$MCPHEALTH_BIN" re | sort | tr '\n' ' ')" "refresh reset "
+  assert_eq "$(complete_bash "$MCPHEALTH_BIN" re | sort | tr '\n' ' ')" "refresh report reset "
   assert_eq "$(complete_bash "$MCPHEALTH_BIN" res)" "reset"
   assert_eq "$(complete_bash "$MCPHEALTH_BIN" reset "" | sort | tr '\n' ' ')" "agentmemory github "
   assert_eq "$(complete_bash "$MCPHEALTH_BIN" reset ag)" "agentmemory"

@@ -181,6 +181,11 @@ struct Agent {
   std::string_view authenticate_short;
   /// The exit code this agent reads as "allow" when the hook itself fails; any other non-zero one may block.
   int allow_exit_code = 0;
+  /// The program that says the agent's version (`claude --version`), and the oldest and newest versions the real
+  /// program was tested with (tests/cli/test_real_*.sh); empty for an agent known by its contract only (an editor).
+  std::string_view program = {};
+  std::string_view tested_oldest = {};
+  std::string_view tested_newest = {};
 };
 
 /// Names the call's event, the one precedence every dialect keeps: `--event` (`flag`), else the payload's own name
@@ -236,6 +241,10 @@ struct FolderScope {
 /// rule of "which folders count as in use" that `probe`, `status`, `reset` and `watch` share.
 std::vector<AgentFolder> folders_in_use(const config::DiscoveryInputs& base, const util::Environment& env,
                                         const FolderScope& scope = {});
+
+/// The folder whose presence says `agent` is on this machine: its user-scope hook file's (`~/.claude`, `~/.codex`),
+/// or for a plugin (in a `plugins` folder install may create) the config folder above it; empty when it has none.
+std::filesystem::path agent_folder(const Agent& agent, const util::Environment& env);
 
 /// Every agent, in the order commands list them.
 const std::vector<const Agent*>& agents();

@@ -99,6 +99,12 @@ const Agent* find_agent(std::string_view id) {
 
 const Agent& default_agent() { return claude_code(); }
 
+std::filesystem::path agent_folder(const Agent& agent, const util::Environment& env) {
+  const auto file = agent.registration.install_file(InstallScope::user, env, std::filesystem::current_path());
+  if (!file) return {};
+  return writes_plugin(agent.registration) ? file->parent_path().parent_path() : file->parent_path();
+}
+
 const Agent* detect_agent(const hook::HookInput& input) {
   if (input.incomplete || input.payload.empty()) return nullptr;
   for (const Agent* a : agents()) {

@@ -175,7 +175,8 @@ const Agent& claude_code() {
   static const ClaudeCatalogue catalogue;
   static const ClaudeDialect dialect;
   static const ClaudeRegistration registration;
-  static const Agent agent{"claude-code", "Claude Code", catalogue, dialect, registration, "run /mcp in Claude Code", "run /mcp", 0};
+  static const Agent agent{"claude-code", "Claude Code", catalogue, dialect, registration, "run /mcp in Claude Code", "run /mcp", 0,
+                                  "claude", "2.1.197", "2.1.332"};
   return agent;
 }
 

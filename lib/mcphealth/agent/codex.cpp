@@ -276,7 +276,7 @@ const Agent& codex() {
   static const CodexDialect dialect;
   static const CodexRegistration registration;
   static const Agent agent{"codex", "Codex CLI", catalogue, dialect, registration,
-                           "run `codex mcp login` for it", "run `codex mcp login`", 0};
+                           "run `codex mcp login` for it", "run `codex mcp login`", 0, "codex", "0.171.0", "0.171.0"};
   return agent;
 }
 

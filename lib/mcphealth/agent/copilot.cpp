@@ -255,7 +255,8 @@ const Agent& copilot() {
   static const CopilotCatalogue catalogue;
   static const CopilotDialect dialect;
   static const CopilotRegistration registration;
-  static const Agent agent{"copilot", "Copilot CLI", catalogue, dialect, registration, "run /mcp auth in Copilot CLI", "run /mcp auth", 0};
+  static const Agent agent{"copilot", "Copilot CLI", catalogue, dialect, registration, "run /mcp auth in Copilot CLI", "run /mcp auth", 0,
+                           "copilot", "1.0.102", "1.0.102"};
   return agent;
 }
 

@@ -497,7 +497,7 @@ const Agent& gemini() {
   static const GeminiDialect dialect;
   static const GeminiRegistration registration;
   static const Agent agent{"gemini", "Gemini CLI", catalogue, dialect, registration,
-                           "run /mcp auth in Gemini CLI", "run /mcp auth", 0};
+                           "run /mcp auth in Gemini CLI", "run /mcp auth", 0, "gemini", "0.61.0", "0.61.0"};
   return agent;
 }
 

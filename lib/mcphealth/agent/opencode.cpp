@@ -364,7 +364,7 @@ const Agent& opencode() {
   static const OpencodeDialect dialect;
   static const OpencodeRegistration registration;
   static const Agent agent{"opencode", "opencode", catalogue, dialect, registration, "run `opencode mcp auth` for it",
-                           "run opencode mcp auth", 0};
+                           "run opencode mcp auth", 0, "opencode", "1.18.33", "1.18.33"};
   return agent;
 }
 

@@ -117,7 +117,7 @@ const Agent& qwen() {
   static const QwenDialect dialect;
   static const QwenRegistration registration;
   static const Agent agent{"qwen", "Qwen Code", catalogue, dialect, registration, "run /mcp auth in Qwen Code",
-                           "run /mcp auth", 0};
+                           "run /mcp auth", 0, "qwen", "0.24.4", "0.24.4"};
   return agent;
 }
 

@@ -71,6 +71,10 @@ void take_command(const std::string& command, bool& covered, HookRegistration& r
   covered = true;
   if (std::find(reg.commands.begin(), reg.commands.end(), command) == reg.commands.end())
     reg.commands.push_back(command);
+  if (!reg.files.empty() && std::find(reg.registered_in.begin(), reg.registered_in.end(), reg.files.back()) ==
+                                reg.registered_in.end()) {
+    reg.registered_in.push_back(reg.files.back()); // scan_settings names the file it reads last
+  }
 }
 
 void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Agent& agent) {
@@ -338,29 +342,18 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
 /// Whether an agent that runs only trusted hooks (Codex CLI) trusts mcphealth's: asked of the agent itself.
 void explain_trust(Explanation& e, const util::Environment& env, const config::DiscoveryInputs& inputs,
                    const agent::Agent& agent, const agent::HookTrust& trust, const std::string& flag) {
-  util::SystemClock clock;
-  const agent::TrustListing t = trust.list(env, inputs.project_dir, std::nullopt, agent::TrustWritten::no, clock);
-  std::string untrusted;
-  for (const agent::ListedHook& h : t.hooks) {
-    if (h.ours && !h.trusted()) untrusted += (untrusted.empty() ? "" : ", ") + h.key + " (" + h.trust + ")";
-  }
-  if (!t.error.empty()) {
-    e.hooks.trust = "unknown";
-    e.hooks.trust_detail = t.error;
+  ask_hook_trust(e.hooks, env, inputs.project_dir, agent);
+  if (e.hooks.trust == "unknown") {
     add(e, Finding::Severity::warning, "hook-trust-unknown",
         "cannot tell whether " + std::string(agent.name) +
-            " trusts mcphealth's hooks (it runs only trusted ones): " + t.error,
+            " trusts mcphealth's hooks (it runs only trusted ones): " + e.hooks.trust_detail,
         "run `mcphealth install" + flag + "` where " + std::string(agent.name) + " is on PATH, or " +
             trust.by_hand(inputs.project_dir));
-  } else if (!untrusted.empty()) {
-    e.hooks.trust = "not trusted";
-    e.hooks.trust_detail = untrusted;
+  } else if (e.hooks.trust == "not trusted") {
     add(e, Finding::Severity::error, "hook-not-trusted",
-        std::string(agent.name) + " skips mcphealth's hooks, silently: it has not trusted " + untrusted,
+        std::string(agent.name) + " skips mcphealth's hooks, silently: it has not trusted " + e.hooks.trust_detail,
         "run `mcphealth install" + flag + "` (it asks " + std::string(agent.name) + " to trust them), or " +
             trust.by_hand(inputs.project_dir));
-  } else {
-    e.hooks.trust = "trusted";
   }
 }
 
@@ -420,6 +413,27 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
 }
 
 } // namespace
+
+void ask_hook_trust(HookRegistration& reg, const util::Environment& env, const fs::path& project_dir,
+                    const agent::Agent& agent) {
+  const agent::HookTrust* trust = agent.registration.trust();
+  if (trust == nullptr) return;
+  util::SystemClock clock;
+  const agent::TrustListing t = trust->list(env, project_dir, std::nullopt, agent::TrustWritten::no, clock);
+  std::string untrusted;
+  for (const agent::ListedHook& h : t.hooks) {
+    if (h.ours && !h.trusted()) untrusted += (untrusted.empty() ? "" : ", ") + h.key + " (" + h.trust + ")";
+  }
+  if (!t.error.empty()) {
+    reg.trust = "unknown";
+    reg.trust_detail = t.error;
+  } else if (!untrusted.empty()) {
+    reg.trust = "not trusted";
+    reg.trust_detail = untrusted;
+  } else {
+    reg.trust = "trusted";
+  }
+}
 
 HookRegistration find_hook_registration(const util::Environment& env, const fs::path& project_dir, const agent::Agent& agent) {
   HookRegistration reg;

@@ -99,6 +99,8 @@ struct HookRegistration {
   std::vector<std::string> js_hook;
   /// The mcphealth hook commands registered for MCP tools, each once.
   std::vector<std::string> commands;
+  /// The files that register one of them, each once.
+  std::vector<std::string> registered_in;
   /// For an agent that runs only hooks the user trusts (Codex CLI): `trusted` (every one of mcphealth's that it
   /// lists), `not trusted` (one or more is not), or `unknown` (it could not be asked); empty for other agents.
   std::string trust;
@@ -138,6 +140,11 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
 /// Reads an agent's settings files (Claude Code's: user, project, project-local, managed) for hook registrations.
 HookRegistration find_hook_registration(const util::Environment& env, const std::filesystem::path& project_dir,
                                         const agent::Agent& agent = agent::default_agent());
+
+/// For an agent that runs only hooks the user trusts (Codex CLI): asks it whether it trusts mcphealth's, into
+/// `reg.trust` and `reg.trust_detail`. Nothing for another agent.
+void ask_hook_trust(HookRegistration& reg, const util::Environment& env, const std::filesystem::path& project_dir,
+                    const agent::Agent& agent);
 
 /// The settings fragment that registers mcphealth for the agent's events (MCP tools only, no matcher on a session
 /// event), running `binary`, as `mcphealth install` writes it.

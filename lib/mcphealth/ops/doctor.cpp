@@ -1,0 +1,333 @@
+#include <mcphealth/ops/doctor.hpp>
+
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/ops/explain.hpp>
+#include <mcphealth/state/history.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/text.hpp>
+#include <mcphealth/util/version.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <unistd.h>
+
+namespace mcphealth::ops {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// How long an agent's `--version` may take (a Node.js program starting cold on a busy machine).
+constexpr std::int64_t k_version_timeout_ms = 15'000;
+
+Check ok(std::string what, std::string found) { return {Check::Verdict::ok, std::move(what), std::move(found)}; }
+Check note(std::string what, std::string found, std::string fix) {
+  return {Check::Verdict::note, std::move(what), std::move(found), std::move(fix)};
+}
+Check problem(std::string what, std::string found, std::string fix) {
+  return {Check::Verdict::problem, std::move(what), std::move(found), std::move(fix)};
+}
+
+std::string joined(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
+  return out;
+}
+
+std::string path_of(const util::Environment& env) { return env.get("PATH").value_or(""); }
+
+std::string install_fix(const agent::Agent& a) { return "run `mcphealth install --agent " + std::string(a.id) + "`"; }
+
+/// The agent's version, against the versions its real program was tested with.
+Check version_check(const agent::Agent& a, const DoctorInputs& in, AgentCheckup& out) {
+  const std::string program(a.program);
+  const std::string range = a.tested_oldest == a.tested_newest
+                                ? std::string(a.tested_oldest)
+                                : std::string(a.tested_oldest) + " to " + std::string(a.tested_newest);
+  if (program.empty()) return ok("version", "not asked: " + std::string(a.name) + " is known by its hook contract only");
+  if (config::find_on_path(program, {"PATH=" + path_of(in.env)}).empty()) {
+    return note("version", "`" + program + "` is not on PATH here, so its version is unknown",
+                "check it is one of those tested (" + range + ")");
+  }
+  const proc::CommandResult r = in.runner.run_argv({program, "--version"}, "", k_version_timeout_ms);
+  out.version = version_in(r.out + "\n" + r.err);
+  if (!out.version) {
+    return note("version", "`" + program + " --version` named no version (" +
+                               util::cap_utf8(util::last_meaningful_line(r.out + r.err + r.error), 160) + ")",
+                "check it is one of those tested (" + range + ")");
+  }
+  const std::string v = *out.version;
+  if (compare_versions(v, a.tested_oldest) < 0) {
+    return note("version", v + ", older than any tested (" + range + ")",
+                "update " + std::string(a.name) + ": its hooks may lack what the gate needs");
+  }
+  if (compare_versions(v, a.tested_newest) > 0) {
+    return note("version", v + ", newer than any tested (" + range + ")",
+                "it likely works; a new wording of a failure may go unread until mcphealth is updated");
+  }
+  return ok("version", v + " (tested: " + range + ")");
+}
+
+/// Where the hook is registered, and whether the command registered starts and is mcphealth.
+void registration_checks(const agent::Agent& a, const DoctorInputs& in, const std::optional<state::HookSeen>& seen,
+                         std::vector<Check>& checks) {
+  HookRegistration reg = find_hook_registration(in.env, in.base.project_dir, a);
+  ask_hook_trust(reg, in.env, in.base.project_dir, a);
+  std::vector<std::string> missing;
+  for (const auto& [event, covered] : reg.required) {
+    if (!covered) missing.push_back(event);
+  }
+  for (const auto& [command, why] : reg.problems) {
+    checks.push_back(problem("registered", "`" + command + "` is registered, but " + why, install_fix(a) + " again"));
+  }
+  if (reg.commands.empty()) {
+    checks.push_back(problem("registered", "no mcphealth hook is registered for MCP tools" +
+                                               (reg.files.empty() ? std::string(" (no hook file found)")
+                                                                  : " (read: " + joined(reg.files, ", ") + ")"),
+                             install_fix(a)));
+    return;
+  }
+  std::string events;
+  for (const auto& [event, covered] : reg.required) events += (events.empty() ? "" : ", ") + event;
+  if (!missing.empty()) {
+    checks.push_back(problem("registered", "registered in " + joined(reg.registered_in, ", ") + ", but not for " +
+                                               joined(missing, ", "),
+                             install_fix(a) + " again"));
+  } else {
+    checks.push_back(ok("registered", "in " + joined(reg.registered_in, ", ") + " for " + events));
+  }
+  // The agent starts it with its own PATH: the one its hook last ran with, when known.
+  const std::string path = seen && !seen->path.empty() ? seen->path : path_of(in.env);
+  for (const std::string& command : reg.commands) {
+    const std::optional<agent::HookCommand> hc = agent::read_hook_command(command);
+    if (!hc) continue;
+    const fs::path program = config::find_on_path(hc->program, {"PATH=" + path});
+    if (program.empty() || !config::is_executable_file(program)) {
+      checks.push_back(problem("starts", "`" + hc->program + "` cannot be started" +
+                                             (hc->program.find('/') == std::string::npos ? " (not on PATH=" + path + ")"
+                                                                                         : " (not an executable file)"),
+                               "install mcphealth there, or " + install_fix(a) + " from where it is"));
+      continue;
+    }
+    const proc::CommandResult r = in.runner.run_argv({program.string(), "--version"}, "", k_version_timeout_ms);
+    const std::string said = util::trim(r.out);
+    if (!r.succeeded() || said.rfind("mcphealth ", 0) != 0) {
+      checks.push_back(problem("starts", "`" + program.string() + " --version` did not answer as mcphealth (" +
+                                             util::cap_utf8(util::last_meaningful_line(r.out + r.err + r.error), 160) + ")",
+                               install_fix(a) + " again with --binary naming this mcphealth"));
+      continue;
+    }
+    const std::string theirs = said.substr(std::string_view("mcphealth ").size());
+    if (theirs != util::version()) {
+      checks.push_back(note("starts", program.string() + " starts, and is mcphealth " + theirs + ", not this " +
+                                          std::string(util::version()),
+                            "fine if meant; " + install_fix(a) + " to register this one"));
+    } else {
+      checks.push_back(ok("starts", program.string() + " starts (mcphealth " + theirs + ")"));
+    }
+  }
+  if (reg.trust == "not trusted") {
+    checks.push_back(problem("trusted", std::string(a.name) + " will not run it: " + reg.trust_detail,
+                             install_fix(a) + " again (it asks " + std::string(a.name) + " to trust the hooks)"));
+  } else if (reg.trust == "unknown") {
+    checks.push_back(note("trusted", "could not ask " + std::string(a.name) + " whether it trusts the hook: " + reg.trust_detail,
+                          "check its /hooks screen"));
+  } else if (reg.trust == "trusted") {
+    checks.push_back(ok("trusted", std::string(a.name) + " trusts it"));
+  }
+  for (const std::string& js : reg.js_hook) {
+    checks.push_back(note("registered", "the JS hook runs too: " + js, "remove it: both would probe and block"));
+  }
+}
+
+/// Whether the agent's config files for this folder read.
+Check config_check(const agent::Agent& a, const DoctorInputs& in) {
+  const config::Resolution res = a.catalogue.resolve(in.base, in.env);
+  std::size_t read = 0;
+  for (const config::FileReport& f : res.files) {
+    using S = config::FileReport::Status;
+    if (f.status == S::parse_error || f.status == S::unreadable) {
+      std::string where = f.source.file.string();
+      if (f.line > 0) where += ":" + std::to_string(f.line) + ":" + std::to_string(f.column);
+      return problem("configs", where + " does not read (" + f.error + "): its servers are neither started nor gated",
+                     "fix it; `mcphealth explain-config --agent " + std::string(a.id) + "` shows what is read");
+    }
+    if (f.status != S::missing) ++read;
+  }
+  const std::size_t servers = res.winners().size();
+  return ok("configs", std::to_string(read) + (read == 1 ? " file" : " files") + " read here, " +
+                           std::to_string(servers) + (servers == 1 ? " server" : " servers") + " started here");
+}
+
+std::string ago(util::EpochMs at, util::EpochMs now) {
+  return now >= at ? util::format_duration_short(now - at) + " ago" : "just now";
+}
+
+/// The state file and its history.
+void common_checks(const DoctorInputs& in, std::vector<Check>& out) {
+  const fs::path& state = in.settings.state_path.value;
+  if (state::is_cache_off(state)) {
+    out.push_back(note("state", "the cache is off (" + state.string() + "): every call is probed, nothing is remembered",
+                       "unset MCPHEALTH_STATE_PATH, or point it at a file"));
+    return;
+  }
+  const fs::path folder = state.parent_path().empty() ? fs::path(".") : state.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    out.push_back(problem("state", "its folder " + folder.string() + " does not exist: no verdict can be kept",
+                          "mkdir -p " + util::shell_quote(folder.string())));
+    return;
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    out.push_back(problem("state", "its folder " + folder.string() + " is not writable: no verdict can be kept",
+                          "give this user write access to it"));
+    return;
+  }
+  const state::StateSnapshot snap = state::load_state(state);
+  switch (snap.status) {
+  case state::LoadStatus::ok:
+  case state::LoadStatus::missing:
+    if (fs::exists(state, ec) && ::access(state.c_str(), W_OK) != 0) {
+      out.push_back(problem("state", state.string() + " is not writable", "chmod u+w " + util::shell_quote(state.string())));
+    } else {
+      out.push_back(ok("state", state.string() + " " + std::string(state::load_status_words(snap.status)) + ", writable"));
+    }
+    break;
+  case state::LoadStatus::corrupt:
+    out.push_back(note("state", state.string() + " is not a state file (" + snap.error + ")",
+                       "nothing to do: the next write moves it aside and starts afresh"));
+    break;
+  case state::LoadStatus::newer_version:
+    out.push_back(problem("state", state.string() + " was written by a newer mcphealth, which this one will not overwrite",
+                          "update mcphealth (every registered hook too)"));
+    break;
+  case state::LoadStatus::unreadable:
+    out.push_back(problem("state", "cannot read " + state.string() + ": " + snap.error, "give this user read access to it"));
+    break;
+  }
+  const fs::path history = state::history_path(state);
+  if (fs::exists(history, ec) && ::access(history.c_str(), W_OK) != 0) {
+    out.push_back(problem("history", history.string() + " is not writable: `mcphealth report` will miss what happens",
+                          "chmod u+w " + util::shell_quote(history.string())));
+  }
+}
+
+} // namespace
+
+std::string_view verdict_name(Check::Verdict verdict) {
+  switch (verdict) {
+  case Check::Verdict::ok: return "ok";
+  case Check::Verdict::note: return "note";
+  case Check::Verdict::problem: return "problem";
+  }
+  return "problem";
+}
+
+bool AgentCheckup::gated() const {
+  return std::none_of(checks.begin(), checks.end(), [](const Check& c) { return c.verdict == Check::Verdict::problem; });
+}
+
+bool Checkup::ok() const {
+  bool any = false;
+  for (const AgentCheckup& a : agents) {
+    if (!a.installed) continue;
+    any = true;
+    if (!a.gated()) return false;
+  }
+  return any && std::none_of(common.begin(), common.end(), [](const Check& c) { return c.verdict == Check::Verdict::problem; });
+}
+
+Checkup run_checkup(const DoctorInputs& in) {
+  Checkup out;
+  const state::StateSnapshot snap = state::load_state(in.settings.state_path.value);
+  const std::vector<state::HookSeen> seen_all = state::hooks_seen(snap.doc);
+  const util::EpochMs now = in.clock.now_ms();
+  for (const agent::Agent* a : agent::agents()) {
+    if (!in.only.empty() && std::find(in.only.begin(), in.only.end(), a) == in.only.end()) continue;
+    AgentCheckup one{.agent = a};
+    std::error_code ec;
+    const fs::path folder = agent::agent_folder(*a, in.env);
+    const bool has_folder = !folder.empty() && fs::is_directory(folder, ec);
+    const bool on_path =
+        !a->program.empty() && !config::find_on_path(std::string(a->program), {"PATH=" + path_of(in.env)}).empty();
+    one.installed = has_folder || on_path || !in.only.empty();
+    if (!one.installed) {
+      out.agents.push_back(std::move(one));
+      continue;
+    }
+    std::optional<state::HookSeen> seen;
+    for (const auto& s : seen_all) {
+      if (s.agent == a->id) seen = s;
+    }
+    one.checks.push_back(version_check(*a, in, one));
+    registration_checks(*a, in, seen, one.checks);
+    if (seen) {
+      one.checks.push_back(ok("seen", "the hook was last seen running " + ago(seen->at, now) + " (" + seen->event + ")"));
+    } else {
+      one.checks.push_back(note("seen", "the hook has not been seen running yet",
+                                "start a session and run doctor again (the hook leaves a mark when a session starts, "
+                                "or when it probes or records a failure)"));
+    }
+    one.checks.push_back(config_check(*a, in));
+    out.agents.push_back(std::move(one));
+  }
+  common_checks(in, out.common);
+  return out;
+}
+
+json::object checkup_json(const Checkup& c) {
+  auto checks_json = [](const std::vector<Check>& checks) {
+    json::array out;
+    for (const Check& k : checks) {
+      json::object o{{"check", k.what}, {"verdict", verdict_name(k.verdict)}, {"found", k.found}};
+      o["fix"] = k.fix.empty() ? json::value(nullptr) : json::value(k.fix);
+      out.push_back(std::move(o));
+    }
+    return out;
+  };
+  json::array agents;
+  for (const AgentCheckup& a : c.agents) {
+    json::object o{{"agent", a.agent->id}, {"name", a.agent->name}, {"installed", a.installed}};
+    o["version"] = a.version ? json::value(*a.version) : json::value(nullptr);
+    o["testedOldest"] = a.agent->tested_oldest.empty() ? json::value(nullptr) : json::value(a.agent->tested_oldest);
+    o["testedNewest"] = a.agent->tested_newest.empty() ? json::value(nullptr) : json::value(a.agent->tested_newest);
+    o["gated"] = a.installed ? json::value(a.gated()) : json::value(nullptr);
+    o["checks"] = checks_json(a.checks);
+    agents.push_back(std::move(o));
+  }
+  return {{"ok", c.ok()}, {"agents", std::move(agents)}, {"common", checks_json(c.common)}};
+}
+
+std::optional<std::string> version_in(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) ||
+        (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')))
+      continue;
+    std::size_t j = i;
+    int dots = 0;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) ||
+                               (text[j] == '.' && j + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[j + 1]))))) {
+      if (text[j] == '.') ++dots;
+      ++j;
+    }
+    if (dots >= 2) return std::string(text.substr(i, j - i));
+    i = j;
+  }
+  return std::nullopt;
+}
+
+int compare_versions(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    long x = 0, y = 0;
+    while (i < a.size() && a[i] != '.') x = x * 10 + (std::isdigit(static_cast<unsigned char>(a[i])) ? a[i] - '0' : 0), ++i;
+    while (j < b.size() && b[j] != '.') y = y * 10 + (std::isdigit(static_cast<unsigned char>(b[j])) ? b[j] - '0' : 0), ++j;
+    if (x != y) return x < y ? -1 : 1;
+    ++i;
+    ++j;
+  }
+  return 0;
+}
+
+} // namespace mcphealth::ops

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `mcphealth doctor`: one verdict per agent found, each problem with its fix, exit 0 only when every one is gated.
+source "$(dirname "$0")/lib.sh"
+
+# Only the agents a case makes are found: none of the machine's programs on PATH.
+plain_path() { export PATH="$(dirname "$MCPHEALTH_BIN"):/usr/bin:/bin"; }
+
+check_of() { # JSON AGENT CHECK -> "verdict: found"
+  json_eval "$1" "next(c['verdict'] + ': ' + c['found'] for a in d['agents'] if a['agent'] == '$2' for c in a['checks'] if c['check'] == '$3')"
+}
+
+case_no_agent_found_is_not_a_gate_that_is_on() {
+  plain_path
+  rm -rf "$HOME/.claude"
+  mcph doctor
+  assert_eq "$RC" 1
+  assert_contains "$OUT" "no agent found on this machine"
+}
+
+case_an_agent_without_the_hook_is_not_gated_and_install_fixes_it() {
+  plain_path
+  mcph doctor
+  assert_eq "$RC" 1
+  assert_contains "$OUT" "Claude Code: NOT gated"
+  assert_contains "$OUT" "✘ registered: no mcphealth hook is registered for MCP tools"
+  assert_contains "$OUT" "fix: run \`mcphealth install --agent claude-code\`"
+  assert_contains "$OUT" "not on this machine: Codex CLI"
+  mcph install --agent claude-code
+  mcph doctor --json
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$OUT" 'd["ok"]')" true
+  assert_eq "$(json_eval "$OUT" '[a["agent"] for a in d["agents"] if a["installed"]]')" '["claude-code"]'
+  assert_contains "$(check_of "$OUT" claude-code registered)" "ok: in $HOME/.claude/settings.json for PreToolUse, PostToolUseFailure"
+  assert_contains "$(check_of "$OUT" claude-code starts)" "ok: $MCPHEALTH_BIN starts (mcphealth "
+  assert_contains "$(check_of "$OUT" claude-code version)" "note: \`claude\` is not on PATH here"
+  assert_contains "$(check_of "$OUT" claude-code seen)" "note: the hook has not been seen running yet"
+  mcph doctor
+  assert_contains "$OUT" "the gate is on for Claude Code"
+}
+
+case_a_registered_command_that_cannot_start_or_is_not_mcphealth_is_a_problem() {
+  plain_path
+  write_config "$HOME/.claude/settings.json" '{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"/nowhere/mcphealth hook --agent claude-code"}]}],"PostToolUseFailure":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"/nowhere/mcphealth hook --agent claude-code"}]}]}}'
+  mcph doctor --json
+  assert_eq "$RC" 1
+  assert_contains "$(check_of "$OUT" claude-code starts)" "problem: \`/nowhere/mcphealth\` cannot be started (not an executable file)"
+  mkdir -p "$T/bin"
+  printf '#!/bin/sh\necho hello\n' > "$T/bin/mcphealth"
+  chmod +x "$T/bin/mcphealth"
+  sed -i "s|/nowhere/mcphealth|$T/bin/mcphealth|g" "$HOME/.claude/settings.json"
+  mcph doctor --json
+  assert_eq "$RC" 1
+  assert_contains "$(check_of "$OUT" claude-code starts)" "problem: \`$T/bin/mcphealth --version\` did not answer as mcphealth (hello)"
+}
+
+case_the_hook_seen_running_is_told_with_its_event() {
+  plain_path
+  mcph install --agent claude-code
+  hook '{"hook_event_name":"SessionStart","cwd":"'"$PROJ"'"}' --agent claude-code
+  assert_eq "$RC" 0
+  assert_eq "$(json_get "$(STATE)" 'd["agents"]["claude-code"]["path"]')" "$PATH"
+  mcph doctor --json
+  assert_contains "$(check_of "$OUT" claude-code seen)" "ok: the hook was last seen running "
+  assert_contains "$(check_of "$OUT" claude-code seen)" "(SessionStart)"
+}
+
+case_a_config_that_does_not_read_and_a_state_that_cannot_be_kept_are_problems() {
+  plain_path
+  mcph install --agent claude-code
+  printf '{"mcpServers": {' > "$PROJ/.mcp.json"
+  mcph doctor --json
+  assert_eq "$RC" 1
+  assert_contains "$(check_of "$OUT" claude-code configs)" "problem: $PROJ/.mcp.json:1:"
+  rm "$PROJ/.mcp.json"
+  MCPHEALTH_STATE_PATH="$T/gone/state.json" mcph doctor --json
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" 'd["common"][0]["verdict"]')" problem
+  assert_contains "$(json_eval "$OUT" 'd["common"][0]["found"]')" "its folder $T/gone does not exist"
+  assert_eq "$(json_eval "$OUT" '[a["gated"] for a in d["agents"] if a["installed"]]')" "[true]"
+}
+
+case_a_named_agent_is_checked_even_when_not_found() {
+  plain_path
+  mcph doctor --agent gemini --json
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" '[a["agent"] for a in d["agents"]]')" '["gemini"]'
+  assert_contains "$(check_of "$OUT" gemini registered)" "problem: no mcphealth hook is registered"
+  mcph doctor --agent nobody
+  assert_eq "$RC" 2
+}
+
+main "$@"

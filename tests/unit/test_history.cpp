@@ -1,0 +1,161 @@
+#include "fakes.hpp"
+
+#include <mcphealth/ops/doctor.hpp>
+#include <mcphealth/ops/report.hpp>
+#include <mcphealth/state/history.hpp>
+#include <mcphealth/state/store.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+json::object doc_with(std::initializer_list<std::pair<const char*, const char*>> statuses) {
+  json::object servers;
+  for (const auto& [name, status] : statuses) servers[name] = json::object{{"status", status}, {"updatedBy", "probe"}};
+  return {{"servers", std::move(servers)}};
+}
+} // namespace
+
+TEST_CASE("transitions name a server that went down, came back, or was forgotten while down", "[history]") {
+  const json::object before = doc_with({{"a", "healthy"}, {"b", "unhealthy"}, {"c", "unhealthy"}, {"d", "healthy"}});
+  json::object after = doc_with({{"a", "unhealthy"}, {"b", "healthy"}, {"d", "healthy"}, {"e", "healthy"}});
+  after["servers"].as_object()["a"].as_object()["lastError"] = "connect ECONNREFUSED";
+  const auto t = state::transitions(before, after, 42);
+  REQUIRE(t.size() == 3);
+  CHECK(t[0].server == "a");
+  CHECK(t[0].kind == state::HistoryKind::down);
+  CHECK(t[0].text == "connect ECONNREFUSED");
+  CHECK(t[0].by == "probe");
+  CHECK(t[1].server == "b");
+  CHECK(t[1].kind == state::HistoryKind::up);
+  CHECK(t[2].server == "c");
+  CHECK(t[2].kind == state::HistoryKind::forgotten);
+  // Healthy from nothing (e) and healthy again (d) are no transitions.
+}
+
+TEST_CASE("the store's writer records its transitions, and nothing when it writes none", "[history]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  state::StateStore store(dir.path() / "state.json", clock);
+  REQUIRE(store.update([](json::object& doc) {
+    state::entry_of(doc, "a") = json::object{{"status", "healthy"}};
+    return true;
+  }).ok());
+  CHECK(state::read_history(store.path()).events.empty());
+  REQUIRE(store.update([](json::object& doc) {
+    state::entry_of(doc, "a") = json::object{{"status", "unhealthy"}, {"lastError", "gone"}};
+    return true;
+  }).ok());
+  const state::History h = state::read_history(store.path());
+  REQUIRE(h.events.size() == 1);
+  CHECK(h.events[0].kind == state::HistoryKind::down);
+  CHECK(h.events[0].at == clock.now_ms());
+}
+
+TEST_CASE("the history rotates once past its size, and both files are read in order", "[history]") {
+  testing::TempDir dir;
+  const auto state = dir.path() / "state.json";
+  const std::string big(state::k_history_text_bytes, 'x');
+  std::int64_t at = 1;
+  while (!std::filesystem::exists(state::rotated_history_path(state))) {
+    REQUIRE_FALSE(state::append_history(state, {{.at = at++, .kind = state::HistoryKind::blocked, .server = "s", .text = big}}));
+  }
+  CHECK(std::filesystem::file_size(state::history_path(state)) < 2 * state::k_history_text_bytes);
+  const state::History h = state::read_history(state);
+  CHECK(h.events.size() == static_cast<std::size_t>(at - 1));
+  CHECK(h.events.front().at == 1);
+  CHECK(h.events.back().at == at - 1);
+  CHECK(state::read_history(state, at - 1).events.size() == 1);
+}
+
+TEST_CASE("a report pairs each outage's down and up, and counts its blocked calls", "[report]") {
+  using K = state::HistoryKind;
+  state::History h;
+  h.events = {
+      {.at = 5, .kind = K::blocked, .server = "early", .by = "codex", .text = "told before"},
+      {.at = 10, .kind = K::down, .server = "s", .by = "hook", .text = "exit 1", .code = "transport"},
+      {.at = 11, .kind = K::blocked, .server = "s", .by = "claude-code", .text = "first"},
+      {.at = 12, .kind = K::blocked, .server = "s", .by = "gemini", .text = "second"},
+      {.at = 13, .kind = K::down, .server = "s", .by = "probe"}, // the same outage, probed again
+      {.at = 20, .kind = K::up, .server = "s", .by = "probe"},
+      {.at = 30, .kind = K::down, .server = "s", .by = "watch"},
+  };
+  const ops::Report r = ops::build_report(h, 0, 100);
+  REQUIRE(r.servers.size() == 2);
+  const ops::ServerReport& early = r.servers[0];
+  CHECK(early.server == "early");
+  REQUIRE(early.outages.size() == 1);
+  CHECK_FALSE(early.outages[0].down_at);
+  CHECK(early.outages[0].blocked == 1);
+  const ops::ServerReport& s = r.servers[1];
+  REQUIRE(s.outages.size() == 2);
+  CHECK(s.blocked == 2);
+  CHECK(*s.outages[0].down_at == 10);
+  CHECK(*s.outages[0].up_at == 20);
+  CHECK(*s.outages[0].length_ms(100) == 10);
+  CHECK(s.outages[0].told == "second");
+  CHECK(s.outages[0].agents == std::vector<std::string>{"claude-code", "gemini"});
+  CHECK(s.outages[0].down_by == "hook");
+  CHECK_FALSE(s.outages[1].up_at);
+  CHECK(*s.outages[1].length_ms(100) == 70);
+  CHECK(ops::build_report(h, 0, 100, {"early"}).servers.size() == 1);
+}
+
+TEST_CASE("report since takes a length back from now or a UTC time", "[report]") {
+  const util::EpochMs now = 10 * 86'400'000LL;
+  CHECK(*ops::parse_since("12h", now) == now - 12 * 3'600'000LL);
+  CHECK(*ops::parse_since("1h30m", now) == now - 90 * 60'000LL);
+  CHECK(*ops::parse_since("2d", now) == now - 2 * 86'400'000LL);
+  CHECK(*ops::parse_since("1970-01-02T00:00:00Z", now) == 86'400'000LL);
+  CHECK_FALSE(ops::parse_since("", now));
+  CHECK_FALSE(ops::parse_since("12", now));
+  CHECK_FALSE(ops::parse_since("h", now));
+  CHECK_FALSE(ops::parse_since("yesterday", now));
+  CHECK_FALSE(ops::parse_since("99999999999d", now));
+}
+
+TEST_CASE("doctor reads an agent's version and holds it against the versions tested", "[doctor]") {
+  CHECK(ops::version_in("2.1.197 (Claude Code)") == "2.1.197");
+  CHECK(ops::version_in("WARNING: x\ncodex-cli 0.171.0") == "0.171.0");
+  CHECK(ops::version_in("GitHub Copilot CLI 1.0.102.\nRun 'copilot update'") == "1.0.102");
+  CHECK_FALSE(ops::version_in("v2 of 3"));
+  CHECK(ops::compare_versions("2.1.197", "2.1.332") < 0);
+  CHECK(ops::compare_versions("2.1.1000", "2.1.332") > 0);
+  CHECK(ops::compare_versions("0.61.0", "0.61.0") == 0);
+
+  testing::TempDir dir;
+  const auto bin = dir.path() / "bin";
+  std::filesystem::create_directories(bin);
+  std::ofstream(bin / "claude") << "#!/bin/sh\n";
+  std::filesystem::permissions(bin / "claude", std::filesystem::perms::owner_all);
+  util::MapEnvironment env{{"HOME", dir.path().string()}, {"PATH", bin.string()}};
+  config::Settings settings;
+  settings.state_path.value = dir.path() / "state.json";
+  testing::FakeClock clock;
+  testing::FakeRunner runner;
+  const agent::Agent& claude = agent::default_agent();
+  auto version_check = [&](std::string said) {
+    runner.result = testing::FakeRunner::ok();
+    runner.result.out = std::move(said);
+    config::DiscoveryInputs base;
+    base.project_dir = dir.path();
+    base.home = dir.path();
+    const ops::Checkup c = ops::run_checkup({.env = env, .settings = settings, .base = base, .only = {&claude},
+                                             .runner = runner, .clock = clock});
+    REQUIRE(c.agents.size() == 1);
+    return c.agents[0].checks.at(0);
+  };
+  const ops::Check in_range = version_check("2.1.250 (Claude Code)\n");
+  CHECK(in_range.verdict == ops::Check::Verdict::ok);
+  CHECK(in_range.found == "2.1.250 (tested: 2.1.197 to 2.1.332)");
+  CHECK(runner.commands.back() == "claude|--version");
+  const ops::Check newer = version_check("2.2.0 (Claude Code)\n");
+  CHECK(newer.verdict == ops::Check::Verdict::note);
+  CHECK(newer.found == "2.2.0, newer than any tested (2.1.197 to 2.1.332)");
+  CHECK(version_check("2.0.9 (Claude Code)").found == "2.0.9, older than any tested (2.1.197 to 2.1.332)");
+  CHECK(version_check("no idea").verdict == ops::Check::Verdict::note);
+}
