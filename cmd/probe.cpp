@@ -157,13 +157,19 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
                            : "name the servers to probe, or use --all (see mcphealth probe --help)");
     return k_exit_usage;
   }
-  util::ProcessEnvironment env;
+  util::ProcessEnvironment own_env;
   util::SystemClock clock;
   config::SettingsOverrides overrides = globals.overrides();
   if (o.depth) overrides.probe = *o.depth;
   if (o.protocol) overrides.protocol = *o.protocol;
   overrides.timeout_ms = o.timeout_ms;
-  const config::Settings settings = config::resolve_settings(env, overrides);
+  const config::Settings settings = config::resolve_settings(own_env, overrides);
+  // Servers start as the agent starts them: with the PATH its hook last ran with, not cron's /usr/bin:/bin.
+  const ops::ProbePath agent_path = ops::probe_path(state::load_state(settings.state_path.value).doc,
+                                              o.agent ? std::vector<const agent::Agent*>{agent::find_agent(*o.agent)}
+                                                      : std::vector<const agent::Agent*>{},
+                                              own_env);
+  const util::OverlayEnvironment env(own_env, {{"PATH", agent_path.path}});
   // -q is for cron, which mails whatever is printed: warnings only when asked for with -v.
   const bool say_warnings = !o.quiet || globals.verbosity > 0;
   if (say_warnings) warn_all(settings.warnings);
@@ -177,6 +183,13 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   request.record = o.no_update ? ops::Record::no : ops::Record::yes;
   request.reconnect = o.reconnect ? recover::Reconnect::when_down : recover::Reconnect::never;
   if (o.prometheus) request.prometheus = *o.prometheus;
+  request.path_origin = agent_path.origin;
+  if (agent_path.differs && say_warnings && agent_path.seen) {
+    const agent::Agent* seen_by = agent::find_agent(agent_path.seen->agent);
+    util::log::warn("servers start with the PATH " + std::string(seen_by ? seen_by->name : agent_path.seen->agent) +
+                    "'s hook ran with " + util::format_duration_short(clock.now_ms() - agent_path.seen->at) +
+                    " ago, not this one's (" + agent_path.path + ")");
+  }
   const ops::ProbeReport report = ops::run_probes(request, settings, discovery_for(env, settings, o.cwd), env, clock);
 
   if (say_warnings) {

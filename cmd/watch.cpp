@@ -5,6 +5,7 @@
 #include "status.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/ops/probe.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/ops/watch.hpp>
 #include <mcphealth/probe/prometheus.hpp>
@@ -39,6 +40,11 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--interval", o->interval_s, "With --probe: re-read the configs every S seconds (default 60)")
       ->type_name("S")
       ->check(whole_number(1, 86'400));
+  sub->add_option("--every", o->every_s,
+                  "With --probe: re-probe a healthy server at least every S seconds (default: shortly before its mark "
+                  "expires, about 108 s with the default TTL)")
+      ->type_name("S")
+      ->check(whole_number(1, 86'400));
   sub->add_flag("--events", o->events,
                 "One JSON object per line for every transition (the default when stdout is not a terminal)");
   sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every transition, the event's JSON on its stdin, MCPHEALTH_SERVER set")
@@ -47,8 +53,8 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
       ->type_name("MS")
       ->check(whole_number(1, 600'000));
   sub->add_flag("--once", o->once,
-                "One sweep (with --probe) or one reading; print the table it saw (--events: its transitions), then "
-                "exit with status's exit code");
+                "One sweep (with --probe: of every server, as probe --all) or one reading; print the table it saw "
+                "(--events: its transitions), then exit with status's exit code");
   sub->add_option("--prometheus", o->prometheus, "Rewrite node_exporter textfile metrics at FILE after each sweep")
       ->type_name("FILE");
   std::vector<std::string> ids;
@@ -192,10 +198,29 @@ private:
 
 } // namespace
 
+namespace {
+
+/// What the watch does to keep the table true, in the header's words: whether it probes, and how often.
+std::string cadence_words(const WatchOptions& o, const config::Settings& settings) {
+  if (!o.probe) return "(not probing: shows what hooks and probes record; --probe keeps it fresh)";
+  const std::int64_t ttl_s = settings.ttl_ms.value / 1000;
+  const std::int64_t before_expiry_s = ttl_s - std::max<std::int64_t>(1, ttl_s / 10);
+  const std::int64_t every = o.every_s ? std::min(*o.every_s, before_expiry_s) : before_expiry_s;
+  return "(probing: each healthy server every ~" + std::to_string(every) + "s, a down one at its retry)";
+}
+
+} // namespace
+
 int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
-  util::ProcessEnvironment env;
+  util::ProcessEnvironment own_env;
   util::SystemClock clock;
-  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  const config::Settings settings = config::resolve_settings(own_env, globals.overrides());
+  // Servers start as the agent starts them: with the PATH its hook last ran with (a service's PATH is short).
+  const ops::ProbePath agent_path = ops::probe_path(state::load_state(settings.state_path.value).doc,
+                                              o.agent ? std::vector<const agent::Agent*>{agent::find_agent(*o.agent)}
+                                                      : std::vector<const agent::Agent*>{},
+                                              own_env);
+  const util::OverlayEnvironment env(own_env, {{"PATH", agent_path.path}});
   warn_all(settings.warnings);
   if (o.prometheus) {
     if (auto usable = probe::check_textfile_path(*o.prometheus); !usable) {
@@ -237,17 +262,19 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   if (o.prometheus) plan.prometheus = *o.prometheus;
   plan.report_status = terminal || o.once;
   plan.agent = o.agent ? agent::find_agent(*o.agent) : nullptr;
+  plan.path_origin = agent_path.origin;
+  plan.every_ms = o.every_s.value_or(0) * 1000;
   const bool events = !terminal && (o.events || !o.once);
   WatchView view(terminal, events,
-                 "mcphealth watch — " + tilde(settings.state_path.value.string()) + (o.probe ? "  (probing)" : ""));
+                 "mcphealth watch — " + tilde(settings.state_path.value.string()) + "  " + cadence_words(o, settings));
   recover::ShellRunner runner(clock, env);
   ops::WatchLoop loop(settings, inputs, env, clock, runner, plan, view);
   std::optional<RawTerminal> screen;
   if (terminal) screen.emplace();
   // Running unattended (a systemd unit, launchd): one line says it started and what it watches, for the journal.
   if (!terminal && !o.once) {
-    std::fprintf(stderr, "mcphealth: watching %s%s%s (pid %d)\n", settings.state_path.value.c_str(),
-                 o.probe ? ", probing every server when due" : "", o.exec ? ", running --exec per transition" : "",
+    std::fprintf(stderr, "mcphealth: watching %s, %s%s (pid %d)\n", settings.state_path.value.c_str(),
+                 cadence_words(o, settings).c_str(), o.exec ? ", running --exec per transition" : "",
                  static_cast<int>(::getpid()));
   }
 

@@ -13,6 +13,8 @@ namespace mcphealth::cli {
 struct WatchOptions {
   bool probe = false;
   std::int64_t interval_s = 60;
+  /// `--every`: re-probe a healthy server at least this often.
+  std::optional<std::int64_t> every_s;
   bool events = false;
   std::optional<std::string> exec;
   std::int64_t exec_timeout_ms = 5000;

@@ -555,4 +555,36 @@ case_learned_era_skips_discover_for_a_legacy_server_and_falls_back_when_it_moves
   assert_eq "$(field '["protocolVersion"]')" 2025-11-25
 }
 
+# cron runs with PATH=/usr/bin:/bin; the agent runs with its own. A server on the agent's PATH only is neither
+# blocked by a cron probe nor missed by one once the agent's hook has recorded its PATH.
+case_a_probe_from_crons_path_is_not_the_verdict_for_the_agents_path() {
+  mkdir -p "$T/agentbin"
+  printf '#!/bin/sh\nexec %s %s --mode healthy\n' "$PY" "$STDIO_SERVER" > "$T/agentbin/notes-mcp"
+  chmod +x "$T/agentbin/notes-mcp"
+  config 'notes={"command":"notes-mcp","args":[]}'
+  local agent_path="$T/agentbin:$PATH" cron_path=/usr/bin:/bin
+  # No hook has run yet: the agent's PATH is unknown, so "not on cron's PATH" records nothing.
+  PATH=$cron_path mcph probe --all --json
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" not-probed
+  assert_contains "$(field '["reason"]')" '`notes-mcp` is not on this PATH (/usr/bin:/bin); not recorded'
+  assert_eq "$(json_get "$(STATE)" 'd["servers"].get("notes")')" null
+  # The session's call is not blocked by it.
+  PATH=$agent_path hook "$(pre_payload notes)"
+  assert_not_contains "$OUT" deny
+  assert_eq "$(entry_field notes status)" healthy
+  # Now the hook has recorded the agent's PATH: cron's probe starts the server with it, and says so.
+  PATH=$cron_path mcph probe --all --json
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" answered
+  assert_contains "$ERR" "servers start with the PATH Claude Code's hook ran with"
+  PATH=$cron_path mcph probe --all -q
+  assert_eq "$ERR" ""
+  # A command missing from the agent's PATH too is the server's verdict.
+  config 'notes={"command":"notes-mcp-gone","args":[]}'
+  PATH=$cron_path mcph probe --all --json
+  assert_eq "$RC" 1
+  assert_eq "$(field '["kind"]')" spawn-failed
+}
+
 main "$@"

@@ -275,4 +275,29 @@ case_terminal_view_redraws_and_q_restores() {
   assert_contains "$screen" "watch-ended-0" "q ends watch with 0 and gives the terminal back"
 }
 
+case_once_probes_every_server_as_probe_all_does() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy "\"--count-file\",\"$T/count\"")}}"
+  mcph watch --probe --once
+  assert_eq "$RC" 0
+  assert_eq "$(line_count "$T/count")" 1
+  # Its mark is fresh now; one sweep probes it again all the same.
+  mcph watch --probe --once
+  assert_eq "$(line_count "$T/count")" 2
+}
+
+case_the_header_says_whether_and_how_often_it_probes() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy "\"--count-file\",\"$T/count\"")}}"
+  start_watch --events
+  for i in $(seq 1 50); do [ -s "$T/watch.err" ] && break; sleep 0.1; done
+  assert_contains "$(cat "$T/watch.err")" "(not probing: shows what hooks and probes record; --probe keeps it fresh)"
+  stop_watch
+  start_watch --probe --every 1 --events
+  for i in $(seq 1 50); do [ -s "$T/watch.err" ] && break; sleep 0.1; done
+  assert_contains "$(cat "$T/watch.err")" "(probing: each healthy server every ~1s, a down one at its retry)"
+  # With a two-minute TTL a healthy server is probed again within seconds, not after ~108 s.
+  for i in $(seq 1 100); do [ "$(line_count "$T/count")" -ge 3 ] && break; sleep 0.1; done
+  [ "$(line_count "$T/count")" -ge 3 ] || fail "--every 1 did not re-probe a healthy server"
+  stop_watch
+}
+
 main "$@"

@@ -55,7 +55,11 @@ TEST_CASE("the schedule: first probe just after first sight, retries at their ti
   const util::EpochMs refresh = ops::next_probe_at(&up, "fp", 2000, 0, s);
   CHECK(refresh < 121'000 - 12'000 + 1);
   CHECK(refresh > 121'000 - 12'000 - 2'001);
-  CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::no) == 121'000);
+  // One sweep (--once) probes every server, fresh or not; --every brings a healthy one's probe forward.
+  CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::no) == 2000);
+  CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::yes, 15'000) == 16'000);
+  CHECK(ops::next_probe_at(&up, "fp", 20'000, 0, s, ops::Jitter::yes, 15'000) == 20'000);
+  CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::yes, 600'000) == refresh);
   CHECK(ops::next_probe_at(&up, "a", 2000, 0, s) != ops::next_probe_at(&up, "b", 2000, 0, s)); // spread apart
 }
 

@@ -134,8 +134,13 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     const json::object* prev = state::decision_entry(before.doc, chosen[i]->tool_server, chosen[i]->fingerprint);
     items.push_back({chosen[i]->tool_server, *chosen[i]->resolved, probe::spec_of(own[i], prev)});
   }
-  const std::vector<probe::BatchOutcome> outcomes =
+  std::vector<probe::BatchOutcome> outcomes =
       probe::probe_batch(items, request.parallel, [&] { return std::make_unique<probe::LiveProber>(clock); }, clock);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (!item_of[i]) continue;
+    if (auto r = probe::not_on_this_path(*chosen[i]->resolved, request.path_origin, env.get("PATH").value_or("")))
+      outcomes[*item_of[i]].result = *r;
+  }
 
   recover::ShellRunner runner(clock, env);
   probe::LiveProber prober(clock);
@@ -188,6 +193,23 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     }
   }
   return report;
+}
+
+ProbePath probe_path(const boost::json::object& state_doc, const std::vector<const agent::Agent*>& agents,
+                     const util::Environment& own) {
+  ProbePath out;
+  out.path = own.get("PATH").value_or("");
+  for (const state::HookSeen& seen : state::hooks_seen(state_doc)) { // the most recent first
+    if (seen.path.empty()) continue;
+    if (!agents.empty() && std::none_of(agents.begin(), agents.end(), [&](const agent::Agent* a) { return a->id == seen.agent; }))
+      continue;
+    out.differs = seen.path != out.path;
+    out.path = seen.path;
+    out.origin = probe::PathOrigin::agents;
+    out.seen = seen;
+    break;
+  }
+  return out;
 }
 
 } // namespace mcphealth::ops

@@ -9,6 +9,7 @@
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/state/history.hpp>
 #include <mcphealth/util/env.hpp>
 
 #include <filesystem>
@@ -37,6 +38,8 @@ struct ProbeRequest {
   recover::Reconnect reconnect = recover::Reconnect::never;
   /// Where to write node_exporter textfile metrics, if anywhere.
   std::optional<std::filesystem::path> prometheus;
+  /// Whether the environment's PATH is the one the agent starts servers with (probe_path).
+  probe::PathOrigin path_origin = probe::PathOrigin::agents;
 };
 
 /// One probed definition.
@@ -74,6 +77,22 @@ struct ProbeReport {
   /// True when a probe could not run here (no descriptors, memory, processes): the run is incomplete, exit 3.
   bool any_local_fault() const;
 };
+
+/// The PATH a probe outside a session starts servers with.
+struct ProbePath {
+  std::string path;
+  probe::PathOrigin origin = probe::PathOrigin::unknown;
+  /// The hook that recorded it: which agent, when.
+  std::optional<state::HookSeen> seen;
+  /// True when it is not this process's own PATH.
+  bool differs = false;
+};
+
+/// The PATH the agent's hook last ran with (state::hooks_seen: of one of `agents` when any are named, else the
+/// most recent), else `own`'s, which is then not known to be the agent's. Probes outside a session start servers
+/// with it, so a probe from cron (PATH=/usr/bin:/bin) finds a server where the agent does.
+ProbePath probe_path(const boost::json::object& state_doc, const std::vector<const agent::Agent*>& agents,
+                     const util::Environment& own);
 
 /// Runs the probes, each definition with its settings (`settings` with the policy file's entries for it laid
 /// over; a server whose policy says `probe: skip` gets a `skipped` row and no verdict). `base` gives the folder

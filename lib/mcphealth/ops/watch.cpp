@@ -141,7 +141,9 @@ json::object event_json(const WatchEvent& e) {
 }
 
 util::EpochMs next_probe_at(const json::object* verdict, const std::string& fingerprint, util::EpochMs now,
-                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter) {
+                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter,
+                            std::int64_t every_ms) {
+  if (jitter == Jitter::no) return now; // one sweep probes everything, as `probe --all` does
   // A stable spread per definition: the same server is not probed at the same offset as its neighbours.
   const std::uint64_t h = jitter == Jitter::yes ? std::stoull(config::hash_hex(fingerprint), nullptr, 16) : 0;
   if (verdict == nullptr) return std::min(now, seen_at) + static_cast<std::int64_t>(h % 1000);
@@ -153,9 +155,10 @@ util::EpochMs next_probe_at(const json::object* verdict, const std::string& fing
     const std::int64_t ttl = settings.ttl_ms.value;
     const std::int64_t lead = std::max<std::int64_t>(1000, ttl / 10);
     const std::int64_t spread = std::max<std::int64_t>(1, std::min<std::int64_t>(2000, ttl / 20));
-    // One sweep (no jitter) leaves a fresh mark alone; a long-running watcher re-probes it before it expires.
-    if (jitter == Jitter::no) return *e.expires_at;
-    return std::max(now, *e.expires_at - lead - static_cast<std::int64_t>(h % static_cast<std::uint64_t>(spread)));
+    // A long-running watcher re-probes it before it expires, or at its own cadence when that is sooner.
+    util::EpochMs at = *e.expires_at - lead - static_cast<std::int64_t>(h % static_cast<std::uint64_t>(spread));
+    if (every_ms > 0 && e.checked_at) at = std::min(at, *e.checked_at + every_ms);
+    return std::max(now, at);
   }
   case state::Freshness::in_backoff: return *st.retry_at + static_cast<std::int64_t>(h % 250);
   case state::Freshness::stale:
@@ -166,9 +169,10 @@ util::EpochMs next_probe_at(const json::object* verdict, const std::string& fing
 }
 
 Watcher::Watcher(const config::Settings& settings, config::DiscoveryInputs base, const util::Environment& env,
-                 util::Clock& clock, std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only)
+                 util::Clock& clock, std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only,
+                 probe::PathOrigin path, std::int64_t every_ms)
     : m_settings(settings), m_base(std::move(base)), m_env(env), m_clock(clock), m_resolve_every_ms(resolve_every_ms),
-      m_jitter(jitter), m_only(only) {}
+      m_jitter(jitter), m_only(only), m_path(path), m_every_ms(every_ms) {}
 
 Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   Sweep out;
@@ -200,7 +204,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
     config::Settings s = config::unhurried(config::settings_for(m_settings, policy, *c), m_env);
     if (s.probe.value == config::ProbeMode::skip ||
         next_probe_at(state::decision_entry(before.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
-                      m_seen_at[c->fingerprint], s, m_jitter) > now) {
+                      m_seen_at[c->fingerprint], s, m_jitter, m_every_ms) > now) {
       continue;
     }
     due.push_back(c);
@@ -210,8 +214,11 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   }
   if (!due.empty()) {
     probe::LiveProber prober(m_clock);
-    const std::vector<probe::BatchOutcome> outcomes =
+    std::vector<probe::BatchOutcome> outcomes =
         probe::probe_batch(items, probe::default_parallelism(), [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
+    for (std::size_t i = 0; i < due.size(); ++i) {
+      if (auto r = probe::not_on_this_path(*due[i]->resolved, m_path, m_env.get("PATH").value_or(""))) outcomes[i].result = *r;
+    }
     if (stop.load()) { // probes cut short by a signal say nothing about the servers
       out.next_at = m_clock.now_ms();
       return out;
@@ -245,7 +252,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
     const config::Settings s = config::settings_for(m_settings, policy, *c);
     if (s.probe.value == config::ProbeMode::skip) continue;
     next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
-                                        m_seen_at[c->fingerprint], s, m_jitter));
+                                        m_seen_at[c->fingerprint], s, m_jitter, m_every_ms));
   }
   out.next_at = std::max(next, now);
   return out;
@@ -255,7 +262,8 @@ WatchLoop::WatchLoop(const config::Settings& settings, const config::DiscoveryIn
                      util::Clock& clock, recover::CommandRunner& runner, WatchPlan plan, WatchSink& sink)
     : m_settings(settings), m_inputs(inputs), m_env(env), m_clock(clock), m_runner(runner), m_plan(std::move(plan)),
       m_sink(sink), m_store(settings.state_path.value, clock), m_before(m_store.read()) {
-  if (m_plan.probe) m_watcher.emplace(settings, inputs, env, clock, m_plan.interval_ms, m_plan.jitter, m_plan.agent);
+  if (m_plan.probe) m_watcher.emplace(settings, inputs, env, clock, m_plan.interval_ms, m_plan.jitter, m_plan.agent, m_plan.path_origin,
+                                      m_plan.every_ms);
 }
 
 WatchLoop::~WatchLoop() = default;

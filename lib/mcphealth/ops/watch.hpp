@@ -55,10 +55,12 @@ enum class Jitter { yes, no };
 
 /// When a definition should next be probed in the background: without a verdict, just after `seen_at` (when the
 /// watcher first saw it); with a stale one, now; an unhealthy one at its honoured retry time; a healthy one a tenth
-/// of the TTL (at least a second) before its mark expires. A jitter derived from the fingerprint spreads servers
-/// apart.
+/// of the TTL (at least a second) before its mark expires, or `every_ms` after its check when that comes sooner
+/// (`watch --every`). A jitter derived from the fingerprint spreads servers apart. Without jitter (one sweep,
+/// `--once`) every definition is due now, as `probe --all` probes them.
 util::EpochMs next_probe_at(const boost::json::object* verdict, const std::string& fingerprint, util::EpochMs now,
-                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter = Jitter::yes);
+                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter = Jitter::yes,
+                            std::int64_t every_ms = 0);
 
 /// What one sweep did.
 struct Sweep {
@@ -72,8 +74,10 @@ struct Sweep {
 class Watcher {
 public:
   /// `only`: that agent's servers alone (nothing: every agent's).
+  /// `path`: whether `env`'s PATH is the agent's (probe::not_on_this_path).
   Watcher(const config::Settings& settings, config::DiscoveryInputs base, const util::Environment& env, util::Clock& clock,
-          std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only = nullptr);
+          std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only = nullptr,
+          probe::PathOrigin path = probe::PathOrigin::agents, std::int64_t every_ms = 0);
 
   /// Probes every definition that is due (all at once), recovers and records them; a probe cut short by `stop` is
   /// not recorded.
@@ -90,6 +94,8 @@ private:
   std::int64_t m_resolve_every_ms;
   Jitter m_jitter;
   const agent::Agent* m_only;
+  probe::PathOrigin m_path;
+  std::int64_t m_every_ms;
   util::EpochMs m_resolved_at = 0;
   std::vector<agent::AgentFolder> m_folders;
   std::vector<const config::Candidate*> m_candidates;
@@ -124,6 +130,10 @@ struct WatchPlan {
   bool report_status = false;
   /// Only this agent's servers, probed and shown (nothing: every agent's).
   const agent::Agent* agent = nullptr;
+  /// Whether the environment's PATH is the agent's (ops::probe_path).
+  probe::PathOrigin path_origin = probe::PathOrigin::agents;
+  /// Re-probe a healthy server at least this often (`--every`); 0: shortly before its mark expires.
+  std::int64_t every_ms = 0;
 };
 
 /// The watch loop's turn, without the waiting: probe what is due, read the state file, hand each transition to the

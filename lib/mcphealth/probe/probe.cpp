@@ -68,6 +68,19 @@ std::optional<ProbeResult> starved_of_cpu(pid_t group, std::int64_t window_ms) {
   return r;
 }
 
+std::optional<ProbeResult> not_on_this_path(const config::ResolvedServer& server, PathOrigin origin,
+                                            const std::string& path) {
+  if (origin == PathOrigin::agents) return std::nullopt;
+  const auto* stdio = std::get_if<config::StdioServer>(&server.transport);
+  if (stdio == nullptr || !stdio->executable.empty() || stdio->command.find('/') != std::string::npos) return std::nullopt;
+  ProbeResult r;
+  r.kind = Kind::not_probed;
+  r.reason = "`" + stdio->command + "` is not on this PATH (" + path +
+             "); not recorded: the agent's own PATH is not known yet (its hook records it when a session starts), "
+             "and may hold it";
+  return r;
+}
+
 bool gives_no_verdict(Kind kind) { return kind == Kind::not_probed || kind == Kind::local_fault || kind == Kind::skipped; }
 
 state::Health health_of(const ProbeResult& r) {

@@ -63,6 +63,16 @@ std::optional<ProbeResult> starved_of_cpu(pid_t group, std::int64_t window_ms);
 /// True when `kind` gives no verdict to record: not probed, a local fault, or skipped by policy.
 bool gives_no_verdict(Kind kind);
 
+/// Whether a probe's PATH is the one the agent starts its servers with: inside a session, or outside one with the
+/// PATH the agent's hook recorded (state::HookSeen); `unknown` outside a session before any hook recorded one.
+enum class PathOrigin { agents, unknown };
+
+/// With the agent's PATH unknown (a probe from cron, whose PATH is /usr/bin:/bin): a stdio server whose bare
+/// command is not on this PATH is not the server's verdict (the agent's PATH may well hold it), so it is not
+/// probed and nothing is recorded; this says why. Nothing for any other server, or with the agent's PATH.
+std::optional<ProbeResult> not_on_this_path(const config::ResolvedServer& server, PathOrigin origin,
+                                            const std::string& path);
+
 struct ProbeResult;
 
 /// How a result reads in the one vocabulary (state/health.hpp): healthy (answered), reachable, needs-auth,

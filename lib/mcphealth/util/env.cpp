@@ -34,6 +34,20 @@ std::vector<std::string> MapEnvironment::entries() const {
   return out;
 }
 
+std::optional<std::string> OverlayEnvironment::get(std::string_view name) const {
+  if (auto it = m_over.find(std::string(name)); it != m_over.end()) return it->second;
+  return m_base.get(name);
+}
+
+std::vector<std::string> OverlayEnvironment::entries() const {
+  std::vector<std::string> out;
+  for (const std::string& e : m_base.entries()) {
+    if (!m_over.contains(e.substr(0, e.find('=')))) out.push_back(e);
+  }
+  for (const auto& [name, value] : m_over) out.push_back(name + "=" + value);
+  return out;
+}
+
 std::string mcphealth_spelling(std::string_view ecc_name) {
   for (std::string_view prefix : {"ECC_MCP_HEALTH_", "ECC_MCP_", "ECC_HOOK_"}) {
     if (ecc_name.substr(0, prefix.size()) == prefix) {

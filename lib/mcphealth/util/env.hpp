@@ -41,6 +41,19 @@ private:
   std::map<std::string, std::string> m_vars;
 };
 
+/// Another environment with some variables set to other values (the PATH an agent starts its servers with).
+class OverlayEnvironment final : public Environment {
+public:
+  OverlayEnvironment(const Environment& base, std::map<std::string, std::string> over)
+      : m_base(base), m_over(std::move(over)) {}
+  std::optional<std::string> get(std::string_view name) const override;
+  std::vector<std::string> entries() const override;
+
+private:
+  const Environment& m_base;
+  std::map<std::string, std::string> m_over;
+};
+
 /// Returns the `MCPHEALTH_` spelling of a JS-hook variable: `ECC_MCP_HEALTH_TTL_MS` -> `MCPHEALTH_TTL_MS`,
 /// `ECC_MCP_CONFIG_PATH` -> `MCPHEALTH_CONFIG_PATH`, `ECC_HOOK_INPUT_MAX_BYTES` -> `MCPHEALTH_INPUT_MAX_BYTES`.
 std::string mcphealth_spelling(std::string_view ecc_name);
