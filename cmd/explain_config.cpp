@@ -136,8 +136,19 @@ void print_text(const ops::Explanation& e, bool color) {
   auto bold = [&](const std::string& s) { return color ? "\033[1m" + s + "\033[0m" : s; };
   std::printf("%s\n", bold("Project dir: " + util::escape_control(e.project_dir)).c_str());
   // Claude Code's trust dialog (the other agents' rules say their own words under the servers they do not start).
-  if (e.hooks.agent == agent::default_agent().id)
-    say("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
+  if (e.hooks.agent == agent::default_agent().id) {
+    // The record of trust is in the file of local scope (~/.claude.json): when that does not read, nothing is known.
+    const auto unread = std::find_if(e.files.begin(), e.files.end(), [](const config::FileReport& f) {
+      return f.source.scope == "local" && (f.status == config::FileReport::Status::parse_error ||
+                                           f.status == config::FileReport::Status::unreadable);
+    });
+    if (unread != e.files.end()) {
+      say("  trusted: unknown: %s does not read, and it holds Claude Code's record of trusted folders\n",
+          tilde(unread->source.file.string()));
+    } else {
+      say("  trusted: %s\n", e.trusted ? "yes (hasTrustDialogAccepted)" : "no: its own settings files approve nothing");
+    }
+  }
   if (e.managed_config) say("  managed config in force: %s\n", e.managed_config->c_str());
   std::printf("\n%s\n", bold("Config files, in precedence order").c_str());
   int i = 1;

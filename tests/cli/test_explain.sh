@@ -189,4 +189,15 @@ case_cwd_and_claude_project_dir_choose_the_project() {
   assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["two"]'
 }
 
+case_trust_is_unknown_when_the_file_that_records_it_does_not_read() {
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{}}'
+  printf '{"projects": {' > "$HOME/.claude.json"
+  mcph explain-config
+  assert_contains "$OUT" "trusted: unknown: ~/.claude.json does not read"
+  assert_not_contains "$OUT" "trusted: no"
+  rm "$HOME/.claude.json"
+  mcph explain-config
+  assert_contains "$OUT" "trusted: no"
+}
+
 main "$@"

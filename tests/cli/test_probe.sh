@@ -587,4 +587,27 @@ case_a_probe_from_crons_path_is_not_the_verdict_for_the_agents_path() {
   assert_eq "$(field '["kind"]')" spawn-failed
 }
 
+case_a_defined_but_unapproved_server_is_named_as_such_not_unknown() {
+  config "wiki=$(stdio_def healthy)"
+  write_config "$HOME/.claude/settings.json" '{}'
+  mcph probe wiki
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "'wiki' is defined in $PROJ/.mcp.json (project), but Claude Code does not start it here: not approved"
+  assert_not_contains "$ERR" "unknown server"
+  mcph status wiki
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "'wiki' is defined in $PROJ/.mcp.json (project), but Claude Code does not start it here: not approved"
+  mcph status nothing-here
+  assert_contains "$ERR" "unknown server 'nothing-here'"
+}
+
+case_a_config_that_does_not_parse_is_said_once() {
+  printf '{"mcpServers": {' > "$PROJ/.mcp.json"
+  mcph probe --all
+  assert_eq "$RC" 2
+  assert_eq "$(grep -c 'incomplete JSON' <<<"$ERR")" 1 "the parse error, once"
+  assert_eq "$(grep -c "  $PROJ/.mcp.json (project)" <<<"$ERR")" 1 "the file in 'looked in', once"
+  assert_not_contains "$ERR" '\n'
+}
+
 main "$@"

@@ -1,5 +1,7 @@
 #include <mcphealth/ops/probe.hpp>
 
+#include <mcphealth/ops/status.hpp>
+
 #include <mcphealth/gate/bindings.hpp>
 
 #include <mcphealth/config/names.hpp>
@@ -33,10 +35,12 @@ namespace {
 /// One folder as one agent sees it.
 using Folder = agent::AgentFolder;
 
-std::string where_it_looked(const config::Resolution& res) {
-  std::string out;
-  for (const auto& f : res.files) out += "\n  " + f.source.file.string() + " (" + f.source.scope + ")";
-  return out;
+/// Each file once, though two agents read it (Claude Code's and Copilot CLI's `.mcp.json`).
+void where_it_looked(const config::Resolution& res, std::vector<std::string>& looked) {
+  for (const auto& f : res.files) {
+    const std::string line = f.source.file.string() + " (" + f.source.scope + ")";
+    if (std::find(looked.begin(), looked.end(), line) == looked.end()) looked.push_back(line);
+  }
 }
 
 /// Every distinct winning definition to probe (the first folder that uses it names it), or why there is none.
@@ -57,11 +61,12 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
       for (const auto* c : f.resolution.winners()) add(c);
     }
     if (out.empty()) {
-      std::string looked;
+      std::vector<std::string> looked;
       for (const auto& f : folders) {
-        if (f.inputs.project_dir == folders.front().inputs.project_dir) looked += where_it_looked(f.resolution);
+        if (f.inputs.project_dir == folders.front().inputs.project_dir) where_it_looked(f.resolution, looked);
       }
-      error = "no MCP servers that the agents would start were found; looked in:" + looked;
+      error = "no MCP servers that the agents would start were found; looked in:";
+      for (const auto& l : looked) *error += "\n  " + l;
     }
     return out;
   }
@@ -73,6 +78,13 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
       }
     }
     if (out.size() == before) {
+      for (const auto& f : folders) {
+        if (!f.here) continue;
+        if (auto why = why_not_started(not_started_in(f.resolution, *f.agent), name)) {
+          error = *why;
+          return {};
+        }
+      }
       error = util::unknown_name("server", name, known);
       return {};
     }
@@ -112,7 +124,10 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   for (const auto& f : folders) {
     for (const auto& file : f.resolution.files) {
       if (file.status == config::FileReport::Status::parse_error || file.status == config::FileReport::Status::unreadable) {
-        report.warnings.push_back(file.source.file.string() + ": " + file.error + util::at_line(file.line, file.column));
+        std::string warning = file.source.file.string() + ": " + file.error + util::at_line(file.line, file.column);
+        // Once, though two agents read the file.
+        if (std::find(report.warnings.begin(), report.warnings.end(), warning) == report.warnings.end())
+          report.warnings.push_back(std::move(warning));
       }
     }
   }

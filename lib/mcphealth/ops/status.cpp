@@ -1,5 +1,7 @@
 #include <mcphealth/ops/status.hpp>
 
+#include <mcphealth/config/names.hpp>
+
 #include <mcphealth/agent/agent.hpp>
 
 #include <mcphealth/config/policy.hpp>
@@ -138,6 +140,27 @@ std::string where(const StatusRow& row) {
 
 } // namespace
 
+std::vector<NotStarted> not_started_in(const config::Resolution& resolution, const agent::Agent& agent) {
+  std::vector<NotStarted> out;
+  for (const config::Candidate& c : resolution.candidates) {
+    if (c.wins() || c.standing == config::Standing::shadowed || resolution.winner(c.tool_server) != nullptr) continue;
+    if (std::any_of(out.begin(), out.end(), [&](const NotStarted& n) { return n.name == c.tool_server; })) continue;
+    out.push_back({c.tool_server, "'" + c.definition.name + "' is defined in " + c.definition.source.string() + " (" +
+                                      std::string(config::scope_name(c.scope)) + "), but " + std::string(agent.name) +
+                                      " does not start it here: " + (c.reason.empty() ? std::string(config::standing_name(c.standing)) : c.reason) +
+                                      " (mcphealth explain-config --agent " + std::string(agent.id) + " shows more)"});
+  }
+  return out;
+}
+
+std::optional<std::string> why_not_started(const std::vector<NotStarted>& not_started, const std::string& name) {
+  const std::string tool_name = config::tool_server_name(name);
+  for (const NotStarted& n : not_started) {
+    if (n.name == tool_name) return n.words;
+  }
+  return std::nullopt;
+}
+
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
                                  const config::Settings& settings, const std::vector<std::string>& bound_folders) {
   Configured all;
@@ -165,7 +188,15 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
   };
   for (const agent::AgentFolder& f : agent::folders_in_use(base, env, {.bound_folders = bound_folders})) {
     add(f.resolution, *f.agent, f.here);
+    if (!f.here) continue;
+    for (NotStarted& n : not_started_in(f.resolution, *f.agent)) {
+      if (!why_not_started(all.not_started, n.name)) all.not_started.push_back(std::move(n));
+    }
   }
+  // A name one agent starts here is not "not started" because another agent does not.
+  std::erase_if(all.not_started, [&](const NotStarted& n) {
+    return std::any_of(out.begin(), out.end(), [&](const ConfiguredServer& c) { return c.name == n.name && c.here; });
+  });
   return all;
 }
 
@@ -175,6 +206,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   // A config that cannot be read hides what is configured: one line for it, and no server called gone for it.
   const bool known_whole = !configured || configured->problems.empty();
   if (configured) {
+    report.not_started = configured->not_started;
     for (const auto& p : configured->problems) {
       report.warnings.push_back(p + " (until it is fixed, status cannot tell which cached servers are still configured)");
     }
@@ -318,6 +350,7 @@ util::Result<void> select_rows(StatusReport& report, const RowSelection& selecti
         if (named(r) && (r.here || !one_here)) chosen.push_back(r);
       }
       if (chosen.size() == before) {
+        if (auto why = why_not_started(report.not_started, name)) return util::fail(*why);
         std::vector<std::string> names;
         for (const auto& r : report.rows) names.push_back(r.name);
         return util::fail(util::unknown_name("server", name, std::move(names)));

@@ -1,6 +1,8 @@
 #pragma once
 // The operator's view of the state file: one row per server (cached, configured or both) with derived ages and
 // times, and the warnings that explain silent failures (fail-open left on, an unwritable cache, a pinned backoff).
+#include <mcphealth/agent/agent.hpp>
+#include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -16,6 +18,20 @@
 #include <vector>
 
 namespace mcphealth::ops {
+
+/// A definition an agent finds but does not start (not approved, disabled, denied, ...): the words a command that
+/// takes server names says of it, in place of "unknown server".
+struct NotStarted {
+  std::string name;
+  std::string words;
+};
+
+/// What `resolution` holds that `agent` does not start in its folder, each name once, not counting a name another
+/// definition of which it does start (a shadowed one).
+std::vector<NotStarted> not_started_in(const config::Resolution& resolution, const agent::Agent& agent);
+
+/// What `not_started` says of `name`, when it holds that name.
+std::optional<std::string> why_not_started(const std::vector<NotStarted>& not_started, const std::string& name);
 
 /// A server Claude Code would start in some folder: its name in tool names, the file that defines it, and its
 /// definition's fingerprint.
@@ -82,6 +98,8 @@ struct StatusRow {
 struct StatusReport {
   std::vector<StatusRow> rows;
   std::vector<std::string> warnings;
+  /// Configured's, for a name asked about that no row has.
+  std::vector<NotStarted> not_started = {};
 };
 
 /// Which rows a listing shows: the servers named (in the order named), only the down ones, only those an agent
@@ -108,6 +126,8 @@ struct Configured {
   /// Config files that could not be read (`~/.claude.json does not parse at line 3, column 7`): with one, what is
   /// configured is not known whole, so no cached server is called gone or superseded.
   std::vector<std::string> problems = {};
+  /// Definitions found in the folder asked about that no agent starts there.
+  std::vector<NotStarted> not_started = {};
 };
 
 /// Every definition an agent would start: Claude Code's in `base`'s folder or any folder it knows, every other
