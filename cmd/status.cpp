@@ -60,7 +60,8 @@ std::string timing(const ops::StatusRow& row) {
   if (row.retry_in_ms) {
     // A misconfigured server does not come back by waiting: it is checked again, but it needs a fix first.
     const std::string word = row.health == state::Health::misconfigured ? "check" : "retry";
-    return *row.retry_in_ms > 0 ? word + " in " + util::format_duration_short(*row.retry_in_ms) : word + " due";
+    const std::string when = *row.retry_in_ms > 0 ? word + " in " + util::format_duration_short(*row.retry_in_ms) : word + " due";
+    return row.pinned_at_cap ? when + " (cap)" : when;
   }
   return "-";
 }
@@ -133,6 +134,8 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
   std::vector<std::string> warnings = ops::state_warnings(settings.state_path.value, snapshot, settings);
   warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
+  // A note is no warning on every run (cron mails it, a statusline re-runs it): in the JSON, and with -v.
+  if (o.format == Format::json) warnings.insert(warnings.end(), report.notes.begin(), report.notes.end());
   const bool any_unhealthy =
       std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
   const int code = any_unhealthy ? k_exit_unhealthy : k_exit_ok;
@@ -163,6 +166,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
     return code;
   }
   for (const auto& w : warnings) util::log::warn(w);
+  for (const auto& n : report.notes) util::log::info(n);
   if (superseded > 0 && !o.superseded) {
     util::log::info(std::to_string(superseded) + " superseded verdict" + (superseded == 1 ? "" : "s") +
                     " not shown (a definition nothing uses now: --superseded shows them, reset --stale removes them)");

@@ -84,7 +84,7 @@ _mcphealth() {
       COMPREPLY=($(compgen -P "$done_part" -W "$events" -- "${cur##*,}"))
       return
       ;;
-    --timeout-ms | --parallel | --since)
+    --timeout-ms | --parallel | --since | --every | --interval)
       return
       ;;
   esac
@@ -127,7 +127,7 @@ _mcphealth() {
       opts="--json --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
-    watch) opts="--probe --interval --events --exec --exec-timeout-ms --once --prometheus --agent --cwd --help" ;;
+    watch) opts="--probe --interval --every --events --exec --exec-timeout-ms --once --prometheus --agent --cwd --help" ;;
     install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --list-agents --list-events --help" ;;
     uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)

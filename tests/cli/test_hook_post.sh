@@ -5,8 +5,10 @@ source "$(dirname "$0")/lib.sh"
 case_failure_marks_unhealthy_and_tells_the_model() {
   hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
   assert_eq "$RC" 0
-  assert_contains "$ERR" "[MCPHealthCheck] svc reported 503; marking server unhealthy and attempting reconnect"
-  assert_contains "$ERR" "[MCPHealthCheck] svc reconnect skipped: no reconnect command configured"
+  # No reconnect command: none is announced, and none is said to be skipped.
+  assert_contains "$ERR" "[MCPHealthCheck] svc reported 503; marking server unhealthy (no reconnect command configured)"
+  assert_not_contains "$ERR" "attempting reconnect"
+  assert_not_contains "$ERR" "reconnect skipped"
   assert_eq "$(entry_field svc status)" "unhealthy"
   assert_eq "$(entry_field svc lastFailureCode)" "503"
   assert_eq "$(entry_field svc lastError)" "Error: 503 Service Unavailable from upstream"

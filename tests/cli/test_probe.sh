@@ -610,4 +610,28 @@ case_a_config_that_does_not_parse_is_said_once() {
   assert_not_contains "$ERR" '\n'
 }
 
+case_probing_a_server_in_backoff_by_hand_does_not_back_it_off_further() {
+  config "svc=$(stdio_def crash)"
+  mcph probe svc
+  assert_eq "$RC" 1
+  assert_eq "$(entry_field svc failureCount)" 1
+  local retry; retry=$(entry_field svc nextRetryAt)
+  # Before its retry: what it saw is recorded, but neither the count nor the retry moves.
+  mcph probe svc
+  mcph probe svc
+  assert_eq "$(entry_field svc failureCount)" 1
+  assert_eq "$(entry_field svc nextRetryAt)" "$retry"
+  assert_contains "$(entry_field svc lastError)" "fixture crashed"
+  # Once its retry is due, a probe is that retry: it counts.
+  "$PY" - "$(STATE)" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in list(d["servers"].values()) + list(d.get("definitions", {}).values()):
+    e["nextRetryAt"] = 1
+json.dump(d, open(sys.argv[1], "w"))
+PYEOF
+  mcph probe svc
+  assert_eq "$(entry_field svc failureCount)" 2
+}
+
 main "$@"

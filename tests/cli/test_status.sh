@@ -124,6 +124,13 @@ case_warns_about_a_server_pinned_at_the_cap() {
   mcph status --json
   assert_contains "$(json_eval "$OUT" 'd["warnings"]')" "stuck is pinned at the backoff cap"
   assert_eq "$(json_eval "$OUT" 'd["servers"][0]["pinnedAtBackoffCap"]')" true
+  # In the table its row says so; the sentence is no warning on every run, only with -v.
+  mcph status
+  assert_contains "$OUT" "retry in "
+  assert_contains "$OUT" "(cap)"
+  assert_not_contains "$ERR" "pinned at the backoff cap"
+  mcph status -v
+  assert_contains "$ERR" "stuck is pinned at the backoff cap"
 }
 
 case_warns_about_entries_no_longer_defined() {

@@ -159,7 +159,8 @@ TEST_CASE("a classified failure marks the server down and tells the model until 
   REQUIRE(out.additional_context);
   CHECK(*out.additional_context ==
         hook::messages::failed_and_marked_down({"svc", "", "503 Service Unavailable", state::FailureCode::http(503), 30'000}));
-  CHECK(h.logged("svc reconnect skipped: no reconnect command configured"));
+  CHECK(h.logged("svc reported 503; marking server unhealthy (no reconnect command configured)"));
+  CHECK_FALSE(h.logged("svc reconnect skipped: no reconnect command configured"));
 }
 
 TEST_CASE("a successful call restores an unhealthy server", "[engine]") {

@@ -368,11 +368,16 @@ private:
           return true;
         },
         k_mark_lock_wait_ms);
-    // The JS hook's line, except after a 429: no reconnect follows a rate limit, so none is announced.
+    // The JS hook's line, except when no reconnect follows: after a 429, or with no command to run (announcing
+    // one and then saying it was skipped reads as a contradiction).
+    const bool rate_limited = state::row_of(code).after_failure == state::AfterFailure::no_reconnect;
+    const bool has_command = recover::reconnect_command_for(m_ctx.server_settings(c, name),
+                                                            c != nullptr ? c->definition.name : name, m_ctx.deps().env)
+                                 .has_value();
     m_ctx.log(name + " reported " + code.text() + "; marking server unhealthy " +
-              (state::row_of(code).after_failure == state::AfterFailure::no_reconnect
-                   ? "(" + std::string(state::row_of(code).name) + ": no reconnect)"
-                   : std::string("and attempting reconnect")));
+              (rate_limited   ? "(" + std::string(state::row_of(code).name) + ": no reconnect)"
+               : has_command ? std::string("and attempting reconnect")
+                             : std::string("(no reconnect command configured)")));
 
     const bool restored = reconnect_after_failure(
         call, c, code, !lock && lock.error().is(util::LockFailure::timed_out) ? LockHeld::no : LockHeld::yes);
@@ -427,7 +432,7 @@ private:
     switch (report.attempt) {
     case recover::Attempt::none:
     case recover::Attempt::rate_limited: return false; // said already: "rate limited: no reconnect"
-    case recover::Attempt::no_command:
+    case recover::Attempt::no_command: return false; // said already
     case recover::Attempt::refused: m_ctx.log(name + " reconnect " + recover::describe(report)); return false;
     case recover::Attempt::failed: m_ctx.log(name + " reconnect failed: " + report.reason); return false;
     case recover::Attempt::ok: break;

@@ -277,7 +277,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   });
   for (const auto& row : report.rows) {
     if (row.pinned_at_cap) {
-      report.warnings.push_back(row.name + " is pinned at the backoff cap (" +
+      report.notes.push_back(row.name + " is pinned at the backoff cap (" +
                                 util::format_duration_short(settings.max_backoff_ms.value) + ", " +
                                 std::to_string(row.entry.failure_count) +
                                 " failures): if it has recovered, `mcphealth reset " + row.name +

@@ -98,6 +98,9 @@ struct StatusRow {
 struct StatusReport {
   std::vector<StatusRow> rows;
   std::vector<std::string> warnings;
+  /// What is worth knowing but not worth a warning on every run (a server pinned at the backoff cap: its row says
+  /// so too): in `--json`'s warnings, and on stderr with -v.
+  std::vector<std::string> notes = {};
   /// Configured's, for a name asked about that no row has.
   std::vector<NotStarted> not_started = {};
 };

@@ -21,7 +21,8 @@ void mark_from_probe(json::object& entry, const ProbeResult& result, const MarkC
                                   .backoff_ms = c.backoff_ms,
                                   .max_backoff_ms = c.max_backoff_ms,
                                   .retry_after_ms = result.retry_after_ms,
-                                  .probe = result.details()});
+                                  .probe = result.details(),
+                                  .escalate = state::Escalate::when_due});
   }
 }
 

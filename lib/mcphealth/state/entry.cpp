@@ -201,6 +201,17 @@ bool marked_since(const json::object& entry, util::EpochMs began_at) {
 
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   if (mark.began_at && marked_since(entry, *mark.began_at)) return;
+  if (mark.escalate == Escalate::when_due) {
+    const ServerEntry e = ServerEntry::from_json(entry);
+    if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > mark.now) {
+      entry[field::checked_at] = mark.now;
+      entry[field::expires_at] = mark.now;
+      entry[field::last_error] = util::cap_utf8(util::redact_urls(mark.error), k_max_error_bytes);
+      entry[field::last_failure_code] = mark.code.to_json();
+      if (mark.probe) entry[field::probe] = mark.probe->to_json();
+      return;
+    }
+  }
   const std::int64_t failures = clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1;
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));

@@ -105,6 +105,11 @@ struct HealthyMark {
   std::optional<ProbeDetails> probe = std::nullopt;
 };
 
+/// Whether an unhealthy mark counts one more failure. A probe asked for by hand (or by cron) while a server waits for
+/// its retry is no retry: it says what it saw (the error, the probe) but neither counts nor moves the retry, so
+/// probing a down server does not push its next check further out.
+enum class Escalate { always, when_due };
+
 /// Everything an unhealthy mark needs, built with designated initialisers as a HealthyMark is.
 struct UnhealthyMark {
   util::EpochMs now = 0;
@@ -119,6 +124,8 @@ struct UnhealthyMark {
   /// When the failed call began. A failure of a call that began before the entry's current unhealthy mark belongs
   /// to that outage: the mark is kept as it is (its count and retry time), so parallel failures count once.
   std::optional<util::EpochMs> began_at = std::nullopt;
+  /// Whether this failure counts one more (and so backs off further) when the entry's retry time has not come yet.
+  Escalate escalate = Escalate::always;
 };
 
 /// The longest `Retry-After` honoured.
