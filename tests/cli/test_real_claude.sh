@@ -301,4 +301,25 @@ case_strict_mcp_config_leaves_only_its_servers() {
   wait_for_quiet
 }
 
+# doctor, held against the real program: its version is read and within the range the README states, the hook
+# install wrote is found and starts, and once a session ran, the hook is seen.
+case_doctor_says_the_gate_is_on_for_the_real_claude() {
+  need_claude
+  svc_stdio
+  model_script "{\"turns\":[[$(echo_call one)]]}"
+  start_model
+  mkdir -p "$T/bin"
+  ln -s "$CLAUDE_BIN" "$T/bin/claude"
+  mcph install
+  claude_session
+  PATH="$T/bin:$PATH" mcph doctor --agent claude-code --json
+  assert_eq "$RC" 0 "doctor's exit"
+  local version; version=$("$CLAUDE_BIN" --version | grep -oE '^[0-9]+\.[0-9]+\.[0-9]+')
+  assert_eq "$(json_eval "$OUT" 'd["agents"][0]["version"]')" "$version"
+  assert_eq "$(json_eval "$OUT" '[c["verdict"] for c in d["agents"][0]["checks"] if c["check"] == "version"][0]')" ok
+  assert_eq "$(json_eval "$OUT" '[c["verdict"] for c in d["agents"][0]["checks"] if c["check"] == "seen"][0]')" ok
+  assert_eq "$(json_eval "$OUT" 'd["agents"][0]["gated"]')" true
+  wait_for_quiet
+}
+
 main "$@"
