@@ -192,4 +192,13 @@ std::string wrap_words(std::string_view text, std::optional<std::size_t> width, 
   return out;
 }
 
+std::string hint_lines(std::string_view name, std::string_view hint, std::string_view reason,
+                       std::optional<std::size_t> width) {
+  if (hint.empty()) return {};
+  const std::string head = "hint: " + util::escape_control(name) + ": ";
+  std::string out = head + wrap_words(util::escape_control(hint), width, display_width(head), "  ") + "\n";
+  if (width && !reason.empty()) out += "  why: " + wrap_words(util::escape_control(reason), width, 7, "       ") + "\n";
+  return out;
+}
+
 } // namespace mcphealth::cli

@@ -44,6 +44,10 @@ std::string fit_width(std::string_view text, std::size_t width);
 /// line), every line after the first starting with `indent`; with no width (a pipe), `text` as it is.
 std::string wrap_words(std::string_view text, std::optional<std::size_t> width, std::size_t first_used,
                        std::string_view indent);
+/// The lines under a table for one row: `hint: NAME: HINT`, and on a terminal (a `width`, where the table cuts the
+/// reason to fit) the whole `reason` under it; each wrapped at spaces, never mid-word. Empty without a hint.
+std::string hint_lines(std::string_view name, std::string_view hint, std::string_view reason,
+                       std::optional<std::size_t> width);
 /// ANSI colours for table cells.
 enum class Color { none, green, yellow, red, dim };
 

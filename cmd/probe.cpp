@@ -125,7 +125,9 @@ json::object row_json(const ops::ProbeRow& row) {
 }
 
 void print_table(const std::vector<ops::ProbeRow>& rows, std::optional<std::size_t> width) {
-  Table table({"SERVER", "RESULT", "LATENCY", "TOOLS", "PROTOCOL", "SCOPE", "REASON"});
+  // Narrow, the least needed columns go first (the protocol, the tools, the latency, the scope): the reason keeps
+  // room, and no line passes the window's edge.
+  Table table({"SERVER", "RESULT", "LATENCY", "TOOLS", "PROTOCOL", "SCOPE", "REASON"}, {4, 3, 2, 5});
   std::string hints;
   for (const ops::ProbeRow& row : rows) {
     const probe::ProbeResult& r = row.result;
@@ -142,7 +144,7 @@ void print_table(const std::vector<ops::ProbeRow>& rows, std::optional<std::size
                {r.protocol_version.value_or("-")},
                {scope},
                {reason}});
-    if (std::string hint = hint_of(row); !hint.empty()) hints += "hint: " + util::escape_control(row.name) + ": " + util::escape_control(hint) + "\n";
+    hints += hint_lines(row.name, hint_of(row), reason, width);
   }
   std::string out = table.render(use_color(stdout), width);
   if (!hints.empty()) out += "\n" + hints;

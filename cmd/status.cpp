@@ -205,9 +205,7 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
                {row.why}});
-    if (!row.hint.empty() && !row.superseded) {
-      hints += "hint: " + util::escape_control(row.name) + ": " + util::escape_control(row.hint) + "\n";
-    }
+    if (!row.superseded) hints += hint_lines(row.name, row.hint, row.why, width);
   }
   std::string out = table.render(color, width);
   if (hints_too && !hints.empty()) out += "\n" + hints;

@@ -342,4 +342,22 @@ case_a_server_another_agent_uses_in_another_folder_is_in_use() {
   assert_eq "$(json_get "$(STATE)" "len(d['definitions'])")" 1 "reset --stale removed a verdict in use"
 }
 
+case_in_80_columns_the_reason_is_shown_whole_and_hints_break_between_words() {
+  local message="Error: NOTES_API_TOKEN is not set; export it in the shell that starts the agent, or put it in the server's env block"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"notes\":$(stdio_def crash "\"--message\",\"$message\"")}}"
+  COLUMNS=80 mcph probe --all
+  local cmd
+  for cmd in "probe --all" "status"; do
+    COLUMNS=80 mcph $cmd
+    # Every line fits, and the reason the table cuts is whole below it (joined back from its wrapped lines).
+    assert_eq "$("$PY" -c 'import sys; print(sum(len(l) > 80 for l in sys.stdin.read().splitlines()))' <<<"$OUT")" 0 \
+      "$cmd: a line past 80 columns"
+    assert_contains "$(tr -s ' \n' '  ' <<<"$OUT")" "why: exit 3: $message" "$cmd: the whole reason"
+    assert_contains "$OUT" "hint: notes: run its command by hand to see why it exits"
+  done
+  # A pipe gets the table whole (never cut), so no second copy of the reason.
+  mcph status
+  assert_not_contains "$OUT" "why: "
+}
+
 main "$@"
