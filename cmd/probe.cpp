@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 namespace mcphealth::cli {
 
@@ -192,7 +194,22 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
                     "'s hook ran with " + util::format_duration_short(clock.now_ms() - agent_path.seen->at) +
                     " ago, not this one's (" + agent_path.path + ")");
   }
+  // On a terminal, a run that takes a while says how far it is, on one line of stderr that it clears at the end.
+  const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO) != 0 && std::getenv("TERM") != nullptr &&
+                             std::string_view(std::getenv("TERM")) != "dumb";
+  const util::EpochMs began = clock.now_ms();
+  bool progress_shown = false;
+  if (show_progress) {
+    request.progress = [&](std::size_t done, std::size_t total, const std::string& name) {
+      if (done == total || clock.now_ms() - began < 1000) return;
+      std::fprintf(stderr, "\r\033[Kprobing: %zu of %zu done (%s)", done, total,
+                   util::escape_control(util::cap_utf8(name, 40)).c_str());
+      std::fflush(stderr);
+      progress_shown = true;
+    };
+  }
   const ops::ProbeReport report = ops::run_probes(request, settings, discovery_for(env, settings, o.cwd), env, clock);
+  if (progress_shown) std::fputs("\r\033[K", stderr);
 
   if (say_warnings) {
     for (const auto& w : report.warnings) util::log::warn(w);

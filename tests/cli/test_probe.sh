@@ -634,4 +634,16 @@ PYEOF
   assert_eq "$(entry_field svc failureCount)" 2
 }
 
+case_a_long_probe_all_on_a_terminal_shows_progress_on_stderr_and_clears_it() {
+  config "a=$(stdio_def slow '"--delay-ms","1300"')" "b=$(stdio_def slow '"--delay-ms","2200"')" "c=$(stdio_def healthy)"
+  # A terminal on stdin, stdout and stderr (script(1)); stdout to a file, so what the pty shows is stderr's alone.
+  script -qec "'$MCPHEALTH_BIN' probe --all --timeout-ms 5000 > '$T/table'" "$T/tty" >/dev/null
+  assert_contains "$(cat "$T/tty")" "probing: 2 of 3 done (a)"
+  assert_contains "$(cat "$T/tty")" $'\r\033[K'
+  assert_contains "$(cat "$T/table")" "b       ✔ healthy"
+  # Not a terminal: no progress.
+  mcph probe --all --timeout-ms 5000
+  assert_not_contains "$ERR" "probing:"
+}
+
 main "$@"

@@ -21,6 +21,8 @@ std::vector<EffectiveSetting> server_values(const config::Settings& own, const s
       entry("probe", std::string(config::probe_mode_name(own.probe.value)), own.probe.origin),
       entry("protocol", std::string(config::protocol_mode_name(own.protocol.value)), own.protocol.origin),
       ms("timeoutMs", own.timeout_ms),
+      // What probe, watch and refresh wait, where no agent waits: the client's start-up timeout unless one was set.
+      ms("timeoutMs (probe, watch, refresh)", config::unhurried(own, env).timeout_ms),
       ms("ttlMs", own.ttl_ms),
       ms("backoffMs", own.backoff_ms),
       ms("maxBackoffMs", own.max_backoff_ms),

@@ -150,7 +150,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     items.push_back({chosen[i]->tool_server, *chosen[i]->resolved, probe::spec_of(own[i], prev)});
   }
   std::vector<probe::BatchOutcome> outcomes =
-      probe::probe_batch(items, request.parallel, [&] { return std::make_unique<probe::LiveProber>(clock); }, clock);
+      probe::probe_batch(items, request.parallel, [&] { return std::make_unique<probe::LiveProber>(clock); }, clock,
+                         request.progress);
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (!item_of[i]) continue;
     if (auto r = probe::not_on_this_path(*chosen[i]->resolved, request.path_origin, env.get("PATH").value_or("")))

@@ -40,6 +40,8 @@ struct ProbeRequest {
   std::optional<std::filesystem::path> prometheus;
   /// Whether the environment's PATH is the one the agent starts servers with (probe_path).
   probe::PathOrigin path_origin = probe::PathOrigin::agents;
+  /// Told as each probe ends (a terminal's progress line); nothing = nobody is told.
+  probe::BatchProgress progress = {};
 };
 
 /// One probed definition.

@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 #include <system_error>
+#include <mutex>
 #include <thread>
 
 namespace mcphealth::probe {
@@ -15,7 +16,8 @@ namespace mcphealth::probe {
 std::size_t default_parallelism() { return std::max<std::size_t>(3, std::thread::hardware_concurrency()); }
 
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
-                                      const ProberFactory& make_prober, util::Clock& clock) {
+                                      const ProberFactory& make_prober, util::Clock& clock,
+                                      const BatchProgress& progress) {
   std::vector<BatchOutcome> out(items.size());
   if (items.empty()) return out;
   // A probe per thread, up to a bound; `parallel` paces the local servers' starts (probe/pacer.hpp), so one that
@@ -29,6 +31,8 @@ std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return items[a].spec.expected_ms > items[b].spec.expected_ms; });
   std::atomic<std::size_t> next{0};
+  std::mutex progress_lock;
+  std::size_t done = 0;
   // Every worker catches: an exception escaping a thread is std::terminate, and nothing would be recorded.
   auto work = [&] {
     std::unique_ptr<Prober> prober;
@@ -51,6 +55,10 @@ std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::
         out[i].result.kind = Kind::local_fault;
         out[i].result.reason = std::string("mcphealth could not run the probe (") + e.what() +
                                "); nothing was learned of the server";
+      }
+      if (progress) {
+        const std::lock_guard<std::mutex> held(progress_lock);
+        progress(++done, items.size(), items[i].name);
       }
     }
   };

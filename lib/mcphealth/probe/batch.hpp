@@ -38,7 +38,12 @@ inline constexpr std::size_t k_max_probe_threads = 64;
 /// Probes every item (as its spec says), results in the items' order. `parallel` local servers at most start, or
 /// run busy, at once (0 = all at once): one that has started and waits for nothing but its timeout does not count
 /// (probe/pacer.hpp), so servers that never answer cost one timeout together, not one per round.
+/// Told after each probe of a batch ends: how many have, of how many, and the one that just did. Called from the
+/// batch's threads, one call at a time.
+using BatchProgress = std::function<void(std::size_t done, std::size_t total, const std::string& name)>;
+
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
-                                      const ProberFactory& make_prober, util::Clock& clock);
+                                      const ProberFactory& make_prober, util::Clock& clock,
+                                      const BatchProgress& progress = {});
 
 } // namespace mcphealth::probe
