@@ -163,4 +163,37 @@ case_fish_completes_cached_names() {
   assert_contains "$out" "agentmemory"
 }
 
+case_the_readme_is_a_front_door_and_every_link_of_the_docs_resolves() {
+  local src=$MCPHEALTH_SOURCE_DIR
+  [ "$(wc -l < "$src/README.md")" -lt 250 ] || fail "README.md is $(wc -l < "$src/README.md") lines; the reference goes in docs/"
+  assert_contains "$(cat "$src/README.md")" "## Contents"
+  for cmd in doctor report; do assert_contains "$(cat "$src/README.md")" "mcphealth $cmd"; done
+  # Every relative link (a file, and its #anchor as GitHub makes it from a heading) names something that is there.
+  "$PY" - "$src" <<'PYEOF' || fail "a link in the README or docs/ names nothing"
+import os, re, sys
+src = sys.argv[1]
+def anchors(path):
+    found = set()
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"^#{1,6} (.*)", line)
+        if m:
+            found.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return found
+bad = []
+files = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(src, "docs"))) if f.endswith(".md")]
+for f in files:
+    text = open(os.path.join(src, f), encoding="utf-8").read()
+    for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+        link = m.group(1)
+        if re.match(r"^[a-z]+:", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = os.path.normpath(os.path.join(src, os.path.dirname(f), path)) if path else os.path.join(src, f)
+        if not os.path.exists(target) or (anchor and target.endswith(".md") and anchor not in anchors(target)):
+            bad.append(f + ": " + link)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
 main "$@"

@@ -38,7 +38,7 @@ case_default_options_run_the_installed_hooks() {
 }
 
 # The script reads no settings file (settingSources: []) and defines its server itself: the hooks go in its
-# options, as the README's "Agent SDK scripts" shows, and the server is found on the client's command line.
+# options, as docs/agents.md's "Agent SDK scripts" shows, and the server is found on the client's command line.
 case_a_script_with_its_own_servers_and_hooks_is_gated() {
   need_sdk
   sdk_script

@@ -42,7 +42,7 @@ struct FailureReading {
 std::string_view failure_says_name(FailureReading::Says says);
 
 /// One way an MCP client words a failure of its server, learned from the real client. Each agent's dialect keeps
-/// its own (agent::Dialect::failure_wordings; the README's outage table is Claude Code's).
+/// its own (agent::Dialect::failure_wordings; docs/hook.md's outage table is Claude Code's).
 struct ClientWording {
   std::string_view client;  // `Claude Code 2.1.197`
   std::string_view text;    // what the error starts with or contains (case-sensitive, as the client writes it)

@@ -2,7 +2,7 @@
 // What the model reads. Every sentence Claude sees from the hook (`permissionDecisionReason`, `additionalContext`)
 // is made here, on one pattern: what is wrong with which server, since when and until when in relative terms, and
 // what to do instead. The `[MCPHealthCheck] ...` lines on stderr are the JS hook's and stay as they are; these
-// are for the model, and each has a test and a row in the README's table.
+// are for the model, and each has a test and a row in docs/hook.md's table.
 #include <mcphealth/state/entry.hpp>
 
 #include <cstdint>

@@ -27,7 +27,7 @@ inline constexpr Health k_all_health[] = {Health::healthy,   Health::reachable, 
 
 /// The kebab-case name, the same in every output: `healthy`, `needs-auth`, `alive-silent`, ...
 std::string_view health_name(Health h);
-/// The symbol tables, the status line, the man page and the README share: ✔ up, ! up with a caveat, ~ alive but
+/// The symbol tables, the status line, the man page and docs/operations.md share: ✔ up, ! up with a caveat, ~ alive but
 /// silent, ✘ down, ? no verdict.
 std::string_view health_symbol(Health h);
 /// The words after the symbol in a table: `healthy`, `needs auth`, `alive, silent`, `never checked`, ...
