@@ -21,6 +21,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <ios>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -141,6 +143,9 @@ int mcphealth_main(int argc, char** argv) {
     return run_hook(options, command_line.globals);
   }
 
+  // The standard streams, which CLI11 prints --help and its errors through: built here, not before main for every
+  // hook call (cmd/lazy_iostream/iostream).
+  static const std::ios_base::Init k_streams;
   CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
   app.set_version_flag("--version", "mcphealth " + std::string(util::version()));
   app.add_option("--state", command_line.globals.state,

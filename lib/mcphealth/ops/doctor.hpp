@@ -40,8 +40,8 @@ struct AgentCheckup {
   /// Whether the agent is on this machine: its folder, or its program on PATH.
   bool installed = false;
   /// Its version, when its program said one.
-  std::optional<std::string> version;
-  std::vector<Check> checks;
+  std::optional<std::string> version = std::nullopt;
+  std::vector<Check> checks = {};
   /// True when nothing checked is a problem: mcphealth gates its MCP calls.
   bool gated() const;
 };

@@ -16,22 +16,22 @@ namespace mcphealth::ops {
 /// One outage of one server, as the history tells it.
 struct Outage {
   /// When it was marked down; nothing when that was before the history's window (or before it was kept).
-  std::optional<util::EpochMs> down_at;
+  std::optional<util::EpochMs> down_at = std::nullopt;
   /// When it came back (or was forgotten by `reset`); nothing while it is still down.
-  std::optional<util::EpochMs> up_at;
+  std::optional<util::EpochMs> up_at = std::nullopt;
   /// True when `reset` ended it, not a healthy verdict.
   bool forgotten = false;
   /// Who marked it down (`hook`, `probe`, `watch`) and who saw it back.
-  std::string down_by;
-  std::string up_by;
+  std::string down_by = {};
+  std::string up_by = {};
   /// The error recorded, and its code (`401`, `transport`).
-  std::string why;
-  std::string code;
+  std::string why = {};
+  std::string code = {};
   /// Calls the hook blocked during it, and what the model was told the last time.
   std::int64_t blocked = 0;
-  std::string told;
+  std::string told = {};
   /// The agents whose calls were blocked.
-  std::vector<std::string> agents;
+  std::vector<std::string> agents = {};
   /// How long it lasted, until `now` when it is still down; nothing when its start is not known.
   std::optional<std::int64_t> length_ms(util::EpochMs now) const;
 };
@@ -48,7 +48,7 @@ struct Report {
   util::EpochMs since = 0;
   util::EpochMs now = 0;
   /// Servers with something to tell, by name.
-  std::vector<ServerReport> servers;
+  std::vector<ServerReport> servers = {};
   /// History lines that did not read.
   std::size_t unreadable = 0;
 };
