@@ -224,7 +224,10 @@ void print_text(const ops::Explanation& e, bool color) {
     std::string sev = (f.severity == ops::Finding::Severity::error ? "✘ " : "! ") + ops::severity_name(f.severity);
     if (color) sev = (f.severity == ops::Finding::Severity::error ? "\033[31m" : "\033[33m") + sev + "\033[0m";
     std::printf("  %s: ", sev.c_str());
-    say("%s\n    hint: %s\n", f.message.c_str(), f.hint.c_str());
+    // Broken between words at the terminal's edge, not mid-word by the terminal.
+    const std::size_t used = 4 + ops::severity_name(f.severity).size() + 2;
+    std::printf("%s\n    hint: %s\n", wrap_words(util::escape_control(f.message), terminal_width(), used, "    ").c_str(),
+                wrap_words(util::escape_control(f.hint), terminal_width(), 10, "          ").c_str());
   }
 }
 

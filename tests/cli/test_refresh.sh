@@ -75,8 +75,11 @@ case_session_start_names_a_down_server_whose_retry_is_due_as_being_re_checked() 
   touch "$T/up"
   hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$PROJ\"}"
   local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
-  assert_contains "$context" 'MCP servers being re-checked now: "svc" was down'
-  assert_not_contains "$context" "not available at the start of this session" "a server being re-checked is not called unavailable"
+  # It failed once in a full run under load and not in 52 runs since (4 busy loops, or the real-agent suites, beside
+  # it): on failure, say what the model was told and what the state held.
+  local seen="the context: [$context]; the state: [$(cat "$(STATE)")]"
+  assert_contains "$context" 'MCP servers being re-checked now: "svc" was down' "$seen"
+  assert_not_contains "$context" "not available at the start of this session" "a server being re-checked is not called unavailable; $seen"
   wait_for "d['servers']['svc']['status'] == 'healthy'"
 }
 
