@@ -273,8 +273,12 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   if (terminal) screen.emplace();
   // Running unattended (a systemd unit, launchd): one line says it started and what it watches, for the journal.
   if (!terminal && !o.once) {
-    std::fprintf(stderr, "mcphealth: watching %s, %s%s (pid %d)\n", settings.state_path.value.c_str(),
-                 cadence_words(o, settings).c_str(), o.exec ? ", running --exec per transition" : "",
+    // A unit's PATH is short: say so when servers start with the one the agent's hook ran with instead.
+    const agent::Agent* seen_by = agent_path.seen ? agent::find_agent(agent_path.seen->agent) : nullptr;
+    const std::string path_words =
+        o.probe && agent_path.differs && seen_by ? ", starting servers with the PATH " + std::string(seen_by->name) + "'s hook ran with" : "";
+    std::fprintf(stderr, "mcphealth: watching %s, %s%s%s (pid %d)\n", settings.state_path.value.c_str(),
+                 cadence_words(o, settings).c_str(), path_words.c_str(), o.exec ? ", running --exec per transition" : "",
                  static_cast<int>(::getpid()));
   }
 

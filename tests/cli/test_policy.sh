@@ -153,6 +153,7 @@ case_precedence_one_level_at_a_time() {
   unset ECC_MCP_HEALTH_TIMEOUT_MS
   mcph policy --json svc
   assert_eq "$(value_of svc timeoutMs origin)" default
+  assert_eq "$(value_of svc 'timeoutMs (probe, watch, refresh)' value)" 30000
   export ECC_MCP_HEALTH_TIMEOUT_MS=1100
   mcph policy --json svc
   assert_eq "$(value_of svc timeoutMs value)" 1100

@@ -294,9 +294,25 @@ case_the_header_says_whether_and_how_often_it_probes() {
   start_watch --probe --every 1 --events
   for i in $(seq 1 50); do [ -s "$T/watch.err" ] && break; sleep 0.1; done
   assert_contains "$(cat "$T/watch.err")" "(probing: each healthy server every ~1s, a down one at its retry)"
+  assert_not_contains "$(cat "$T/watch.err")" "starting servers with the PATH"
   # With a two-minute TTL a healthy server is probed again within seconds, not after ~108 s.
   for i in $(seq 1 100); do [ "$(line_count "$T/count")" -ge 3 ] && break; sleep 0.1; done
   [ "$(line_count "$T/count")" -ge 3 ] || fail "--every 1 did not re-probe a healthy server"
+  stop_watch
+}
+
+case_a_service_starts_servers_with_the_agents_path() {
+  mkdir -p "$T/agentbin"
+  printf '#!/bin/sh\nexec %s %s --mode healthy\n' "$PY" "$STDIO_SERVER" > "$T/agentbin/notes-mcp"
+  chmod +x "$T/agentbin/notes-mcp"
+  write_config "$PROJ/.mcp.json" '{"mcpServers":{"notes":{"command":"notes-mcp","args":[]}}}'
+  PATH="$T/agentbin:$PATH" hook '{"hook_event_name":"SessionStart","cwd":"'"$PROJ"'"}'
+  PATH=/usr/bin:/bin mcph watch --probe --once --events
+  assert_eq "$RC" 0
+  assert_eq "$(entry_field notes status)" healthy
+  PATH=/usr/bin:/bin start_watch --probe --events
+  for i in $(seq 1 50); do [ -s "$T/watch.err" ] && break; sleep 0.1; done
+  assert_contains "$(cat "$T/watch.err")" "starting servers with the PATH Claude Code's hook ran with"
   stop_watch
 }
 

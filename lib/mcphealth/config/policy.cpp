@@ -352,7 +352,10 @@ std::int64_t client_startup_timeout_ms(const util::Environment& env) {
 Settings unhurried(Settings s, const util::Environment& env) {
   if (s.timeout_ms.origin.kind == Origin::Kind::built_in) {
     s.timeout_ms.value = client_startup_timeout_ms(env);
-    s.timeout_ms.origin = Origin::variable("MCP_TIMEOUT (Claude Code's start-up timeout; no agent waits)");
+    const auto set = env.get("MCP_TIMEOUT");
+    s.timeout_ms.origin = set && std::to_string(s.timeout_ms.value) == *set
+                              ? Origin::variable("MCP_TIMEOUT (Claude Code's start-up timeout; no agent waits)")
+                              : Origin{Origin::Kind::built_in, "Claude Code's start-up timeout; no agent waits"};
   }
   s.silence_fails = s.timeout_ms.value >= client_startup_timeout_ms(env);
   return s;

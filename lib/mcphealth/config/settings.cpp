@@ -15,7 +15,7 @@ std::string Origin::text() const {
   case Kind::policy: return "policy " + name;
   case Kind::built_in: break;
   }
-  return "default";
+  return name.empty() ? "default" : "default (" + name + ")";
 }
 
 std::string_view probe_mode_name(ProbeMode mode) {

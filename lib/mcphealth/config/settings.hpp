@@ -23,7 +23,8 @@ struct Origin {
   static Origin variable(std::string name) { return {Kind::variable, std::move(name)}; }
   static Origin flag(std::string name) { return {Kind::flag, std::move(name)}; }
   static Origin policy(std::string name) { return {Kind::policy, std::move(name)}; }
-  /// "default", "variable NAME", "policy servers.NAME" or "flag --name".
+  /// "default" (or "default (WHY)" for a built-in value with a reason), "variable NAME", "policy servers.NAME" or
+  /// "flag --name".
   std::string text() const;
 };
 
