@@ -42,17 +42,11 @@ Cell mark(ops::Check::Verdict v) {
   return {"?", Color::none};
 }
 
-std::string paint(const Cell& c, bool color) {
-  if (!color || c.color == Color::none) return c.text;
-  const char* code = c.color == Color::green ? "32" : c.color == Color::yellow ? "33" : c.color == Color::red ? "31" : "2";
-  return std::string("\x1b[") + code + "m" + c.text + "\x1b[0m";
-}
-
 void print_checks(const std::vector<ops::Check>& checks, bool color, std::optional<std::size_t> width) {
   for (const ops::Check& c : checks) {
-    const std::string head = "  " + paint(mark(c.verdict), color) + " " + c.what + ": ";
+    // The mark's colour is ours, so printed as it is (say() would escape it); the words from outside are escaped.
+    std::printf("  %s %s: ", paint(mark(c.verdict), color).c_str(), c.what.c_str());
     const std::size_t used = 4 + c.what.size() + 2;
-    say("%s", head);
     std::printf("%s\n", wrap_words(util::escape_control(tilde(c.found)), width, used, "      ").c_str());
     if (!c.fix.empty()) {
       std::printf("      fix: %s\n", wrap_words(util::escape_control(c.fix), width, 11, "      ").c_str());

@@ -85,6 +85,11 @@ const char* ansi(Color c) {
 }
 } // namespace
 
+std::string paint(const Cell& cell, bool color) {
+  if (!color || cell.color == Color::none) return cell.text;
+  return std::string(ansi(cell.color)) + cell.text + "\033[0m";
+}
+
 Cell health_cell(state::Health health) {
   using state::Health;
   const std::string text = std::string(state::health_symbol(health)) + " " + std::string(state::health_words(health));
@@ -147,8 +152,7 @@ std::string Table::render(bool color, std::optional<std::size_t> width) const {
       const bool last = c + 1 == n;
       std::string text = last ? fit_width(cells[c].text, last_room) : cells[c].text;
       const std::size_t pad = last ? 0 : widths[c] - display_width(text) + 2;
-      if (color && cells[c].color != Color::none) out += std::string(ansi(cells[c].color)) + text + "\033[0m";
-      else out += text;
+      out += paint({text, cells[c].color}, color);
       out.append(pad, ' ');
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();

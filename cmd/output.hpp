@@ -57,6 +57,8 @@ struct Cell {
   Color color = Color::none;
 };
 
+/// `cell`'s text, in its colour when `color` says so (ANSI escapes).
+std::string paint(const Cell& cell, bool color);
 /// A health in a table: its symbol and words, coloured (green up, yellow up with a caveat, red down, dim unknown).
 Cell health_cell(state::Health health);
 
