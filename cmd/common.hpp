@@ -2,6 +2,7 @@
 // What every subcommand shares: the root options and the exit code the chosen subcommand decides.
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/ops/probe.hpp>
 #include <mcphealth/util/env.hpp>
 
 #include <optional>
@@ -38,6 +39,11 @@ inline constexpr int k_exit_local_fault = 3;
 /// `--cwd` when given, else as the hook finds it (`CLAUDE_PROJECT_DIR`, else the current dir).
 config::DiscoveryInputs discovery_for(const util::Environment& env, const config::Settings& settings,
                                       const std::optional<std::string>& cwd);
+
+/// The PATH `probe` and `watch` start servers with (ops::probe_path), read from the state file at `state`: of
+/// `agent_id`'s hook when one is named, else of the most recent hook.
+ops::ProbePath probe_path_for(const std::filesystem::path& state, const std::optional<std::string>& agent_id,
+                              const util::Environment& own);
 
 /// Joins names for a message: `a, b, c`, or `none`.
 std::string join_names(const std::vector<std::string>& names);

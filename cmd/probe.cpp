@@ -169,10 +169,7 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   overrides.timeout_ms = o.timeout_ms;
   const config::Settings settings = config::resolve_settings(own_env, overrides);
   // Servers start as the agent starts them: with the PATH its hook last ran with, not cron's /usr/bin:/bin.
-  const ops::ProbePath agent_path = ops::probe_path(state::load_state(settings.state_path.value).doc,
-                                              o.agent ? std::vector<const agent::Agent*>{agent::find_agent(*o.agent)}
-                                                      : std::vector<const agent::Agent*>{},
-                                              own_env);
+  const ops::ProbePath agent_path = probe_path_for(settings.state_path.value, o.agent, own_env);
   const util::OverlayEnvironment env(own_env, {{"PATH", agent_path.path}});
   // -q is for cron, which mails whatever is printed: warnings only when asked for with -v.
   const bool say_warnings = !o.quiet || globals.verbosity > 0;

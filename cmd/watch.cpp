@@ -216,10 +216,7 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(own_env, globals.overrides());
   // Servers start as the agent starts them: with the PATH its hook last ran with (a service's PATH is short).
-  const ops::ProbePath agent_path = ops::probe_path(state::load_state(settings.state_path.value).doc,
-                                              o.agent ? std::vector<const agent::Agent*>{agent::find_agent(*o.agent)}
-                                                      : std::vector<const agent::Agent*>{},
-                                              own_env);
+  const ops::ProbePath agent_path = probe_path_for(settings.state_path.value, o.agent, own_env);
   const util::OverlayEnvironment env(own_env, {{"PATH", agent_path.path}});
   warn_all(settings.warnings);
   if (o.prometheus) {
