@@ -14,6 +14,7 @@
 #include "status.hpp"
 #include "watch.hpp"
 
+#include <mcphealth/ops/install.hpp>
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>
@@ -25,10 +26,13 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 namespace mcphealth::cli {
 
@@ -130,18 +134,18 @@ int mcphealth_main(int argc, char** argv) {
   // signal that ends us (a hook past Claude Code's timeout, Ctrl-C) ends the process groups we started first.
   std::signal(SIGPIPE, SIG_IGN);
   proc::end_groups_on_signals();
+  // Started by the front (cmd/front.cpp): hooks and services are to name it, not this file. Unset, so that nothing
+  // this process starts inherits it.
+  if (const char* front = std::getenv(ops::k_front_variable)) {
+    ops::adopt_front(front);
+    ::unsetenv(ops::k_front_variable);
+  }
   CommandLine command_line;
   if (argc > 0 && argv[0] != nullptr) command_line.invoked_as = argv[0];
-  // Claude Code runs the hook as exactly `mcphealth hook`, before every MCP tool call. With nothing to parse there is
-  // no CLI to build (CLI11's option setup is most of what start-up costs over a no-op; scripts/bench).
-  if (argc == 2 && std::string_view(argv[1]) == "hook") return run_hook(HookOptions{}, command_line.globals);
-  // What install writes: `mcphealth hook --agent ID`, the same fast path for a known agent.
-  if (argc == 4 && std::string_view(argv[1]) == "hook" && std::string_view(argv[2]) == "--agent" &&
-      agent::find_agent(argv[3]) != nullptr) {
-    HookOptions options;
-    options.agent = std::string(argv[3]);
-    return run_hook(options, command_line.globals);
-  }
+  // Claude Code runs the hook as exactly `mcphealth hook`, and install writes `mcphealth hook --agent ID`. With
+  // nothing to parse there is no CLI to build (CLI11's option setup is most of what start-up costs over a no-op).
+  if (const std::optional<HookOptions> plain = plain_hook_command(argc, argv))
+    return run_hook(*plain, command_line.globals);
 
   // The standard streams, which CLI11 prints --help and its errors through: built here, not before main for every
   // hook call (cmd/lazy_iostream/iostream).

@@ -1,6 +1,7 @@
 #pragma once
 // `mcphealth hook`: the hook of Claude Code, Gemini CLI and the other agents agent/agents.cpp lists.
 #include "common.hpp"
+#include "hook_run.hpp"
 
 #include <mcphealth/agent/agent.hpp>
 
@@ -10,15 +11,6 @@
 #include <string>
 
 namespace mcphealth::cli {
-
-/// Options of `mcphealth hook`.
-struct HookOptions {
-  /// `json` (default), `exit-code` or `passthrough`.
-  agent::AnswerMode output = agent::AnswerMode::json;
-  std::optional<std::string> event;
-  /// `--agent`: whose hook this is (agent/agent.hpp); nothing = told from the payload.
-  std::optional<std::string> agent;
-};
 
 /// Adds `hook` to `app`.
 void register_hook(CLI::App& app, CommandLine& command_line);

@@ -137,6 +137,15 @@ STATE() { echo "$HOME/.claude/mcp-health-cache.json"; }
 # entry_field SERVER FIELD: one field of a server's entry in the state file, as json_get prints it.
 entry_field() { json_get "$(STATE)" "d[\"servers\"][\"$1\"][\"$2\"]"; }
 
+# copy_mcphealth DIR: installs a copy of mcphealth as DIR/mcphealth, as `cmake --install` lays it out: the front
+# there and the full binary at DIR/../libexec/mcphealth/mcphealth-full (docs/developing.md, "Two binaries").
+copy_mcphealth() {
+  local full; full=$(dirname "$MCPHEALTH_BIN")/../libexec/mcphealth/mcphealth-full
+  mkdir -p "$1" "$1/../libexec/mcphealth"
+  cp "$MCPHEALTH_BIN" "$1/mcphealth"
+  cp "$full" "$1/../libexec/mcphealth/mcphealth-full"
+}
+
 # seed_state JSON: writes the state file directly.
 seed_state() { mkdir -p "$HOME/.claude"; printf '%s\n' "$1" > "$(STATE)"; }
 

@@ -63,8 +63,7 @@ case_copilot_camel_case_payload_is_gated_and_answered_in_both_dialects() {
 
 case_install_and_uninstall_round_trip_for_every_agent() {
   local id file
-  mkdir -p "$T/bin"
-  cp "$MCPHEALTH_BIN" "$T/bin/mcphealth"
+  copy_mcphealth "$T/bin"
   for id in claude-code codex gemini copilot cursor windsurf; do
     mcph install --agent "$id" --binary "$T/bin/mcphealth" --json
     assert_eq "$RC" 0 "install --agent $id: $ERR"

@@ -148,8 +148,7 @@ case_backups_are_kept_to_the_first_and_the_last_four() {
 
 case_install_into_a_missing_file_and_an_old_path_is_updated() {
   rm -f "$(SETTINGS)"
-  mkdir -p "$T/opt/old"
-  cp "$MCPHEALTH_BIN" "$T/opt/old/mcphealth"
+  copy_mcphealth "$T/opt/old"
   mcph install --binary "$T/opt/old/mcphealth"
   assert_eq "$RC" 0
   assert_eq "$(stat -c %a "$(SETTINGS)")" 644
@@ -281,8 +280,7 @@ case_a_file_that_does_not_parse_is_left_alone() {
 }
 
 case_a_binary_path_with_a_space_is_quoted() {
-  mkdir -p "$T/my tools"
-  cp "$MCPHEALTH_BIN" "$T/my tools/mcphealth"
+  copy_mcphealth "$T/my tools"
   mcph install --binary "$T/my tools/mcphealth" --events PreToolUse
   local command; command=$(json_get "$(SETTINGS)" "d['hooks']['PreToolUse'][0]['hooks'][0]['command']")
   assert_eq "$command" "'$T/my tools/mcphealth' hook --agent claude-code"
@@ -305,8 +303,8 @@ case_explain_config_checks_the_registered_command_starts() {
 # Installed the usual way, a link on PATH into a versioned folder (Homebrew's Cellar, nix, a release folder): the hook
 # names the link, which the next upgrade moves, never the versioned file, which it deletes.
 case_install_registers_the_path_the_user_ran_not_its_versioned_target() {
-  mkdir -p "$T/Cellar/mcphealth/1.4.2/bin" "$T/bin"
-  cp "$MCPHEALTH_BIN" "$T/Cellar/mcphealth/1.4.2/bin/mcphealth"
+  mkdir -p "$T/bin"
+  copy_mcphealth "$T/Cellar/mcphealth/1.4.2/bin"
   ln -s "$T/Cellar/mcphealth/1.4.2/bin/mcphealth" "$T/bin/mcphealth"
   local command errf
   for how in "$T/bin/mcphealth" "mcphealth"; do

@@ -451,13 +451,34 @@ std::optional<std::string> versioned_folder(const fs::path& program) {
   return std::nullopt;
 }
 
-std::optional<fs::path> this_binary() {
+namespace {
+std::optional<fs::path>& adopted_front() {
+  static std::optional<fs::path> front;
+  return front;
+}
+
+std::optional<fs::path> running_binary() {
 #ifdef __linux__
   char buf[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) return fs::path(std::string(buf, static_cast<std::size_t>(n)));
 #endif
   return std::nullopt;
+}
+} // namespace
+
+bool adopt_front(const fs::path& front) {
+  const std::optional<fs::path> self = running_binary();
+  std::error_code ec;
+  if (!self || !front.is_absolute() || !fs::equivalent(front.parent_path() / k_full_binary_from_front, *self, ec))
+    return false;
+  adopted_front() = front;
+  return true;
+}
+
+std::optional<fs::path> this_binary() {
+  if (adopted_front()) return adopted_front();
+  return running_binary();
 }
 
 util::Result<InstallDone> install(const InstallRun& run, const util::Environment& env, util::Clock& clock) {

@@ -115,7 +115,18 @@ std::filesystem::path backup_folder(const util::Environment& env);
 /// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
 std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
 
-/// The absolute path of the running binary (/proc/self/exe on Linux, symlinks resolved), or nothing.
+/// Where the full binary lies from the front's folder: mcphealth is two files (docs/developing.md, "Two binaries"),
+/// `bin/mcphealth`, which a hook runs, and this one, which it starts for everything but a call it answers by reading.
+inline constexpr std::string_view k_full_binary_from_front = "../libexec/mcphealth/mcphealth-full";
+/// The variable by which the front names itself to the full binary it starts (the full binary unsets it at once).
+inline constexpr const char* k_front_variable = "MCPHEALTH_FRONT_BINARY";
+
+/// Takes `front` as the binary that hooks and services are to run (this_binary()), when the running binary is the
+/// full binary that `front` starts; returns whether it did.
+bool adopt_front(const std::filesystem::path& front);
+
+/// The absolute path of the binary that users and hooks run: the front that started this process (adopt_front),
+/// else the running binary (/proc/self/exe on Linux, symlinks resolved), or nothing.
 std::optional<std::filesystem::path> this_binary();
 
 /// The path a hook should name for this binary: the one the user ran it by (`argv[0]`, looked up on PATH when a bare

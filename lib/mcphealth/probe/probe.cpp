@@ -138,36 +138,6 @@ std::string protocol_error_reason(const mcp::CallOutcome& failure) {
   return reason;
 }
 
-ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeSpec& spec) {
-  // A server's own error may quote a URL whole, credentials and all: no reason leaves the probe with one.
-  ProbeResult r = probe_transport(server, spec);
-  r.reason = util::redact_urls(r.reason);
-  return r;
-}
-
-ProbeResult LiveProber::probe_transport(const config::ResolvedServer& server, const ProbeSpec& spec) {
-  if (const auto* stdio = std::get_if<config::StdioServer>(&server.transport)) {
-    return probe_stdio(*stdio, spec.timeout_ms, spec.options, m_clock);
-  }
-  if (const auto* remote = std::get_if<config::HttpServer>(&server.transport)) {
-    if (m_http == nullptr) {
-      const auto loaded = http::curl_client();
-      if (!loaded) {
-        ProbeResult r;
-        r.kind = Kind::not_probed;
-        r.reason = "HTTP probes need libcurl (" + loaded.error().message + ")";
-        return r;
-      }
-      m_http = *loaded;
-    }
-    return probe_http(*remote, spec.timeout_ms, spec.options, *m_http, m_clock);
-  }
-  ProbeResult r;
-  r.kind = Kind::unsupported;
-  r.reason = std::get<config::UnsupportedServer>(server.transport).reason;
-  return r;
-}
-
 ProbeSpec spec_of(const config::Settings& settings, const json::object* entry) {
   ProbeSpec spec;
   if (settings.protocol.value == config::ProtocolMode::automatic) spec.options.learned = learned_from(entry);

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <pwd.h>
-#include <unistd.h>
 
 extern char** environ;
 
@@ -72,7 +70,7 @@ bool is_truthy(std::string_view value) {
 
 std::filesystem::path home_dir(const Environment& env) {
   if (auto home = env.get("HOME")) return *home;
-  if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_dir != nullptr) return pw->pw_dir;
+  if (std::optional<std::string> home = passwd_home()) return *home;
   return "/";
 }
 

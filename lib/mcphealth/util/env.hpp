@@ -73,5 +73,10 @@ bool is_truthy(std::string_view value);
 /// Returns the home directory: `$HOME`, or the passwd entry only when HOME is unset.
 std::filesystem::path home_dir(const Environment& env);
 
+/// This user's home in the passwd database, or nothing. In a file of its own (util/passwd.cpp), so that the static
+/// front (cmd/front.cpp), which never asks without HOME, links its own answer and not glibc's NSS, which a static
+/// binary can only load from the very glibc it was built with.
+std::optional<std::string> passwd_home();
+
 
 } // namespace mcphealth::util

@@ -1,0 +1,122 @@
+// bin/mcphealth, the front: what an agent's hook runs before every MCP tool call, so what must start at the cost of a
+// process start. It is linked static (no dynamic loader, no shared library to map or relocate) and holds the hook's
+// engine with read-only seams (hook_run.hpp): a cache hit, or a tool that is not MCP's, is answered here. Every
+// other command, and every call that needs a probe, a write or a lock, goes to the full binary,
+// libexec/mcphealth/mcphealth-full, which this process becomes (execv), with the payload it read on its stdin.
+#include "hook_run.hpp"
+
+#include <mcphealth/ops/install.hpp>
+#include <mcphealth/util/env.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <limits.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <variant>
+
+namespace {
+
+using mcphealth::cli::hook_log_line;
+using mcphealth::cli::HookHandOff;
+
+/// This file's own path, symlinks resolved; empty when /proc cannot say.
+std::string own_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+/// Puts `payload` on stdin, where the full binary reads it as if the agent had sent it: a file in memory (a pipe
+/// would hold only 64 KiB before the reader starts). A cut payload gets one byte more, past the input limit, so the
+/// full binary finds it cut too. Returns an error's words, or nothing.
+std::string payload_on_stdin(const HookHandOff& payload) {
+  const int fd = ::memfd_create("mcphealth-hook-payload", MFD_CLOEXEC);
+  if (fd < 0) return std::string("memfd_create: ") + std::strerror(errno);
+  std::string_view rest = payload.raw;
+  const std::string past_limit = " ";
+  for (std::string_view part : {rest, payload.cut ? std::string_view(past_limit) : std::string_view()}) {
+    while (!part.empty()) {
+      const ssize_t n = ::write(fd, part.data(), part.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string why = std::string("write: ") + std::strerror(errno);
+        ::close(fd);
+        return why;
+      }
+      part.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  if (::lseek(fd, 0, SEEK_SET) != 0 || ::dup2(fd, STDIN_FILENO) < 0) {
+    const std::string why = std::string("dup2: ") + std::strerror(errno);
+    ::close(fd);
+    return why;
+  }
+  ::close(fd);
+  return {};
+}
+
+/// Becomes the full binary with the same arguments; returns only when that failed, with why.
+std::string become_full_binary(char** argv) {
+  const std::string self = own_path();
+  if (self.empty()) return "/proc/self/exe does not read";
+  const std::string slash = self.substr(0, self.rfind('/') + 1);
+  const std::string full = slash + std::string(mcphealth::ops::k_full_binary_from_front);
+  ::setenv(mcphealth::ops::k_front_variable, self.c_str(), 1);
+  ::execv(full.c_str(), argv);
+  return full + ": " + std::strerror(errno);
+}
+
+/// The hook could not reach the full binary: the call is allowed, as every accident allows it, and the reason said.
+int allow_without_full_binary(const std::string& why, bool passthrough) {
+  hook_log_line("cannot start the rest of mcphealth (" + why +
+                "; it is installed beside bin/mcphealth, as libexec/mcphealth/mcphealth-full); allowing the call");
+  if (passthrough) { // the payload echoed is passthrough's allow
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(STDIN_FILENO, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) mcphealth::cli::write_all(STDOUT_FILENO, std::string_view(buf, static_cast<std::size_t>(n)));
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+// The front's answer to util::passwd_home(), in place of lib's (util/passwd.cpp), which would link glibc's NSS into
+// a static binary: the front never runs without HOME (main hands such a run on), so it is never asked.
+std::optional<std::string> mcphealth::util::passwd_home() { return std::nullopt; }
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  const bool hook = argc >= 2 && std::string_view(argv[1]) == "hook";
+  // Without HOME the state file's place comes from the passwd database, which a static binary should not read.
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') {
+    if (const auto plain = mcphealth::cli::plain_hook_command(argc, argv)) {
+      auto result = mcphealth::cli::run_hook_within(*plain, {}, nullptr);
+      if (const int* code = std::get_if<int>(&result)) return *code;
+      if (std::string why = payload_on_stdin(std::get<HookHandOff>(result)); !why.empty())
+        return allow_without_full_binary("the payload cannot be handed on: " + why, false);
+      return allow_without_full_binary(become_full_binary(argv), false);
+    }
+  }
+  const std::string why = become_full_binary(argv);
+  if (hook) {
+    bool passthrough = false;
+    for (int i = 2; i < argc; ++i) passthrough = passthrough || std::strstr(argv[i], "passthrough") != nullptr;
+    return allow_without_full_binary(why, passthrough);
+  }
+  std::fprintf(stderr,
+               "mcphealth: cannot start the rest of mcphealth (%s). mcphealth is two files: bin/mcphealth and, beside "
+               "it, libexec/mcphealth/mcphealth-full; `cmake --install` puts both in place\n",
+               why.c_str());
+  return 127;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# mcphealth is two files (docs/developing.md, "Two binaries"): the front, bin/mcphealth, answers a call that needs only
+# reading; everything else it hands on, payload and all, to libexec/mcphealth/mcphealth-full.
+source "$(dirname "$0")/lib.sh"
+
+# lone_front: a copy of the front with no full binary beside it, as a `cp build/cmd/mcphealth ~/bin` leaves it.
+lone_front() {
+  mkdir -p "$T/lone/bin"
+  cp "$MCPHEALTH_BIN" "$T/lone/bin/mcphealth"
+  LONE=$T/lone/bin/mcphealth
+}
+
+# lone PAYLOAD [ARGS...]: runs the lone front's hook; sets OUT, ERR, RC.
+lone() {
+  local payload=$1 errf
+  shift
+  errf=$(mktemp)
+  set +e
+  OUT=$(printf '%s' "$payload" | "$LONE" hook "$@" 2>"$errf")
+  RC=$?
+  set -e
+  ERR=$(cat "$errf")
+  rm -f "$errf"
+}
+
+# Without the full binary, the front still answers what needs only reading, so nothing it answers can come from
+# the full binary; and what it cannot answer is allowed, saying why, never a crash into the agent's session.
+case_the_front_alone_answers_a_cache_hit_and_a_non_mcp_call() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy),\"other\":$(stdio_def healthy)}}"
+  hook "$(pre_payload svc)" # the full binary probes and records: svc is healthy, the folder bound
+  assert_eq "$RC" 0
+  assert_eq "$(entry_field svc status)" healthy
+  lone_front
+  local before; before=$(cat "$(STATE)")
+  lone "$(pre_payload svc)"
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_eq "$ERR" "" "a cache hit is answered by the front alone, in silence"
+  lone "$(pre_payload svc)" --agent claude-code
+  assert_eq "$ERR" "" "install's form too"
+  lone "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Read\",\"tool_input\":{},\"cwd\":\"$PROJ\"}"
+  assert_eq "$ERR" "" "a tool that is not MCP's"
+  assert_eq "$(cat "$(STATE)")" "$before" "nothing written"
+  # `other` has no mark: it needs a probe, which only the full binary makes.
+  lone "$(pre_payload other)"
+  assert_eq "$RC" 0
+  assert_eq "$OUT" ""
+  assert_contains "$ERR" "[MCPHealthCheck] cannot start the rest of mcphealth ("
+  assert_contains "$ERR" "libexec/mcphealth/mcphealth-full"
+  assert_contains "$ERR" "allowing the call"
+  assert_eq "$(cat "$(STATE)")" "$before" "the front wrote nothing before handing on"
+  # Passthrough's allow is the payload echoed.
+  lone "$(pre_payload other)" --output passthrough
+  assert_eq "$RC" 0
+  assert_eq "$OUT" "$(pre_payload other)"
+  # Any other command: a clear error and 127.
+  set +e
+  OUT=$("$LONE" status 2>&1)
+  RC=$?
+  set -e
+  assert_eq "$RC" 127
+  assert_contains "$OUT" "mcphealth: cannot start the rest of mcphealth ("
+  assert_contains "$OUT" "cmake --install"
+}
+
+# The payload the full binary reads is the one the agent sent, however long: past a pipe's 64 KiB, and cut when it
+# was cut, said once.
+case_a_call_handed_on_arrives_whole() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  local blob; blob=$(head -c 200000 /dev/zero | tr '\0' x)
+  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__svc__do_thing\",\"tool_input\":{\"blob\":\"$blob\"},\"cwd\":\"$PROJ\",\"error\":\"MCP error -32000: Connection closed at the end\"}"
+  assert_eq "$RC" 0
+  assert_eq "$(entry_field svc status)" unhealthy "the failure at the payload's end was read"
+  assert_contains "$(entry_field svc lastError)" "Connection closed at the end"
+  # Cut: the front reads 64 bytes and hands on; the full binary finds it cut too, and says so once.
+  export ECC_HOOK_INPUT_MAX_BYTES=64
+  hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__big_tool\",\"tool_input\":{\"blob\":\"$blob\"}}" --agent claude-code
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_eq "$(grep -o 'Hook input exceeded 64 bytes' <<< "$ERR$OUT" | wc -l | tr -d ' ')" 1 "said once: $ERR"
+}
+
+# The full binary is told which front started it, to name the front in hooks; nothing it starts inherits that, and
+# it takes the word only from the front that lies beside it.
+case_the_full_binary_names_its_front_and_no_child_inherits_it() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="env > $T/reconnect.env"
+  hook "$(pre_payload svc)"
+  assert_file_exists "$T/reconnect.env"
+  assert_not_contains "$(cat "$T/reconnect.env")" "MCPHEALTH_FRONT_BINARY"
+  mcph install --events PreToolUse --json
+  assert_eq "$RC" 0 "$ERR"
+  assert_contains "$(cat "$HOME/.claude/settings.json")" "\"$MCPHEALTH_BIN hook --agent claude-code\""
+  # The full binary run by hand, with a forged word: it names itself.
+  local full; full=$(cd "$(dirname "$MCPHEALTH_BIN")/../libexec/mcphealth" && pwd)/mcphealth-full
+  rm -f "$HOME/.claude/settings.json"
+  MCPHEALTH_FRONT_BINARY=$T/evil "$full" install --events PreToolUse >/dev/null 2>&1 || fail "install by the full binary"
+  assert_contains "$(cat "$HOME/.claude/settings.json")" "\"$full hook --agent claude-code\""
+  assert_not_contains "$(cat "$HOME/.claude/settings.json")" "evil"
+}
+
+main "$@"
