@@ -46,7 +46,8 @@ std::optional<HookOptions> plain_hook_command(int argc, const char* const* argv)
 namespace {
 
 /// Thrown by a read-only run's seams at the first step beyond reading. Not a std::exception, so nothing between the
-/// seam and run_hook_within catches it (the engine catches nothing; tests/unit checks the seams throw it first).
+/// seam and run_hook_within catches it (the engine catches nothing). tests/cli/test_front.sh checks that a call
+/// handed on has written nothing and said nothing before.
 struct NeedsFullRun {};
 
 /// The state file, read; a write, a lock or a history line needs the full binary.
