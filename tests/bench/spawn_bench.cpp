@@ -1,6 +1,9 @@
 // Times whole process runs the way Claude Code starts a hook: spawn, stdin from a file, wait. Prints the median,
 // mean and 90th percentile wall time and the peak RSS of the child (wait4), as one JSON line, so scripts/bench can
 // put commands side by side in one run. hyperfine 1.15 cannot feed stdin to a command without a shell.
+// `--beside PROGRAM` runs PROGRAM (no arguments, stdin /dev/null) before each run of the command, and adds its
+// median and the ratio of the two: interleaved run by run, a ratio does not move with a machine that is busier
+// for one case than for the next.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,53 +19,88 @@
 
 extern char** environ;
 
+namespace {
+
+struct Run {
+  double ms = 0;
+  long max_rss_kb = 0;
+  bool normal_exit = false;
+};
+
+/// One run of `argv`, stdin from `input`, stdout and stderr to /dev/null; exits the harness when it cannot spawn.
+Run run_once(char* const* argv, const char* input) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, argv[0], &fa, nullptr, argv, environ) != 0) {
+    std::perror("posix_spawnp");
+    std::exit(1);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  const auto end = std::chrono::steady_clock::now();
+  posix_spawn_file_actions_destroy(&fa);
+  return {std::chrono::duration<double, std::milli>(end - start).count(), usage.ru_maxrss, WIFEXITED(status)};
+}
+
+double median(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
   int runs = 200;
   int warmup = 5;
   const char* input = "/dev/null";
+  const char* beside = nullptr;
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
     else if (a == "--warmup" && i + 1 < argc) warmup = std::atoi(argv[++i]);
     else if (a == "--stdin" && i + 1 < argc) input = argv[++i];
+    else if (a == "--beside" && i + 1 < argc) beside = argv[++i];
     else if (a == "--") { ++i; break; }
     else break;
   }
   if (i >= argc || runs < 1) {
-    std::fprintf(stderr, "usage: spawn_bench [--runs N] [--warmup N] [--stdin FILE] -- COMMAND [ARGS...]\n");
+    std::fprintf(stderr, "usage: spawn_bench [--runs N] [--warmup N] [--stdin FILE] [--beside PROGRAM] -- COMMAND [ARGS...]\n");
     return 2;
   }
   std::vector<double> ms;
+  std::vector<double> beside_ms;
   long max_rss_kb = 0;
   int failures = 0;
+  char* beside_argv[] = {const_cast<char*>(beside), nullptr};
   for (int r = -warmup; r < runs; ++r) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    const auto start = std::chrono::steady_clock::now();
-    pid_t pid = 0;
-    if (posix_spawnp(&pid, argv[i], &fa, nullptr, argv + i, environ) != 0) {
-      std::perror("posix_spawnp");
-      return 1;
+    if (beside != nullptr) {
+      const Run b = run_once(beside_argv, "/dev/null");
+      if (r >= 0) beside_ms.push_back(b.ms);
     }
-    int status = 0;
-    rusage usage{};
-    wait4(pid, &status, 0, &usage);
-    const auto end = std::chrono::steady_clock::now();
-    posix_spawn_file_actions_destroy(&fa);
+    const Run run = run_once(argv + i, input);
     if (r < 0) continue;
-    if (!WIFEXITED(status)) ++failures;
-    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    max_rss_kb = std::max(max_rss_kb, usage.ru_maxrss);
+    if (!run.normal_exit) ++failures;
+    ms.push_back(run.ms);
+    max_rss_kb = std::max(max_rss_kb, run.max_rss_kb);
   }
-  std::sort(ms.begin(), ms.end());
   double mean = 0;
   for (double v : ms) mean += v;
   mean /= static_cast<double>(ms.size());
-  std::printf("{\"runs\":%d,\"median_ms\":%.3f,\"mean_ms\":%.3f,\"p90_ms\":%.3f,\"max_rss_kb\":%ld,\"abnormal_exits\":%d}\n",
-              runs, ms[ms.size() / 2], mean, ms[ms.size() * 9 / 10], max_rss_kb, failures);
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("{\"runs\":%d,\"median_ms\":%.3f,\"mean_ms\":%.3f,\"p90_ms\":%.3f,\"max_rss_kb\":%ld,\"abnormal_exits\":%d",
+              runs, sorted[sorted.size() / 2], mean, sorted[sorted.size() * 9 / 10], max_rss_kb, failures);
+  if (beside != nullptr) {
+    const double b = median(beside_ms);
+    std::printf(",\"beside_median_ms\":%.3f,\"ratio_beside\":%.3f", b, sorted[sorted.size() / 2] / b);
+  }
+  std::printf("}\n");
   return 0;
 }

@@ -110,8 +110,7 @@ JsonParse parse_json(std::string_view text, JsonComments comments, std::size_t m
   if (out) return out;
   // Boost.JSON 1.81 has no switch for lone surrogates: mend them in the text and try once more.
   if (std::optional<std::string> mended = repair_lone_surrogates(text)) {
-    JsonParse again = parse_once(*mended, comments, max_depth);
-    if (again) return again;
+    if (JsonParse again = parse_once(*mended, comments, max_depth)) out = std::move(again);
   }
   return out;
 }
