@@ -1,12 +1,15 @@
 // bin/mcphealth, the front: what an agent's hook runs before every MCP tool call, so what must start at the cost of a
 // process start. It is linked static (no dynamic loader, no shared library to map or relocate) and holds the hook's
-// engine with read-only seams (hook_run.hpp): a cache hit, or a tool that is not MCP's, is answered here. Every
-// other command, and every call that needs a probe, a write or a lock, goes to the full binary,
-// libexec/mcphealth/mcphealth-full, which this process becomes (execv), with the payload it read on its stdin.
+// engine with read-only seams (hook_run.hpp): a cache hit, or a tool that is not MCP's, is answered here, and so is
+// the status line (`status --statusline`, which runs on every prompt). Every other command, and every call that
+// needs a probe, a write or a lock, goes to the full binary, libexec/mcphealth/mcphealth-full, which this process
+// becomes (execv), with the payload it read on its stdin.
 #include "hook_run.hpp"
+#include "statusline.hpp"
 
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/env.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cerrno>
 #include <csignal>
@@ -107,6 +110,15 @@ int main(int argc, char** argv) {
         return allow_without_full_binary("the payload cannot be handed on: " + why, false);
       return allow_without_full_binary(become_full_binary(argv), false);
     }
+  }
+  // The status line, as install registers it: it runs on every prompt.
+  if (home != nullptr && *home != '\0' && argc == 3 && std::string_view(argv[1]) == "status" &&
+      std::string_view(argv[2]) == "--statusline") {
+    if (const auto line = mcphealth::cli::status_line_of({}, std::nullopt, {})) {
+      mcphealth::cli::write_all(STDOUT_FILENO, mcphealth::util::escape_control(line->text) + "\n");
+      return line->any_down ? mcphealth::cli::k_exit_unhealthy : mcphealth::cli::k_exit_ok;
+    }
+    // Which problem it is, the full binary says.
   }
   const std::string why = become_full_binary(argv);
   if (hook) {

@@ -1,5 +1,7 @@
 #include "status.hpp"
 
+#include "statusline.hpp"
+
 #include "choices.hpp"
 #include "output.hpp"
 
@@ -94,7 +96,25 @@ json::object row_json(const ops::StatusRow& row) {
 
 } // namespace
 
+namespace {
+
+int run_statusline(const StatusOptions& o, const GlobalOptions& globals) {
+  const auto line = status_line_of(globals, o.cwd,
+                                   {o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,
+                                    std::nullopt, o.superseded});
+  if (!line) {
+    util::log::error(line.error().message);
+    if (line.error().is(NoStatusLine::state_unreadable) && !o.quiet) std::printf("mcp ?\n");
+    return k_exit_usage;
+  }
+  if (!o.quiet) say("%s\n", line->text.c_str());
+  return line->any_down ? k_exit_unhealthy : k_exit_ok;
+}
+
+} // namespace
+
 int run_status(const StatusOptions& o, const GlobalOptions& globals) {
+  if (o.statusline) return run_statusline(o, globals);
   util::ProcessEnvironment env;
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
@@ -102,28 +122,21 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   if (snapshot.status == state::LoadStatus::unreadable) {
     // Not "nothing is down": nothing is known. Say so, and exit with the error code.
     util::log::error("cannot read the state file " + settings.state_path.value.string() + ": " + snapshot.error);
-    if (o.statusline && !o.quiet) std::printf("mcp ?\n");
     return k_exit_usage;
   }
 
   // Read through, never written through: every verdict the hooks learn would be lost without a word.
   std::error_code ec;
-  if (!o.statusline && std::filesystem::is_symlink(settings.state_path.value, ec)) {
+  if (std::filesystem::is_symlink(settings.state_path.value, ec)) {
     util::log::warn("the state file " + settings.state_path.value.string() + " is a symlink: mcphealth reads it but never "
                     "writes through one, so nothing the hooks or probes learn is recorded; set MCPHEALTH_STATE_PATH "
                     "(or --state) to the file it points at");
   }
 
-  // The status line runs on every prompt: the state file alone, no config read.
-  std::optional<ops::Configured> configured;
-  if (!o.statusline) {
-    // Every folder Claude Code knows: a definition some project still uses is never "gone".
-    configured = ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings,
-                                            state::bound_folders(snapshot.doc));
-  }
+  // Every folder Claude Code knows: a definition some project still uses is never "gone".
+  const std::optional<ops::Configured> configured = ops::configured_everywhere(
+      discovery_for(env, settings, o.cwd), env, settings, state::bound_folders(snapshot.doc));
   ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
-  // The status line is about this folder: the definitions its binding points at, when it has one.
-  if (o.statusline) ops::keep_bound_in(report, snapshot, discovery_for(env, settings, o.cwd).project_dir.string());
   const std::size_t superseded =
       std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
   const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,
@@ -142,10 +155,6 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   if (o.quiet) return code;
   if (o.format == Format::name) {
     for (const auto& row : report.rows) say("%s\n", row.name.c_str());
-    return code;
-  }
-  if (o.statusline) {
-    say("%s\n", ops::status_line(report).c_str());
     return code;
   }
   if (o.format == Format::json) {

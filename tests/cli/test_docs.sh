@@ -67,6 +67,11 @@ case_install_puts_man_page_and_completions_in_place() {
   local build; build=$(dirname "$(dirname "$MCPHEALTH_BIN")")
   cmake --install "$build" --prefix "$T/prefix" >/dev/null
   assert_file_exists "$T/prefix/bin/mcphealth"
+  assert_file_exists "$T/prefix/libexec/mcphealth/mcphealth-full"
+  # Installed, the two files find each other: a command the front hands on, and a hook that registers the front.
+  assert_eq "$("$T/prefix/bin/mcphealth" --version)" "$("$MCPHEALTH_BIN" --version)"
+  "$T/prefix/bin/mcphealth" install --events PreToolUse >/dev/null 2>&1 || fail "the installed mcphealth cannot install"
+  assert_contains "$(cat "$HOME/.claude/settings.json")" "\"$T/prefix/bin/mcphealth hook --agent claude-code\""
   assert_file_exists "$T/prefix/share/man/man1/mcphealth.1"
   assert_file_exists "$T/prefix/share/bash-completion/completions/mcphealth"
   assert_file_exists "$T/prefix/share/zsh/site-functions/_mcphealth"

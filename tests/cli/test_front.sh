@@ -25,7 +25,7 @@ lone() {
 
 # Without the full binary, the front still answers what needs only reading, so nothing it answers can come from
 # the full binary; and what it cannot answer is allowed, saying why, never a crash into the agent's session.
-case_the_front_alone_answers_a_cache_hit_and_a_non_mcp_call() {
+case_the_front_alone_answers_a_cache_hit_a_non_mcp_call_and_the_status_line() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy),\"other\":$(stdio_def healthy)}}"
   hook "$(pre_payload svc)" # the full binary probes and records: svc is healthy, the folder bound
   assert_eq "$RC" 0
@@ -41,6 +41,10 @@ case_the_front_alone_answers_a_cache_hit_and_a_non_mcp_call() {
   lone "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Read\",\"tool_input\":{},\"cwd\":\"$PROJ\"}"
   assert_eq "$ERR" "" "a tool that is not MCP's"
   assert_eq "$(cat "$(STATE)")" "$before" "nothing written"
+  # The status line runs on every prompt: the front answers its plain form too.
+  local line; line=$(cd "$PROJ" && "$LONE" status --statusline 2>&1) || fail "the lone front's status line: $line"
+  assert_eq "$line" "$(cd "$PROJ" && "$MCPHEALTH_BIN" status --statusline)"
+  assert_eq "$line" "mcp 1✔"
   # `other` has no mark: it needs a probe, which only the full binary makes.
   lone "$(pre_payload other)"
   assert_eq "$RC" 0
