@@ -1,5 +1,6 @@
 // Times whole process runs the way Claude Code starts a hook: spawn, stdin from a file, wait. Prints the median,
-// mean and 90th percentile wall time and the peak RSS of the child (wait4), as one JSON line, so scripts/bench can
+// mean and 90th percentile wall time, the peak RSS and the median of minor page faults of the child (wait4), as one
+// JSON line, so scripts/bench can
 // put commands side by side in one run. hyperfine 1.15 cannot feed stdin to a command without a shell.
 // `--beside PROGRAM` runs PROGRAM (no arguments, stdin /dev/null) before each run of the command, and adds its
 // median and the ratio of the two: interleaved run by run, a ratio does not move with a machine that is busier
@@ -24,6 +25,8 @@ namespace {
 struct Run {
   double ms = 0;
   long max_rss_kb = 0;
+  /// Page faults served without I/O: the pages the run touched, which a bigger binary or more reading adds to.
+  long minor_faults = 0;
   bool normal_exit = false;
 };
 
@@ -45,7 +48,8 @@ Run run_once(char* const* argv, const char* input) {
   wait4(pid, &status, 0, &usage);
   const auto end = std::chrono::steady_clock::now();
   posix_spawn_file_actions_destroy(&fa);
-  return {std::chrono::duration<double, std::milli>(end - start).count(), usage.ru_maxrss, WIFEXITED(status)};
+  return {std::chrono::duration<double, std::milli>(end - start).count(), usage.ru_maxrss, usage.ru_minflt,
+          WIFEXITED(status)};
 }
 
 double median(std::vector<double> ms) {
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
   }
   std::vector<double> ms;
   std::vector<double> beside_ms;
+  std::vector<double> faults;
   long max_rss_kb = 0;
   int failures = 0;
   char* beside_argv[] = {const_cast<char*>(beside), nullptr};
@@ -88,6 +93,7 @@ int main(int argc, char** argv) {
     if (r < 0) continue;
     if (!run.normal_exit) ++failures;
     ms.push_back(run.ms);
+    faults.push_back(static_cast<double>(run.minor_faults));
     max_rss_kb = std::max(max_rss_kb, run.max_rss_kb);
   }
   double mean = 0;
@@ -95,8 +101,9 @@ int main(int argc, char** argv) {
   mean /= static_cast<double>(ms.size());
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
-  std::printf("{\"runs\":%d,\"median_ms\":%.3f,\"mean_ms\":%.3f,\"p90_ms\":%.3f,\"max_rss_kb\":%ld,\"abnormal_exits\":%d",
-              runs, sorted[sorted.size() / 2], mean, sorted[sorted.size() * 9 / 10], max_rss_kb, failures);
+  std::printf("{\"runs\":%d,\"median_ms\":%.3f,\"mean_ms\":%.3f,\"p90_ms\":%.3f,\"max_rss_kb\":%ld,"
+              "\"median_minor_faults\":%.0f,\"abnormal_exits\":%d",
+              runs, sorted[sorted.size() / 2], mean, sorted[sorted.size() * 9 / 10], max_rss_kb, median(faults), failures);
   if (beside != nullptr) {
     const double b = median(beside_ms);
     std::printf(",\"beside_median_ms\":%.3f,\"ratio_beside\":%.3f", b, sorted[sorted.size() / 2] / b);
