@@ -81,14 +81,28 @@ std::string become_full_binary(char** argv) {
 int allow_without_full_binary(const std::string& why, bool passthrough) {
   hook_log_line("cannot start the rest of mcphealth (" + why +
                 "; it is installed beside bin/mcphealth, as libexec/mcphealth/mcphealth-full); allowing the call");
-  if (passthrough) { // the payload echoed is passthrough's allow
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(STDIN_FILENO, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-      if (n > 0) mcphealth::cli::write_all(STDOUT_FILENO, std::string_view(buf, static_cast<std::size_t>(n)));
-    }
+  // Read to the end, as the hook always does: an agent still writing the payload must not meet a closed pipe. The
+  // payload echoed is passthrough's allow.
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(STDIN_FILENO, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0 && passthrough) mcphealth::cli::write_all(STDOUT_FILENO, std::string_view(buf, static_cast<std::size_t>(n)));
   }
   return 0;
+}
+
+/// Whether the command line asks for the hook, after any root options (`mcphealth --state F hook ...`).
+bool asks_for_the_hook(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--state" || arg == "--config" || arg == "--policy") {
+      ++i; // its value
+      continue;
+    }
+    if (!arg.empty() && arg.front() == '-') continue;
+    return arg == "hook";
+  }
+  return false;
 }
 
 } // namespace
@@ -99,7 +113,6 @@ std::optional<std::string> mcphealth::util::passwd_home() { return std::nullopt;
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
-  const bool hook = argc >= 2 && std::string_view(argv[1]) == "hook";
   // Without HOME the state file's place comes from the passwd database, which a static binary should not read.
   const char* home = std::getenv("HOME");
   if (home != nullptr && *home != '\0') {
@@ -121,7 +134,7 @@ int main(int argc, char** argv) {
     // Which problem it is, the full binary says.
   }
   const std::string why = become_full_binary(argv);
-  if (hook) {
+  if (asks_for_the_hook(argc, argv)) {
     bool passthrough = false;
     for (int i = 2; i < argc; ++i) passthrough = passthrough || std::strstr(argv[i], "passthrough") != nullptr;
     return allow_without_full_binary(why, passthrough);

@@ -53,6 +53,13 @@ case_the_front_alone_answers_a_cache_hit_a_non_mcp_call_and_the_status_line() {
   assert_contains "$ERR" "libexec/mcphealth/mcphealth-full"
   assert_contains "$ERR" "allowing the call"
   assert_eq "$(cat "$(STATE)")" "$before" "the front wrote nothing before handing on"
+  # With root options before it, the hook is still the hook: allowed, in its own exit code.
+  set +e
+  OUT=$(pre_payload other | "$LONE" --state "$(STATE)" hook --output exit-code 2>&1)
+  RC=$?
+  set -e
+  assert_eq "$RC" 0
+  assert_contains "$OUT" "cannot start the rest of mcphealth"
   # Passthrough's allow is the payload echoed.
   lone "$(pre_payload other)" --output passthrough
   assert_eq "$RC" 0
