@@ -92,14 +92,15 @@ PYEOF
 
 now_ms() { "$PY" -c 'import time; print(int(time.time()*1000))'; }
 
-# hook PAYLOAD [ARGS...]: runs `mcphealth hook` with PAYLOAD on stdin; sets OUT, ERR, RC.
+# hook PAYLOAD [ARGS...]: runs `mcphealth hook` with PAYLOAD on stdin; sets OUT, ERR, RC. HOOK_BIN, when set, is
+# the binary to run instead.
 hook() {
   local payload=$1
   shift
   local errf
   errf=$(mktemp)
   set +e
-  OUT=$(printf '%s' "$payload" | "$MCPHEALTH_BIN" hook "$@" 2>"$errf")
+  OUT=$(printf '%s' "$payload" | "${HOOK_BIN:-$MCPHEALTH_BIN}" hook "$@" 2>"$errf")
   RC=$?
   set -e
   ERR=$(cat "$errf")

@@ -11,17 +11,7 @@ lone_front() {
 }
 
 # lone PAYLOAD [ARGS...]: runs the lone front's hook; sets OUT, ERR, RC.
-lone() {
-  local payload=$1 errf
-  shift
-  errf=$(mktemp)
-  set +e
-  OUT=$(printf '%s' "$payload" | "$LONE" hook "$@" 2>"$errf")
-  RC=$?
-  set -e
-  ERR=$(cat "$errf")
-  rm -f "$errf"
-}
+lone() { HOOK_BIN=$LONE hook "$@"; }
 
 # Without the full binary, the front still answers what needs only reading, so nothing it answers can come from
 # the full binary; and what it cannot answer is allowed, saying why, never a crash into the agent's session.
