@@ -2,6 +2,8 @@
 // Options' values checked at the edge: a word of a list becomes its enum (CLI11 transforms it), a path or a number
 // is checked for what the command needs; what is refused gets one plain sentence, not CLI11's wording, and --help
 // shows the option's type name alone.
+#include <mcphealth/util/text.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -16,11 +18,7 @@
 namespace mcphealth::cli {
 
 /// The words, comma-separated, in the order given: `json, exit-code, passthrough`.
-inline std::string words_of(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
+inline std::string words_of(const std::vector<std::string>& words) { return util::join(words, ", "); }
 
 /// A transform from one of `names` (any case) to its enum value; any other word is refused as "X is not one of a,
 /// b, c". The option's text must list the words: --help shows only its type name.

@@ -4,6 +4,7 @@
 #include <mcphealth/state/store.hpp>
 
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 namespace mcphealth::cli {
 
@@ -22,9 +23,7 @@ ops::ProbePath probe_path_for(const std::filesystem::path& state, const std::opt
 }
 
 std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
+  return names.empty() ? "none" : util::join(names, ", ");
 }
 
 void warn_all(const std::vector<config::SettingWarning>& warnings) {

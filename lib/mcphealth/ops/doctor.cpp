@@ -29,12 +29,6 @@ Check problem(std::string what, std::string found, std::string fix) {
   return {Check::Verdict::problem, std::move(what), std::move(found), std::move(fix)};
 }
 
-std::string joined(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
-  return out;
-}
-
 std::string path_of(const util::Environment& env) { return env.get("PATH").value_or(""); }
 
 std::string install_fix(const agent::Agent& a) { return "run `mcphealth install --agent " + std::string(a.id) + "`"; }
@@ -84,18 +78,18 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
   if (reg.commands.empty()) {
     checks.push_back(problem("registered", "no mcphealth hook is registered for MCP tools" +
                                                (reg.files.empty() ? std::string(" (no hook file found)")
-                                                                  : " (read: " + joined(reg.files, ", ") + ")"),
+                                                                  : " (read: " + util::join(reg.files, ", ") + ")"),
                              install_fix(a)));
     return;
   }
   std::string events;
   for (const auto& [event, covered] : reg.required) events += (events.empty() ? "" : ", ") + event;
   if (!missing.empty()) {
-    checks.push_back(problem("registered", "registered in " + joined(reg.registered_in, ", ") + ", but not for " +
-                                               joined(missing, ", "),
+    checks.push_back(problem("registered", "registered in " + util::join(reg.registered_in, ", ") + ", but not for " +
+                                               util::join(missing, ", "),
                              install_fix(a) + " again"));
   } else {
-    checks.push_back(ok("registered", "in " + joined(reg.registered_in, ", ") + " for " + events));
+    checks.push_back(ok("registered", "in " + util::join(reg.registered_in, ", ") + " for " + events));
   }
   // The agent starts it with its own PATH: the one its hook last ran with, when known.
   const std::string path = seen && !seen->path.empty() ? seen->path : path_of(in.env);

@@ -330,6 +330,15 @@ std::string last_meaningful_line(std::string_view text) {
   return trim(text.substr(0, text.find('\n')));
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> out;
   for (std::size_t start = 0; start < text.size();) {

@@ -57,6 +57,9 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
 /// The lines of `text`, without their newlines (a last line without one counts; nothing for empty text).
 std::vector<std::string> split_lines(std::string_view text);
 
+/// `items` joined by `separator`: `a, b, c`; empty for none.
+std::string join(const std::vector<std::string>& items, std::string_view separator);
+
 /// The one wording every command uses for a name it does not know: `unknown server 'svcc' (did you mean svc?);
 /// known: a, b` (`what` is `server`; `known` in name order, each once, `none` when empty).
 std::string unknown_name(std::string_view what, std::string_view name, std::vector<std::string> known);
