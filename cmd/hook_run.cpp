@@ -8,6 +8,7 @@
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <chrono>
@@ -27,7 +28,9 @@ void write_all(int fd, std::string_view text) {
 
 void hook_log_line(std::string_view line) {
   std::string out(hook::k_log_prefix);
-  out += util::escape_control(line); // a name or an error from outside never splits the line
+  // A name or an error from outside never splits the line, and never shows a secret (in exit-code mode the model
+  // reads these lines).
+  out += util::escape_control(util::redact(line));
   out += '\n';
   write_all(STDERR_FILENO, out);
 }
@@ -161,7 +164,7 @@ std::variant<int, HookHandOff> run_hook_within(const HookOptions& options, const
           std::snprintf(buf, sizeof buf, " +%.2fms", static_cast<double>(us.count()) / 1000.0);
           line += buf;
         }
-        line += "] " + util::escape_control(step) + "\n";
+        line += "] " + util::escape_control(util::redact(step)) + "\n";
         if (hold_trace) held_trace += line;
         else write_all(STDERR_FILENO, line);
       };

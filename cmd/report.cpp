@@ -92,6 +92,7 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
     util::log::warn(std::to_string(report.unreadable) + " line(s) of " + state::history_path(state_file).string() +
                     " did not read as history and were passed over");
   }
+  for (const std::string& file : history.unread_files) util::log::warn("history not read: " + file);
   if (o.json) {
     std::fputs(util::pretty_json(ops::report_json(report)).c_str(), stdout);
   } else {

@@ -63,6 +63,9 @@ struct Harness {
     const json::object* e = snap.server(name);
     return e ? state::ServerEntry::from_json(*e) : state::ServerEntry{};
   }
+  bool entry_exists(const std::string& name = "svc") const {
+    return state::load_state(state_path()).server(name) != nullptr;
+  }
   bool logged(const std::string& text) const {
     for (const auto& l : lines) {
       if (l.find(text) != std::string::npos) return true;
@@ -150,22 +153,55 @@ TEST_CASE("fail-open logs the block but allows", "[engine]") {
   CHECK(h.logged("svc is unavailable (boom)"));
 }
 
-TEST_CASE("a classified failure marks the server down and tells the model until when", "[engine]") {
+TEST_CASE("the client's own framing of a failure marks the server down and tells the model until when", "[engine]") {
   Harness h;
-  auto out = h.run("PostToolUseFailure", "svc", {{"error", "503 Service Unavailable"}});
+  auto out = h.run("PostToolUseFailure", "svc", {{"error", "MCP error -32000: Connection closed"}});
   CHECK(out.decision == hook::HookOutcome::Decision::allow);
+  CHECK(h.prober.calls == 0); // the client's framing is proof: nothing to ask
   CHECK(h.entry().unhealthy());
-  CHECK(h.entry().last_failure_code == state::FailureCode::http(503));
+  CHECK(h.entry().last_failure_code == state::FailureCode::transport());
   REQUIRE(out.additional_context);
-  CHECK(*out.additional_context ==
-        hook::messages::failed_and_marked_down({"svc", "", "503 Service Unavailable", state::FailureCode::http(503), 30'000}));
-  CHECK(h.logged("svc reported 503; marking server unhealthy (no reconnect command configured)"));
+  CHECK(*out.additional_context == hook::messages::failed_and_marked_down({"svc", "", "MCP error -32000: Connection closed",
+                                                                           state::FailureCode::transport(), 30'000}));
+  CHECK(h.logged("svc reported transport; marking server unhealthy (no reconnect command configured)"));
   CHECK_FALSE(h.logged("svc reconnect skipped: no reconnect command configured"));
+}
+
+TEST_CASE("a tool's own words of an outage do not mark a server that answers when asked", "[engine]") {
+  for (const std::string text : {"503 Service Unavailable", "upstream said: Connection closed", "socket hang up",
+                                 "fetching the issue: ECONNREFUSED 10.0.0.1:443"}) {
+    INFO(text);
+    Harness h;
+    auto out = h.run("PostToolUseFailure", "svc", {{"error", text}});
+    CHECK(out.decision == hook::HookOutcome::Decision::allow);
+    CHECK(h.prober.calls == 1);
+    CHECK_FALSE(h.entry_exists());
+    CHECK_FALSE(out.additional_context);
+  }
+}
+
+TEST_CASE("a tool's words of an outage are confirmed by a probe, and the probe's reason is what is kept", "[engine]") {
+  Harness h;
+  h.prober.results = {FakeProber::down("process exited before handshake (exit 1)")};
+  auto out = h.run("PostToolUseFailure", "svc", {{"error", "503 Service Unavailable: ghp_0123456789abcdefABCDEF"}});
+  CHECK(h.prober.calls == 1);
+  CHECK(h.entry().unhealthy());
+  CHECK(h.entry().last_error == "process exited before handshake (exit 1)");
+  REQUIRE(out.additional_context);
+  CHECK(out.additional_context->find("503 Service Unavailable") == std::string::npos);
+}
+
+TEST_CASE("a tool's words of an outage mark nothing when the server cannot be asked", "[engine]") {
+  Harness h;
+  h.prober.results = {probe::local_fault("spawn", EMFILE)};
+  auto out = h.run("PostToolUseFailure", "svc", {{"error", "ECONNREFUSED"}});
+  CHECK_FALSE(h.entry_exists());
+  CHECK(h.logged("svc failed with words that may be the tool's own (transport), and the server could not be asked ("));
 }
 
 TEST_CASE("a successful call restores an unhealthy server", "[engine]") {
   Harness h;
-  h.run("PostToolUseFailure", "svc", {{"error", "ECONNREFUSED"}});
+  h.run("PostToolUseFailure", "svc", {{"error", "MCP error -32000: Connection closed"}});
   REQUIRE(h.entry().unhealthy());
   h.run("PostToolUse");
   CHECK(h.entry().healthy());

@@ -177,10 +177,17 @@ TEST_CASE(
         gate::Asked::unknown);
 
   CHECK(gate::ask_after_failure(reading, true, false));
-  CHECK_FALSE(gate::ask_after_failure(reading, false, false)); // a local server: the text alone decides
+  CHECK_FALSE(gate::ask_after_failure(reading, false, false)); // a local server without a sign: nothing to confirm
   CHECK_FALSE(gate::ask_after_failure(reading, true, true));   // the policy says not to probe it
   reading.says = hook::FailureReading::Says::status;
-  CHECK_FALSE(gate::ask_after_failure(reading, true, false)); // the client gave the status
+  reading.code = state::FailureCode::http(503);
+  CHECK(gate::ask_after_failure(reading, true, false));  // a generic sign: it may be the tool's own words
+  CHECK(gate::ask_after_failure(reading, false, false)); // for a local server too
+  CHECK_FALSE(gate::is_proof(reading));
+  reading.wording = "Dynamic Client Registration rejected (HTTP 401)*";
+  CHECK(gate::is_proof(reading));
+  CHECK_FALSE(gate::ask_after_failure(reading, true, false)); // the client's own framing gave the status
+  CHECK_FALSE(gate::ask_after_failure(reading, false, false));
 }
 
 TEST_CASE("SessionStart refreshes what is missing or stale and names what is down, skipped servers left alone",

@@ -1,4 +1,5 @@
 #include <mcphealth/util/secret_url.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <catch2/catch.hpp>
@@ -88,19 +89,19 @@ TEST_CASE("text splits into its lines, a last one without a newline included", "
 }
 
 TEST_CASE("every URL in a text loses its credentials, wherever it stands", "[text]") {
-  CHECK(util::redact_urls("invalid URL: http://deploy:S3CR3T@127.0.0.1:99999/mcp") ==
+  CHECK(util::redact("invalid URL: http://deploy:S3CR3T@127.0.0.1:99999/mcp") ==
         "invalid URL: http://***@127.0.0.1:99999/mcp");
-  CHECK(util::redact_urls("a (https://u:p/w@h/x?token=abc) and ws://h/ok") == "a (https://***@h/x?token=***) and ws://h/ok");
-  CHECK(util::redact_urls("no url here") == "no url here");
-  CHECK(util::redact_urls("\"http://a:b@h\"") == "\"http://***@h\"");
+  CHECK(util::redact("a (https://u:p/w@h/x?token=abc) and ws://h/ok") == "a (https://***@h/x?token=***) and ws://h/ok");
+  CHECK(util::redact("no url here") == "no url here");
+  CHECK(util::redact("\"http://a:b@h\"") == "\"http://***@h\"");
   CHECK(util::SecretUrl("deploy:S3CR3T@h:1/mcp").shown() == "***@h:1/mcp");
   CHECK(util::SecretUrl("http://u:p@h/x").shown() == "http://***@h/x");
   CHECK(util::SecretUrl("http://u:p@h/x").for_transport() == "http://u:p@h/x");
 }
 
 TEST_CASE("userinfo without a scheme is redacted in a text too", "[text]") {
-  CHECK(util::redact_urls("connect ECONNREFUSED htp//deploy:pw@127.0.0.1:1/mcp") == "connect ECONNREFUSED ***@127.0.0.1:1/mcp");
-  CHECK(util::redact_urls("mail me@example.com at 10:30") == "mail me@example.com at 10:30");
+  CHECK(util::redact("connect ECONNREFUSED htp//deploy:pw@127.0.0.1:1/mcp") == "connect ECONNREFUSED ***@127.0.0.1:1/mcp");
+  CHECK(util::redact("mail me@example.com at 10:30") == "mail me@example.com at 10:30");
 }
 
 TEST_CASE("a command's token-like arguments are shown redacted", "[text]") {
@@ -116,4 +117,36 @@ TEST_CASE("two spellings of one URL are the same endpoint", "[text]") {
   CHECK(util::same_url("http://h/", "http://h"));
   CHECK_FALSE(util::same_url("http://h/MCP", "http://h/mcp"));
   CHECK_FALSE(util::same_url("http://h/a", "http://h/b"));
+}
+
+TEST_CASE("every credential shape the redactor knows is hidden and the text around it kept", "[text][redact]") {
+  for (const util::SecretShape& shape : util::secret_shapes()) {
+    INFO(shape.name << ": " << shape.example);
+    const std::string out = util::redact(shape.example);
+    CHECK(out.find(shape.secret) == std::string::npos);
+    CHECK(out.find("***") != std::string::npos);
+    // The words around it survive: the first word of the example is never the secret.
+    const std::string first(shape.example.substr(0, shape.example.find(' ')));
+    if (first.find(shape.secret) == std::string::npos) CHECK(out.rfind(first, 0) == 0);
+  }
+}
+
+TEST_CASE("text without credentials passes the redactor unchanged", "[text][redact]") {
+  for (const std::string text :
+       {"MCP error -32000: Connection closed", "spawn notes-mcp ENOENT", "PATH=/usr/bin:/bin is short",
+        "the token expired at 10:30", "Error POSTing to endpoint: Service temporarily down for maintenance",
+        "HTTP 503 Service Unavailable", "mail me@example.com at 10:30", "a monkey ate the keyboard",
+        R"({"status":503,"message":"overloaded"})"}) {
+    CHECK(util::redact(text) == text);
+  }
+}
+
+TEST_CASE("a secret name's value is hidden whether it is joined, spaced or quoted", "[text][redact]") {
+  CHECK(util::redact("GITHUB_TOKEN=ghp_x env") == "GITHUB_TOKEN=*** env");
+  CHECK(util::redact("DATABASE_PASSWORD=postgres://u:p@h/db") == "DATABASE_PASSWORD=***");
+  CHECK(util::redact("DB_URL=postgres://u:p@h/db") == "DB_URL=postgres://***@h/db");
+  CHECK(util::redact(R"({"token": "abc", "user": "x"})") == R"({"token": "***", "user": "x"})");
+  CHECK(util::redact("Authorization: Bearer abc.def") == "Authorization: Bearer ***");
+  CHECK(util::redact("X-Api-Key:sk_live_abcdefgh1") == "X-Api-Key:***");
+  CHECK(util::redact("--password hunter2") == "--password ***");
 }

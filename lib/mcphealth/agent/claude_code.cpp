@@ -24,20 +24,22 @@ using Says = hook::FailureReading::Says;
 // Claude Code's words for its servers' outages, seen in the real client driven offline (tests/cli/test_real_claude.sh
 // has a case for each row). The text carries no HTTP status for most of them: the hook asks the server.
 constexpr hook::ClientWording k_wordings[] = {
-    {"Claude Code 2.1.197", "is not connected", Says::transport,
+    {"Claude Code 2.1.197", "MCP server \"*\" is not connected", Says::transport,
      "a stdio server that exited between two calls and could not be restarted"},
     {"Claude Code 2.1.197", "MCP error -32000: Connection closed", Says::transport,
      "a stdio server that died during the call"},
-    {"Claude Code 2.1.197", "Unable to connect. Is the computer able to access the url?", Says::transport,
-     "an HTTP server refusing connections (stopped)"},
-    {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:", Says::http_unknown,
+    {"Claude Code 2.1.197", "*Unable to connect. Is the computer able to access the url?", Says::transport,
+     "an HTTP server refusing connections (stopped); 2.1.332 puts `ECONNREFUSED: ` before it"},
+    {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:*", Says::http_unknown,
      "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
-    {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response", Says::status,
+    {"Claude Code 2.1.197", "*HTTP 401: Invalid OAuth error response*", Says::status,
      "an HTTP server answering 401 without an OAuth error body"},
-    // 2.1.332 drops the prefix. Its other new texts carry their own signs: `Connection closed`, `ECONNREFUSED: ...`
-    // (the 2.1.197 text follows it), `503 Service Unavailable`, `Dynamic Client Registration rejected (HTTP 401)`.
-    {"Claude Code 2.1.332", "Error POSTing to endpoint:", Says::http_unknown,
+    // 2.1.332 drops the prefixes. Its `503 Service Unavailable` is a generic sign (the server is asked).
+    {"Claude Code 2.1.332", "Error POSTing to endpoint:*", Says::http_unknown,
      "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
+    {"Claude Code 2.1.332", "Connection closed", Says::transport, "a stdio server that died during the call"},
+    {"Claude Code 2.1.332", "Dynamic Client Registration rejected (HTTP 401)*", Says::status,
+     "an HTTP server refusing the client's token"},
 };
 
 class ClaudeDialect final : public Dialect {

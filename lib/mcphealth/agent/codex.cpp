@@ -212,7 +212,7 @@ protected:
 // closed`.
 constexpr hook::ClientWording k_wordings[] = {
     // Codex's own framing, not the bare words: a tool's error may say "Transport closed" of its own backend.
-    {"Codex CLI 0.171.0", "Caused by:\n    Transport closed", hook::FailureReading::Says::transport,
+    {"Codex CLI 0.171.0", "*Caused by:\n    Transport closed*", hook::FailureReading::Says::transport,
      "a stdio server that died during the call, or before it"},
 };
 

@@ -24,7 +24,7 @@ namespace {
 
 // Copilot CLI's words for its servers' outages, seen in the real program (tests/cli/test_real_copilot.sh).
 constexpr hook::ClientWording k_wordings[] = {
-    {"Copilot CLI 1.0.102", "MCP transport closed before the tool responded", hook::FailureReading::Says::transport,
+    {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*", hook::FailureReading::Says::transport,
      "a stdio server that died during the call"},
 };
 

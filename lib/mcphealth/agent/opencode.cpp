@@ -38,9 +38,9 @@ fs::path user_dir(const util::Environment& env) {
 constexpr hook::ClientWording k_wordings[] = {
     {"opencode 1.18.33", "MCP error -32000: Connection closed", Says::transport,
      "a stdio server that died during the call"},
-    {"opencode 1.18.33", "Unable to connect. Is the computer able to access the url?", Says::transport,
+    {"opencode 1.18.33", "*Unable to connect. Is the computer able to access the url?", Says::transport,
      "an HTTP server refusing connections"},
-    {"opencode 1.18.33", "Streamable HTTP error: Error POSTing to endpoint:", Says::http_unknown,
+    {"opencode 1.18.33", "Streamable HTTP error: Error POSTing to endpoint:*", Says::http_unknown,
      "an HTTP server answering 503 (the status is not in the text; the body follows)"},
 };
 

@@ -26,7 +26,7 @@ using Says = hook::FailureReading::Says;
 /// How Qwen Code words its servers' outages in PostToolUseFailure's `error` (0.24.4). A JSON-RPC error arrives as
 /// its message alone, which the generic signs read.
 constexpr hook::ClientWording k_wordings[] = {
-    {"Qwen Code 0.24.4", "MCP tool execution may have completed before the connection failed", Says::transport,
+    {"Qwen Code 0.24.4", "MCP tool execution may have completed before the connection failed*", Says::transport,
      "a stdio server that died during the call (no \"Connection closed\" is said)"},
 };
 

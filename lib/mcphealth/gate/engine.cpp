@@ -318,8 +318,15 @@ private:
     const config::Settings& s = m_ctx.server_settings(c, name);
     const bool remote =
         c != nullptr && c->resolved && std::holds_alternative<config::HttpServer>(c->resolved->transport);
-    const bool ask_server = ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
-    if (!ask_server && !reading.code) return carry_out(allow(event));
+    const bool can_ask = c != nullptr && c->resolved.has_value();
+    const bool ask_server = can_ask && ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
+    if (!ask_server && !is_proof(reading)) {
+      if (reading.code) {
+        m_ctx.log(name + " failed with words that may be the tool's own (" + reading.code->text() +
+                  "), and the server could not be asked; not marking it unhealthy");
+      }
+      return carry_out(allow(event));
+    }
     if (!reading.code) target = m_ctx.target(call);
 
     const util::EpochMs now = m_ctx.now();
@@ -349,7 +356,11 @@ private:
         m_ctx.log(c->tool_server + " failed a call but answered a probe right after (" + probe::kind_name(asked.kind) +
                   "); not marking it unhealthy");
       }
-      if (said == Asked::up || (said == Asked::unknown && !reading.code)) return carry_out(allow(event));
+      if (said == Asked::unknown && !is_proof(reading) && reading.code) {
+        m_ctx.log(name + " failed with words that may be the tool's own (" + reading.code->text() +
+                  "), and the server could not be asked (" + asked.reason + "); not marking it unhealthy");
+      }
+      if (said == Asked::up || (said == Asked::unknown && !is_proof(reading))) return carry_out(allow(event));
     }
     const state::FailureCode code = mark.code;
     util::EpochMs retry_at = 0;

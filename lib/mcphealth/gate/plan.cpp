@@ -2,6 +2,7 @@
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/state/outage.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::gate {
@@ -17,14 +18,16 @@ std::string BlockLine::with(const std::string& act) const {
 Plan allow(const std::string& event, std::optional<std::string> context) {
   Plan plan;
   plan.answer.event_name = event;
-  if (context) plan.answer.additional_context = util::cap_utf8(*context, k_max_model_text_bytes);
+  // Whatever the model reads passes the one redactor last: a server's or a tool's words may hold a secret.
+  if (context) plan.answer.additional_context = util::cap_utf8(util::redact(*context), k_max_model_text_bytes);
   return plan;
 }
 
 Plan block(const std::string& event, BlockLine line, std::string for_model) {
   Plan plan = allow(event);
   plan.answer.decision = HookOutcome::Decision::block;
-  plan.answer.reason = util::cap_utf8(std::string(messages::k_block_lead) + for_model, k_max_model_text_bytes);
+  plan.answer.reason =
+      util::cap_utf8(util::redact(std::string(messages::k_block_lead) + for_model), k_max_model_text_bytes);
   plan.block_line = std::move(line);
   return plan;
 }
@@ -196,8 +199,14 @@ AfterSuccess after_success(const state::ServerEntry& entry, util::EpochMs now, s
   return AfterSuccess::nothing;
 }
 
+bool is_proof(const hook::FailureReading& reading) { return reading.code.has_value() && !reading.wording.empty(); }
+
 bool ask_after_failure(const hook::FailureReading& reading, bool remote, bool probe_skipped) {
-  return remote && reading.says != hook::FailureReading::Says::status && !probe_skipped;
+  if (probe_skipped) return false;
+  // A remote server is cheap to ask: asked unless the client's own framing gave the status.
+  if (remote) return !is_proof(reading) || reading.says != hook::FailureReading::Says::status;
+  // A stdio server is asked only when generic words in the text are all there is: they may be the tool's own.
+  return reading.code.has_value() && !is_proof(reading);
 }
 
 namespace {

@@ -111,8 +111,14 @@ AfterSuccess after_success(const state::ServerEntry& entry, util::EpochMs now, s
 
 // --- PostToolUseFailure
 
-/// Whether a failed call's server is asked (probed) before it is marked: only a remote server whose failure text
-/// gave no status (or no sign at all) and which the policy lets be probed.
+/// Whether a failure reading is proof that the server is in trouble: a sign in the client's own framing of the
+/// failure (a row of its dialect's wordings). Generic signs (`ECONNREFUSED`, `503`, `Connection closed` amid other
+/// text) are not: a tool's error may quote any words of a third party's.
+bool is_proof(const hook::FailureReading& reading);
+
+/// Whether a failed call's server is asked (probed) before it is marked, when the policy lets it be probed: a
+/// remote server unless the client's framing gave the status; a stdio server when the text shows generic signs
+/// only. A server that is not asked is marked only on proof.
 bool ask_after_failure(const hook::FailureReading& reading, bool remote, bool probe_skipped);
 
 /// What a probe right after a failed call said.

@@ -2,6 +2,7 @@
 
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cctype>
 #include <initializer_list>
@@ -182,8 +183,9 @@ std::string_view failure_says_name(Says says) {
 
 FailureReading read_failure(std::string_view text, const json::object* tool_input, std::span<const ClientWording> wordings) {
   FailureReading reading;
+  const std::string whole = util::trim(text);
   for (const ClientWording& w : wordings) {
-    if (text.find(w.text) == std::string_view::npos) continue;
+    if (!util::glob_match(w.text, whole)) continue;
     reading.says = w.says;
     reading.wording = w.text;
     if (w.says == Says::transport) reading.code = state::FailureCode::transport();

@@ -42,16 +42,21 @@ struct FailureReading {
 std::string_view failure_says_name(FailureReading::Says says);
 
 /// One way an MCP client words a failure of its server, learned from the real client. Each agent's dialect keeps
-/// its own (agent::Dialect::failure_wordings; docs/hook.md's outage table is Claude Code's).
+/// its own (agent::Dialect::failure_wordings; docs/hook.md's outage table is Claude Code's). Only this framing is
+/// proof of an outage: a tool's own error text may hold any words (an issue body, a fetched page), so generic signs
+/// are confirmed by asking the server.
 struct ClientWording {
   std::string_view client;  // `Claude Code 2.1.197`
-  std::string_view text;    // what the error starts with or contains (case-sensitive, as the client writes it)
+  /// The whole failure text as the client frames it, `*` standing for any run of characters (the server's name, a
+  /// body that follows): `MCP server "*" is not connected`. Case-sensitive, matched against the trimmed text.
+  std::string_view text;
   FailureReading::Says says;
   std::string_view seen_in; // the outage it came from
 };
 
 /// Reads a failure: the client's own `wordings` first (they are about the server, whatever the input), then the
 /// generic signs of classify_failure, which do not count when the host or URL they concern stands in `tool_input`.
+/// A reading from generic signs has an empty `wording`: it is a lead, not proof.
 FailureReading read_failure(std::string_view text, const boost::json::object* tool_input,
                             std::span<const ClientWording> wordings);
 

@@ -1,6 +1,7 @@
 #include <mcphealth/hook/messages.hpp>
 
 #include <mcphealth/state/outage.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::hook::messages {
@@ -9,7 +10,7 @@ namespace {
 
 /// A reason fit for one sentence: its last meaningful line, at most 160 bytes.
 std::string short_reason(const std::string& reason) {
-  std::string line = util::redact_urls(util::last_meaningful_line(reason));
+  std::string line = util::redact(util::last_meaningful_line(reason));
   if (line.size() > 160) line = util::cap_utf8(line, 157) + "...";
   return line;
 }

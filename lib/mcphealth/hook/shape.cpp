@@ -1,10 +1,12 @@
 #include <mcphealth/hook/shape.hpp>
 
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <fcntl.h>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace mcphealth::hook {
@@ -53,21 +55,6 @@ void walk(const json::object& o, const std::string& prefix, int depth, std::set<
   }
 }
 
-/// `text` with its URLs and its token-like words (and an option's credential value) as `***`.
-std::string redacted(std::string_view text) {
-  std::vector<std::string> words;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == ' ') {
-      words.emplace_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  std::string out;
-  for (const std::string& w : util::redact_args(words)) out += (out.empty() ? "" : " ") + w;
-  return out;
-}
-
 } // namespace
 
 std::string payload_shape(std::string_view agent, const HookInput& input) {
@@ -79,15 +66,19 @@ std::string payload_shape(std::string_view agent, const HookInput& input) {
   json::object line{{"agent", agent}, {"fields", std::move(names)}};
   auto event = input.payload.if_contains("hook_event_name");
   line["event"] = event && event->is_string() ? json::value(event->get_string()) : json::value(nullptr);
-  if (!error.empty()) line["error"] = util::valid_utf8(util::cap_utf8(redacted(error), 400));
+  if (!error.empty()) line["error"] = util::valid_utf8(util::cap_utf8(util::redact(error), 400));
   return json::serialize(line) + "\n";
 }
 
 void capture_shape(const std::filesystem::path& file, std::string_view agent, const HookInput& input) {
   const std::string line = payload_shape(agent, input);
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  // The state file's rules: never through a link, never blocking on a FIFO, into a regular file only.
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
   if (fd < 0) return;
-  [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  }
   ::close(fd);
 }
 

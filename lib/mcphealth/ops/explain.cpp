@@ -8,6 +8,7 @@
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>

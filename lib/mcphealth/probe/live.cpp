@@ -3,6 +3,7 @@
 #include <mcphealth/probe/probe.hpp>
 
 #include <mcphealth/http/client.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::probe {
@@ -10,7 +11,7 @@ namespace mcphealth::probe {
 ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeSpec& spec) {
   // A server's own error may quote a URL whole, credentials and all: no reason leaves the probe with one.
   ProbeResult r = probe_transport(server, spec);
-  r.reason = util::redact_urls(r.reason);
+  r.reason = util::redact(r.reason);
   return r;
 }
 

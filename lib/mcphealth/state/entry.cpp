@@ -2,6 +2,7 @@
 
 #include <mcphealth/state/fields.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
@@ -58,7 +59,8 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.last_restored_at = util::get_epoch_ms(obj, field::last_restored_at);
   e.down_since = util::get_epoch_ms(obj, field::down_since);
   e.failure_count = clamp_failure_count(util::get_int(obj, field::failure_count).value_or(0));
-  e.last_error = util::get_string(obj, field::last_error);
+  // Redacted on read too: a file written by the JS hook or an older mcphealth may hold a secret in it.
+  if (auto error = util::get_string(obj, field::last_error)) e.last_error = util::redact(*error);
   e.last_failure_code = FailureCode::from_json(obj.if_contains(field::last_failure_code));
   e.source = util::get_string(obj, field::source);
   if (auto by = util::get_string(obj, field::restored_by)) e.restored_by = restored_by_from_name(*by);
@@ -68,7 +70,7 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
 json::object ProbeDetails::to_json() const {
   // Every string a server chose is capped here, on write: a 16 MiB serverInfo.name would make every later read of
   // the state file (each cache hit) parse it.
-  auto capped = [](const std::string& s) { return util::cap_utf8(s, k_max_server_string_bytes); };
+  auto capped = [](const std::string& s) { return util::cap_utf8(util::redact(s), k_max_server_string_bytes); };
   json::object o;
   o[field::probe_kind] = kind;
   o[field::latency_ms] = latency_ms;
@@ -206,7 +208,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
     if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > mark.now) {
       entry[field::checked_at] = mark.now;
       entry[field::expires_at] = mark.now;
-      entry[field::last_error] = util::cap_utf8(util::redact_urls(mark.error), k_max_error_bytes);
+      entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
       entry[field::last_failure_code] = mark.code.to_json();
       if (mark.probe) entry[field::probe] = mark.probe->to_json();
       return;
@@ -223,7 +225,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   // The first failure in a row starts the outage; later ones keep its start (an entry another writer made without
   // one stays without: that start is unknown).
   if (failures == 1) entry[field::down_since] = mark.now;
-  entry[field::last_error] = util::cap_utf8(util::redact_urls(mark.error), k_max_error_bytes);
+  entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
   entry[field::last_failure_code] = mark.code.to_json();
   if (mark.source || !entry.contains(field::source)) entry[field::source] = optional_string(mark.source);
   if (!entry.contains(field::last_restored_at)) entry[field::last_restored_at] = nullptr;

@@ -3,7 +3,9 @@
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/unique_fd.hpp>
 
@@ -11,7 +13,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,10 +65,19 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
+/// A history file is never larger than this (rotation keeps it near k_history_max_bytes; a writer may pass it by a
+/// line or two): a larger one is not a history, and is not read.
+constexpr std::size_t k_history_read_limit = 4 * k_history_max_bytes;
+
 void read_lines(const fs::path& path, util::EpochMs since, History& out) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
+  // read_file opens without blocking and reads regular files only, within a bound: a FIFO or /dev/zero is refused.
+  const auto bytes = util::read_file(path, k_history_read_limit);
+  if (!bytes) {
+    if (!bytes.error().is(util::ReadFailure::missing))
+      out.unread_files.push_back(path.string() + ": " + bytes.error().message);
+    return;
+  }
+  for (const std::string& line : util::split_lines(*bytes)) {
     if (line.empty()) continue;
     const auto parsed = util::parse_json(line);
     const json::object* obj = parsed ? parsed->if_object() : nullptr;
@@ -102,7 +112,7 @@ json::object HistoryEvent::to_json() const {
   o[k_kind] = history_kind_name(kind);
   o[k_server] = server;
   if (!by.empty()) o[k_by] = by;
-  if (!text.empty()) o[k_text] = util::cap_utf8(text, k_history_text_bytes);
+  if (!text.empty()) o[k_text] = util::cap_utf8(util::redact(text), k_history_text_bytes);
   if (!code.empty()) o[k_code] = code;
   if (!event.empty()) o[k_event] = event;
   return o;
@@ -115,7 +125,7 @@ std::optional<HistoryEvent> HistoryEvent::from_json(const json::object& obj) {
   if (!at || !kind || !server) return std::nullopt;
   HistoryEvent e{.at = *at, .kind = *kind, .server = *server};
   e.by = util::get_string(obj, k_by).value_or("");
-  e.text = util::get_string(obj, k_text).value_or("");
+  e.text = util::redact(util::get_string(obj, k_text).value_or(""));
   e.code = util::get_string(obj, k_code).value_or("");
   e.event = util::get_string(obj, k_event).value_or("");
   return e;
@@ -159,11 +169,15 @@ std::optional<std::string> append_history(const fs::path& state_path, const std:
   // the old file open would otherwise send its line into the rotated file, or lose the rotated file to a second
   // rotation. A writer that finds the path names another file now reopens it.
   for (int attempt = 0; attempt < 3; ++attempt) {
-    util::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    // O_NONBLOCK: a FIFO at the path would hold the hook until the agent's timeout; it is refused below.
+    util::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600));
     if (!fd.valid()) return fail("cannot open");
     if (::flock(fd.get(), LOCK_EX) != 0) return fail("cannot lock");
     struct stat held {}, named {};
     if (::fstat(fd.get(), &held) != 0) return fail("cannot stat");
+    if (!S_ISREG(held.st_mode)) {
+      return "history " + path.string() + ": not a regular file; line not written";
+    }
     if (::stat(path.c_str(), &named) != 0 || named.st_ino != held.st_ino || named.st_dev != held.st_dev) continue;
     if (static_cast<std::uintmax_t>(held.st_size) >= k_history_max_bytes) {
       if (std::rename(path.c_str(), rotated_history_path(state_path).c_str()) != 0) return fail("cannot rotate");

@@ -79,6 +79,9 @@ struct History {
   std::vector<HistoryEvent> events;
   /// Lines that did not read as history (cut by a crash mid-write, or edited).
   std::size_t unreadable = 0;
+  /// Files that were not read at all, with why (not a regular file, larger than any history grows): the state
+  /// file's rules, so a FIFO or a link to /dev/zero cannot hang a reader.
+  std::vector<std::string> unread_files = {};
 };
 
 /// The history of `state_path` from `since` on (the rotated file first); an absent file is an empty history.

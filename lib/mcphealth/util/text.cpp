@@ -152,28 +152,6 @@ std::string redact_url(std::string_view url) {
   return out;
 }
 
-namespace {
-
-/// Whether an option's name (without its dashes) names a credential.
-bool secret_option(std::string_view name) {
-  std::string lower;
-  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (std::string_view word : {"token", "key", "secret", "password", "passwd", "auth", "credential"}) {
-    if (lower.find(word) != std::string::npos) return true;
-  }
-  return false;
-}
-
-/// Whether a word is shaped like a well-known token.
-bool token_shaped(std::string_view word) {
-  for (std::string_view prefix : {"ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "sk-", "xoxb-", "xoxp-", "glpat-"}) {
-    if (word.size() > prefix.size() + 8 && word.substr(0, prefix.size()) == prefix) return true;
-  }
-  return false;
-}
-
-} // namespace
-
 bool same_url(std::string_view a, std::string_view b) {
   auto normal = [](std::string_view url) {
     std::string out(url);
@@ -187,60 +165,6 @@ bool same_url(std::string_view a, std::string_view b) {
     return out;
   };
   return normal(a) == normal(b);
-}
-
-std::vector<std::string> redact_args(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  bool value_next = false;
-  for (const std::string& a : args) {
-    const bool option = a.size() > 1 && a[0] == '-';
-    if (value_next && !option) {
-      out.emplace_back("***");
-      value_next = false;
-      continue;
-    }
-    value_next = false;
-    const std::string_view name = std::string_view(a).substr(0, a.find('=')).substr(a.rfind("--", 0) == 0 ? 2 : 1);
-    if (option && a.find('=') != std::string::npos && secret_option(name)) {
-      out.push_back(a.substr(0, a.find('=') + 1) + "***");
-    } else if (token_shaped(a)) {
-      out.emplace_back("***");
-    } else {
-      value_next = option && a.find('=') == std::string::npos && secret_option(name);
-      out.push_back(redact_urls(a));
-    }
-  }
-  return out;
-}
-
-std::string redact_urls(std::string_view text) {
-  auto is_delim = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' ||
-           c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',';
-  };
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    if (is_delim(text[i])) {
-      out += text[i++];
-      continue;
-    }
-    std::size_t end = i;
-    while (end < text.size() && !is_delim(text[end])) ++end;
-    const std::string_view token = text.substr(i, end - i);
-    const std::size_t at = token.rfind('@');
-    if (token.find("://") != std::string_view::npos) {
-      out += redact_url(token);
-    } else if (at != std::string_view::npos && token.substr(0, at).find(':') != std::string_view::npos) {
-      // `user:password@host` without a scheme (a URL typed wrong, quoted by a client).
-      out += "***@";
-      out.append(token.substr(at + 1));
-    } else {
-      out.append(token);
-    }
-    i = end;
-  }
-  return out;
 }
 
 namespace {

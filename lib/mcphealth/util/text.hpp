@@ -35,19 +35,9 @@ std::string valid_utf8(std::string_view text);
 /// Text that is not a URL is returned as it is.
 std::string redact_url(std::string_view url);
 
-/// A command's arguments fit to show: URLs redacted (redact_urls), the value of an option whose name looks like a
-/// credential's (`--access-token=…`, `--api-key …`, `--password`, `-p`… not: only names holding token, key,
-/// secret, password, passwd, auth or credential) as `***`, and a word shaped like a known token (`ghp_…`,
-/// `github_pat_…`, `sk-…`, `xox…-`) as `***`.
-std::vector<std::string> redact_args(const std::vector<std::string>& args);
-
 /// Whether two URLs name one endpoint as a client compares them: the scheme and host in any case, a trailing `/`
 /// or none (`HTTP://H/mcp/` is `http://h/mcp`).
 bool same_url(std::string_view a, std::string_view b);
-
-/// `text` with every URL in it (a run of non-space characters around `://`) redact_url'ed: for texts from outside
-/// that may quote a URL whole (a server's error, a client's failure text), before they are stored or shown.
-std::string redact_urls(std::string_view text);
 
 /// The candidate `word` most likely meant, for "did you mean" in usage errors: the one candidate it starts (3
 /// characters or more), else the closest by edit distance if close enough (at most 2 edits, or a third of the
