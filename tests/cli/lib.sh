@@ -28,6 +28,19 @@ start_fixture() {
   HTTP_PORT=$(cat "$port_file")
 }
 
+# svc_answers_http STATUS [ARGS...]: `svc` is a project server over HTTP answering every request with STATUS (an
+# HTTP fixture started with ARGS): a failed call's generic words about it are confirmed by asking it.
+svc_answers_http() {
+  local status=$1
+  shift
+  start_http --status "$status" "$@"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}}}"
+}
+
+# The client's own framing of a stdio server that died during a call (Claude Code 2.1.197): proof, unlike generic
+# words, which may be a tool's own.
+CLIENT_CLOSED='MCP error -32000: Connection closed'
+
 # free_port: a loopback port with nothing listening on it.
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 

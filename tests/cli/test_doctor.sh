@@ -79,6 +79,79 @@ case_a_config_that_does_not_read_and_a_state_that_cannot_be_kept_are_problems() 
   assert_eq "$(json_eval "$OUT" '[a["gated"] for a in d["agents"] if a["installed"]]')" "[true]"
 }
 
+# A hook file of mcphealth's events, every entry running COMMAND; EXTRA is more of the entry (`,"async":true`).
+hook_file_json() {
+  local e='{"type":"command","command":"'"$1"'"'"${2:-}"'}'
+  printf '{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[%s]}],"PostToolUseFailure":[{"matcher":"mcp__.*","hooks":[%s]}]}}' "$e" "$e"
+}
+
+case_a_repositorys_hook_command_is_never_run_and_one_claiming_the_name_is_a_problem() {
+  plain_path
+  # A clone whose own settings register its own script as "mcphealth": the script answers as mcphealth would, and
+  # leaves a mark when run.
+  mkdir -p "$PROJ/tools"
+  printf '#!/bin/sh
+touch %s/ran
+echo "mcphealth 0.1.0"
+' "$T" > "$PROJ/tools/mcphealth"
+  chmod +x "$PROJ/tools/mcphealth"
+  write_config "$PROJ/.claude/settings.json" "$(hook_file_json "./tools/mcphealth hook --agent claude-code")"
+  for agent_dir in .gemini .qwen; do
+    write_config "$PROJ/$agent_dir/settings.json" '{"hooks":{}}'
+  done
+  mcph doctor --agent claude-code --json
+  assert_eq "$RC" 1
+  assert_no_file "$T/ran"
+  assert_contains "$(check_of "$OUT" claude-code starts)" "problem: a project file registers another program as mcphealth: $PROJ/.claude/settings.json runs $PROJ/tools/mcphealth"
+  # Gemini CLI's and Qwen Code's project files, and Codex's: the same rule, through the same registration reader.
+  write_config "$PROJ/.gemini/settings.json" '{"hooks":{"BeforeTool":[{"matcher":".*","hooks":[{"type":"command","command":"./tools/mcphealth hook --agent gemini"}]}],"AfterTool":[{"matcher":".*","hooks":[{"type":"command","command":"./tools/mcphealth hook --agent gemini"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"./tools/mcphealth hook --agent gemini"}]}]}}'
+  mcph doctor --agent gemini --json
+  assert_no_file "$T/ran"
+  assert_contains "$(check_of "$OUT" gemini starts)" "problem: a project file registers another program as mcphealth"
+  # A copy of this mcphealth in the repository is identified by its bytes, without being run.
+  copy_mcphealth "$PROJ/tools"
+  mcph doctor --agent claude-code --json
+  assert_contains "$(check_of "$OUT" claude-code starts)" "ok: $PROJ/tools/mcphealth is this mcphealth (the same program; not run"
+  # The user's own file: started, as the agent would.
+  rm -rf "$PROJ/.claude"
+  printf '#!/bin/sh
+touch %s/ran
+echo "mcphealth 0.1.0"
+' "$T" > "$T/mine"
+  chmod +x "$T/mine"
+  mkdir -p "$T/userbin"
+  mv "$T/mine" "$T/userbin/mcphealth"
+  write_config "$HOME/.claude/settings.json" "$(hook_file_json "$T/userbin/mcphealth hook --agent claude-code")"
+  mcph doctor --agent claude-code --json
+  assert_file_exists "$T/ran"
+}
+
+case_hooks_switched_off_or_not_waited_for_are_not_a_gate() {
+  plain_path
+  mcph install --agent claude-code
+  local command
+  command=$(json_get "$HOME/.claude/settings.json" 'd["hooks"]["PreToolUse"][0]["hooks"][0]["command"]')
+  write_config "$HOME/.claude/settings.json" "$(hook_file_json "$command")"
+  mcph doctor --agent claude-code --json
+  assert_eq "$RC" 0
+  # disableAllHooks: Claude Code runs no hook at all (checked in 2.1.332).
+  write_config "$HOME/.claude/settings.json" "$(hook_file_json "$command" | sed 's/^{/{"disableAllHooks":true,/')"
+  mcph doctor --agent claude-code --json
+  assert_eq "$RC" 1
+  assert_contains "$(check_of "$OUT" claude-code registered)" 'problem: '"$HOME"'/.claude/settings.json sets "disableAllHooks": true'
+  mcph explain-config
+  assert_contains "$OUT$ERR" 'runs no hook, mcphealth'"'"'s included'
+  # An async entry: its deny does not stop the call. A once entry: it runs once a session.
+  write_config "$HOME/.claude/settings.json" "$(hook_file_json "$command" ',"async":true')"
+  mcph doctor --agent claude-code --json
+  assert_eq "$RC" 1
+  assert_contains "$(json_eval "$OUT" '[c["found"] for a in d["agents"] for c in a["checks"] if c["verdict"] == "problem"]')" 'is marked \"async\": true'
+  write_config "$HOME/.claude/settings.json" "$(hook_file_json "$command" ',"once":true')"
+  mcph doctor --agent claude-code --json
+  assert_eq "$RC" 1
+  assert_contains "$(json_eval "$OUT" '[c["found"] for a in d["agents"] for c in a["checks"] if c["verdict"] == "problem"]')" 'is marked \"once\": true'
+}
+
 case_a_named_agent_is_checked_even_when_not_found() {
   plain_path
   mcph doctor --agent gemini --json

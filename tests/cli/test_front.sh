@@ -69,10 +69,10 @@ case_the_front_alone_answers_a_cache_hit_a_non_mcp_call_and_the_status_line() {
 case_a_call_handed_on_arrives_whole() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   local blob; blob=$(head -c 200000 /dev/zero | tr '\0' x)
-  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__svc__do_thing\",\"tool_input\":{\"blob\":\"$blob\"},\"cwd\":\"$PROJ\",\"error\":\"MCP error -32000: Connection closed at the end\"}"
+  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__svc__do_thing\",\"tool_input\":{\"blob\":\"$blob\"},\"cwd\":\"$PROJ\",\"error\":\"MCP error -32000: Connection closed\"}"
   assert_eq "$RC" 0
   assert_eq "$(entry_field svc status)" unhealthy "the failure at the payload's end was read"
-  assert_contains "$(entry_field svc lastError)" "Connection closed at the end"
+  assert_contains "$(entry_field svc lastError)" "MCP error -32000: Connection closed"
   # Cut: the front reads 64 bytes and hands on; the full binary finds it cut too, and says so once.
   export ECC_HOOK_INPUT_MAX_BYTES=64
   hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__big_tool\",\"tool_input\":{\"blob\":\"$blob\"}}" --agent claude-code

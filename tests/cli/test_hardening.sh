@@ -235,9 +235,25 @@ case_status_numbers_in_ordinary_text_mark_nothing() {
     assert_eq "$OUT" "" "nothing said for: $text"
   done
   [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" '[v.get("status") for v in d["servers"].values()]')" '[]'
+  # A status where a status is reported is a lead: the server is asked, and it answers, so nothing is marked.
   hook "$(post_failure_payload svc "Request failed with status code 503")"
-  assert_contains "$OUT" "failing on its side (HTTP 503)"
-  assert_contains "$ERR" "svc reported 503"
+  assert_contains "$ERR" "svc failed a call but answered a probe right after"
+  assert_eq "$OUT" ""
+}
+
+case_a_tools_own_words_of_an_outage_never_take_a_healthy_server_down() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  local text
+  for text in "Connection closed by the remote host in issue #12" "socket hang up" "ECONNREFUSED 10.1.2.3:443" \
+              "503 Service Unavailable" "upstream said: Connection closed"; do
+    hook "$(post_failure_payload svc "$text")"
+    assert_eq "$OUT" "" "nothing said to the model for: $text"
+    assert_contains "$ERR" "answered a probe right after" "the server was asked for: $text"
+  done
+  [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" '[v.get("status") for v in d["servers"].values() if v.get("status") == "unhealthy"]')" '[]'
+  # A session starting later hears nothing of those words.
+  hook "$(printf '{"hook_event_name":"SessionStart","source":"startup","cwd":"%s"}' "$PROJ")"
+  assert_not_contains "$OUT" "Connection closed"
 }
 
 case_huge_retry_after_is_capped_at_an_hour() {
@@ -274,10 +290,9 @@ case_status_of_an_unreadable_state_is_an_error() {
 case_context_never_claims_a_mark_that_was_not_written() {
   printf 'x' >"$T/file"
   export MCPHEALTH_STATE_PATH="$T/file/state.json"
-  hook "$(post_failure_payload svc "503 Service Unavailable")"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_not_contains "$OUT" "blocked"
-  assert_contains "$OUT" "failing on its side (HTTP 503)"
-  assert_contains "$OUT" "Give it a few minutes before trying it again."
+  assert_contains "$OUT" "is not answering"
 }
 
 case_only_http_and_https_urls_are_probed() {

@@ -5,12 +5,12 @@ source "$(dirname "$0")/lib.sh"
 case_parallel_hooks_lose_no_update() {
   local pids=()
   for i in $(seq 1 32); do
-    post_failure_payload "svc$i" 'HTTP 503' | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
+    post_failure_payload "svc$i" "$CLIENT_CLOSED" | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
   assert_eq "$(json_get "$(STATE)" 'len(d["servers"])')" "32" "servers recorded by 32 parallel hooks"
-  assert_eq "$(json_get "$(STATE)" 'sorted(v["lastFailureCode"] for v in d["servers"].values()) == [503]*32')" "true"
+  assert_eq "$(json_get "$(STATE)" 'sorted(v["lastFailureCode"] for v in d["servers"].values()) == ["transport"]*32')" "true"
 }
 
 case_a_cold_folder_burst_loses_no_failure_mark() {

@@ -178,7 +178,7 @@ case_bad_option_allows_the_call() {
 }
 
 case_event_read_from_payload_alone() {
-  hook "$(post_failure_payload svc 'connect ECONNREFUSED 127.0.0.1:9')"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_eq "$RC" 0
   assert_contains "$ERR" "svc reported transport; marking server unhealthy (no reconnect command configured)"
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "transport"

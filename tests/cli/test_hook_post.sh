@@ -3,6 +3,7 @@
 source "$(dirname "$0")/lib.sh"
 
 case_failure_marks_unhealthy_and_tells_the_model() {
+  svc_answers_http 503
   hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
   assert_eq "$RC" 0
   # No reconnect command: none is announced, and none is said to be skipped.
@@ -11,7 +12,8 @@ case_failure_marks_unhealthy_and_tells_the_model() {
   assert_not_contains "$ERR" "reconnect skipped"
   assert_eq "$(entry_field svc status)" "unhealthy"
   assert_eq "$(entry_field svc lastFailureCode)" "503"
-  assert_eq "$(entry_field svc lastError)" "Error: 503 Service Unavailable from upstream"
+  # What the server answered when asked, not the tool's words.
+  assert_not_contains "$(entry_field svc lastError)" "from upstream"
   assert_eq "$(json_eval "$OUT" 'd["hookSpecificOutput"]["hookEventName"]')" "PostToolUseFailure"
   local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')
   assert_contains "$context" 'The MCP server "svc" is failing on its side (HTTP 503).'
@@ -20,11 +22,15 @@ case_failure_marks_unhealthy_and_tells_the_model() {
 }
 
 case_each_failure_class_is_recognised() {
+  # Generic words are a lead, not proof: each is read as its class, and the server is asked (here it has no
+  # definition, so nothing is marked).
   local text code
   while IFS='|' read -r text code; do
     rm -f "$(STATE)"
-    hook "$(post_failure_payload svc "$text")"
-    assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "$code" "class of [$text]"
+    hook "$(post_failure_payload svc "$text")" -v
+    assert_contains "$ERR" "($code)" "class of [$text]"
+    assert_contains "$ERR" "svc failed with words that may be the tool's own ($code)" "[$text] is a lead"
+    [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" 'list(d.get("servers", {}))')" "[]" "nothing marked for [$text]"
   done <<'EOF2'
 HTTP 401 Unauthorized|401
 Authentication expired for token|401
@@ -56,13 +62,14 @@ case_interrupt_is_ignored() {
 
 case_failure_text_from_nested_fields() {
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","tool_output":{"stderr":"upstream said: HTTP 429"}}'
-  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastFailureCode"]')" "429"
+  assert_contains "$ERR" "svc failed with words that may be the tool's own (429)"
   # The model's arguments are never the failure's text: a tool taking an `error` argument says nothing of its server.
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc2__x","tool_input":{"error":"HTTP 503"},"error":"MCP error -32602: Invalid params"}'
   assert_eq "$(json_get "$(STATE)" 'd["servers"].get("svc2", {}).get("lastFailureCode")')" null
 }
 
 case_rate_limit_never_reconnects() {
+  svc_answers_http 429 --retry-after 60
   export ECC_MCP_RECONNECT_COMMAND="touch $T/reconnected"
   hook "$(post_failure_payload svc '429 Too Many Requests')"
   # Said once, and no "attempting reconnect" followed by "reconnect skipped".
@@ -78,14 +85,14 @@ case_rate_limit_never_reconnects() {
 
 case_reconnect_failure_is_reported() {
   export ECC_MCP_RECONNECT_COMMAND="echo 'pm2: process not found' >&2; exit 1"
-  hook "$(post_failure_payload svc 'HTTP 503')"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_contains "$ERR" "[MCPHealthCheck] svc reconnect failed: pm2: process not found"
   assert_contains "$OUT" "additionalContext"
 }
 
 case_reconnect_without_definition_cannot_reprobe() {
   export ECC_MCP_RECONNECT_COMMAND="true"
-  hook "$(post_failure_payload svc 'HTTP 503')"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_contains "$ERR" "[MCPHealthCheck] svc reconnect completed but no config was available for a follow-up probe"
 }
 
@@ -111,7 +118,7 @@ case_reconnect_restores_server() {
 case_injection_through_server_field_runs_nothing() {
   export ECC_MCP_RECONNECT_COMMAND="echo {server} > $T/named"
   local evil="x;touch $T/pwned"
-  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"WebFetch\",\"tool_input\":{\"server\":\"$evil\"},\"error\":\"HTTP 503\"}"
+  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"WebFetch\",\"tool_input\":{\"server\":\"$evil\"},\"error\":\"$CLIENT_CLOSED\"}"
   assert_eq "$RC" 0
   assert_no_file "$T/pwned"
   assert_no_file "$T/named"

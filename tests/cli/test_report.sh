@@ -46,11 +46,11 @@ case_an_outage_is_told_with_its_blocked_calls_and_what_the_model_read() {
 }
 
 case_an_open_outage_exits_1_and_says_still_down() {
-  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   mcph report
   assert_eq "$RC" 1
   assert_contains "$OUT" "still down"
-  assert_contains "$OUT" "why: Error: 503 Service Unavailable from upstream"
+  assert_contains "$OUT" "why: $CLIENT_CLOSED"
   # reset ends it, and says so
   mcph reset svc
   mcph report --json
@@ -77,7 +77,7 @@ with open(sys.argv[1], "w") as f:
         f.write(line + "\n")
 PYEOF
   local old_size; old_size=$(stat -c %s "$(HISTORY)")
-  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_eq "$(stat -c %s "$(STATE).history.1.jsonl")" "$old_size" "the full file moved aside whole"
   assert_eq "$(line_count "$(HISTORY)")" 1 "the new file holds the new line alone"
   assert_contains "$(cat "$(HISTORY)")" '"kind":"down"'
@@ -102,7 +102,7 @@ case_a_cache_hit_writes_no_history_and_a_cut_line_is_passed_over() {
   assert_eq "$(stat -c %Y.%s "$(STATE)")" "$before"
   assert_no_file "$(HISTORY)"
   printf '{"at":1,"kind":"do' > "$(HISTORY)"
-  hook "$(post_failure_payload svc 'Error: 503 Service Unavailable from upstream')"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   mcph report --since 2d --json
   assert_eq "$(json_eval "$OUT" 'd["unreadableLines"]')" 1
   assert_contains "$ERR" "did not read as history"

@@ -96,7 +96,7 @@ case_reset_racing_parallel_hooks_loses_no_update() {
   seed_state "{\"version\":1,\"servers\":{$servers}}"
   local pids=()
   for i in $(seq 1 16); do
-    post_failure_payload "new$i" 'HTTP 503' | "$MCPHEALTH_BIN" hook >/dev/null 2>&1 &
+    post_failure_payload "new$i" "$CLIENT_CLOSED" | "$MCPHEALTH_BIN" hook >/dev/null 2>&1 &
     pids+=($!)
     "$MCPHEALTH_BIN" reset "old$i" >/dev/null 2>&1 &
     pids+=($!)

@@ -146,7 +146,7 @@ case_warns_about_entries_no_longer_defined() {
 
 case_a_failed_call_to_a_name_no_folder_defines_does_not_turn_status_red() {
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"kept":{"command":"true"}}}'
-  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__nosuch__x\",\"error\":\"connect ECONNREFUSED 127.0.0.1:9\",\"cwd\":\"$PROJ\"}"
+  hook "{\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"mcp__nosuch__x\",\"error\":\"$CLIENT_CLOSED\",\"cwd\":\"$PROJ\"}"
   assert_eq "$(entry_field nosuch status)" unhealthy "the hook still remembers the failure (it blocks the name's next call)"
   mcph status
   assert_eq "$RC" 0 "an unbound name turned status red: $OUT"

@@ -304,7 +304,8 @@ private:
     const std::string& name = call.server;
     m_ctx.trace([&] {
       return "failure text: " + std::string(hook::failure_says_name(reading.says)) +
-             (reading.wording.empty() ? std::string()
+             (reading.code ? " (" + reading.code->text() + ")" : std::string()) +
+             (reading.wording.empty() ? (reading.code ? std::string(", generic words: a lead, not proof") : std::string())
                                       : " (the client's wording \"" + std::string(reading.wording) + "\")");
     });
     if (reading.input_named) {

@@ -2,6 +2,8 @@
 
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/ops/explain.hpp>
+#include <mcphealth/ops/install.hpp>
+#include <mcphealth/util/fs.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/text.hpp>
@@ -63,6 +65,63 @@ Check version_check(const agent::Agent& a, const DoctorInputs& in, AgentCheckup&
   return ok("version", v + " (tested: " + range + ")");
 }
 
+/// Whether two files are one program: the same file, or the same bytes.
+bool same_program(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const auto sa = fs::file_size(a, ec);
+  if (ec) return false;
+  const auto sb = fs::file_size(b, ec);
+  if (ec || sa != sb) return false;
+  const auto ra = util::read_file(a, sa + 1);
+  const auto rb = util::read_file(b, sb + 1);
+  return ra && rb && *ra == *rb;
+}
+
+/// The mcphealth programs doctor knows without running anything: this one (its front, and the full binary beside
+/// it), and the ones the user's own files register (`user`, resolved on `path`).
+std::vector<fs::path> known_mcphealth() {
+  std::vector<fs::path> out;
+  if (const std::optional<fs::path> self = this_binary()) {
+    out.push_back(*self);
+    out.push_back(self->parent_path() / k_full_binary_from_front);
+  }
+  return out;
+}
+
+/// A hook command a repository's file registers, identified without running it (doctor runs nothing a repository
+/// names): the same program as an mcphealth doctor knows, else a path outside the project (a note), else a
+/// program of the repository's own that only claims the name (a problem).
+Check identify_unrun(const agent::HookCommand& hc, const std::string& file, const std::string& path,
+                     const DoctorInputs& in) {
+  fs::path program = hc.program;
+  if (program.is_relative() && hc.program.find('/') != std::string::npos) program = (in.base.project_dir / program).lexically_normal();
+  else if (program.is_relative()) program = config::find_on_path(hc.program, {"PATH=" + path});
+  if (program.empty() || !config::is_executable_file(program)) {
+    return problem("starts", "`" + hc.program + "`, registered by " + file + ", cannot be started",
+                   "install mcphealth there, or run `mcphealth install --scope project` again");
+  }
+  for (const fs::path& known : known_mcphealth()) {
+    if (same_program(program, known)) {
+      return ok("starts", program.string() + " is this mcphealth (the same program; not run: " + file +
+                              " is a repository's file)");
+    }
+  }
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(program, ec);
+  const fs::path project = fs::weakly_canonical(in.base.project_dir, ec);
+  const auto [p, r] = std::mismatch(project.begin(), project.end(), real.begin(), real.end());
+  if (p != project.end()) {
+    return note("starts", program.string() + " is registered by " + file +
+                              ", a repository's file, and is not this mcphealth; it was not run to ask its version",
+                "check it is mcphealth: `" + util::shell_quote(program.string()) + " --version`");
+  }
+  return problem("starts", "a project file registers another program as mcphealth: " + file + " runs " +
+                               program.string() + ", a file of the repository's own, not an mcphealth doctor knows "
+                               "(doctor runs nothing a repository names)",
+                 "remove it from " + file + ", or register mcphealth with `mcphealth install --scope project`");
+}
+
 /// Where the hook is registered, and whether the command registered starts and is mcphealth.
 void registration_checks(const agent::Agent& a, const DoctorInputs& in, const std::optional<state::HookSeen>& seen,
                          std::vector<Check>& checks) {
@@ -71,6 +130,11 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
   std::vector<std::string> missing;
   for (const auto& [event, covered] : reg.required) {
     if (!covered) missing.push_back(event);
+  }
+  for (const std::string& file : reg.disabled_in) {
+    checks.push_back(problem("registered", file + " sets \"disableAllHooks\": true, so " + std::string(a.name) +
+                                               " runs no hook at all, mcphealth's included",
+                             "remove disableAllHooks from " + file));
   }
   for (const auto& [command, why] : reg.problems) {
     checks.push_back(problem("registered", "`" + command + "` is registered, but " + why, install_fix(a) + " again"));
@@ -96,6 +160,12 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
   for (const std::string& command : reg.commands) {
     const std::optional<agent::HookCommand> hc = agent::read_hook_command(command);
     if (!hc) continue;
+    const auto project_file = std::find_if(reg.project_commands.begin(), reg.project_commands.end(),
+                                           [&](const auto& pc) { return pc.first == command; });
+    if (project_file != reg.project_commands.end()) {
+      checks.push_back(identify_unrun(*hc, project_file->second, path, in));
+      continue;
+    }
     const fs::path program = config::find_on_path(hc->program, {"PATH=" + path});
     if (program.empty() || !config::is_executable_file(program)) {
       checks.push_back(problem("starts", "`" + hc->program + "` cannot be started" +

@@ -54,7 +54,8 @@ bool matcher_covers_mcp(const std::string& matcher, const std::string& sample) {
 
 /// Whether mcphealth's hook command `command`, registered for MCP tools, runs as `agent`'s; records it. `event`
 /// is covered when it does.
-void take_command(const std::string& command, bool& covered, HookRegistration& reg, const agent::Agent& agent) {
+void take_command(const std::string& command, bool& covered, HookRegistration& reg, const agent::Agent& agent,
+                  const json::object* entry = nullptr) {
   const std::optional<agent::HookCommand> ours = agent::read_hook_command(command);
   if (!ours) return;
   std::string problem = ours->problem;
@@ -62,6 +63,15 @@ void take_command(const std::string& command, bool& covered, HookRegistration& r
   if (problem.empty() && runs_as != agent.id) {
     problem = "it reads payloads as " + std::string(runs_as) + "'s, not " + std::string(agent.name) + "'s (--agent " +
               std::string(agent.id) + " is missing)";
+  }
+  // Entries the agent runs but does not wait for, or runs once a session (checked in Claude Code 2.1.332: an async
+  // deny does not stop the call).
+  if (problem.empty() && entry != nullptr && util::get_bool(*entry, "async").value_or(false)) {
+    problem = "it is marked \"async\": true, so " + std::string(agent.name) +
+              " does not wait for it and a block does not stop the call";
+  }
+  if (problem.empty() && entry != nullptr && util::get_bool(*entry, "once").value_or(false)) {
+    problem = "it is marked \"once\": true, so it runs once a session, not before every call";
   }
   if (!problem.empty()) {
     if (std::none_of(reg.problems.begin(), reg.problems.end(), [&](const auto& p) { return p.first == command; })) {
@@ -92,6 +102,7 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
   util::JsonParse parsed = util::parse_json(*read, agent.registration.comments());
   if (!parsed || !parsed->is_object()) return;
   const json::object& root = parsed->get_object();
+  if (util::get_bool(root, "disableAllHooks").value_or(false)) reg.disabled_in.push_back(file.string());
   if (const json::object* plugins = util::get_object(root, "enabledPlugins")) {
     for (const auto& kv : *plugins) {
       if (std::string(kv.key()).find("everything-claude-code") != std::string::npos && kv.value() == true) {
@@ -116,7 +127,7 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
                              reg.js_hook.push_back(file.string() + ": " + event + " runs " + command);
                            }
                            if (!matcher_covers_mcp(matcher, sample)) return;
-                           take_command(command, *covered, reg, agent);
+                           take_command(command, *covered, reg, agent, &entry);
                          });
   }
 }
@@ -375,6 +386,11 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
         "run `mcphealth install" + flag + "` (or add the fragment `mcphealth explain-config" + flag +
             " --hook-snippet` prints)");
   }
+  for (const std::string& file : e.hooks.disabled_in) {
+    add(e, Finding::Severity::error, "hooks-disabled",
+        file + " sets \"disableAllHooks\": true: " + std::string(agent.name) + " runs no hook, mcphealth's included",
+        "remove disableAllHooks from " + file);
+  }
   for (const auto& [command, problem] : e.hooks.problems) {
     add(e, Finding::Severity::error, "hook-command-wrong",
         "the registered `" + command + "` runs mcphealth's hook, but not as meant: " + problem,
@@ -442,7 +458,23 @@ HookRegistration find_hook_registration(const util::Environment& env, const fs::
   HookRegistration reg;
   reg.agent = std::string(agent.id);
   for (const std::string& event : agent.registration.required_events()) reg.required.emplace_back(event, false);
-  for (const auto& f : agent.registration.hook_files(env, project_dir)) scan_settings(f, reg, agent);
+  // The user's own files are those the agent reads whatever the folder; the rest are the repository's.
+  const std::vector<fs::path> own = agent.registration.hook_files(env, fs::path());
+  std::vector<std::string> user_commands;
+  for (const auto& f : agent.registration.hook_files(env, project_dir)) {
+    scan_settings(f, reg, agent);
+    HookRegistration alone; // what this file registers by itself
+    for (const std::string& event : agent.registration.required_events()) alone.required.emplace_back(event, false);
+    scan_settings(f, alone, agent);
+    const bool users = std::find(own.begin(), own.end(), f) != own.end();
+    for (const std::string& command : alone.commands) {
+      if (users) user_commands.push_back(command);
+      else reg.project_commands.emplace_back(command, f.string());
+    }
+  }
+  std::erase_if(reg.project_commands, [&](const auto& pc) {
+    return std::find(user_commands.begin(), user_commands.end(), pc.first) != user_commands.end();
+  });
   if (!reg.required.empty()) reg.pre_tool_use = reg.required[0].second;
   if (reg.required.size() > 1) reg.post_tool_use_failure = reg.required[1].second;
   return reg;

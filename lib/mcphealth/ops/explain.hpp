@@ -101,6 +101,11 @@ struct HookRegistration {
   std::vector<std::string> commands;
   /// The files that register one of them, each once.
   std::vector<std::string> registered_in;
+  /// Of `commands`, those registered only in files a repository controls (its `.claude/settings.json`,
+  /// `.gemini/settings.json`, ...), each with the file: a read-only command never runs them.
+  std::vector<std::pair<std::string, std::string>> project_commands;
+  /// Files that switch every hook off (`"disableAllHooks": true`): the agent runs none, mcphealth's included.
+  std::vector<std::string> disabled_in;
   /// For an agent that runs only hooks the user trusts (Codex CLI): `trusted` (every one of mcphealth's that it
   /// lists), `not trusted` (one or more is not), or `unknown` (it could not be asked); empty for other agents.
   std::string trust;
