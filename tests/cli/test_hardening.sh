@@ -226,6 +226,89 @@ case_probe_all_out_of_descriptors_exits_3_and_records_no_fault() {
   assert_eq "$recorded" '["healthy"]'
 }
 
+# Each credential shape the redactor knows (util::secret_shapes, the same examples), as a dying server's last
+# stderr line: on no path is it kept or shown (state, history, the model's text, hook lines, status, report,
+# --json, the capture file).
+case_no_secret_in_a_servers_stderr_is_kept_or_shown() {
+  export MCPHEALTH_HOOK_CAPTURE="$T/capture.jsonl"
+  local example secret
+  while IFS='|' read -r example secret; do
+    rm -f "$(STATE)" "$(STATE)".history*.jsonl "$T/capture.jsonl"
+    "$PY" - "$PROJ/.mcp.json" "$PY" "$STDIO_SERVER" "$example" <<'PYEOF'
+import json, sys
+path, py, server, message = sys.argv[1:]
+json.dump({"mcpServers": {"gh": {"command": py, "args": [server, "--mode", "crash", "--message", message]}}}, open(path, "w"))
+PYEOF
+    hook "$(pre_payload gh)" -v
+    assert_contains "$OUT" '"permissionDecision":"deny"' "blocked for [$example]"
+    local seen="$OUT$ERR"
+    # A failure in the client's own framing (proof: its text is kept as the mark's error), quoting the secret.
+    hook "$("$PY" -c 'import json, sys; print(json.dumps({"hook_event_name": "PostToolUseFailure", "tool_name": "mcp__gh__x", "tool_input": {}, "error": "HTTP 401: Invalid OAuth error response: " + sys.argv[1], "cwd": sys.argv[2]}))' "$example" "$PROJ")"
+    seen+="$OUT$ERR"
+    hook "$(printf '{"hook_event_name":"SessionStart","source":"startup","cwd":"%s"}' "$PROJ")"
+    seen+="$OUT$ERR"
+    for args in "status" "status --json" "status gh -v" "report" "report --json -v" "explain-config" "explain-config --json"; do
+      # shellcheck disable=SC2086
+      mcph $args
+      seen+="$OUT$ERR"
+    done
+    seen+=$(cat "$(STATE)" "$(STATE)".history*.jsonl "$T/capture.jsonl" 2>/dev/null)
+    assert_contains "$seen" "***" "something was redacted for [$example]"
+    assert_not_contains "$seen" "$secret" "[$example] kept or shown"
+  done <<'EOF2'
+invalid URL http://deploy:S3CR3Tpw@127.0.0.1:9/mcp|S3CR3Tpw
+GET https://h.example/mcp?access_token=QV3RYs3cret failed|QV3RYs3cret
+connect deploy:UsErPa55@10.0.0.1:5432 refused|UsErPa55
+fatal: GITHUB_TOKEN=abc123notashape is invalid|abc123notashape
+using api_key=lowerKEY987 for requests|lowerKEY987
+X-Api-Key: hdrSECRET4242 rejected|hdrSECRET4242
+Authorization: Bearer authHDRtok77 expired|authHDRtok77
+sent Bearer bearerTOK55 and got 401|bearerTOK55
+sent Basic dXNlcjpzZWNyZXRwYXNz and got 401|dXNlcjpzZWNyZXRwYXNz
+config {"token":"jsonTOKval1","user":"x"}|jsonTOKval1
+auth failed for ghp_0123456789abcdefABCDEF0123456789abcd|ghp_0123456789abcdefABCDEF0123456789abcd
+key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 refused|sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123
+sk_live_51Habcdefghijklmnop rejected|sk_live_51Habcdefghijklmnop
+{"aws":"AKIAIOSFODNN7EXAMPLE"}|AKIAIOSFODNN7EXAMPLE
+slack said xoxb-123456789012-abcdefghijkl.|xoxb-123456789012-abcdefghijkl
+glpat-abcdefghij0123456789 expired|glpat-abcdefghij0123456789
+npm_abcdefghijklmnopqrstuvwxyz0123456789 revoked|npm_abcdefghijklmnopqrstuvwxyz0123456789
+jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU rejected|eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlX2hlcmU
+EOF2
+  # The capture file is opened as the state file is: never through a link, never blocking on a FIFO.
+  rm -f "$T/capture.jsonl"
+  ln -s "$T/elsewhere" "$T/capture.jsonl"
+  hook "$(pre_payload gh)"
+  assert_no_file "$T/elsewhere"
+  rm -f "$T/capture.jsonl"
+  mkfifo "$T/capture.jsonl"
+  set +e
+  timeout 10 "$MCPHEALTH_BIN" hook < <(pre_payload gh) >/dev/null 2>&1
+  local rc=$?
+  set -e
+  [ "$rc" -ne 124 ] || fail "a FIFO at the capture path held the hook"
+}
+
+# A FIFO at the history's path, or a rotated history linked to /dev/zero, holds neither the hook nor report.
+case_a_history_that_is_not_a_file_holds_nothing() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  mkdir -p "$HOME/.claude"
+  mkfifo "$(STATE).history.jsonl"
+  ln -s /dev/zero "$(STATE).history.1.jsonl"
+  set +e
+  timeout 10 "$MCPHEALTH_BIN" hook < <(pre_payload svc) >/dev/null 2>"$T/err"
+  local rc=$?
+  set -e
+  assert_eq "$rc" 0 "the hook answers (allowed by Claude Code's JSON deny, exit 0)"
+  assert_contains "$(cat "$T/err")" "[MCPHealthCheck] history $(STATE).history.jsonl: cannot open"
+  set +e
+  OUT=$(timeout 10 "$MCPHEALTH_BIN" report 2>"$T/err")
+  rc=$?
+  set -e
+  assert_contains "$(cat "$T/err")" "history not read"
+  [ "$rc" -ne 124 ] || fail "report hung on the history"
+}
+
 case_status_numbers_in_ordinary_text_mark_nothing() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   local text
