@@ -48,6 +48,20 @@ case_auth_challenge_is_healthy_needs_auth() {
   assert_eq "$(entry '["probe"]["kind"]')" "needs-auth"
 }
 
+# A Bearer challenge with no OAuth metadata anywhere (every path answers 401): no client can log in (Claude Code
+# 2.1.197 and 2.1.332 say "Failed to connect"), so it is down, and the fix is the definition's own header.
+case_an_auth_challenge_with_nowhere_to_log_in_is_down_not_needs_auth() {
+  start_http --status 401 --www-authenticate 'Bearer realm="x"'
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  hook "$(pre_payload remote)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_eq "$(entry '["status"]')" "unhealthy"
+  assert_contains "$(entry '["lastError"]')" "set headers.Authorization"
+  assert_not_contains "$OUT" "/mcp"
+  mcph status remote
+  assert_not_contains "$OUT" "needs auth"
+}
+
 case_server_errors_are_unhealthy() {
   start_http --status 500
   http_config "http://127.0.0.1:$HTTP_PORT/mcp"

@@ -63,7 +63,10 @@ CallOutcome http_failure(const http::Response& response, util::EpochMs now, std:
   out.http_status = static_cast<int>(response.status);
   out.reason = "HTTP " + std::to_string(response.status);
   if (auto v = response.header("retry-after")) out.retry_after_ms = http::parse_retry_after(*v, now);
-  if (auto v = response.header("www-authenticate")) out.bearer_challenge = starts_with_ci(*v, "bearer");
+  if (auto v = response.header("www-authenticate")) {
+    out.bearer_challenge = starts_with_ci(*v, "bearer");
+    out.names_oauth_metadata = v->find("resource_metadata") != std::string::npos;
+  }
   if (response.status == 401 || response.status == 403) out.auth_error = auth_error_of(response, body.value_or(response.body));
   return out;
 }

@@ -33,6 +33,8 @@ struct CallOutcome {
   std::optional<std::int64_t> retry_after_ms;
   /// A `WWW-Authenticate: Bearer` challenge came with the status.
   bool bearer_challenge = false;
+  /// The challenge names where the server's OAuth metadata is (`resource_metadata="..."`).
+  bool names_oauth_metadata = false;
   /// With a 401 or 403: what the server said of the credentials (an OAuth error body's `error_description`, else
   /// its `error`, else the challenge's `error_description`); empty when it said nothing.
   std::string auth_error;

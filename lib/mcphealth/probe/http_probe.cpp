@@ -5,6 +5,8 @@
 #include <mcphealth/mcp/streamable_http.hpp>
 #include <mcphealth/state/outage.hpp>
 
+#include <algorithm>
+
 namespace mcphealth::probe {
 
 bool is_reachable_status(long status) {
@@ -30,6 +32,30 @@ void refused_configured_credentials(int status, ProbeResult& r) {
   r.reason = "HTTP " + std::to_string(status) +
              ": the server refuses the Authorization header the definition sets (the client does not fall back to "
              "OAuth when it is set)";
+}
+
+/// Whether the server's origin serves OAuth metadata (RFC 9728's protected-resource document, or RFC 8414's
+/// authorization-server document), by which a client could log in. Asked of the server's own origin only, without
+/// the definition's headers.
+bool serves_oauth_metadata(const config::HttpServer& server, http::Client& client, util::EpochMs deadline,
+                           util::Clock& clock) {
+  const std::string url = server.url.for_transport();
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return false;
+  const std::size_t path = url.find_first_of("/?#", scheme + 3);
+  std::string origin = url.substr(0, path);
+  if (const std::size_t at = origin.rfind('@'); at != std::string::npos && at > scheme) {
+    origin = origin.substr(0, scheme + 3) + origin.substr(at + 1); // never the userinfo to the metadata's URL
+  }
+  for (std::string_view doc : {"/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server"}) {
+    const std::int64_t left = deadline - clock.now_ms();
+    http::Request request;
+    request.url = util::SecretUrl(origin + std::string(doc));
+    request.timeout_ms = std::max<std::int64_t>(left, 500);
+    const http::Response response = client.perform(request);
+    if (response.status >= 200 && response.status < 300) return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -166,6 +192,19 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
   if (!sse_first && refused_post(hs.first_http_failure) && clock.now_ms() < deadline && try_sse()) return r;
   r.latency_ms = clock.now_ms() - started;
   classify_without_answer(hs, options.depth, server.sends_authorization(), r);
+  const mcp::CallOutcome& failure = hs.first_http_failure ? *hs.first_http_failure : hs.failure;
+  if (r.kind == Kind::needs_auth && !failure.names_oauth_metadata &&
+      !serves_oauth_metadata(server, client, deadline, clock)) {
+    // A challenge with nowhere to log in: the client fails to connect (Claude Code 2.1.197 and 2.1.332 both), and
+    // /mcp cannot help. Down, and the fix is the definition's own credentials.
+    r.ok = false;
+    r.kind = Kind::http_status;
+    r.code = state::FailureCode::http(*r.http_status);
+    r.reason = "HTTP " + std::to_string(*r.http_status) +
+               " with a Bearer challenge but no OAuth metadata to log in with (no resource_metadata, and no "
+               "/.well-known/oauth-protected-resource or oauth-authorization-server): the client cannot connect; "
+               "set headers.Authorization in the definition";
+  }
   return r;
 }
 
