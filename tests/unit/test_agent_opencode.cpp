@@ -59,14 +59,34 @@ TEST_CASE("opencode: a project's entry merges over the user's, key by key, and s
   const config::Candidate* svc = res.winner("svc");
   REQUIRE(svc);
   CHECK(svc->scope == config::Scope::project);
-  CHECK(json::serialize(svc->definition.raw) == R"({"command":"/bin/project","args":[],"env":{"A":"${TOKEN}"}})");
+  CHECK(json::serialize(svc->definition.raw) == R"({"command":"/bin/project","args":[],"env":{"A":"{env:TOKEN}"}})");
   REQUIRE(svc->resolved);
+  const auto& environment = std::get<config::StdioServer>(svc->resolved->transport).environment;
+  CHECK(std::find(environment.begin(), environment.end(), "A=t") != environment.end());
   // The project's `{"enabled": false}` turns the user's server off.
   CHECK_FALSE(res.winner("off"));
   CHECK(res.candidates_for("off").front()->standing == config::Standing::disabled);
   const config::Candidate* remote = res.winner("remote");
   REQUIRE(remote);
   CHECK(std::holds_alternative<config::HttpServer>(remote->resolved->transport));
+}
+
+TEST_CASE("opencode: a remote server's ${NAME} is sent as written, and only {env:NAME} is expanded", "[agent_opencode]") {
+  testing::MemoryDisk disk;
+  disk.files["/home/u/.config/opencode/opencode.json"] =
+      R"({"mcp":{"r":{"type":"remote","url":"http://127.0.0.1:9/mcp?k=${SECRET}",)"
+      R"("headers":{"Authorization":"Bearer ${SECRET}","X-Key":"{env:SECRET}"}}}})";
+  const util::MapEnvironment env{{"HOME", "/home/u"}, {"SECRET", "s3"}};
+  config::DiscoveryInputs in = config::discovery_inputs(env, {}, "/p");
+  in.reader = &disk;
+  const config::Resolution res = opencode().catalogue.resolve(in, env);
+  const config::Candidate* r = res.winner("r");
+  REQUIRE(r);
+  REQUIRE(r->resolved);
+  const auto& http = std::get<config::HttpServer>(r->resolved->transport);
+  CHECK(http.url.for_transport() == "http://127.0.0.1:9/mcp?k=${SECRET}");
+  CHECK(http.headers == std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer ${SECRET}"},
+                                                                        {"X-Key", "s3"}});
 }
 
 TEST_CASE("opencode: install writes one plugin of its own that names the hook it runs", "[agent_opencode]") {

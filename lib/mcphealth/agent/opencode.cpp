@@ -112,30 +112,6 @@ Layer read_layer(const fs::path& file, std::string_view label, bool project, uti
   return layer;
 }
 
-/// opencode's `{env:NAME}` as the `${NAME}` every definition here is expanded by.
-json::value env_refs(const json::value& v) {
-  if (v.is_string()) {
-    std::string s(v.get_string());
-    for (std::size_t at = s.find("{env:"); at != std::string::npos; at = s.find("{env:", at + 2)) {
-      if (at > 0 && s[at - 1] == '$') continue;
-      s.insert(at, "$");
-      s.erase(at + 2, 4); // "env:"
-    }
-    return json::value(s);
-  }
-  if (v.is_array()) {
-    json::array out;
-    for (const auto& item : v.get_array()) out.push_back(env_refs(item));
-    return out;
-  }
-  if (v.is_object()) {
-    json::object out;
-    for (const auto& kv : v.get_object()) out[kv.key()] = env_refs(kv.value());
-    return out;
-  }
-  return v;
-}
-
 /// An opencode entry as the definition mcphealth probes: `local` (`command` an argv list, `environment`) becomes
 /// `command` + `args` + `env`; `remote` becomes an HTTP server with its `url` and `headers`. Nothing for another
 /// type.
@@ -163,7 +139,7 @@ std::optional<json::object> as_definition(const json::object& entry) {
   } else {
     return std::nullopt;
   }
-  return env_refs(def).as_object();
+  return def;
 }
 
 class OpencodeCatalogue final : public Catalogue {
@@ -219,6 +195,7 @@ protected:
       if (m.project) c.project = dir.string();
       const std::optional<json::object> def = as_definition(m.entry);
       c.definition.raw = def.value_or(m.entry);
+      c.definition.expansion = config::VarExpansion::env_colon;
       if (!def) {
         c.standing = config::Standing::not_read;
         c.reason = "its type is not one opencode starts (local with a command list, or remote with a url)";

@@ -31,6 +31,16 @@ std::string expand_vars(std::string_view text, const util::Environment& env, std
   };
   std::size_t i = 0;
   while (i < text.size()) {
+    if (syntax == VarExpansion::env_colon) {
+      const std::size_t close = text.substr(i, 5) == "{env:" ? text.find('}', i + 5) : std::string_view::npos;
+      if (close != std::string_view::npos) {
+        substitute(text.substr(i + 5, close - i - 5), std::nullopt, text.substr(i, close - i + 1));
+        i = close + 1;
+      } else {
+        out += text[i++];
+      }
+      continue;
+    }
     if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '{') {
       std::size_t close = text.find('}', i + 2);
       if (close != std::string_view::npos) {

@@ -12,8 +12,10 @@ namespace mcphealth::config {
 /// - `braces`: Claude Code's `${VAR}` and `${VAR:-default}`, the default standing for an unset or empty variable;
 /// - `braces_and_bare`: Gemini CLI's (0.61.0, seen in the real program), which also reads a bare `$VAR` and gives the
 ///   default only for an unset one (a variable set to "" stays "");
-/// - `literal`: as written (Codex CLI, seen passing `${HOME}` on to a server unchanged).
-enum class VarExpansion { braces, braces_and_bare, literal };
+/// - `literal`: as written (Codex CLI, seen passing `${HOME}` on to a server unchanged);
+/// - `env_colon`: opencode's `{env:VAR}` alone; a `${VAR}` is sent as written (seen in opencode 1.18.33 with
+///   `opencode mcp list`: a remote server's url and headers keep it literally).
+enum class VarExpansion { braces, braces_and_bare, literal, env_colon };
 
 /// What an unset variable without a default becomes: its own text (and its name is appended to `unset`), or "".
 enum class UnsetVar { literal, empty };
