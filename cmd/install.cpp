@@ -9,6 +9,7 @@
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 #include <mcphealth/util/log.hpp>
 
 #include <cstdio>
@@ -237,7 +238,14 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
                 util::Clock& clock, json::array* collected) {
   const std::optional<fs::path> where = settings_file(o, agent, env);
   if (!where) {
-    util::log::error(std::string(agent.name) + " has no " + scope_word(o.scope) + "-scope settings file; use --scope user or project");
+    // Name only the scopes this agent has (Copilot CLI has no project-scope hook file).
+    std::vector<std::string> scopes;
+    for (const agent::InstallScope s : {agent::InstallScope::user, agent::InstallScope::project, agent::InstallScope::local}) {
+      if (s != o.scope && agent.registration.install_file(s, env, fs::path(".")))
+        scopes.push_back(std::string(scope_word(s)));
+    }
+    util::log::error(std::string(agent.name) + " has no " + scope_word(o.scope) + "-scope settings file" +
+                     (scopes.empty() ? std::string() : "; use --scope " + util::join(scopes, " or ")));
     return k_exit_usage;
   }
   const fs::path file = *where;

@@ -23,7 +23,7 @@ namespace {
 // Gemini CLI's words for its servers' outages (inside its wrapper, which failure_of takes off), seen in the real
 // program (tests/cli/test_real_gemini.sh).
 constexpr hook::ClientWording k_wordings[] = {
-    {"Gemini CLI 0.61.0", "*\"message\":\"MCP error -32000: Connection closed\"*", hook::FailureReading::Says::transport,
+    {"Gemini CLI 0.61.0", "MCP error -32000: Connection closed", hook::FailureReading::Says::transport,
      "a stdio server that died during the call"},
 };
 

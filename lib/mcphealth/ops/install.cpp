@@ -470,7 +470,9 @@ std::optional<fs::path> running_binary() {
 bool adopt_front(const fs::path& front) {
   const std::optional<fs::path> self = running_binary();
   std::error_code ec;
-  if (!self || !front.is_absolute() || !fs::equivalent(front.parent_path() / k_full_binary_from_front, *self, ec))
+  // The front must be there: a name that exists nowhere would be registered in hooks the agent cannot start.
+  if (!self || !front.is_absolute() || !fs::is_regular_file(front, ec) ||
+      !fs::equivalent(front.parent_path() / k_full_binary_from_front, *self, ec))
     return false;
   adopted_front() = front;
   return true;
