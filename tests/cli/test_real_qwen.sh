@@ -25,11 +25,18 @@ qwen_outage() {
 }
 
 # A server that answers every call with an error saying it is unavailable: Qwen Code calls it again, we block.
-case_a_server_saying_it_is_unavailable_is_blocked_from_the_next_call() {
+# A JSON-RPC error is the server answering: Qwen Code passes its message alone, and those words ("temporarily
+# unavailable") are the tool's own, so the server is asked, answers, and the next call reaches it.
+case_a_servers_error_words_do_not_block_it() {
   need_qwen
-  qwen_outage "$HOME/.qwen/settings.json" "rpc-error database temporarily unavailable"
-  assert_contains "$(entry_field svc lastError)" "database temporarily unavailable"
-  assert_eq "$(entry_field svc scope)" user
+  qwen_settings "$HOME/.qwen/settings.json" "{\"svc\":$(qwen_svc_def)}"
+  model_script "{\"turns\":[[$(echo_call one)],$(cue_turn "rpc-error database temporarily unavailable" "$(echo_call two)"),[$(echo_call three)]]}"
+  start_model
+  mcph install --agent qwen
+  assert_eq "$RC" 0 "install"
+  qwen_session
+  assert_contains "$(calls_seen)" "three" "a server that answers was blocked for its tool's words"
+  assert_not_contains "$(json_get "$(STATE)" 'd["servers"].get("svc", {}).get("status")')" unhealthy
   wait_for_quiet
 }
 
