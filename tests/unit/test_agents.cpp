@@ -55,3 +55,26 @@ TEST_CASE("the folders in use: every agent's own, and every folder an agent's ho
   given.reader = &disk;
   CHECK(agent::folders_in_use(given, env, {.bound_folders = bound}).size() == agent::agents().size());
 }
+
+// doctor and explain-config tell the user's own hook files from a repository's by asking each agent for its files
+// with no project: what remains for a project must lie inside it, and nothing of the user's may.
+TEST_CASE("every agent's hook files split into the user's own and the project's, by the project asked for",
+          "[agents]") {
+  const util::MapEnvironment env{{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
+  const std::filesystem::path project = "/work/repo";
+  for (const agent::Agent* a : agent::agents()) {
+    INFO(a->id);
+    const auto own = a->registration.hook_files(env, std::filesystem::path());
+    const auto all = a->registration.hook_files(env, project);
+    std::size_t in_project = 0;
+    for (const auto& f : all) {
+      const bool users = std::find(own.begin(), own.end(), f) != own.end();
+      const bool inside = f.string().rfind(project.string() + "/", 0) == 0;
+      INFO(f.string());
+      CHECK(users != inside);
+      in_project += inside ? 1 : 0;
+    }
+    // Every agent with project hook files names at least one there (Copilot CLI has none).
+    if (a->registration.install_file(agent::InstallScope::project, env, project)) CHECK(in_project > 0);
+  }
+}

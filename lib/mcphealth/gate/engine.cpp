@@ -321,13 +321,15 @@ private:
         c != nullptr && c->resolved && std::holds_alternative<config::HttpServer>(c->resolved->transport);
     const bool can_ask = c != nullptr && c->resolved.has_value();
     const bool ask_server = can_ask && ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
-    if (!ask_server && !is_proof(reading)) {
+    // Generic words that no probe confirmed: said once, and nothing is marked.
+    const auto not_proof = [&](const std::string& why) {
       if (reading.code) {
         m_ctx.log(name + " failed with words that may be the tool's own (" + reading.code->text() +
-                  "), and the server could not be asked; not marking it unhealthy");
+                  "), and the server could not be asked" + why + "; not marking it unhealthy");
       }
       return carry_out(allow(event));
-    }
+    };
+    if (!ask_server && !is_proof(reading)) return not_proof("");
     if (!reading.code) target = m_ctx.target(call);
 
     const util::EpochMs now = m_ctx.now();
@@ -356,12 +358,9 @@ private:
       if (said == Asked::up) {
         m_ctx.log(c->tool_server + " failed a call but answered a probe right after (" + probe::kind_name(asked.kind) +
                   "); not marking it unhealthy");
+        return carry_out(allow(event));
       }
-      if (said == Asked::unknown && !is_proof(reading) && reading.code) {
-        m_ctx.log(name + " failed with words that may be the tool's own (" + reading.code->text() +
-                  "), and the server could not be asked (" + asked.reason + "); not marking it unhealthy");
-      }
-      if (said == Asked::up || (said == Asked::unknown && !is_proof(reading))) return carry_out(allow(event));
+      if (said == Asked::unknown && !is_proof(reading)) return not_proof(" (" + asked.reason + ")");
     }
     const state::FailureCode code = mark.code;
     util::EpochMs retry_at = 0;

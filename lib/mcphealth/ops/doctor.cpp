@@ -3,9 +3,9 @@
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/ops/explain.hpp>
 #include <mcphealth/ops/install.hpp>
-#include <mcphealth/util/fs.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/version.hpp>
 
@@ -78,13 +78,22 @@ bool same_program(const fs::path& a, const fs::path& b) {
   return ra && rb && *ra == *rb;
 }
 
-/// The mcphealth programs doctor knows without running anything: this one (its front, and the full binary beside
-/// it), and the ones the user's own files register (`user`, resolved on `path`).
-std::vector<fs::path> known_mcphealth() {
+/// The mcphealth programs doctor knows without running anything a repository names: this one (its front, and the
+/// full binary beside it), and the programs the user's own files register (`reg.commands` that are not
+/// `reg.project_commands`), found on `path`.
+std::vector<fs::path> known_mcphealth(const HookRegistration& reg, const std::string& path) {
   std::vector<fs::path> out;
   if (const std::optional<fs::path> self = this_binary()) {
     out.push_back(*self);
     out.push_back(self->parent_path() / k_full_binary_from_front);
+  }
+  for (const std::string& command : reg.commands) {
+    const bool project = std::any_of(reg.project_commands.begin(), reg.project_commands.end(),
+                                     [&](const auto& pc) { return pc.first == command; });
+    if (project) continue;
+    if (const std::optional<agent::HookCommand> hc = agent::read_hook_command(command)) {
+      if (fs::path program = config::find_on_path(hc->program, {"PATH=" + path}); !program.empty()) out.push_back(program);
+    }
   }
   return out;
 }
@@ -92,16 +101,18 @@ std::vector<fs::path> known_mcphealth() {
 /// A hook command a repository's file registers, identified without running it (doctor runs nothing a repository
 /// names): the same program as an mcphealth doctor knows, else a path outside the project (a note), else a
 /// program of the repository's own that only claims the name (a problem).
-Check identify_unrun(const agent::HookCommand& hc, const std::string& file, const std::string& path,
-                     const DoctorInputs& in) {
+Check identify_unrun(const agent::HookCommand& hc, const std::string& file, const HookRegistration& reg,
+                     const std::string& path, const DoctorInputs& in) {
   fs::path program = hc.program;
-  if (program.is_relative() && hc.program.find('/') != std::string::npos) program = (in.base.project_dir / program).lexically_normal();
-  else if (program.is_relative()) program = config::find_on_path(hc.program, {"PATH=" + path});
+  if (program.is_relative() && hc.program.find('/') != std::string::npos)
+    program = (in.base.project_dir / program).lexically_normal();
+  else if (program.is_relative())
+    program = config::find_on_path(hc.program, {"PATH=" + path});
   if (program.empty() || !config::is_executable_file(program)) {
     return problem("starts", "`" + hc.program + "`, registered by " + file + ", cannot be started",
                    "install mcphealth there, or run `mcphealth install --scope project` again");
   }
-  for (const fs::path& known : known_mcphealth()) {
+  for (const fs::path& known : known_mcphealth(reg, path)) {
     if (same_program(program, known)) {
       return ok("starts", program.string() + " is this mcphealth (the same program; not run: " + file +
                               " is a repository's file)");
@@ -110,8 +121,7 @@ Check identify_unrun(const agent::HookCommand& hc, const std::string& file, cons
   std::error_code ec;
   const fs::path real = fs::weakly_canonical(program, ec);
   const fs::path project = fs::weakly_canonical(in.base.project_dir, ec);
-  const auto [p, r] = std::mismatch(project.begin(), project.end(), real.begin(), real.end());
-  if (p != project.end()) {
+  if (std::mismatch(project.begin(), project.end(), real.begin(), real.end()).first != project.end()) {
     return note("starts", program.string() + " is registered by " + file +
                               ", a repository's file, and is not this mcphealth; it was not run to ask its version",
                 "check it is mcphealth: `" + util::shell_quote(program.string()) + " --version`");
@@ -163,7 +173,7 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
     const auto project_file = std::find_if(reg.project_commands.begin(), reg.project_commands.end(),
                                            [&](const auto& pc) { return pc.first == command; });
     if (project_file != reg.project_commands.end()) {
-      checks.push_back(identify_unrun(*hc, project_file->second, path, in));
+      checks.push_back(identify_unrun(*hc, project_file->second, reg, path, in));
       continue;
     }
     const fs::path program = config::find_on_path(hc->program, {"PATH=" + path});
