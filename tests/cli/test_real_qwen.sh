@@ -54,4 +54,27 @@ case_a_projects_server_is_checked_from_its_session() {
   wait_for_quiet
 }
 
+# Qwen Code renames `my.svc`'s tools (`mcp__my_svc__echo_1mvuuwo`, a hash of the name as configured), so they are
+# not `my_svc`'s (`mcp__my_svc__echo`): when one dies, the other, healthy, is still called.
+case_a_renamed_server_is_not_the_server_whose_name_it_was_renamed_to() {
+  need_qwen
+  local other
+  other=$(printf '{"command":"%s","args":["%s","stdio","--cue-file","%s","--calls-file","%s"],"trust":true}' \
+    "$PY" "$SESSION_SERVER" "$T/cue-other" "$T/calls-other")
+  qwen_settings "$HOME/.qwen/settings.json" "{\"my_svc\":$other,\"my.svc\":$(qwen_svc_def)}"
+  local renamed='{"name":"mcp__my_svc__echo_1mvuuwo","input":{"text":"%s"}}' plain='{"name":"mcp__my_svc__echo","input":{"text":"%s"}}'
+  # shellcheck disable=SC2059
+  model_script "{\"turns\":[[$(printf "$renamed" one),$(printf "$plain" a1)],$(cue_turn die "$(printf "$renamed" two)"),[$(printf "$plain" a2)],[$(printf "$renamed" three)]]}"
+  start_model
+  mcph install --agent qwen
+  assert_eq "$RC" 0 "install"
+  qwen_session
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "the calls that reached the renamed server"
+  assert_eq "$("$PY" -c 'import json,sys; [print(json.loads(l).get("text","")) for l in open(sys.argv[1])]' "$T/calls-other")" \
+    "$(printf 'a1\na2')" "the calls that reached the other server: its healthy call was blocked"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["my.svc"]["status"]')" unhealthy
+  assert_not_contains "$(json_get "$(STATE)" 'd["servers"].get("my_svc", {}).get("status")')" unhealthy
+  wait_for_quiet
+}
+
 main "$@"

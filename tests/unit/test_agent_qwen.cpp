@@ -2,6 +2,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/config/names.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
@@ -82,4 +83,54 @@ TEST_CASE("qwen: install registers Claude Code's groups in its settings files", 
   block.event_name = "PreToolUse";
   block.reason = "down";
   CHECK(qwen().dialect.answer_json(block).out.find("\"permissionDecision\":\"deny\"") != std::string::npos);
+}
+
+TEST_CASE("qwen: tool names are spelled as Qwen Code spells them, with its hash whenever it changes one",
+          "[agent_qwen]") {
+  // Each expected name is what Qwen Code 0.24.4's normalizeToolNameForProvider returns (run under node).
+  CHECK(config::qwen_tool_name("my_svc", "echo") == "mcp__my_svc__echo");
+  CHECK(config::qwen_tool_name("my.svc", "echo") == "mcp__my_svc__echo_1mvuuwo");
+  CHECK(config::qwen_tool_name("db", "a_very_long_tool_name_that_goes_on_and_on_past_the_limit_x") ==
+        "mcp__db__a_very_long_tool_name_that_goes_on_and_on_past_1szud9k");
+  CHECK(config::qwen_tool_name("caf\xc3\xa9", "x") == "mcp__caf___x_1tnylu2");
+  CHECK(config::qwen_tool_name("a\xf0\x9f\x98\x80" "b", "tool") == "mcp__a__b__tool_0szov8d"); // two UTF-16 units
+  CHECK(config::qwen_tool_name("a b", "t") == "mcp__a_b__t_0ikp4u0");
+  CHECK(config::qwen_renames("my.svc"));
+  CHECK_FALSE(config::qwen_renames("my_svc"));
+}
+
+TEST_CASE("qwen: a renamed server's tool is told from the tool of the server whose name it was renamed to",
+          "[agent_qwen]") {
+  testing::MemoryDisk disk;
+  disk.files["/home/u/.qwen/settings.json"] =
+      R"({"mcpServers":{"my_svc":{"command":"/bin/a"},"my.svc":{"command":"/bin/b"}}})";
+  const util::MapEnvironment env{{"HOME", "/home/u"}};
+  config::DiscoveryInputs in = config::discovery_inputs(env, {}, "/p");
+  in.reader = &disk;
+  const config::Resolution res = qwen().catalogue.resolve(in, env);
+  // Two servers, two keys: the renamed one is kept under its own name.
+  REQUIRE(res.winner("my_svc"));
+  REQUIRE(res.winner("my.svc"));
+  CHECK(res.winner("my_svc")->definition.name == "my_svc");
+  CHECK(res.winner("my.svc")->definition.name == "my.svc");
+
+  testing::Payloads payloads(qwen());
+  const hook::HookCall renamed = payloads.read(
+      R"({"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"mcp__my_svc__echo_1mvuuwo","tool_input":{}})");
+  REQUIRE(renamed.respell != nullptr);
+  const std::optional<hook::CallTarget> t = renamed.respell(renamed.tool_name, "my.svc");
+  REQUIRE(t);
+  CHECK(t->server == "my.svc");
+  CHECK(t->tool == "echo");
+  CHECK(t->keyed);
+  CHECK(hook::server_key(*t) == "my.svc");
+  CHECK_FALSE(renamed.respell(renamed.tool_name, "my_svc")); // its tools keep their names
+  CHECK_FALSE(renamed.respell("mcp__my_svc__echo_0000000", "my.svc")); // the shape, not the hash
+
+  // A tool name that only looks renamed (`list_records`) is no renaming of anything.
+  const hook::HookCall plain = payloads.read(
+      R"({"hook_event_name":"PreToolUse","cwd":"/p","tool_name":"mcp__my_svc__echo","tool_input":{}})");
+  CHECK(plain.respell == nullptr);
+  REQUIRE(plain.target);
+  CHECK(plain.target->server == "my_svc");
 }

@@ -12,6 +12,8 @@
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 
+#include <algorithm>
+
 namespace mcphealth::agent {
 
 namespace fs = std::filesystem;
@@ -22,6 +24,26 @@ namespace {
 fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".qwen"; }
 
 using Says = hook::FailureReading::Says;
+
+/// True when `name` ends as a name Qwen Code renamed does: `_` and seven base-36 digits.
+bool ends_in_hash(std::string_view name) {
+  if (name.size() < 8 || name[name.size() - 8] != '_') return false;
+  return std::all_of(name.end() - 7, name.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'); });
+}
+
+/// The call `tool_name` is when it is a tool of the server kept under `key`, which Qwen Code renames: its tools
+/// are `mcp__<key, characters replaced>__<tool>_<hash>`, and only the hash of the name as configured tells
+/// `my.svc`'s `echo` from `my_svc`'s (config::qwen_tool_name). A tool whose own name Qwen Code changed, or cut at
+/// 63 units, cannot be told apart this way, and is read as the plain split of its name reads.
+std::optional<hook::CallTarget> respell(std::string_view tool_name, std::string_view key) {
+  constexpr std::size_t k_hash = 8; // `_` and seven base-36 digits
+  if (!config::qwen_renames(key)) return std::nullopt; // its tools spell it: the plain split finds it
+  const std::string prefix = "mcp__" + config::qwen_replaced(key) + "__";
+  if (tool_name.size() <= prefix.size() + k_hash || !tool_name.starts_with(prefix)) return std::nullopt;
+  const std::string_view tool = tool_name.substr(prefix.size(), tool_name.size() - prefix.size() - k_hash);
+  if (config::qwen_tool_name(key, tool) != tool_name) return std::nullopt;
+  return hook::CallTarget{std::string(key), std::string(tool), std::nullopt, true};
+}
 
 /// How Qwen Code words its servers' outages in PostToolUseFailure's `error` (0.24.4). A JSON-RPC error arrives as
 /// its message alone, which the generic signs read.
@@ -36,6 +58,7 @@ public:
                       const util::Environment&) const override {
     hook::HookCall call = read_claude_shaped_call(input, event_flag);
     read_claude_failure(input, call);
+    if (ends_in_hash(call.tool_name)) call.respell = respell; // else no name it renamed can be meant
     return call;
   }
 
@@ -67,7 +90,9 @@ protected:
       for (const config::ServerDefinition& def : report.servers) {
         config::Candidate c;
         c.definition = def;
-        c.tool_server = config::tool_server_name(def.name);
+        // A name Qwen Code renames is kept as written: its tools' names are not those of the server whose name
+        // it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by Qwen Code's hash.
+        c.tool_server = config::qwen_renames(def.name) ? def.name : config::tool_server_name(def.name);
         c.scope = scope;
         if (scope == config::Scope::project) {
           c.project = dir.string();

@@ -45,8 +45,13 @@ bool Candidate::named(std::string_view name) const {
   return name == definition.name || tool_server_name(name) == tool_server;
 }
 
+std::string Resolution::key_of(std::string_view name) const {
+  const bool as_is = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.tool_server == name; });
+  return as_is ? std::string(name) : tool_server_name(name);
+}
+
 const Candidate* Resolution::winner(std::string_view tool_server) const {
-  const std::string wanted = tool_server_name(tool_server);
+  const std::string wanted = key_of(tool_server);
   for (const auto& c : candidates) {
     if (c.wins() && c.tool_server == wanted) return &c;
   }
@@ -54,7 +59,7 @@ const Candidate* Resolution::winner(std::string_view tool_server) const {
 }
 
 std::vector<const Candidate*> Resolution::candidates_for(std::string_view tool_server) const {
-  const std::string wanted = tool_server_name(tool_server);
+  const std::string wanted = key_of(tool_server);
   std::vector<const Candidate*> out;
   for (const auto& c : candidates) {
     if (c.tool_server == wanted) out.push_back(&c);

@@ -99,6 +99,9 @@ struct Resolution {
   const Candidate* winner(std::string_view tool_server) const;
   /// Every candidate for that name, in precedence order.
   std::vector<const Candidate*> candidates_for(std::string_view tool_server) const;
+  /// The key `name` stands for: itself when a candidate is kept under it as written (a server whose tools Qwen
+  /// Code renames is kept under its own name, config::qwen_renames), else its tool-name spelling.
+  std::string key_of(std::string_view name) const;
   /// Every winning candidate, in precedence order.
   std::vector<const Candidate*> winners() const;
 };

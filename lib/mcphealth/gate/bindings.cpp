@@ -45,7 +45,7 @@ void record_bindings(boost::json::object& doc, const std::string& key, const con
 }
 
 std::string binding_key(const hook::CallTarget& call) {
-  std::string key = config::tool_server_name(call.server);
+  std::string key = hook::server_key(call);
   if (call.source) key += "@" + *call.source;
   return key;
 }

@@ -120,7 +120,7 @@ const config::Settings& Context::server_settings(const config::Candidate* c, con
 }
 
 const config::Settings& Context::call_settings() {
-  return m_target_call ? server_settings(m_candidate, m_target_call->server) : settings();
+  return m_target_call ? server_settings(m_candidate, hook::server_key(*m_target_call)) : settings();
 }
 
 FailOpen Context::fail_open() { return call_settings().fail_open.value ? FailOpen::yes : FailOpen::no; }
@@ -252,6 +252,9 @@ std::optional<util::EpochMs> Context::record(const config::Candidate& c, const p
 }
 
 hook::CallTarget Context::settle_split(const hook::CallTarget& first) {
+  if (m_hc.respell != nullptr) {
+    if (std::optional<hook::CallTarget> renamed = respelled()) return *renamed;
+  }
   const std::vector<hook::CallTarget>& splits = m_hc.readings;
   if (splits.size() < 2) return first;
   auto known = [&](auto&& is_defined) {
@@ -280,6 +283,28 @@ hook::CallTarget Context::settle_split(const hook::CallTarget& first) {
                               [&](const config::Candidate& c) { return c.tool_server == server; });
          })
       .value_or(first);
+}
+
+std::optional<hook::CallTarget> Context::respelled() {
+  auto found = [&](std::string_view key) {
+    std::optional<hook::CallTarget> t = m_hc.respell(m_hc.tool_name, key);
+    if (t) {
+      trace([&] { return "tool name " + m_hc.tool_name + " is the agent's renaming of " + t->tool + " on " + t->server; });
+    }
+    return t;
+  };
+  const state::StateSnapshot snap = store().read();
+  if (const std::optional<state::FolderBindings> folder = current_bindings(snap)) {
+    if (folder->names == nullptr) return std::nullopt;
+    for (const auto& kv : *folder->names) {
+      if (std::optional<hook::CallTarget> t = found(kv.key())) return t;
+    }
+    return std::nullopt;
+  }
+  for (const config::Candidate& c : read_configs().candidates) {
+    if (std::optional<hook::CallTarget> t = found(c.tool_server)) return t;
+  }
+  return std::nullopt;
 }
 
 std::optional<hook::CallTarget> Context::by_endpoint(const std::string& endpoint, const std::string& tool) {

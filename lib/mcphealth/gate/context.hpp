@@ -108,8 +108,12 @@ public:
 
   /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
   /// longest server name this folder knows: from its current bindings, else from the configs. A name nothing
-  /// defines keeps the first split. One split (the usual case) costs nothing.
+  /// defines keeps the first split. One split (the usual case) costs nothing. A tool the agent renamed
+  /// (HookCall::respell) is looked for first.
   hook::CallTarget settle_split(const hook::CallTarget& first);
+  /// The call, when the agent renamed its tool (HookCall::respell) and a name bound here (or configured, when the
+  /// folder is not bound) is the one renamed.
+  std::optional<hook::CallTarget> respelled();
   /// The definition the agent starts at `endpoint` (a URL, or a command line: the command alone or with its
   /// arguments), when the agent names a server that way. Reads the configs: there is no name to look up a binding
   /// by.

@@ -140,7 +140,7 @@ private:
       if (!bound->definition) return carry_out(allow_unbound(event, call.server, *bound));
       // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
       if (!m_ctx.policy().has_project_rules() &&
-          m_ctx.server_settings(nullptr, call.server).probe.value == config::ProbeMode::skip) {
+          m_ctx.server_settings(nullptr, hook::server_key(call)).probe.value == config::ProbeMode::skip) {
         return allow_skipped(event, call.server);
       }
     }
@@ -230,7 +230,7 @@ private:
     if (read && read->healthy() && (!claimed || *claimed > config::k_default_ttl_ms)) {
       rules.ttl_bound_ms = m_ctx.settings().ttl_ms.value;
       if (claimed && *claimed > rules.ttl_bound_ms)
-        rules.ttl_bound_ms = m_ctx.server_settings(nullptr, call.server).ttl_ms.value;
+        rules.ttl_bound_ms = m_ctx.server_settings(nullptr, hook::server_key(call)).ttl_ms.value;
     }
     const CacheDecision d = decide_from_cache(entry, now, rules);
     m_ctx.trace([&] { return describe(d, call.server, now); });
@@ -478,7 +478,7 @@ private:
     // A healthy mark carries its TTL (the policy that wrote it); only restoring one needs the settings.
     const auto judge = [&](const ServerEntry& cur) {
       const std::optional<std::int64_t> own = cur.ttl_ms();
-      return after_success(cur, now, own ? *own : m_ctx.server_settings(nullptr, call.server).ttl_ms.value);
+      return after_success(cur, now, own ? *own : m_ctx.server_settings(nullptr, hook::server_key(call)).ttl_ms.value);
     };
     if (judge(ServerEntry::from_json(*entry)) == AfterSuccess::nothing)
       return carry_out(allow(event)); // the common case
@@ -488,7 +488,7 @@ private:
       auto refresh = [&](json::object& cur) {
         const ServerEntry fresh = ServerEntry::from_json(cur);
         const std::int64_t ttl =
-            fresh.ttl_ms() ? *fresh.ttl_ms() : m_ctx.server_settings(nullptr, call.server).ttl_ms.value;
+            fresh.ttl_ms() ? *fresh.ttl_ms() : m_ctx.server_settings(nullptr, hook::server_key(call)).ttl_ms.value;
         switch (after_success(fresh, now, ttl)) {
         case AfterSuccess::nothing: return;
         case AfterSuccess::restore:
@@ -501,7 +501,7 @@ private:
         changed = true;
       };
       if (fingerprint && state::decision_entry(doc, call.server, fingerprint) != nullptr) {
-        state::record_verdict(doc, {*fingerprint, {}, config::tool_server_name(call.server), {}, std::nullopt, std::nullopt},
+        state::record_verdict(doc, {*fingerprint, {}, hook::server_key(call), {}, std::nullopt, std::nullopt},
                               now, state::Writer::tool_success, refresh);
       } else {
         state::record_unbound(doc, call.server, state::Writer::tool_success, refresh);

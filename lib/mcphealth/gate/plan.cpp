@@ -79,7 +79,7 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
   }
   case CacheVerdict::allow_and_refresh:
     plan = allow(event);
-    plan->refresh.push_back(config::tool_server_name(call.server));
+    plan->refresh.push_back(hook::server_key(call));
     break;
   case CacheVerdict::no_entry:
   case CacheVerdict::probe: return std::nullopt;

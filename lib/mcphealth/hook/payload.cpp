@@ -194,4 +194,8 @@ std::optional<CallTarget> find_target_in_raw(std::string_view raw) {
   return CallTarget{*server, tool.value_or(tool_name.empty() ? "unknown" : tool_name)};
 }
 
+std::string server_key(const CallTarget& call) {
+  return call.keyed ? call.server : config::tool_server_name(call.server);
+}
+
 } // namespace mcphealth::hook

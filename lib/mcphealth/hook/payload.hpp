@@ -49,7 +49,17 @@ struct CallTarget {
   /// The client's own word on which of its definitions the call goes to (Claude Code's `mcp_server.source`:
   /// `user`, `project`, `local`, `dynamic`, ...); nothing when the payload does not say.
   std::optional<std::string> source = std::nullopt;
+  /// True when `server` is a configured name's key as mcphealth keeps it (config::Candidate::tool_server), found by
+  /// the agent's own spelling (HookCall::respell), not a tool name's spelling of it.
+  bool keyed = false;
 };
+
+/// The key `call`'s server is kept under: its key when it is one, else the tool-name spelling of its name.
+std::string server_key(const CallTarget& call);
+
+/// For an agent that renames some servers' tools (Qwen Code): the call `tool_name` is, if it is a tool of the
+/// server kept under `key` as the agent spells it; nothing otherwise.
+using Respell = std::optional<CallTarget> (*)(std::string_view tool_name, std::string_view key);
 
 /// Finds the target. The client's word first: an `mcp_server` object (`{"name", "source"}`, Claude Code 2.1.290 and
 /// later, the Agent SDK) names the server, so a tool name that splits several ways is not guessed at. Then
@@ -100,6 +110,9 @@ struct HookCall {
   /// When the tool name splits more than one way (a server's name may hold the separator): every split, longest
   /// server first. Only the names that exist can tell which is meant; empty when there is one reading.
   std::vector<CallTarget> readings;
+  /// When the agent renames some servers' tools so that a tool name does not spell its server (Qwen Code's hash
+  /// suffix): how to tell, for each configured name, whether this tool name is one of its tools.
+  Respell respell = nullptr;
   /// The folder the agent runs in, as its payload says (empty: not said).
   std::string folder;
   /// For a failed call: every text the agent gives about the failure, one per line.

@@ -74,7 +74,7 @@ std::vector<const config::Candidate*> choose(const ProbeRequest& request, const 
     const std::size_t before = out.size();
     for (const auto& f : folders) {
       for (const auto* c : f.resolution.winners()) {
-        if (c->tool_server == config::tool_server_name(name)) add(c);
+        if (c->tool_server == f.resolution.key_of(name)) add(c);
       }
     }
     if (out.size() == before) {

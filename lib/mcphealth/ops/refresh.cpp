@@ -45,7 +45,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
   for (const config::Candidate* c : res.winners()) {
     if (!request.servers.empty() &&
         std::none_of(request.servers.begin(), request.servers.end(),
-                     [&](const std::string& s) { return config::tool_server_name(s) == c->tool_server; })) {
+                     [&](const std::string& s) { return res.key_of(s) == c->tool_server; })) {
       continue;
     }
     const std::int64_t ttl = config::settings_for(settings, policy, *c).ttl_ms.value;
