@@ -43,6 +43,10 @@ std::string file_status(const config::FileReport& f) {
   case config::FileReport::Status::no_servers: return "exists, no servers";
   case config::FileReport::Status::ok: break;
   }
+  if (f.servers_not_read > 0) {
+    return "exists; " + std::to_string(f.servers_not_read) + " server definitions past the first " +
+           std::to_string(config::k_max_servers_per_file) + " not read";
+  }
   return "exists";
 }
 
@@ -153,8 +157,10 @@ void print_text(const ops::Explanation& e, bool color) {
   std::printf("\n%s\n", bold("Config files, in precedence order").c_str());
   int i = 1;
   for (const auto& f : e.files) {
+    constexpr std::size_t k_names_shown = 40; // the rest are in --json; a line of thousands says nothing
     std::string names;
-    for (const auto& d : f.servers) names += (names.empty() ? "" : ", ") + d.name;
+    for (std::size_t n = 0; n < f.servers.size() && n < k_names_shown; ++n) names += (n == 0 ? "" : ", ") + f.servers[n].name;
+    if (f.servers.size() > k_names_shown) names += " and " + std::to_string(f.servers.size() - k_names_shown) + " more";
     std::printf("  %d. ", i++);
     say("%s (%s%s): %s%s\n", f.source.file.c_str(), f.source.scope.c_str(),
                 f.project_key ? (", projects[\"" + *f.project_key + "\"]").c_str() : "", file_status(f).c_str(),

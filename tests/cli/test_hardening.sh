@@ -512,4 +512,24 @@ case_a_huge_server_name_is_never_written() {
   assert_eq "$RC" 0 "status reads it back: $ERR"
 }
 
+# An untrusted clone's .mcp.json naming 150,000 servers, none approved: session start reads it once, in one pass,
+# binds none of them one by one (the agent starts none), and reads at most 4,096 of one file. Before, every later
+# hook in any folder paid ~235 bytes of state per name, and resolving them was quadratic (20k names: 7.6 s).
+case_a_clone_naming_thousands_of_servers_costs_a_bounded_state() {
+  rm "$HOME/.claude/settings.json" # nothing of the clone is approved
+  "$PY" -c 'import json,sys; json.dump({"mcpServers": {f"s{i}": {"command": "/bin/true"} for i in range(150000)}}, open(sys.argv[1], "w"))' \
+    "$PROJ/.mcp.json"
+  hook "{\"hook_event_name\":\"SessionStart\",\"cwd\":\"$PROJ\",\"session_id\":\"x\"}"
+  assert_eq "$RC" 0
+  hook "$(pre_payload s5)"
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "not approved"
+  local size
+  size=$(stat -c %s "$(STATE)")
+  [ "$size" -lt 8192 ] || fail "the state file grew to $size bytes for names the agent does not start"
+  mcph explain-config
+  assert_contains "$OUT" "145904 server definitions past the first 4096 not read"
+  assert_contains "$OUT" "s39 and 4056 more"
+}
+
 main "$@"

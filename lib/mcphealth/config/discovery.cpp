@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <string_view>
+#include <unordered_set>
+
 namespace mcphealth::config {
 
 namespace fs = std::filesystem;
@@ -49,12 +52,17 @@ void collect_servers(const json::object& holder, FileReport& report) {
   for (std::string_view key : {"mcpServers", "mcp_servers"}) {
     const json::object* servers = util::get_object(holder, key);
     if (servers == nullptr) continue;
+    // One object's keys are already one of each; only the second spelling can repeat a name, so a set of the
+    // first's is all the check there is: linear however many a repository's file names.
+    std::unordered_set<std::string_view> seen;
+    for (const auto& d : report.servers) seen.insert(d.name);
     for (const auto& kv : *servers) {
-      if (!kv.value().is_object()) continue;
-      std::string name(kv.key());
-      bool seen = false;
-      for (const auto& d : report.servers) seen = seen || d.name == name;
-      if (!seen) report.servers.push_back({name, report.source.file, report.source.scope, kv.value().get_object()});
+      if (!kv.value().is_object() || seen.contains(kv.key())) continue;
+      if (report.servers.size() >= k_max_servers_per_file) {
+        ++report.servers_not_read;
+        continue;
+      }
+      report.servers.push_back({std::string(kv.key()), report.source.file, report.source.scope, kv.value().get_object()});
     }
   }
 }

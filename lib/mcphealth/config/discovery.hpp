@@ -118,9 +118,16 @@ struct FileReport {
   std::optional<std::string> project_key;
   /// The definitions, in file order.
   std::vector<ServerDefinition> servers;
+  /// Definitions past k_max_servers_per_file, not read (counted).
+  std::size_t servers_not_read = 0;
 };
 
-/// Adds the definitions in `holder`'s `mcpServers` (or `mcp_servers`) to `report.servers`, first of a name wins.
+/// The most server definitions read from one file: far past any real one, so a repository's file that names
+/// hundreds of thousands costs a bounded time and nothing in the state for the rest.
+inline constexpr std::size_t k_max_servers_per_file = 4096;
+
+/// Adds the definitions in `holder`'s `mcpServers` (or `mcp_servers`) to `report.servers`, first of a name wins, at
+/// most k_max_servers_per_file (the rest counted in `servers_not_read`).
 void collect_servers(const boost::json::object& holder, FileReport& report);
 
 /// How a configuration file is written.

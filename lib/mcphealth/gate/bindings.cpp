@@ -3,6 +3,8 @@
 #include <mcphealth/config/names.hpp>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 namespace mcphealth::gate {
 
@@ -26,13 +28,12 @@ state::Binding binding_for(const config::Resolution& res, const std::string& ser
 std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Resolution& res,
                                                                 const ExtraBinding& extra) {
   std::vector<std::pair<std::string, state::Binding>> names;
-  auto named = [&](const std::string& name) {
-    return std::any_of(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
-  };
+  std::unordered_set<std::string_view> seen; // one pass: a repository's file may name thousands
   for (const auto& c : res.candidates) {
-    if (!named(c.tool_server)) names.emplace_back(c.tool_server, binding_for(res, c.tool_server));
+    if (!c.wins() || names.size() >= k_max_bound_names || !seen.insert(c.tool_server).second) continue;
+    names.emplace_back(c.tool_server, state::Binding{c.fingerprint, std::string(state::k_standing_active), {}, c.project});
   }
-  if (extra && !named(extra->first)) names.push_back(*extra);
+  if (extra && !seen.contains(extra->first)) names.push_back(*extra);
   return names;
 }
 

@@ -27,7 +27,13 @@ state::Binding binding_for(const config::Resolution& res, const std::string& ser
 /// client's word (binding_key).
 using ExtraBinding = std::optional<std::pair<std::string, state::Binding>>;
 
-/// Every name `res` knows, with its binding, in the order first defined; and `extra`.
+/// The most names one folder's bindings hold: what a call to any other name needs is read from the configs again.
+inline constexpr std::size_t k_max_bound_names = 512;
+
+/// The names the agent starts under `res`, with their definitions, in the order first defined (at most
+/// k_max_bound_names), in one pass; and `extra`. A name it will not start (not approved, shadowed) is not bound
+/// one by one: an untrusted clone's `.mcp.json` may name thousands, and a call to one, which the agent does not
+/// make, is bound when it comes (as `extra`), from the configs read again.
 std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Resolution& res,
                                                                 const ExtraBinding& extra = std::nullopt);
 
