@@ -32,6 +32,11 @@ case_stdio_server_exited_between_calls_is_blocked_from_the_second_call() {
   assert_contains "$(entry_field svc lastError)" 'is not connected'
   assert_eq "$(calls_seen)" ""
   assert_second_blocked
+  # The hook read its client's version from the client's own install (approvals differ by version), without
+  # running it: the folder is bound under that version.
+  local version
+  version=$("$CLAUDE_BIN" --version | awk '{print $1}')
+  assert_contains "$(json_get "$(STATE)" 'list(d["bindings"].keys())')" "version $version" "the hook's client version"
   wait_for_quiet
 }
 

@@ -119,13 +119,13 @@ TEST_CASE("report since takes a length back from now or a UTC time", "[report]")
 }
 
 TEST_CASE("doctor reads an agent's version and holds it against the versions tested", "[doctor]") {
-  CHECK(ops::version_in("2.1.197 (Claude Code)") == "2.1.197");
-  CHECK(ops::version_in("WARNING: x\ncodex-cli 0.171.0") == "0.171.0");
-  CHECK(ops::version_in("GitHub Copilot CLI 1.0.102.\nRun 'copilot update'") == "1.0.102");
-  CHECK_FALSE(ops::version_in("v2 of 3"));
-  CHECK(ops::compare_versions("2.1.197", "2.1.332") < 0);
-  CHECK(ops::compare_versions("2.1.1000", "2.1.332") > 0);
-  CHECK(ops::compare_versions("0.61.0", "0.61.0") == 0);
+  CHECK(util::version_in("2.1.197 (Claude Code)") == "2.1.197");
+  CHECK(util::version_in("WARNING: x\ncodex-cli 0.171.0") == "0.171.0");
+  CHECK(util::version_in("GitHub Copilot CLI 1.0.102.\nRun 'copilot update'") == "1.0.102");
+  CHECK_FALSE(util::version_in("v2 of 3"));
+  CHECK(util::compare_versions("2.1.197", "2.1.332") < 0);
+  CHECK(util::compare_versions("2.1.1000", "2.1.332") > 0);
+  CHECK(util::compare_versions("0.61.0", "0.61.0") == 0);
 
   testing::TempDir dir;
   const auto bin = dir.path() / "bin";

@@ -128,6 +128,64 @@ TEST_CASE("in a repository's subfolder the root's trust and approvals count, and
   CHECK(r.winner("s") != nullptr);
 }
 
+TEST_CASE("the client's version decides approvals where the versions differ, and none known is the strictest",
+          "[resolver]") {
+  // Issue 37's fourth layout, as 2.1.332 and 2.1.197 ran it under `claude mcp list` (tests/fixtures/differential.py
+  // --fixed): from a subfolder of a trusted repository root, 2.1.332 honours the root's settings.local.json
+  // enableAllProjectMcpServers, and runs the project's `a` over the user's; 2.1.197 runs the user's.
+  Layout l;
+  fs::create_directories(l.project / ".git");
+  const fs::path sub = l.project / "c";
+  fs::create_directories(sub);
+  l.claude_json(R"({"hasTrustDialogAccepted":true})", R"("mcpServers":{"a":)" + stdio("user") + "}");
+  l.write(l.project / ".mcp.json", R"({"mcpServers":{"a":)" + stdio("project") + R"(,"b":)" + stdio("project") + "}}");
+  l.write(l.project / ".claude" / "settings.local.json", R"({"enableAllProjectMcpServers":true,"enabledMcpjsonServers":["b"]})");
+  config::DiscoveryInputs in = config::discovery_inputs(l.env, {}, sub.string());
+  for (const char* version : {"2.1.332", "2.1.400"}) {
+    in.client_version = version;
+    const auto r = agent::default_agent().catalogue.resolve(in, l.env);
+    REQUIRE(r.winner("a"));
+    CHECK(r.winner("a")->scope == config::Scope::project);
+    CHECK(r.winner("b")); // approved by the root's enableAll
+  }
+  for (const std::optional<std::string> version : {std::optional<std::string>("2.1.197"), std::optional<std::string>()}) {
+    in.client_version = version;
+    const auto r = agent::default_agent().catalogue.resolve(in, l.env);
+    REQUIRE(r.winner("a"));
+    CHECK(r.winner("a")->scope == config::Scope::user);
+    CHECK_FALSE(r.winner("b"));
+  }
+  // Not trusted: no version's rule counts the root's file.
+  l.claude_json(R"({})", R"("mcpServers":{"a":)" + stdio("user") + "}");
+  in.client_version = "2.1.332";
+  CHECK(agent::default_agent().catalogue.resolve(in, l.env).winner("a")->scope == config::Scope::user);
+  // probe from cron has no client to ask: MCPHEALTH_CLAUDE_VERSION says which.
+  l.claude_json(R"({"hasTrustDialogAccepted":true})", R"("mcpServers":{"a":)" + stdio("user") + "}");
+  in.client_version.reset();
+  l.env.set("MCPHEALTH_CLAUDE_VERSION", "2.1.332");
+  CHECK(agent::default_agent().catalogue.resolve(in, l.env).winner("a")->scope == config::Scope::project);
+  l.env.set("MCPHEALTH_CLAUDE_VERSION", "latest"); // not a version: not known
+  CHECK(agent::default_agent().catalogue.resolve(in, l.env).winner("a")->scope == config::Scope::user);
+}
+
+TEST_CASE("Claude Code's version is read from its program's install, never by running it", "[resolver]") {
+  TempDir dir;
+  // npm: node_modules/@anthropic-ai/claude-code/{package.json,bin/claude.exe,cli.js}
+  const fs::path pkg = dir.path() / "node_modules" / "@anthropic-ai" / "claude-code";
+  fs::create_directories(pkg / "bin");
+  std::ofstream(pkg / "package.json") << R"({"name":"@anthropic-ai/claude-code","version":"2.1.197"})";
+  CHECK(agent::claude_version_of(pkg / "bin" / "claude.exe") == "2.1.197");
+  CHECK(agent::claude_version_of(pkg / "cli.js") == "2.1.197");
+  // The native installer's versions folder names the file by its version.
+  CHECK(agent::claude_version_of(dir.path() / "versions" / "2.1.332") == "2.1.332");
+  // Another package's file says nothing of Claude Code.
+  const fs::path other = dir.path() / "other";
+  fs::create_directories(other / "bin");
+  std::ofstream(other / "package.json") << R"({"name":"claude-wrapper","version":"9.9.9"})";
+  CHECK_FALSE(agent::claude_version_of(other / "bin" / "claude"));
+  CHECK_FALSE(agent::claude_version_of("/usr/bin/claude"));
+}
+
 TEST_CASE("a symlinked spelling of a folder is the folder it points to", "[resolver]") {
   Layout l;
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + "}}");

@@ -77,5 +77,8 @@ TEST_CASE("a timeout of 0 is refused like the policy file refuses it and a TTL o
   CHECK(s.ttl_ms.value == 0);
   REQUIRE(s.warnings.size() == 2);
   CHECK(s.warnings[0].code == config::SettingWarning::Code::zero_timeout);
-  CHECK(s.warnings[0].text() == "ignoring MCPHEALTH_TIMEOUT_MS=0: a timeout must be at least 1 ms; using 5000");
+  // The value in force, where each command takes it: probe waits as long as Claude Code's start-up does.
+  CHECK(s.warnings[0].text() == "ignoring MCPHEALTH_TIMEOUT_MS=0: a timeout must be at least 1 ms; using the defaults: "
+                                "5000 ms in a hook, Claude Code's start-up timeout (MCP_TIMEOUT, else 30000 ms) in "
+                                "probe, watch and refresh");
 }

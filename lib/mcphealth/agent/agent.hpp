@@ -88,6 +88,9 @@ public:
   /// `claude -p`, and the servers given with `--mcp-config`); nothing for most agents. Called for a tool call's
   /// hook, not for a warm-up no call asked for.
   virtual void read_start(config::DiscoveryInputs&, const util::Environment&) const {}
+  /// The client's version, where its hook can see it (Claude Code's process), for every event: approvals differ by
+  /// version, and a warm-up binds the folder too. Nothing for most agents.
+  virtual void read_version(config::DiscoveryInputs&, const util::Environment&) const {}
 
 protected:
   /// The agent's rules, reading every file through `reader` (which records them for resolve()).

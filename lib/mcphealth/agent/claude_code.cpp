@@ -77,8 +77,14 @@ public:
 
   void read_start(config::DiscoveryInputs& inputs, const util::Environment& env) const override {
     inputs.mode = client_mode(env);
-    // The servers given on its command line run too (and first): it says so only there.
-    inputs.client = client_arguments(env);
+    // The servers given on its command line run too (and first): it says so only there. Its version on the way.
+    ClientProcess client = client_process(env);
+    inputs.client = std::move(client.args);
+    inputs.client_version = claude_version(client.version, env);
+  }
+
+  void read_version(config::DiscoveryInputs& inputs, const util::Environment& env) const override {
+    if (!inputs.client_version) inputs.client_version = claude_version(client_process(env).version, env);
   }
 
 protected:

@@ -2,6 +2,10 @@
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <cctype>
 
 #include <unistd.h>
 
@@ -75,29 +79,60 @@ config::ClientArguments parse_client_arguments(const std::vector<std::string>& a
   return out;
 }
 
-std::optional<config::ClientArguments> client_arguments(const util::Environment& env) {
+std::optional<std::string> claude_version_of(const fs::path& program) {
+  const std::string name = program.filename().string();
+  if (!name.empty() && std::isdigit(static_cast<unsigned char>(name.front())) && util::version_in(name) == name) return name;
+  fs::path dir = program.parent_path();
+  for (int up = 0; up < 3 && dir.has_relative_path(); ++up, dir = dir.parent_path()) {
+    const auto text = util::read_file(dir / "package.json", 64 * 1024);
+    if (!text) continue;
+    const util::JsonParse parsed = util::parse_json(*text, util::JsonComments::refused);
+    if (!parsed || !parsed->is_object()) return std::nullopt;
+    if (util::get_string(parsed->get_object(), "name") != std::optional<std::string>("@anthropic-ai/claude-code")) {
+      return std::nullopt; // another package's file: the program is not Claude Code's, or not as npm lays it out
+    }
+    const std::optional<std::string> v = util::get_string(parsed->get_object(), "version");
+    return v && util::version_in(*v) == *v ? v : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> claude_version(const std::optional<std::string>& seen, const util::Environment& env) {
+  if (seen) return seen;
+  const std::optional<std::string> given = env.get("MCPHEALTH_CLAUDE_VERSION");
+  if (given && !given->empty() && util::version_in(*given) == *given) return given;
+  return std::nullopt;
+}
+
+ClientProcess client_process(const util::Environment& env) {
+  ClientProcess out;
 #ifdef __linux__
-  if (env.get("CLAUDECODE").value_or("") != "1") return std::nullopt;
+  if (env.get("CLAUDECODE").value_or("") != "1") return out;
   pid_t pid = ::getppid();
   for (int hop = 0; hop < k_max_hops && pid > 1; ++hop) {
     const std::optional<Process> p = read_process(pid);
-    if (!p) return std::nullopt;
+    if (!p) return out;
     // The nearest `claude` above: shells and wrappers that fork (`timeout 30 mcphealth hook`, `nice`, `env`) between
     // it and the hook are passed over.
     if (!is_claude(*p)) {
       pid = p->parent;
       continue;
     }
+    const std::string proc = "/proc/" + std::to_string(pid);
     std::error_code ec;
-    fs::path cwd = fs::read_symlink("/proc/" + std::to_string(pid) + "/cwd", ec);
+    fs::path cwd = fs::read_symlink(proc + "/cwd", ec);
     config::ClientArguments args = parse_client_arguments({p->argv.begin() + 1, p->argv.end()}, std::move(cwd));
-    if (args.empty()) return std::nullopt;
-    return args;
+    if (!args.empty()) out.args = std::move(args);
+    // Its program: the executable, or the script a runtime runs (`node .../cli.js`).
+    const fs::path exe = fs::read_symlink(proc + "/exe", ec);
+    out.version = ec ? std::nullopt : claude_version_of(exe);
+    if (!out.version && p->argv.size() > 1 && fs::path(p->argv[1]).is_absolute()) out.version = claude_version_of(p->argv[1]);
+    return out;
   }
 #else
   (void)env;
 #endif
-  return std::nullopt;
+  return out;
 }
 
 config::DiscoveryInputs::Mode client_mode(const util::Environment& env) {

@@ -16,10 +16,26 @@ namespace mcphealth::agent {
 /// following value up to the next option (`--mcp-config A B`), or one joined with `=`.
 config::ClientArguments parse_client_arguments(const std::vector<std::string>& args, std::filesystem::path cwd);
 
-/// The server arguments of the Claude Code this process runs under: the nearest ancestor that is not a shell
-/// (hooks run through `sh -c`), when it is `claude` and this process is a Claude Code hook (`CLAUDECODE=1`).
-/// Nothing when it cannot be told, or when it was given none.
-std::optional<config::ClientArguments> client_arguments(const util::Environment& env);
+/// What the Claude Code this process runs under says of itself: the nearest ancestor that is not a shell (hooks
+/// run through `sh -c`), when it is `claude` and this process is a Claude Code hook (`CLAUDECODE=1`).
+struct ClientProcess {
+  /// Its server arguments; nothing when it was given none.
+  std::optional<config::ClientArguments> args;
+  /// Its version (claude_version_of); nothing when it cannot be told.
+  std::optional<std::string> version;
+};
+
+/// The client this hook runs under, found by one walk up its ancestors (Linux; elsewhere nothing is known).
+ClientProcess client_process(const util::Environment& env);
+
+/// The version of the Claude Code whose program is `program` (its executable, or the script Node.js runs): the
+/// file's own name when the native installer's (`~/.local/share/claude/versions/2.1.332`), else the `version` of
+/// the `@anthropic-ai/claude-code` package.json in a folder above it (npm's layout). Reads two small files at most.
+std::optional<std::string> claude_version_of(const std::filesystem::path& program);
+
+/// The Claude Code version whose rules apply: the client's own when the hook can see it (`seen`), else
+/// `MCPHEALTH_CLAUDE_VERSION` (for `probe` from cron, which has no client to ask); nothing: not known.
+std::optional<std::string> claude_version(const std::optional<std::string>& seen, const util::Environment& env);
 
 /// Claude Code's mode from the hook's environment: it sets `CLAUDE_CODE_ENTRYPOINT=sdk-cli` for the hooks of
 /// `claude -p` (seen with 2.1.197); anything else is interactive, the stricter rule.

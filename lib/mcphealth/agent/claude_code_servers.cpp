@@ -4,6 +4,8 @@
 // showed. agent/claude_code.cpp puts these rules behind the Catalogue interface.
 #include <mcphealth/agent/claude_code_servers.hpp>
 
+#include <mcphealth/agent/claude_code_args.hpp>
+
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
@@ -109,6 +111,8 @@ struct Layer {
   const json::object* root = nullptr;
   /// False for a project's own settings files in a folder the user has not trusted.
   bool counted = true;
+  /// Only its `enableAllProjectMcpServers` approves (a rule seen for that key alone).
+  bool enable_all_only = false;
 };
 
 bool is_true(const json::object& o, std::string_view key) { return util::get_bool(o, key) == true; }
@@ -305,6 +309,15 @@ void add_plugins(Resolution& res, const ClaudePaths& paths, const std::vector<La
   }
 }
 
+/// Which version's rules of approval apply. Only the pinned versions' are known (NOTES.md): 2.1.332's hold from
+/// it on; any other version, or none known, gets the rules every known version shares, the strictest.
+enum class ApprovalRules { strictest, newest };
+
+ApprovalRules approval_rules(const std::optional<std::string>& version) {
+  if (version && util::compare_versions(*version, "2.1.332") >= 0) return ApprovalRules::newest;
+  return ApprovalRules::strictest;
+}
+
 /// Project servers start only once approved; a project's own settings count only in a trusted folder. Headless,
 /// Claude Code starts every one that is not rejected.
 void apply_approvals(Candidate& c, const std::vector<Layer>& layers, DiscoveryInputs::Mode mode) {
@@ -319,7 +332,8 @@ void apply_approvals(Candidate& c, const std::vector<Layer>& layers, DiscoveryIn
   if (mode == DiscoveryInputs::Mode::headless) return;
   for (const Layer& layer : layers) {
     if (!layer.counted || layer.root == nullptr) continue;
-    if (is_true(*layer.root, "enableAllProjectMcpServers") || lists(*layer.root, "enabledMcpjsonServers", c.definition.name)) {
+    if (is_true(*layer.root, "enableAllProjectMcpServers") ||
+        (!layer.enable_all_only && lists(*layer.root, "enabledMcpjsonServers", c.definition.name))) {
       return;
     }
   }
@@ -407,6 +421,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
   // differential suite found a layout where trust on a folder between started nothing in either version. Where the
   // versions' rules differ or are not known, the strictest: never start what a client would not.
   res.trusted = trusted_here(projects, key);
+  const ApprovalRules rules = approval_rules(agent::claude_version(in.client_version, env));
 
   JsonFile managed_settings = load_json(reader, paths.managed_dir / "managed-settings.json");
   JsonFile local_settings = load_json(reader, dir / ".claude" / "settings.local.json");
@@ -420,6 +435,14 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
       {project_settings.path, project_settings.root ? &*project_settings.root : nullptr, res.trusted},
       {user_settings.path, user_settings.root ? &*user_settings.root : nullptr, true},
   };
+  // 2.1.332 from a subfolder of a trusted repository root: the root's own settings.local.json approves with
+  // enableAllProjectMcpServers (issue 37's fourth layout, seen under `claude mcp list`; its enabledMcpjsonServers
+  // there was not tried, so it does not count).
+  JsonFile root_local_settings;
+  if (rules == ApprovalRules::newest && key != dir && res.trusted) {
+    root_local_settings = load_json(reader, key / ".claude" / "settings.local.json");
+    layers.push_back({root_local_settings.path, root_local_settings.root ? &*root_local_settings.root : nullptr, true, true});
+  }
   // (~/.claude.json's own errors are in `files`, as its local and user scope reports.)
   for (const JsonFile* f : {&managed_settings, &local_settings, &project_settings, &user_settings}) {
     if (f->exists && !f->root) {

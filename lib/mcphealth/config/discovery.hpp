@@ -60,6 +60,9 @@ struct DiscoveryInputs {
   /// (Qwen Code): the agent runs in this folder now, so what it starts here is known. Elsewhere (probe, status)
   /// those servers are not started: nothing says the agent ever runs there.
   bool agent_runs_here = false;
+  /// The version of the client the hook runs under, where its hook can see it (Claude Code's process): where the
+  /// client's rules differ by version, its own apply. Nothing: not seen (agent/claude_code_args.hpp).
+  std::optional<std::string> client_version;
   /// What reads the configuration files (util/files.hpp); nothing = the disk.
   util::FileReader* reader = nullptr;
 };

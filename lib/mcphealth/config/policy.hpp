@@ -98,9 +98,6 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
 /// The settings for a definition (its tool name, and its project for local and project scope).
 Settings settings_for(const Settings& base, const Policy& policy, const Candidate& candidate);
 
-/// Claude Code's start-up timeout for an MCP server when `MCP_TIMEOUT` is not set: `claude mcp list` gives a
-/// silent server 30 s before "Failed to connect" (2.1.197).
-inline constexpr std::int64_t k_client_startup_timeout_ms = 30'000;
 
 /// The client's start-up timeout: `MCP_TIMEOUT` (ms) where it is a positive whole number, else 30 s.
 std::int64_t client_startup_timeout_ms(const util::Environment& env);

@@ -95,20 +95,22 @@ namespace {
 enum class ZeroAllowed { no, yes };
 
 void read_whole_number(Setting<std::int64_t>& setting, const util::Environment& env, std::string_view ecc_name,
-                       std::vector<SettingWarning>& warnings, ZeroAllowed zero = ZeroAllowed::yes) {
+                       std::vector<SettingWarning>& warnings, ZeroAllowed zero = ZeroAllowed::yes,
+                       const std::string& in_force = {}) {
   auto found = util::lookup_setting(env, ecc_name);
   if (!found) return;
+  // What is used instead: the value, or (where commands default apart) the words `in_force` gives.
+  const std::string fallback = in_force.empty() ? std::to_string(setting.value) : in_force;
   std::int64_t value = 0;
   const char* begin = found->value.data();
   const char* end = begin + found->value.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc{} || ptr != end || value < 0) {
-    warnings.push_back({SettingWarning::Code::not_a_whole_number, found->name, found->value,
-                        std::to_string(setting.value)});
+    warnings.push_back({SettingWarning::Code::not_a_whole_number, found->name, found->value, fallback});
     return;
   }
   if (value == 0 && zero == ZeroAllowed::no) {
-    warnings.push_back({SettingWarning::Code::zero_timeout, found->name, found->value, std::to_string(setting.value)});
+    warnings.push_back({SettingWarning::Code::zero_timeout, found->name, found->value, fallback});
     return;
   }
   // Times and sizes are added to the clock and to each other; no sane value comes near this (about 31 years in ms).
@@ -168,7 +170,10 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
   Settings s;
   s.state_path = resolve_state_path(env, flags);
   read_whole_number(s.ttl_ms, env, "ECC_MCP_HEALTH_TTL_MS", s.warnings);
-  read_whole_number(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings, ZeroAllowed::no);
+  // probe, watch and refresh wait as long as Claude Code's start-up when no timeout is set (config::unhurried).
+  read_whole_number(s.timeout_ms, env, "ECC_MCP_HEALTH_TIMEOUT_MS", s.warnings, ZeroAllowed::no,
+                    "the defaults: " + std::to_string(s.timeout_ms.value) + " ms in a hook, Claude Code's start-up "
+                    "timeout (MCP_TIMEOUT, else " + std::to_string(k_client_startup_timeout_ms) + " ms) in probe, watch and refresh");
   read_whole_number(s.backoff_ms, env, "ECC_MCP_HEALTH_BACKOFF_MS", s.warnings);
   read_whole_number(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
   read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings, ZeroAllowed::no);

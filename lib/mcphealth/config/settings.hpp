@@ -12,6 +12,10 @@
 
 namespace mcphealth::config {
 
+/// Claude Code's start-up timeout for an MCP server when `MCP_TIMEOUT` is not set: `claude mcp list` gives a
+/// silent server 30 s before "Failed to connect" (2.1.197).
+inline constexpr std::int64_t k_client_startup_timeout_ms = 30'000;
+
 /// Where a setting's value came from. Text is made only where it is printed (`text()`).
 struct Origin {
   enum class Kind { built_in, variable, policy, flag };

@@ -149,6 +149,11 @@ const config::DiscoveryInputs& Context::inputs() {
                " --mcp-config value(s)" + (client->strict ? " and --strict-mcp-config" : "");
       });
     }
+  } else {
+    m_agent.catalogue.read_version(*m_inputs, m_deps.env);
+  }
+  if (m_inputs->client_version) {
+    trace([&] { return std::string(m_agent.name) + " " + *m_inputs->client_version + ": its rules of approval apply"; });
   }
   return *m_inputs;
 }
@@ -161,6 +166,7 @@ std::string Context::folder_key() {
   if (in.mode == config::DiscoveryInputs::Mode::headless) how.emplace_back("headless");
   if (in.client) how.push_back("--mcp-config " + in.client->stamp());
   if (in.agent_runs_here) how.emplace_back("in session"); // its bindings differ from what probe binds there
+  if (in.client_version) how.push_back("version " + *in.client_version); // approvals differ by version
   return agent::folder_key(m_agent, in.project_dir.string(), how);
 }
 

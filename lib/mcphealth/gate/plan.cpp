@@ -98,7 +98,7 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
   switch (d.verdict) {
   case CacheVerdict::no_entry: return "cache: no entry for " + server;
   case CacheVerdict::allow:
-    return "cache: healthy, fresh for " + util::format_duration_short(e.expires_at.value_or(now) - now) + ": allow";
+    return "cache: healthy, fresh for " + util::format_duration_short(st.fresh_until.value_or(now) - now) + ": allow";
   case CacheVerdict::block_down:
   case CacheVerdict::block_misconfigured:
     return "cache: unhealthy (" + e.last_error.value_or("") + "), retry in " +

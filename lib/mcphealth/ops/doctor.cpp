@@ -47,18 +47,18 @@ Check version_check(const agent::Agent& a, const DoctorInputs& in, AgentCheckup&
                 "check it is one of those tested (" + range + ")");
   }
   const proc::CommandResult r = in.runner.run_argv({program, "--version"}, "", k_version_timeout_ms);
-  out.version = version_in(r.out + "\n" + r.err);
+  out.version = util::version_in(r.out + "\n" + r.err);
   if (!out.version) {
     return note("version", "`" + program + " --version` named no version (" +
                                util::cap_utf8(util::last_meaningful_line(r.out + r.err + r.error), 160) + ")",
                 "check it is one of those tested (" + range + ")");
   }
   const std::string v = *out.version;
-  if (compare_versions(v, a.tested_oldest) < 0) {
+  if (util::compare_versions(v, a.tested_oldest) < 0) {
     return note("version", v + ", older than any tested (" + range + ")",
                 "update " + std::string(a.name) + ": its hooks may lack what the gate needs");
   }
-  if (compare_versions(v, a.tested_newest) > 0) {
+  if (util::compare_versions(v, a.tested_newest) > 0) {
     return note("version", v + ", newer than any tested (" + range + ")",
                 "it likely works; a new wording of a failure may go unread until mcphealth is updated");
   }
@@ -373,35 +373,6 @@ json::object checkup_json(const Checkup& c) {
   return {{"ok", c.ok()}, {"agents", std::move(agents)}, {"common", checks_json(c.common)}};
 }
 
-std::optional<std::string> version_in(std::string_view text) {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i])) ||
-        (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')))
-      continue;
-    std::size_t j = i;
-    int dots = 0;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) ||
-                               (text[j] == '.' && j + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[j + 1]))))) {
-      if (text[j] == '.') ++dots;
-      ++j;
-    }
-    if (dots >= 2) return std::string(text.substr(i, j - i));
-    i = j;
-  }
-  return std::nullopt;
-}
 
-int compare_versions(std::string_view a, std::string_view b) {
-  std::size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    long x = 0, y = 0;
-    while (i < a.size() && a[i] != '.') x = x * 10 + (std::isdigit(static_cast<unsigned char>(a[i])) ? a[i] - '0' : 0), ++i;
-    while (j < b.size() && b[j] != '.') y = y * 10 + (std::isdigit(static_cast<unsigned char>(b[j])) ? b[j] - '0' : 0), ++j;
-    if (x != y) return x < y ? -1 : 1;
-    ++i;
-    ++j;
-  }
-  return 0;
-}
 
 } // namespace mcphealth::ops

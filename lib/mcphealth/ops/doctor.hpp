@@ -74,11 +74,5 @@ Checkup run_checkup(const DoctorInputs& in);
 /// The checkup as `doctor --json` prints it.
 boost::json::object checkup_json(const Checkup& checkup);
 
-/// The first `N.N.N` in a program's `--version` text (`2.1.197 (Claude Code)`, `codex-cli 0.171.0`, `GitHub Copilot
-/// CLI 1.0.102.`); nothing when there is none.
-std::optional<std::string> version_in(std::string_view text);
-
-/// Compares dotted versions number by number: negative, zero or positive.
-int compare_versions(std::string_view a, std::string_view b);
 
 } // namespace mcphealth::ops

@@ -122,7 +122,11 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
-  if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = *row.entry.expires_at - now;
+  if (row.entry.healthy() && row.entry.expires_at) {
+    // As long as the gate believes it: an expiresAt past the TTL in force is not (state::outlook_of).
+    const state::Outlook o = state::outlook_of(row.entry, now, 0, settings.ttl_ms.value);
+    row.fresh_ms = o.fresh_until ? *o.fresh_until - now : 0;
+  }
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
     const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
     row.retry_in_ms = *state::honoured_retry_at(row.entry, now, bound) - now;

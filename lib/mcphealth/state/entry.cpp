@@ -136,6 +136,7 @@ Outlook outlook_of(const ServerEntry& entry, util::EpochMs now, std::int64_t ret
     if (expires && ttl_bound > 0) expires = std::min(*expires, entry.checked_at ? *entry.checked_at + ttl_bound : now + ttl_bound);
     if (expires && *expires > now) {
       out.freshness = Freshness::fresh;
+      out.fresh_until = expires;
     } else {
       out.freshness = Freshness::stale;
       out.stale_for_ms = expires ? now - *expires : 0;

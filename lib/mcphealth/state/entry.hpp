@@ -158,6 +158,8 @@ struct Outlook {
   std::optional<util::EpochMs> retry_at;
   /// For `stale`: how long ago the mark expired.
   std::int64_t stale_for_ms = 0;
+  /// For `fresh`: until when, the TTL bound applied (what a text saying "fresh for" must follow).
+  std::optional<util::EpochMs> fresh_until;
 };
 
 /// How far in the future a mark's `checkedAt` may lie and still be believed (clocks of one machine agree; more is a

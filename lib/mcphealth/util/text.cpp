@@ -320,4 +320,35 @@ std::string shell_quote(std::string_view text) {
   return out;
 }
 
+int compare_versions(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    long x = 0, y = 0;
+    while (i < a.size() && a[i] != '.') x = x * 10 + (std::isdigit(static_cast<unsigned char>(a[i])) ? a[i] - '0' : 0), ++i;
+    while (j < b.size() && b[j] != '.') y = y * 10 + (std::isdigit(static_cast<unsigned char>(b[j])) ? b[j] - '0' : 0), ++j;
+    if (x != y) return x < y ? -1 : 1;
+    ++i;
+    ++j;
+  }
+  return 0;
+}
+
+std::optional<std::string> version_in(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) ||
+        (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')))
+      continue;
+    std::size_t j = i;
+    int dots = 0;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) ||
+                               (text[j] == '.' && j + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[j + 1]))))) {
+      if (text[j] == '.') ++dots;
+      ++j;
+    }
+    if (dots >= 2) return std::string(text.substr(i, j - i));
+    i = j;
+  }
+  return std::nullopt;
+}
+
 } // namespace mcphealth::util

@@ -74,4 +74,11 @@ std::vector<std::string> shell_words(std::string_view command);
 /// with one line comes back trimmed.
 std::string last_meaningful_line(std::string_view text);
 
+/// The first `N.N.N` in a program's `--version` text (`2.1.197 (Claude Code)`, `codex-cli 0.171.0`, `GitHub Copilot
+/// CLI 1.0.102.`); nothing when there is none.
+std::optional<std::string> version_in(std::string_view text);
+
+/// Compares dotted versions number by number (`2.1.1000` > `2.1.332`): negative, zero or positive.
+int compare_versions(std::string_view a, std::string_view b);
+
 } // namespace mcphealth::util
