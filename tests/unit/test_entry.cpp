@@ -164,6 +164,9 @@ TEST_CASE("a healthy mark is fresh no longer past its check than the TTL in forc
   CHECK(o.freshness == state::Freshness::stale);
   CHECK(o.stale_for_ms == 480'000);
   CHECK(state::outlook_of(e, now, 0, 3'600'000).freshness == state::Freshness::fresh);
+  // What a text says follows the bound, not the year: fresh for 50 minutes more, not 8759h.
+  CHECK(state::outlook_of(e, now, 0, 3'600'000).fresh_until == now + 3'000'000);
+  CHECK(state::outlook_of(e, now, 0, 0).fresh_until == now + year);
 }
 
 TEST_CASE("the strings a server names itself with are capped when written", "[entry]") {

@@ -148,7 +148,7 @@ TEST_CASE("the client's version decides approvals where the versions differ, and
     CHECK(r.winner("a")->scope == config::Scope::project);
     CHECK(r.winner("b")); // approved by the root's enableAll
   }
-  for (const std::optional<std::string> version : {std::optional<std::string>("2.1.197"), std::optional<std::string>()}) {
+  for (const std::optional<std::string>& version : {std::optional<std::string>("2.1.197"), std::optional<std::string>()}) {
     in.client_version = version;
     const auto r = agent::default_agent().catalogue.resolve(in, l.env);
     REQUIRE(r.winner("a"));
