@@ -85,4 +85,59 @@ case_reconnect_on_first_failure_found_by_a_probe() {
   assert_contains "$ERR" "Reconnect attempt: ok."
 }
 
+# A server that starts and answers its handshake but dies on every call (the seed article's PM2 setup): the first
+# failed call is reconnected and may be retried; the second proves a crash loop, and from then the server is blocked
+# with the backoff though the reconnect and its handshake pass. Before, every failed call was "restored" and none
+# was ever blocked (FAILS 0).
+case_a_server_that_fails_on_every_call_is_blocked_from_the_second_failure() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  export ECC_MCP_RECONNECT_COMMAND="echo noop"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_contains "$OUT" "the call can be retried now"
+  assert_eq "$(entry_field svc status)" healthy
+  assert_eq "$(entry_field svc failedCalls)" 1
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_contains "$OUT" 'fails on calls: it starts and answers, but 2 calls in a row failed (this one on do_thing)'
+  assert_contains "$ERR" "its calls keep failing: still blocked"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc failedCalls)" 2
+  assert_eq "$(entry_field svc lastFailedTool)" do_thing
+  # The next calls are blocked, in words that say why.
+  local i
+  for i in 1 2 3; do
+    hook "$(pre_payload svc)"
+    assert_contains "$OUT" '"permissionDecision":"deny"'
+    assert_contains "$OUT" 'fails on calls: it starts and answers, but its last 2 calls failed (the last on do_thing)'
+  done
+  mcph status
+  assert_contains "$OUT" "fails on calls: 2 in a row (last on do_thing)"
+  # A call that succeeds ends the row.
+  hook "{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"mcp__svc__do_thing\",\"tool_input\":{},\"tool_response\":{},\"cwd\":\"$PROJ\"}"
+  assert_eq "$(entry_field svc status)" healthy
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"].get("failedCalls")')" null
+}
+
+# Without a reconnect: the probe after each backoff passes the handshake, which no longer clears the count, so the
+# backoff grows with each failed call instead of starting over.
+case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  local n retry first=
+  for n in 1 2 3; do
+    hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+    assert_eq "$(entry_field svc failedCalls)" "$n"
+    retry=$(( $(entry_field svc nextRetryAt) - $(entry_field svc checkedAt) ))
+    echo "failed call $n: blocked for $retry ms" >&2
+    [ -n "$first" ] || first=$retry
+    # The backoff ends (the file says so), the next call is probed, passes its handshake, and goes through.
+    "$PY" -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p))
+for e in [d["servers"]["svc"]] + list(d.get("definitions", {}).values()):
+    e["nextRetryAt"] = e["checkedAt"] = e["expiresAt"] = e["checkedAt"] - 600000
+json.dump(d, open(p, "w"))' "$(STATE)"
+    hook "$(pre_payload svc)"
+    assert_not_contains "$OUT" deny
+    assert_eq "$(entry_field svc status)" healthy
+  done
+  [ "$retry" -gt "$first" ] || fail "the third failed call in a row backed off $retry ms, as long as the first"
+}
+
 main "$@"

@@ -330,4 +330,25 @@ case_doctor_says_the_gate_is_on_for_the_real_claude() {
   wait_for_quiet
 }
 
+# A server that starts and dies on every call (Claude Code restarts it before each next call by itself), behind a
+# reconnect command, as the seed article sets PM2 up: of five calls, at most two reach it; the second failure
+# proves the loop, and the model reads that the server fails on calls. Before, all five reached it.
+case_a_crash_loop_behind_a_reconnect_reaches_the_server_at_most_twice() {
+  need_claude
+  svc_stdio
+  export ECC_MCP_RECONNECT_COMMAND="echo noop"
+  model_script "{\"turns\":[$(cue_turn die "$(echo_call one)"),[$(echo_call two)],[$(echo_call three)],[$(echo_call four)],[$(echo_call five)]]}"
+  start_model
+  mcph install
+  assert_eq "$RC" 0 "install"
+  claude_session
+  local reached
+  reached=$(calls_seen | wc -l)
+  echo "calls that reached the crash-looping server: $reached of 5" >&2
+  [ "$reached" -le 2 ] || fail "$reached of 5 calls reached a server that dies on every call"
+  assert_contains "$(tool_results | sed -n '$p')" 'fails on calls' "the model's text for the blocked call"
+  assert_eq "$(entry_field svc status)" unhealthy
+  wait_for_quiet
+}
+
 main "$@"

@@ -1,5 +1,7 @@
 // The cache decision alone: entries built with the state's own marks, a clock reading, and the rules as values.
 #include <mcphealth/gate/decide.hpp>
+#include <mcphealth/gate/plan.hpp>
+#include <mcphealth/state/entry.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -84,4 +86,41 @@ TEST_CASE("a mark expired by less than its TTL is refreshed in the background un
 TEST_CASE("a mark from a clock far ahead decides nothing", "[decide]") {
   const json::object e = healthy_at(k_t0 + 3'600'000, 120'000);
   CHECK(gate::decide_from_cache(&e, k_t0, rules(0)).verdict == CacheVerdict::probe);
+}
+
+TEST_CASE("failed calls count in a row across recoveries, and two prove a crash loop", "[decide]") {
+  constexpr std::int64_t window = 400'000; // a backoff cap and a TTL
+  state::ServerEntry e;
+  CHECK(gate::failed_calls_now(e, k_t0, window) == 1); // the first
+  e.failed_calls = 1;
+  e.last_failed_call_at = k_t0;
+  e.status = "healthy"; // the reconnect's probe passed: the count stays
+  CHECK(gate::failed_calls_now(e, k_t0 + 30'000, window) == 2);
+  CHECK(gate::crash_loop(2));
+  CHECK_FALSE(gate::crash_loop(1));
+  e.failed_calls = 5;
+  CHECK(gate::failed_calls_now(e, k_t0 + window, window) == 6);
+  CHECK(gate::failed_calls_now(e, k_t0 + window + 1, window) == 1); // long after: a new row
+  e.last_failed_call_at.reset(); // a count with no time (a hand edit) starts over
+  CHECK(gate::failed_calls_now(e, k_t0, window) == 1);
+}
+
+TEST_CASE("a failure mark keeps the row of failed calls and backs off by it; a healthy mark keeps it too", "[decide]") {
+  json::object entry;
+  state::mark_healthy(entry, {.now = k_t0, .ttl_ms = 120'000});
+  state::UnhealthyMark mark{.now = k_t0 + 1000, .error = "Connection closed", .code = state::FailureCode::transport(),
+                            .backoff_ms = 5000, .max_backoff_ms = 300'000, .failed_calls = 3, .failed_tool = "query"};
+  state::mark_unhealthy(entry, mark);
+  state::ServerEntry e = state::ServerEntry::from_json(entry);
+  CHECK(e.failed_calls == 3);
+  CHECK(e.last_failed_tool == "query");
+  CHECK(e.failure_count == 2); // one fewer than the calls: 10 s, not the first failure's 5 s
+  CHECK(*e.next_retry_at - *e.checked_at == 10'000);
+  CHECK(e.down_since == k_t0 + 1000);
+  state::mark_healthy(entry, {.now = k_t0 + 20'000, .ttl_ms = 120'000});
+  e = state::ServerEntry::from_json(entry);
+  CHECK(e.failed_calls == 3); // a passing handshake is not a call that succeeded
+  CHECK(gate::after_success(e, k_t0 + 21'000, 120'000) == gate::AfterSuccess::forget_failed_calls);
+  state::clear_failed_calls(entry);
+  CHECK(state::ServerEntry::from_json(entry).failed_calls == 0);
 }

@@ -43,4 +43,10 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   return d;
 }
 
+std::int64_t failed_calls_now(const state::ServerEntry& before, util::EpochMs now, std::int64_t window_ms) {
+  if (before.failed_calls < 1 || !before.last_failed_call_at) return 1;
+  if (now - *before.last_failed_call_at > window_ms) return 1;
+  return state::clamp_failure_count(before.failed_calls + 1);
+}
+
 } // namespace mcphealth::gate

@@ -58,4 +58,15 @@ bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCo
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);
 
+/// The failed calls in a row a call failing at `now` makes for a server whose entry is `before`: one more when
+/// the last one failed within `window_ms` (a backoff cap and a TTL: the gap a blocked, re-probed, called-again
+/// crash loop leaves), else this one alone. A passing handshake between never clears them; a call that succeeds
+/// does (PostToolUse).
+std::int64_t failed_calls_now(const state::ServerEntry& before, util::EpochMs now, std::int64_t window_ms);
+
+/// Two failed calls in a row prove a crash loop: the server starts and answers its handshake, and fails on calls.
+/// From then it is blocked with the backoff though a probe (or its reconnect) passes.
+inline constexpr std::int64_t k_crash_loop_calls = 2;
+inline bool crash_loop(std::int64_t failed_calls) { return failed_calls >= k_crash_loop_calls; }
+
 } // namespace mcphealth::gate

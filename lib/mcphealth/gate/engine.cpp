@@ -345,7 +345,8 @@ private:
                               .source = c ? std::optional(c->definition.source.string()) : std::nullopt,
                               .backoff_ms = s.backoff_ms.value,
                               .max_backoff_ms = s.max_backoff_ms.value,
-                              .began_at = began};
+                              .began_at = began,
+                              .failed_tool = call.tool};
     if (ask_server) {
       const state::StateSnapshot snap = m_ctx.store().read();
       const probe::ProbeResult asked = m_ctx.deps().prober.probe(
@@ -369,6 +370,10 @@ private:
     const bool written = m_ctx.update_state(
         [&](json::object& doc) {
           auto mark_down = [&](json::object& entry) {
+            // Counted under the lock, from the entry as it stands: parallel failures of one outage were turned
+            // away above (same_outage), so each failed call here is one more in the row.
+            mark.failed_calls = failed_calls_now(ServerEntry::from_json(entry), mark.now,
+                                                 s.max_backoff_ms.value + s.ttl_ms.value);
             state::mark_unhealthy(entry, mark);
             retry_at = ServerEntry::from_json(entry).next_retry_at.value_or(0);
           };
@@ -390,10 +395,17 @@ private:
                : has_command ? std::string("and attempting reconnect")
                              : std::string("(no reconnect command configured)")));
 
+    const bool looping = written && crash_loop(mark.failed_calls);
+    if (looping) {
+      m_ctx.log(name + ": " + std::to_string(mark.failed_calls) + " calls in a row failed (the last on " + call.tool +
+                "): it fails on calls, so a passing handshake does not clear it; blocked for the backoff");
+    }
     const bool restored = reconnect_after_failure(
-        call, c, code, !lock && lock.error().is(util::LockFailure::timed_out) ? LockHeld::no : LockHeld::yes);
+        call, c, code, !lock && lock.error().is(util::LockFailure::timed_out) ? LockHeld::no : LockHeld::yes,
+        looping ? AfterReprobe::keep_mark : AfterReprobe::record);
     messages::Down down{name, call.tool, mark.error, code};
     down.client = m_ctx.voice();
+    if (looping) down.failed_calls = mark.failed_calls;
     if (written) down.blocked_for_ms = retry_at - m_ctx.now();
     return carry_out(answer_after_failure(event, down,
                                           restored  ? FailureRecord::restored
@@ -422,8 +434,13 @@ private:
   /// when another hook's probe or reconnect outlasted the wait.
   enum class LockHeld { no, yes };
 
+  /// What a re-probe that passes after the reconnect does: record the server healthy, or keep the failure mark (a
+  /// crash loop: its calls fail though its handshake passes).
+  enum class AfterReprobe { record, keep_mark };
+
   /// The reconnect half of PostToolUseFailure; true when the server is back.
-  bool reconnect_after_failure(const CallTarget& call, const config::Candidate* c, state::FailureCode code, LockHeld held) {
+  bool reconnect_after_failure(const CallTarget& call, const config::Candidate* c, state::FailureCode code, LockHeld held,
+                               AfterReprobe after) {
     const std::string& name = call.server;
     const config::Settings& s = m_ctx.server_settings(c, name);
     if (held == LockHeld::no) {
@@ -454,6 +471,10 @@ private:
     }
     if (!report.reprobe->ok) {
       m_ctx.log(name + " reconnect command ran, but health probe still failed: " + report.reprobe->reason);
+      return false;
+    }
+    if (after == AfterReprobe::keep_mark) {
+      m_ctx.log(name + " reconnect ran and its handshake passes, but its calls keep failing: still blocked");
       return false;
     }
     m_ctx.record(*c, *report.reprobe, state::RestoredBy::post_failure_reconnect);
@@ -489,8 +510,12 @@ private:
         const ServerEntry fresh = ServerEntry::from_json(cur);
         const std::int64_t ttl =
             fresh.ttl_ms() ? *fresh.ttl_ms() : m_ctx.server_settings(nullptr, hook::server_key(call)).ttl_ms.value;
-        switch (after_success(fresh, now, ttl)) {
-        case AfterSuccess::nothing: return;
+        const AfterSuccess after = after_success(fresh, now, ttl);
+        if (after == AfterSuccess::nothing) return;
+        state::clear_failed_calls(cur); // a call succeeded: the row of failed ones ends
+        switch (after) {
+        case AfterSuccess::nothing:
+        case AfterSuccess::forget_failed_calls: break;
         case AfterSuccess::restore:
           state::mark_healthy(
               cur, {.now = now, .ttl_ms = ttl, .source = fresh.source, .restored_by = state::RestoredBy::tool_success});

@@ -71,6 +71,11 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
     down.client = voice;
     down.credentials_refused = d.credentials_refused;
     if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
+    // Down for failing on calls, not a later outage of another kind that the count outlived.
+    if (crash_loop(e.failed_calls) && e.last_failed_call_at && e.down_since && *e.last_failed_call_at >= *e.down_since) {
+      down.failed_calls = e.failed_calls;
+      down.failed_tool = e.last_failed_tool.value_or("");
+    }
     plan = block(
         event,
         {call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at), "skipping " + call.tool},
@@ -196,6 +201,7 @@ Plan answer_incomplete(const std::string& event_name, hook::Event event, const s
 AfterSuccess after_success(const state::ServerEntry& entry, util::EpochMs now, std::int64_t ttl_ms) {
   if (entry.unhealthy()) return AfterSuccess::restore;
   if (entry.healthy() && entry.expires_at.value_or(0) - now < ttl_ms / 2) return AfterSuccess::extend;
+  if (entry.failed_calls > 0) return AfterSuccess::forget_failed_calls;
   return AfterSuccess::nothing;
 }
 

@@ -104,8 +104,9 @@ Plan answer_incomplete(const std::string& event_name, hook::Event event, const s
 // --- PostToolUse
 
 /// What a successful call changes in its server's entry: nothing (the common case: no write), the healthy mark
-/// extended (it is past half its TTL), or an unhealthy mark cleared.
-enum class AfterSuccess { nothing, extend, restore };
+/// extended (it is past half its TTL), an unhealthy mark cleared, or the failed calls in a row forgotten (the
+/// call that succeeded ends them; each of the others forgets them too).
+enum class AfterSuccess { nothing, extend, restore, forget_failed_calls };
 /// Decides it for `entry` at `now`, `ttl_ms` being the TTL a healthy mark of it gets.
 AfterSuccess after_success(const state::ServerEntry& entry, util::EpochMs now, std::int64_t ttl_ms);
 

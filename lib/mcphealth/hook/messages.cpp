@@ -70,6 +70,12 @@ std::string blocked_after_probe(const Down& d) {
 }
 
 std::string blocked_from_cache(const Down& d) {
+  if (d.failed_calls > 1) {
+    return "The MCP server " + quoted(d.server) + " fails on calls: it starts and answers, but its last " +
+           std::to_string(d.failed_calls) + " calls failed" + (d.failed_tool.empty() ? "" : " (the last on " + d.failed_tool + ")") +
+           ", so " + d.tool + " was not called. Its tools are blocked " + for_the_next(d.blocked_for_ms) +
+           ", until it is checked again. " + advice(d.code, d.server, d.client, d.credentials_refused);
+  }
   std::string since;
   // Rounded down, and never up to a second it has not been: "for 1 second" after 0.2 s reads as a lie.
   if (d.down_for_ms) since = *d.down_for_ms < 1000 ? " for less than a second" : " for " + in_words(*d.down_for_ms, Round::down);
@@ -99,6 +105,12 @@ std::string blocked_input_too_large_unnamed(const std::string& limit) {
 }
 
 std::string failed_and_marked_down(const Down& d) {
+  if (d.failed_calls > 1) {
+    return "The MCP server " + quoted(d.server) + " fails on calls: it starts and answers, but " +
+           std::to_string(d.failed_calls) + " calls in a row failed (this one on " + d.tool +
+           "), so retrying will fail too. Its tools are blocked " + for_the_next(d.blocked_for_ms) +
+           ", until it is checked again. " + advice(d.code, d.server, d.client, d.credentials_refused);
+  }
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". Its tools are blocked " +
          for_the_next(d.blocked_for_ms) + ", until it is checked again. " +
          advice(d.code, d.server, d.client, d.credentials_refused);

@@ -37,6 +37,11 @@ struct Down {
   /// Since the first failure in a row, when known.
   std::optional<std::int64_t> down_for_ms = std::nullopt;
   std::int64_t failures = 0;
+  /// Failed calls in a row, when they prove a crash loop (gate::crash_loop): the server starts and answers its
+  /// handshake, and fails on calls. 0: not one.
+  std::int64_t failed_calls = 0;
+  /// The tool the last failed call was for, when known.
+  std::string failed_tool = {};
   /// The reconnect command ran (or was started) and the server is still down.
   bool restart_tried = false;
   /// The server refuses the credentials its definition sends (not an OAuth login the user can redo in the agent).

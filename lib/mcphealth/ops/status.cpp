@@ -121,6 +121,12 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   const state::ProbeDetails notes = state::probe_details(raw).value_or(state::ProbeDetails{});
   row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
+  if (row.entry.failed_calls > 1) {
+    // A crash loop's cause is its calls, not the handshake a probe saw pass.
+    row.why = "fails on calls: " + std::to_string(row.entry.failed_calls) + " in a row" +
+              (row.entry.last_failed_tool ? " (last on " + *row.entry.last_failed_tool + ")" : std::string()) +
+              (row.why.empty() ? std::string() : ": " + row.why);
+  }
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) {
     // As long as the gate believes it: an expiresAt past the TTL in force is not (state::outlook_of).

@@ -64,6 +64,9 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.last_failure_code = FailureCode::from_json(obj.if_contains(field::last_failure_code));
   e.source = util::get_string(obj, field::source);
   if (auto by = util::get_string(obj, field::restored_by)) e.restored_by = restored_by_from_name(*by);
+  e.failed_calls = clamp_failure_count(util::get_int(obj, field::failed_calls).value_or(0));
+  e.last_failed_call_at = util::get_epoch_ms(obj, field::last_failed_call_at);
+  e.last_failed_tool = util::get_string(obj, field::last_failed_tool);
   return e;
 }
 
@@ -202,6 +205,12 @@ bool marked_since(const json::object& entry, util::EpochMs began_at) {
   return marked && *marked >= began_at && util::get_epoch_ms(entry, field::next_retry_at);
 }
 
+void clear_failed_calls(json::object& entry) {
+  entry.erase(field::failed_calls);
+  entry.erase(field::last_failed_call_at);
+  entry.erase(field::last_failed_tool);
+}
+
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   if (mark.began_at && marked_since(entry, *mark.began_at)) return;
   if (mark.escalate == Escalate::when_due) {
@@ -215,7 +224,14 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
       return;
     }
   }
-  const std::int64_t failures = clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1;
+  const bool was_down = util::get_string(entry, field::status) == std::optional<std::string>("unhealthy");
+  if (mark.failed_calls > 0) {
+    entry[field::failed_calls] = clamp_failure_count(mark.failed_calls);
+    entry[field::last_failed_call_at] = mark.now;
+    entry[field::last_failed_tool] = util::cap_utf8(mark.failed_tool, k_max_server_string_bytes);
+  }
+  const std::int64_t failures = std::max(clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1,
+                                         clamp_failure_count(mark.failed_calls - 1));
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
   entry[field::status] = "unhealthy";
@@ -225,7 +241,7 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   entry[field::failure_count] = failures;
   // The first failure in a row starts the outage; later ones keep its start (an entry another writer made without
   // one stays without: that start is unknown).
-  if (failures == 1) entry[field::down_since] = mark.now;
+  if (failures == 1 || !was_down) entry[field::down_since] = mark.now;
   entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
   entry[field::last_failure_code] = mark.code.to_json();
   if (mark.source || !entry.contains(field::source)) entry[field::source] = optional_string(mark.source);

@@ -56,6 +56,11 @@ struct ServerEntry {
   FailureCode last_failure_code;
   std::optional<std::string> source;
   std::optional<RestoredBy> restored_by;
+  /// Failed calls in a row, counted across recoveries (a probe that passes does not clear them, a call that
+  /// succeeds does), when the last one failed, and on which tool.
+  std::int64_t failed_calls = 0;
+  std::optional<util::EpochMs> last_failed_call_at;
+  std::optional<std::string> last_failed_tool;
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
@@ -126,7 +131,15 @@ struct UnhealthyMark {
   std::optional<util::EpochMs> began_at = std::nullopt;
   /// Whether this failure counts one more (and so backs off further) when the entry's retry time has not come yet.
   Escalate escalate = Escalate::always;
+  /// For a failed call: the failed calls in a row this one makes (gate::failed_calls_now), and its tool. The
+  /// backoff then counts at least one failure fewer than the calls: a server that fails on every call backs off
+  /// as one that fails every probe does, though each probe between passes.
+  std::int64_t failed_calls = 0;
+  std::string failed_tool = {};
 };
+
+/// Clears the failed calls in a row: a call succeeded.
+void clear_failed_calls(boost::json::object& entry);
 
 /// The longest `Retry-After` honoured.
 inline constexpr std::int64_t k_max_retry_after_ms = 3'600'000;

@@ -20,6 +20,11 @@ inline constexpr std::string_view source = "source";
 inline constexpr std::string_view restored_by = "restoredBy";
 inline constexpr std::string_view updated_by = "updatedBy";
 inline constexpr std::string_view probe = "probe";
+// Failed calls in a row, across recoveries (mcphealth's own: a passing handshake does not clear them; a call that
+// succeeds does): how many, when the last failed, and its tool.
+inline constexpr std::string_view failed_calls = "failedCalls";
+inline constexpr std::string_view last_failed_call_at = "lastFailedCallAt";
+inline constexpr std::string_view last_failed_tool = "lastFailedTool";
 
 // The entry's `probe` object: what the last probe saw.
 inline constexpr std::string_view probe_kind = "kind";
