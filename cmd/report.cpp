@@ -44,12 +44,17 @@ std::string when(util::EpochMs at, util::EpochMs now) {
   return buf;
 }
 
-void print_text(const ops::Report& r) {
+void print_text(const ops::Report& r, bool verbose) {
   say("since %s (local time; now %s)\n", when(r.since, r.now), when(r.now, r.now));
   if (r.servers.empty()) {
     say("nothing went down, and no call was blocked\n");
     return;
   }
+  // One line first: what a person reading it in the morning needs before the details.
+  say("%s\n", std::to_string(r.outages) + (r.outages == 1 ? " outage, " : " outages, ") + std::to_string(r.blocked) +
+                 (r.blocked == 1 ? " call" : " calls") + " blocked; " +
+                 (r.still_down.empty() ? std::string("nothing is down now")
+                                       : std::to_string(r.still_down.size()) + " still down"));
   for (const ops::ServerReport& s : r.servers) {
     for (const ops::Outage& o : s.outages) {
       std::string line = s.server + ": ";
@@ -65,9 +70,18 @@ void print_text(const ops::Report& r) {
       line += "; " + std::to_string(o.blocked) + (o.blocked == 1 ? " call" : " calls") + " blocked";
       if (!o.agents.empty()) line += " (" + join_names(o.agents) + ")";
       say("%s\n", line);
-      if (!o.why.empty()) say("  why: %s\n", o.why);
-      if (!o.told.empty()) say("  the model was told: %s\n", o.told);
+      if (!o.why.empty()) say("  why: %s\n", util::last_meaningful_line(o.why));
+      if (verbose && !o.told.empty()) say("  the model was told: %s\n", o.told);
     }
+  }
+  for (const std::string& name : r.still_down) {
+    std::string line = "still down: " + name;
+    for (const auto& [who, d] : r.diagnoses) {
+      if (who != name) continue;
+      if (!d.why.empty()) line += ": " + d.why;
+      if (!d.fix.empty()) line += "; fix: " + d.fix;
+    }
+    say("%s\n", line);
   }
 }
 
@@ -86,8 +100,15 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   }
   const std::filesystem::path& state_file = settings.state_path.value;
   if (state::is_cache_off(state_file)) util::log::warn("the cache is off (" + state_file.string() + "): no history is kept");
-  const state::History history = state::read_history(state_file, *since);
-  const ops::Report report = ops::build_report(history, *since, now, o.servers);
+  // All of it (at most about 1 MiB): an outage that began before the window and is still open belongs in it.
+  const state::History history = state::read_history(state_file);
+  ops::Report report = ops::build_report(history, *since, now, o.servers);
+  if (!report.still_down.empty()) {
+    const state::StateSnapshot snap = state::StateStore(state_file, clock).read();
+    for (const std::string& name : report.still_down) {
+      if (auto d = ops::current_diagnosis(snap.doc, name)) report.diagnoses.emplace_back(name, std::move(*d));
+    }
+  }
   if (report.unreadable > 0) {
     util::log::warn(std::to_string(report.unreadable) + " line(s) of " + state::history_path(state_file).string() +
                     " did not read as history and were passed over");
@@ -96,7 +117,7 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   if (o.json) {
     std::fputs(util::pretty_json(ops::report_json(report)).c_str(), stdout);
   } else {
-    print_text(report);
+    print_text(report, globals.verbosity > 0);
   }
   for (const ops::ServerReport& s : report.servers) {
     for (const ops::Outage& out : s.outages) {

@@ -26,6 +26,10 @@ case_an_outage_is_told_with_its_blocked_calls_and_what_the_model_read() {
   assert_contains "$OUT" "2 calls blocked (claude-code)"
   assert_contains "$OUT" "why: "
   assert_contains "$OUT" "NOTES_TOKEN is not set"
+  assert_contains "$OUT" "1 outage, 2 calls blocked; nothing is down now"
+  # What the model read is long: it is for -v and --json.
+  assert_not_contains "$OUT" "the model was told: "
+  mcph report -v
   assert_contains "$OUT" "the model was told: "
   assert_contains "$OUT" 'The MCP server "svc"'
   mcph report --json
@@ -106,6 +110,30 @@ case_a_cache_hit_writes_no_history_and_a_cut_line_is_passed_over() {
   mcph report --since 2d --json
   assert_eq "$(json_eval "$OUT" 'd["unreadableLines"]')" 1
   assert_contains "$ERR" "did not read as history"
+}
+
+# An outage that began before the window and is still open is in it: `--since 1h` the morning after a server
+# died at 2 a.m. shows it, exits 1, and ends with what is still down and the latest diagnosis. Before, it printed
+# "nothing went down" and exited 0.
+case_an_outage_still_open_from_before_the_window_is_shown_and_exits_1() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash "\"--message\",\"Error: NOTES_TOKEN is not set\"")}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  # Two hours ago, as the history tells it.
+  "$PY" -c 'import json,sys; p=sys.argv[1]; lines=[json.loads(l) for l in open(p)]
+for l in lines:
+    for k in ("at", "ts", "time"):
+        if isinstance(l.get(k), int): l[k] -= 2 * 3600 * 1000
+open(p, "w").write("".join(json.dumps(l) + "\n" for l in lines))' "$(HISTORY)"
+  mcph report --since 1h
+  assert_eq "$RC" 1 "an outage is still open"
+  assert_contains "$OUT" "1 outage, 0 calls blocked; 1 still down"
+  assert_contains "$OUT" "svc: down "
+  assert_contains "$OUT" "still down: svc: Error: NOTES_TOKEN is not set"
+  mcph report --since 1h --json
+  assert_eq "$RC" 1
+  assert_eq "$(json_eval "$OUT" 'd["stillDown"][0]["server"]')" svc
+  assert_eq "$(json_eval "$OUT" 'd["outages"]')" 1
 }
 
 main "$@"

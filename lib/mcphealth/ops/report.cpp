@@ -1,5 +1,11 @@
 #include <mcphealth/ops/report.hpp>
 
+#include <mcphealth/ops/hints.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/health.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -17,8 +23,9 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
                     const std::vector<std::string>& only) {
   Report report{.since = since, .now = now, .unreadable = history.unreadable};
   std::map<std::string, ServerReport> by_server;
+  // Every event is paired, those before the window too: an outage that began before it and is still open (or ended
+  // inside it) overlaps the window and is shown with its real start. Blocked calls count inside the window only.
   for (const state::HistoryEvent& e : history.events) {
-    if (e.at < since) continue;
     if (!only.empty() && std::find(only.begin(), only.end(), e.server) == only.end()) continue;
     ServerReport& s = by_server[e.server];
     s.server = e.server;
@@ -37,7 +44,8 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
       s.outages.back().forgotten = e.kind == state::HistoryKind::forgotten;
       break;
     case state::HistoryKind::blocked: {
-      if (!open) s.outages.push_back({}); // blocked by a verdict written before the window
+      if (e.at < since) break;
+      if (!open) s.outages.push_back({}); // blocked by a verdict written before the history
       Outage& o = s.outages.back();
       ++o.blocked;
       ++s.blocked;
@@ -47,8 +55,34 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
     }
     }
   }
-  for (auto& [name, s] : by_server) report.servers.push_back(std::move(s));
+  for (auto& [name, s] : by_server) {
+    // Only what overlaps the window: an outage that ended before it is another night's.
+    std::erase_if(s.outages, [&](const Outage& o) { return o.up_at && *o.up_at < since; });
+    if (s.outages.empty()) continue;
+    for (const Outage& o : s.outages) {
+      ++report.outages;
+      if (!o.up_at) report.still_down.push_back(s.server);
+    }
+    report.blocked += s.blocked;
+    report.servers.push_back(std::move(s));
+  }
   return report;
+}
+
+std::optional<Diagnosis> current_diagnosis(const json::object& doc, const std::string& server) {
+  const json::object* servers = util::get_object(doc, "servers");
+  const json::object* raw = servers ? util::get_object(*servers, server) : nullptr;
+  if (raw == nullptr) return std::nullopt;
+  const state::ServerEntry e = state::ServerEntry::from_json(*raw);
+  if (!e.unhealthy()) return std::nullopt;
+  const state::ProbeDetails notes = state::probe_details(*raw).value_or(state::ProbeDetails{});
+  std::optional<int> http;
+  if (e.last_failure_code.kind == state::FailureCode::Kind::http_status) http = e.last_failure_code.status;
+  Diagnosis d;
+  d.why = util::last_meaningful_line(e.last_error.value_or(""));
+  if (e.failed_calls > 1) d.why = "fails on calls (" + std::to_string(e.failed_calls) + " in a row)" + (d.why.empty() ? "" : ": " + d.why);
+  d.fix = hint_for({state::health_of(e, *raw), probe::kind_from_name(notes.kind), e.last_error.value_or(""), http, nullptr});
+  return d;
 }
 
 json::object report_json(const Report& report) {
@@ -79,6 +113,21 @@ json::object report_json(const Report& report) {
   return {{"since", util::format_iso8601_ms(report.since)},
           {"now", util::format_iso8601_ms(report.now)},
           {"servers", std::move(servers)},
+          {"outages", report.outages},
+          {"blockedCalls", report.blocked},
+          {"stillDown", [&] {
+             json::array a;
+             for (const std::string& name : report.still_down) {
+               json::object o{{"server", name}};
+               for (const auto& [who, d] : report.diagnoses) {
+                 if (who != name) continue;
+                 o["why"] = d.why;
+                 o["fix"] = d.fix.empty() ? json::value(nullptr) : json::value(d.fix);
+               }
+               a.push_back(std::move(o));
+             }
+             return a;
+           }()},
           {"unreadableLines", report.unreadable}};
 }
 

@@ -43,6 +43,14 @@ struct ServerReport {
   std::int64_t blocked = 0;
 };
 
+/// What the state says now of a server whose outage is still open: its latest diagnosis, not the first error the
+/// history kept (a 401 first read as "run /mcp" and later found to be an unset variable says the latter), and the
+/// fix.
+struct Diagnosis {
+  std::string why;
+  std::string fix;
+};
+
 /// The whole report.
 struct Report {
   util::EpochMs since = 0;
@@ -51,11 +59,22 @@ struct Report {
   std::vector<ServerReport> servers = {};
   /// History lines that did not read.
   std::size_t unreadable = 0;
+  /// Outages that overlap the window, calls blocked in it, and the servers whose outage is still open.
+  std::int64_t outages = 0;
+  std::int64_t blocked = 0;
+  std::vector<std::string> still_down = {};
+  /// For each of `still_down` the state knows: its latest diagnosis.
+  std::vector<std::pair<std::string, Diagnosis>> diagnoses = {};
 };
 
-/// Pairs the history's events into outages, per server (only `only`'s servers, when given).
+/// Pairs the history's events into outages, per server (only `only`'s servers, when given), and keeps those that
+/// overlap the window from `since` to `now`: one that began before it and is still open is in it.
 Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
                     const std::vector<std::string>& only = {});
+
+/// The diagnosis of `server` in the state `doc` (its `servers` entry); nothing when it holds none, or the server
+/// is no longer down there.
+std::optional<Diagnosis> current_diagnosis(const boost::json::object& doc, const std::string& server);
 
 /// The report as `report --json` prints it.
 boost::json::object report_json(const Report& report);
