@@ -71,7 +71,7 @@ int run_doctor(const DoctorOptions& o, const GlobalOptions& globals) {
                                                  .clock = clock});
   const int code = checkup.ok() ? k_exit_ok : k_exit_unhealthy;
   if (o.json) {
-    std::fputs(util::pretty_json(ops::checkup_json(checkup)).c_str(), stdout);
+    print_json(ops::checkup_json(checkup));
     return code;
   }
   const bool color = use_color(stdout);

@@ -255,7 +255,7 @@ int run_explain_config(const ExplainOptions& o, const GlobalOptions& globals) {
     util::log::error(util::unknown_name("server", e.unknown_servers.front(), e.configured));
     return k_exit_usage;
   }
-  if (o.json) std::fputs(util::pretty_json(to_json(e)).c_str(), stdout);
+  if (o.json) print_json(to_json(e));
   else print_text(e, use_color(stdout));
   return e.has_errors() ? k_exit_unhealthy : k_exit_ok;
 }

@@ -313,7 +313,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
       out["agent"] = std::string(agent.id);
       collected->push_back(std::move(out));
     } else {
-      std::fputs(util::pretty_json(out).c_str(), stdout);
+      print_json(out);
     }
     return k_exit_ok;
   }
@@ -372,7 +372,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     code = std::max(code, install_for(one, *a, uninstall, env, clock, o.json ? &collected : nullptr));
     ++done;
   }
-  if (o.json) std::fputs(util::pretty_json(json::value(std::move(collected))).c_str(), stdout);
+  if (o.json) print_json(json::value(std::move(collected)));
   if (done == 0) {
     // Where each agent keeps its user-scope hooks, from the table.
     std::string folders;

@@ -2,6 +2,8 @@
 
 #include "choices.hpp"
 
+#include <mcphealth/util/json.hpp>
+
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/text.hpp>
 
@@ -203,6 +205,10 @@ std::string hint_lines(std::string_view name, std::string_view hint, std::string
   std::string out = head + wrap_words(util::escape_control(hint), width, display_width(head), "  ") + "\n";
   if (width && !reason.empty()) out += "  why: " + wrap_words(util::escape_control(reason), width, 7, "       ") + "\n";
   return out;
+}
+
+void print_json(const boost::json::value& value) {
+  std::fputs(util::escape_invisible(util::pretty_json(value)).c_str(), stdout);
 }
 
 } // namespace mcphealth::cli

@@ -5,6 +5,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <CLI/CLI.hpp>
+#include <boost/json.hpp>
 
 #include <cstdio>
 #include <optional>
@@ -86,5 +87,9 @@ private:
   std::vector<std::size_t> m_drop_order;
   std::vector<std::vector<Cell>> m_rows;
 };
+
+/// Prints `value` as `--json` does: pretty, and with the characters a terminal acts on escaped
+/// (util::escape_invisible).
+void print_json(const boost::json::value& value);
 
 } // namespace mcphealth::cli

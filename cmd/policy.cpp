@@ -83,7 +83,7 @@ int run_policy(const PolicyOptions& o, const GlobalOptions& globals) {
     util::log::error(util::unknown_name("server", report.unknown.front(), report.known));
     return k_exit_usage;
   }
-  if (o.json) std::printf("%s\n", util::pretty_json(policy_json(report)).c_str());
+  if (o.json) print_json(policy_json(report));
   else print_policy(report);
   return report.policy.status == config::Policy::Status::invalid ? k_exit_unhealthy : k_exit_ok;
 }

@@ -227,7 +227,7 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
   case Format::json: {
     json::array servers;
     for (const auto& row : rows) servers.push_back(row_json(row));
-    std::fputs(util::pretty_json(json::object{{"servers", std::move(servers)}}).c_str(), stdout);
+    print_json(json::object{{"servers", std::move(servers)}});
     break;
   }
   case Format::name:

@@ -115,7 +115,7 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   }
   for (const std::string& file : history.unread_files) util::log::warn("history not read: " + file);
   if (o.json) {
-    std::fputs(util::pretty_json(ops::report_json(report)).c_str(), stdout);
+    print_json(ops::report_json(report));
   } else {
     print_text(report, globals.verbosity > 0);
   }

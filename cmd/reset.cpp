@@ -41,7 +41,7 @@ void print_removed(const ResetOptions& o, const std::vector<std::string>& labels
   if (o.json) {
     json::array removed;
     for (const auto& n : labels) removed.push_back(json::value(n));
-    std::fputs(util::pretty_json(json::object{{"removed", std::move(removed)}, {"dryRun", o.dry_run}}).c_str(), stdout);
+    print_json(json::object{{"removed", std::move(removed)}, {"dryRun", o.dry_run}});
     return;
   }
   if (labels.empty()) say("nothing to reset in %s\n", state.c_str());
@@ -115,7 +115,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
     util::log::warn(what + " (nothing to reset for it)");
   }
   if (!o.servers.empty() && names.empty()) {
-    if (o.json) std::fputs(util::pretty_json(json::object{{"removed", json::array()}, {"dryRun", o.dry_run}}).c_str(), stdout);
+    if (o.json) print_json(json::object{{"removed", json::array()}, {"dryRun", o.dry_run}});
     return k_exit_ok;
   }
   if (snapshot.status == state::LoadStatus::newer_version && !o.dry_run) {

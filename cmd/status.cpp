@@ -171,7 +171,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
                      {"now", clock.now_ms()},
                      {"servers", std::move(servers)},
                      {"warnings", std::move(warning_list)}};
-    std::fputs(util::pretty_json(out).c_str(), stdout);
+    print_json(out);
     return code;
   }
   for (const auto& w : warnings) util::log::warn(w);

@@ -532,4 +532,16 @@ case_a_clone_naming_thousands_of_servers_costs_a_bounded_state() {
   assert_contains "$OUT" "s39 and 4056 more"
 }
 
+# C1 controls and bidirectional overrides from a server's error (or a repository's names) are valid in JSON, and a
+# terminal acts on them: every --json writes them as \uXXXX, the same JSON to a parser.
+case_json_output_escapes_c1_and_bidi_characters() {
+  local now; now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$now,\"expiresAt\":$now,\"nextRetryAt\":$((now + 60000)),\"failureCount\":1,\"lastError\":\"bad \\u202egnp.exe \\u0085 \\u2066x\\u2069 \\u200f end\",\"lastFailureCode\":\"transport\"}}}"
+  mcph status --json
+  assert_contains "$OUT" 'bad \u202egnp.exe \u0085 \u2066x\u2069 \u200f end'
+  "$PY" -c 'import sys; t=sys.stdin.buffer.read().decode(); bad=[c for c in t if 0x80<=ord(c)<=0x9f or ord(c) in (0x202e,0x2066,0x2069,0x200f)]; sys.exit(1 if bad else 0)' <<<"$OUT" ||
+    fail "status --json printed raw C1 or bidi characters"
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["entry"]["lastError"] == "bad \u202egnp.exe \u0085 \u2066x\u2069 \u200f end"')" true
+}
+
 main "$@"

@@ -304,8 +304,11 @@ case_strict_mcp_config_leaves_only_its_servers() {
   outage_session down --mcp-config "$T/servers.json" --strict-mcp-config
   assert_eq "$(entry_field svc status)" unhealthy
   assert_second_blocked
-  # The session's folder binds apart (its servers are another set), and there `other` is not one Claude Code runs.
-  assert_eq "$(json_get "$(STATE)" '[b["names"].get("other", {}).get("standing") for k, b in d["bindings"].items() if "--mcp-config" in k]')" '["not-read"]'
+  # The session's folder binds apart (its servers are another set), and there `other` is not one Claude Code runs:
+  # no definition is bound to it (a name the agent does not start is not bound one by one).
+  assert_eq "$(json_get "$(STATE)" 'len([k for k, b in d["bindings"].items() if "--mcp-config" in k and "svc" in b["names"]])')" 1
+  assert_eq "$(json_get "$(STATE)" '[b["names"].get("other", {}).get("definition") for k, b in d["bindings"].items() if "--mcp-config" in k]')" '[null]'
+  assert_not_contains "$(cat "$T/calls" 2>/dev/null)" other
   wait_for_quiet
 }
 

@@ -105,7 +105,7 @@ TEST_CASE("failed calls count in a row across recoveries, and two prove a crash 
   CHECK(gate::failed_calls_now(e, k_t0, window) == 1);
 }
 
-TEST_CASE("a failure mark keeps the row of failed calls and backs off by it; a healthy mark keeps it too", "[decide]") {
+TEST_CASE("a failure mark keeps the row of failed calls and backs off by it and a healthy mark keeps it too", "[decide]") {
   json::object entry;
   state::mark_healthy(entry, {.now = k_t0, .ttl_ms = 120'000});
   state::UnhealthyMark mark{.now = k_t0 + 1000, .error = "Connection closed", .code = state::FailureCode::transport(),

@@ -1,5 +1,6 @@
 #include <mcphealth/util/secret_url.hpp>
 #include <mcphealth/util/redact.hpp>
+#include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <catch2/catch.hpp>
@@ -149,4 +150,13 @@ TEST_CASE("a secret name's value is hidden whether it is joined, spaced or quote
   CHECK(util::redact("Authorization: Bearer abc.def") == "Authorization: Bearer ***");
   CHECK(util::redact("X-Api-Key:sk_live_abcdefgh1") == "X-Api-Key:***");
   CHECK(util::redact("--password hunter2") == "--password ***");
+}
+
+TEST_CASE("JSON for a terminal writes C1 controls, bidi marks and line separators as escapes", "[text]") {
+  CHECK(util::escape_invisible("{\"a\":\"x\xc2\x85y\"}") == "{\"a\":\"x\\u0085y\"}");
+  CHECK(util::escape_invisible("\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\x8f\xe2\x80\xa8\xd8\x9c") ==
+        "\\u202e\\u2066\\u2069\\u200f\\u2028\\u061c");
+  // Printable text, other marks and non-Latin letters pass as they are.
+  CHECK(util::escape_invisible("caf\xc3\xa9 \xe2\x80\x94 \xe6\x97\xa5") == "caf\xc3\xa9 \xe2\x80\x94 \xe6\x97\xa5");
+  CHECK(util::escape_invisible("\xc2") == "\xc2"); // cut short: left as it is
 }

@@ -356,4 +356,34 @@ std::string pretty_json(const json::value& value, std::string_view unit) {
   return out;
 }
 
+std::string escape_invisible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto escaped = [&](unsigned cp) {
+    static constexpr char k_hex[] = "0123456789abcdef";
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4) out += k_hex[(cp >> shift) & 0xF];
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b0 = static_cast<unsigned char>(text[i]);
+    const auto at = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0U; };
+    if (b0 == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) { // C1
+      escaped(at(1));
+      ++i;
+    } else if (b0 == 0xD8 && at(1) == 0x9C) { // U+061C arabic letter mark
+      escaped(0x061C);
+      ++i;
+    } else if (b0 == 0xE2 && at(1) == 0x80 && (at(2) == 0x8E || at(2) == 0x8F || (at(2) >= 0xA8 && at(2) <= 0xAE))) {
+      escaped(0x2000 + (at(2) - 0x80)); // U+200E, U+200F, U+2028-U+202E
+      i += 2;
+    } else if (b0 == 0xE2 && at(1) == 0x81 && at(2) >= 0xA6 && at(2) <= 0xA9) {
+      escaped(0x2040 + (at(2) - 0x80)); // U+2066-U+2069
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 } // namespace mcphealth::util

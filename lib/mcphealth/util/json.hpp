@@ -95,6 +95,12 @@ std::optional<bool> get_bool(const boost::json::object& obj, std::string_view ke
 /// Whether `a` and `b` hold the same JSON, a NaN (what Boost.JSON 1.81 reads `0e400` as) counting as itself.
 bool same_json(const boost::json::value& a, const boost::json::value& b);
 
+/// `json_text` with the characters a terminal acts on but JSON leaves raw written as `\uXXXX`: C1 controls
+/// (U+0080-U+009F), the bidirectional marks and overrides (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)
+/// and the line separators (U+2028, U+2029). The same JSON to any parser; text from a server or a repository can
+/// no longer reorder or hide what a person reads of `--json` in a terminal.
+std::string escape_invisible(std::string_view json_text);
+
 /// Serializes `value` with two-space indentation (or `unit` for each level) and a trailing newline, the way
 /// `JSON.stringify(v, null, 2)` does.
 std::string pretty_json(const boost::json::value& value, std::string_view unit = "  ");
