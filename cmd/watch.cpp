@@ -47,7 +47,7 @@ void register_watch(CLI::App& app, CommandLine& command_line) {
       ->check(whole_number(1, 86'400));
   sub->add_flag("--events", o->events,
                 "One JSON object per line for every transition (the default when stdout is not a terminal)");
-  sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every transition, the event's JSON on its stdin, MCPHEALTH_SERVER set")
+  sub->add_option("--exec", o->exec, "Run CMD (with /bin/sh -c) for every change (not a still-down re-check), the event's JSON on its stdin, MCPHEALTH_SERVER set")
       ->type_name("CMD");
   sub->add_option("--exec-timeout-ms", o->exec_timeout_ms, "End --exec's process group after MS (default 5000)")
       ->type_name("MS")
@@ -124,6 +124,7 @@ public:
       std::printf("%s\n", json::serialize(ops::event_json(ev)).c_str());
       std::fflush(stdout);
     }
+    if (!ev.changes_side()) return; // the events stream has every check; the list only what changed
     // One line each, whatever the reason holds (a traceback's last meaningful line).
     const std::string reason = util::last_meaningful_line(ev.reason);
     remember(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from + " -> " +
@@ -153,8 +154,11 @@ public:
     ops::StatusReport rows = report;
     rows.warnings.clear();
     std::vector<std::string> table = util::split_lines(render_status_table(rows, use_color(stdout), width, false));
-    // The transitions get a quarter of the window (two lines at least, when there are any); the rows the rest.
-    const std::size_t pane = m_recent.empty() ? 0 : std::min(m_recent.size(), std::max<std::size_t>(2, height / 4));
+    // The transitions get a quarter of the window (two lines at least, when there are any), and every line the
+    // table leaves free; the rows the rest.
+    const std::size_t spare = height > head.size() + table.size() + 2 ? height - head.size() - table.size() - 2 : 0;
+    const std::size_t pane =
+        m_recent.empty() ? 0 : std::min(m_recent.size(), std::max({std::size_t{2}, height / 4, spare}));
     const std::size_t used = head.size() + (pane ? pane + 2 : 0);
     const std::size_t room = height > used + 1 ? height - used : 2; // the table's header and one line
     if (table.size() > room) {

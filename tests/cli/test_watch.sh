@@ -316,4 +316,19 @@ case_a_service_starts_servers_with_the_agents_path() {
   stop_watch
 }
 
+# A server down all night is re-checked at every backoff step: each check is an event on the stream, but --exec runs
+# for the change only (the README's notify-send example notified at every retry).
+case_exec_runs_for_changes_not_for_each_failed_check() {
+  export ECC_MCP_HEALTH_BACKOFF_MS=200 ECC_MCP_HEALTH_MAX_BACKOFF_MS=300 ECC_MCP_HEALTH_TIMEOUT_MS=3000
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  start_watch --probe --events --exec "cat >> $T/exec.log"
+  wait_for_line "$T/events" '"event":"still-down"'
+  local i
+  for i in $(seq 1 100); do [ "$(grep -c '"event":"still-down"' "$T/events")" -ge 3 ] && break; sleep 0.1; done
+  stop_watch
+  [ "$(grep -c '"event":"still-down"' "$T/events")" -ge 3 ] || fail "fewer than three re-checks were seen"
+  assert_eq "$(grep -c '"event":"down"' "$T/exec.log")" 1
+  assert_eq "$(grep -c '"event":"still-down"' "$T/exec.log")" 0
+}
+
 main "$@"

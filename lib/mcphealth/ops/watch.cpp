@@ -279,7 +279,7 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
   const state::StateSnapshot after = m_store.read();
   for (const WatchEvent& ev : transitions(m_before, after, m_clock.now_ms())) {
     m_sink.transition(ev);
-    if (!m_plan.exec) continue;
+    if (!m_plan.exec || !ev.changes_side()) continue;
     const proc::CommandResult r =
         m_runner.run_shell(*m_plan.exec, ev.server, m_plan.exec_timeout_ms, json::serialize(event_json(ev)) + "\n");
     if (!r.succeeded()) {

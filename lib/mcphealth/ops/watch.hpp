@@ -41,6 +41,11 @@ struct WatchEvent {
   std::optional<std::string> definition;
   std::optional<std::string> project;
   std::optional<std::string> scope;
+
+  /// True when the server's side changed (down, recovered, reset, appeared, removed); false for `still-down`, one
+  /// more failed check of an outage already told. Only changes run `--exec` and fill the view's list: a night's
+  /// retries would push the real events off it and notify at every one.
+  bool changes_side() const { return event != "still-down"; }
 };
 
 /// The transitions from `before` to `after`, seen at `now`. A healthy mark that is only refreshed is not one.
