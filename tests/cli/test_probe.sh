@@ -311,10 +311,15 @@ case_http_status_without_mcp_counts_only_under_auto() {
   assert_eq "$(field '["kind"]')" protocol-error
 }
 
-case_hanging_http_is_a_timeout() {
+# Connected and silent: slow, as a silent stdio server is (alive-silent); asked for a handshake, a timeout.
+case_hanging_http_is_alive_silent_and_a_timeout_when_a_handshake_is_asked_for() {
   start_mcp_http --hang
   config "web={\"type\":\"http\",\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"
   probe_json web --timeout-ms 600
+  assert_eq "$RC" 0
+  assert_eq "$(field '["kind"]')" alive-silent
+  assert_contains "$(field '["reason"]')" "connected, but no MCP answer within 600 ms: slow, not down"
+  probe_json web --timeout-ms 600 --depth handshake
   assert_eq "$RC" 1
   assert_eq "$(field '["kind"]')" timeout
   assert_eq "$(field '["reason"]')" "request timed out"

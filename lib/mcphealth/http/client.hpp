@@ -61,6 +61,8 @@ struct Response {
   /// Why the request failed: `connect ECONNREFUSED 127.0.0.1:3001`, `request timed out`, `TLS: ...`.
   std::string error;
   bool timed_out = false;
+  /// True when a connection to the server was made (a timeout after it is a slow server, not an absent one).
+  bool connected = false;
 
   /// True when a status arrived.
   bool has_status() const { return status > 0; }

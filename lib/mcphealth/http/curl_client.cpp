@@ -231,6 +231,11 @@ Response CurlClient::perform(const Request& request) {
     response.error = "response header too large (over " + std::to_string(k_max_header_bytes / 1024) + " KiB)";
   } else {
     response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+    if (response.timed_out) {
+      curl_off_t connect_us = 0; // 0: the connection never completed
+      m_api.easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+      response.connected = connect_us > 0 || status > 0;
+    }
     response.error = describe_failure(curl, code, request);
     // A status that arrived before a stream timed out still tells us the server answered.
     if (response.timed_out && status > 0 && request.on_body) response.status = status;

@@ -57,6 +57,7 @@ CallOutcome http_failure(const http::Response& response, util::EpochMs now, std:
   if (!response.has_status()) {
     out.transport_failure = true;
     out.timed_out = response.timed_out;
+    out.connected = response.connected;
     out.reason = response.error;
     return out;
   }

@@ -103,7 +103,11 @@ CallOutcome StreamableHttpTransport::call(std::string_view method, const json::o
   }
   const bool success_status = response.succeeded();
   // Out of time before any status, or while a 2xx stream stayed silent: no answer, not an HTTP failure.
-  if (response.timed_out && (!response.has_status() || success_status)) return no_answer_in_time(method);
+  if (response.timed_out && (!response.has_status() || success_status)) {
+    CallOutcome late = no_answer_in_time(method);
+    late.connected = response.connected || response.has_status();
+    return late;
+  }
   util::JsonParse parsed = util::parse_json(json_body);
   if (!success_status) {
     // Still an HTTP failure (its status decides), with the JSON-RPC error a 2026-07-28 server explains it with.

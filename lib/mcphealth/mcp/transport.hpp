@@ -41,6 +41,8 @@ struct CallOutcome {
   /// For `failed`: no connection was made or it broke (as opposed to an HTTP status).
   bool transport_failure = false;
   bool timed_out = false;
+  /// For a timeout over HTTP: a connection was made first (the server is there, and slow).
+  bool connected = false;
   /// For `failed`: the server broke the protocol (an event stream past its limits): not MCP, whatever its status.
   bool protocol_violation = false;
 };

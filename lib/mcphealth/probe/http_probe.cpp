@@ -106,7 +106,9 @@ bool refused_post(const std::optional<mcp::CallOutcome>& failure) {
 }
 
 /// No MCP answer: judge by what the first POST got.
-void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, bool sends_authorization, ProbeResult& r) {
+void classify_without_answer(const mcp::HandshakeResult& hs, const ProbeOptions& options, std::int64_t timeout_ms,
+                             bool sends_authorization, ProbeResult& r) {
+  const Depth depth = options.depth;
   const mcp::CallOutcome& failure = hs.first_http_failure ? *hs.first_http_failure : hs.failure;
   if (failure.status == mcp::CallOutcome::Status::rpc_error) {
     r.kind = Kind::protocol_error;
@@ -116,6 +118,16 @@ void classify_without_answer(const mcp::HandshakeResult& hs, Depth depth, bool s
   if (failure.protocol_violation) {
     r.kind = Kind::protocol_error;
     r.reason = failure.reason;
+    return;
+  }
+  if (failure.timed_out && failure.connected && depth == Depth::automatic && !options.silence_fails) {
+    // The server took the connection and has not answered yet: slow, the rule a stdio server that started and is
+    // silent meets (stdio_probe.cpp: alive, silent, let through). A connection that never opens, an explicit
+    // handshake, or a wait as long as the client's own start-up timeout (it fails the server too) stay a timeout.
+    r.ok = true;
+    r.kind = Kind::alive_silent;
+    r.code = state::FailureCode::none();
+    r.reason = "connected, but no MCP answer within " + std::to_string(timeout_ms) + " ms: slow, not down";
     return;
   }
   if (failure.transport_failure || !failure.http_status) {
@@ -191,7 +203,7 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
   }
   if (!sse_first && refused_post(hs.first_http_failure) && clock.now_ms() < deadline && try_sse()) return r;
   r.latency_ms = clock.now_ms() - started;
-  classify_without_answer(hs, options.depth, server.sends_authorization(), r);
+  classify_without_answer(hs, options, timeout_ms, server.sends_authorization(), r);
   const mcp::CallOutcome& failure = hs.first_http_failure ? *hs.first_http_failure : hs.failure;
   if (r.kind == Kind::needs_auth && !failure.names_oauth_metadata &&
       !serves_oauth_metadata(server, client, deadline, clock)) {
