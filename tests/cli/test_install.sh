@@ -365,4 +365,28 @@ case_opencode_gets_a_plugin_file_of_its_own() {
   assert_eq "$(cat "$plugin")" "export const Mine = async () => ({});"
 }
 
+# The plugin is one comment line and code that parses whatever the binary's path holds: `@ARGV@` is text, and a
+# line break (which would end the comment and make the rest code) is refused. Before, the first gave a plugin that
+# did not parse and the second wrote the path's tail as JavaScript.
+case_opencode_plugin_text_holds_any_path_and_refuses_a_line_break() {
+  command -v node >/dev/null || skip "needs node to parse the plugin"
+  local plugin="$HOME/.config/opencode/plugins/mcphealth.js" dir="$T/odd @ARGV@ dir/bin"
+  mkdir -p "$HOME/.config/opencode" "$dir"
+  copy_mcphealth "$dir"
+  mcph install --agent opencode --binary "$dir/mcphealth"
+  assert_eq "$RC" 0 "install: $ERR"
+  cp "$plugin" "$T/plugin.mjs"
+  node --check "$T/plugin.mjs" || fail "the plugin does not parse"
+  assert_contains "$(cat "$plugin")" "const HOOK = [\"$dir/mcphealth\",\"hook\",\"--agent\",\"opencode\"];"
+  mcph uninstall --agent opencode
+  local broken="$T/two
+lines/bin"
+  mkdir -p "$broken"
+  copy_mcphealth "$broken"
+  mcph install --agent opencode --binary "$broken/mcphealth"
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "holds a line break"
+  assert_no_file "$plugin"
+}
+
 main "$@"

@@ -327,10 +327,16 @@ public:
   std::optional<std::string> plugin_text(const std::vector<std::string>& argv, const std::string& command) const override {
     json::array list;
     for (const std::string& a : argv) list.emplace_back(a);
-    std::string text(k_plugin_template);
-    text.replace(text.find("@COMMAND@"), 9, command);
-    text.replace(text.find("@ARGV@"), 6, json::serialize(list));
-    return text;
+    // Each placeholder is filled where the template has it, in one pass: a path holding `@ARGV@` is text, not a
+    // placeholder, and a line break in it cannot end the comment line and become code (install refuses such a
+    // path before; this keeps the plugin one comment line whoever calls it).
+    std::string line;
+    for (char ch : command) line += ch == '\n' ? std::string("\\n") : ch == '\r' ? std::string("\\r") : std::string(1, ch);
+    const std::string_view t = k_plugin_template;
+    const std::size_t at_command = t.find("@COMMAND@");
+    const std::size_t at_argv = t.find("@ARGV@");
+    return std::string(t.substr(0, at_command)) + line + std::string(t.substr(at_command + 9, at_argv - at_command - 9)) +
+           json::serialize(list) + std::string(t.substr(at_argv + 6));
   }
 };
 

@@ -134,6 +134,12 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
                                                   "not apply there; nothing was changed");
     }
     const std::string command = agent::hook_command(request.binary, agent);
+    if (command.find_first_of("\r\n") != std::string::npos || command.find("\xe2\x80\xa8") != std::string::npos ||
+        command.find("\xe2\x80\xa9") != std::string::npos) {
+      return util::fail("the hook command holds a line break (" + util::escape_control(command) + "): " +
+                        std::string(agent.name) + "'s plugin names it on one comment line; install mcphealth "
+                        "at a path without one; nothing was changed");
+    }
     return plan_plugin(request.file, agent.registration.plugin_text(
                                          {request.binary, "hook", "--agent", std::string(agent.id)}, command));
   }
