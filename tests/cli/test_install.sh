@@ -389,4 +389,18 @@ lines/bin"
   assert_no_file "$plugin"
 }
 
+# A settings file that is a symlink is refused, and the refusal leaves nothing behind: no backup of a file that was
+# never changed (before, a .bak-* was written first and kept).
+case_a_refused_symlinked_settings_file_leaves_no_backup() {
+  mkdir -p "$T/elsewhere" "$HOME/.claude"
+  printf '{}\n' > "$T/elsewhere/settings.json"
+  rm -f "$HOME/.claude/settings.json"
+  ln -s "$T/elsewhere/settings.json" "$HOME/.claude/settings.json"
+  mcph install
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "is a symlink; refusing to write through it"
+  assert_eq "$(find "$HOME/.claude" "$T/elsewhere" -name '*.bak-*' | wc -l)" 0
+  assert_eq "$(cat "$T/elsewhere/settings.json")" "{}"
+}
+
 main "$@"

@@ -343,14 +343,21 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
     return util::fail(InstallError{InstallFailure::changed_meanwhile,
                                    "changed by another program while mcphealth edited it; nothing was written"});
   }
+  // Nothing written, nothing kept: a refusal (a symlinked settings file, a full disk) leaves no backup behind.
+  const auto unbacked = [&] {
+    std::error_code ignored;
+    if (backup_made) fs::remove(*backup_made, ignored);
+  };
   if (plan.remove) {
     if (!fs::remove(plan.file, ec) && ec) {
+      unbacked();
       return util::fail(
           InstallError{InstallFailure::failed, "cannot remove " + plan.file.string() + ": " + ec.message()});
     }
     return backup_made;
   }
   if (auto written = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist); !written) {
+    unbacked();
     return util::fail(InstallError{InstallFailure::failed, written.error().message});
   }
   return backup_made;
