@@ -534,6 +534,17 @@ case_no_process_left_after_probing_forking_servers() {
   true
 }
 
+# A child the server moved into a session of its own is out of the server's group, which the probe ends: it is
+# ended too (found among the server's descendants before the group goes). Before, it outlived the probe.
+case_a_child_moved_to_its_own_session_is_ended_with_the_probe() {
+  config "a=$(stdio_def fork-session-child "\"--pid-file\",\"$T/a.pid\"")"
+  mcph probe --all --timeout-ms 3000
+  local child i
+  child=$(cat "$T/a.pid")
+  for i in $(seq 1 40); do is_running "$child" || break; sleep 0.05; done
+  if is_running "$child"; then fail "the server's child $child, in a session of its own, survived the probe"; fi
+}
+
 case_learned_era_skips_discover_for_a_legacy_server_and_falls_back_when_it_moves() {
   config "svc=$(stdio_def switch "\"--flag-file\",\"$T/modern\",\"--log-file\",\"$T/methods\"")"
   probe_json svc --timeout-ms 3000

@@ -151,7 +151,9 @@ void StdioTransport::notify(std::string_view method, const json::object& params,
 void StdioTransport::close() {
   if (m_closed) return;
   m_closed = true;
-  // As the MCP spec says: close stdin, give the server a moment to leave, then SIGTERM and SIGKILL the group.
+  // As the MCP spec says: close stdin, give the server a moment to leave, then SIGTERM and SIGKILL the group. What
+  // it moved out of its group is noted first, while it still runs: once it leaves, those are PID 1's.
+  m_child->note_strays();
   m_child->close_stdin();
   const util::EpochMs deadline = m_clock.now_ms() + 200;
   while (running() && m_clock.now_ms() < deadline) m_clock.sleep_ms(5);

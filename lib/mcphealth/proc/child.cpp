@@ -184,7 +184,16 @@ struct Child::Impl {
   /// The group's guardian (start_guardian), and our end of its pipe.
   pid_t guardian = -1;
   util::UniqueFd all_clear;
+  /// Descendants outside the group, noted while the child ran (note_strays).
+  std::vector<pid_t> strays;
 };
+
+void Child::note_strays() {
+  if (m_impl->pid <= 0) return;
+  for (pid_t pid : descendants_outside_group(m_impl->pid)) {
+    if (std::find(m_impl->strays.begin(), m_impl->strays.end(), pid) == m_impl->strays.end()) m_impl->strays.push_back(pid);
+  }
+}
 
 Child::Child(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 
@@ -218,9 +227,17 @@ std::optional<ExitStatus> Child::poll_exit() {
 void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
   if (m_impl->pid <= 0) return;
   const pid_t group = m_impl->pid;
+  // Children the server moved out of its group (a session of their own) are found now, while they are still its
+  // descendants, and ended with it: a signal to the group would miss them.
+  note_strays();
+  const std::vector<pid_t> strays = m_impl->strays;
+  const auto end_strays = [&] {
+    for (pid_t pid : strays) ::kill(pid, SIGKILL);
+  };
   // Orphaned grandchildren linger as zombies until init reaps them, and a zombie still answers kill(-group, 0);
   // so the grace period waits for our own child only, and then SIGKILL goes to the group whatever it holds.
   if (::kill(-group, SIGTERM) != 0 && errno == ESRCH) {
+    end_strays();
     poll_exit();
     untrack_group(group);
     m_impl->pid = -1;
@@ -230,11 +247,14 @@ void Child::terminate_group(std::int64_t grace_ms, util::Clock& clock) {
   const util::EpochMs deadline = clock.now_ms() + grace_ms;
   while (!poll_exit() && clock.now_ms() < deadline) clock.sleep_ms(5);
   kill_group();
+  end_strays();
 }
 
 void Child::kill_group() {
   if (m_impl->pid <= 0) return;
   const pid_t group = m_impl->pid;
+  note_strays();
+  for (pid_t pid : m_impl->strays) ::kill(pid, SIGKILL); // as terminate_group says
   ::kill(-group, SIGKILL);
   int status = 0;
   if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);

@@ -58,8 +58,12 @@ public:
   std::optional<ExitStatus> poll_exit();
   /// Forgets the process group, so that destroying this object leaves whatever the child started running.
   void release();
-  /// Ends the process group: SIGTERM, up to `grace_ms` for it to go, then SIGKILL; reaps the child.
+  /// Ends the process group: SIGTERM, up to `grace_ms` for it to go, then SIGKILL; reaps the child. Descendants
+  /// the child moved out of its group (a session of their own) are ended too: those found now, and those noted by
+  /// note_strays while the child still ran (once it exits they are PID 1's, and nothing ties them to it).
   void terminate_group(std::int64_t grace_ms, util::Clock& clock);
+  /// Notes the descendants outside the child's group, to end with it: before asking it to leave.
+  void note_strays();
   /// Ends the process group at once with SIGKILL and reaps the child (what destruction does: no clock needed).
   void kill_group();
 

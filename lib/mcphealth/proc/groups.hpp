@@ -3,6 +3,8 @@
 // a hook past its timeout, Ctrl-C, a closed terminal) ends them too instead of leaving them under PID 1.
 #include <sys/types.h>
 
+#include <vector>
+
 namespace mcphealth::proc {
 
 /// Remembers a process group to end if we are ended by a signal. Safe from any thread.
@@ -13,6 +15,11 @@ void untrack_group(pid_t group);
 
 /// SIGKILLs every tracked group. Async-signal-safe: for a handler that ends a loop instead of the process.
 void kill_tracked_groups();
+
+/// The descendants of `root` that are not in its process group: children a server moved to a session (or group)
+/// of their own, which a signal to the group misses. Read from /proc (Linux; elsewhere none are found), for a probe
+/// to end them with the group. A snapshot: call it before the group is ended, while they are still its children.
+std::vector<pid_t> descendants_outside_group(pid_t root);
 
 /// The exit code after a handled signal: 128 + the signal's number, as shells report it.
 constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
