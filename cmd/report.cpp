@@ -51,11 +51,20 @@ void print_text(const ops::Report& r, bool verbose) {
     return;
   }
   // One line first: what a person reading it in the morning needs before the details.
-  say("%s\n", std::to_string(r.outages) + (r.outages == 1 ? " outage, " : " outages, ") + std::to_string(r.blocked) +
+  say("%s\n", std::to_string(r.outages) + (r.outages == 1 ? " outage, " : " outages, ") + std::to_string(r.failed) +
+                 (r.failed == 1 ? " failed call" : " failed calls") + " reached the model, " + std::to_string(r.blocked) +
                  (r.blocked == 1 ? " call" : " calls") + " blocked; " +
                  (r.still_down.empty() ? std::string("nothing is down now")
                                        : std::to_string(r.still_down.size()) + " still down"));
   for (const ops::ServerReport& s : r.servers) {
+    std::int64_t in_outages = 0;
+    for (const ops::Outage& o : s.outages) in_outages += o.failed;
+    if (s.failed > in_outages) {
+      // Failures the server's reconnect answered at once: no outage stayed open, and the model read each.
+      say("%s\n", s.server + ": " + std::to_string(s.failed - in_outages) +
+                     (s.failed - in_outages == 1 ? " failed call" : " failed calls") +
+                     " reached the model outside an open outage (restored right after)");
+    }
     for (const ops::Outage& o : s.outages) {
       std::string line = s.server + ": ";
       line += o.down_at ? "down " + when(*o.down_at, r.now) : std::string("down before the window");
@@ -67,7 +76,9 @@ void print_text(const ops::Report& r, bool verbose) {
         line += ", still down";
       }
       if (const auto length = o.length_ms(r.now)) line += ", " + util::format_duration_short(*length);
-      line += "; " + std::to_string(o.blocked) + (o.blocked == 1 ? " call" : " calls") + " blocked";
+      line += "; " + (o.failed > 0 ? std::to_string(o.failed) + (o.failed == 1 ? " failed call, " : " failed calls, ")
+                                   : std::string()) +
+              std::to_string(o.blocked) + (o.blocked == 1 ? " call" : " calls") + " blocked";
       if (!o.agents.empty()) line += " (" + join_names(o.agents) + ")";
       say("%s\n", line);
       if (!o.why.empty()) say("  why: %s\n", util::last_meaningful_line(o.why));

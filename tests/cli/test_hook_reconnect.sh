@@ -111,6 +111,14 @@ case_a_server_that_fails_on_every_call_is_blocked_from_the_second_failure() {
   done
   mcph status
   assert_contains "$OUT" "fails on calls: 2 in a row (last on do_thing)"
+  # The morning report counts the failed calls that reached the model, not only the blocked ones: the first in an
+  # outage its reconnect ended at once, the second in the one still open, which the blocks belong to.
+  mcph report
+  assert_contains "$OUT" "2 outages, 2 failed calls reached the model, 3 calls blocked; 1 still down"
+  assert_contains "$OUT" "1 failed call, 0 calls blocked"
+  assert_contains "$OUT" "1 failed call, 3 calls blocked"
+  mcph report --json
+  assert_eq "$(json_eval "$OUT" 'd["failedCalls"]')" 2
   # A call that succeeds ends the row.
   hook "{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"mcp__svc__do_thing\",\"tool_input\":{},\"tool_response\":{},\"cwd\":\"$PROJ\"}"
   assert_eq "$(entry_field svc status)" healthy

@@ -26,7 +26,7 @@ case_an_outage_is_told_with_its_blocked_calls_and_what_the_model_read() {
   assert_contains "$OUT" "2 calls blocked (claude-code)"
   assert_contains "$OUT" "why: "
   assert_contains "$OUT" "NOTES_TOKEN is not set"
-  assert_contains "$OUT" "1 outage, 2 calls blocked; nothing is down now"
+  assert_contains "$OUT" "1 outage, 0 failed calls reached the model, 2 calls blocked; nothing is down now"
   # What the model read is long: it is for -v and --json.
   assert_not_contains "$OUT" "the model was told: "
   mcph report -v
@@ -83,7 +83,7 @@ PYEOF
   local old_size; old_size=$(stat -c %s "$(HISTORY)")
   hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_eq "$(stat -c %s "$(STATE).history.1.jsonl")" "$old_size" "the full file moved aside whole"
-  assert_eq "$(line_count "$(HISTORY)")" 1 "the new file holds the new line alone"
+  assert_eq "$(line_count "$(HISTORY)")" 2 "the new file holds the new lines alone (the mark, the failed call)"
   assert_contains "$(cat "$(HISTORY)")" '"kind":"down"'
   # Both are read: the old blocked calls are told from the rotated file.
   mcph report --since 2d --json
@@ -127,7 +127,7 @@ for l in lines:
 open(p, "w").write("".join(json.dumps(l) + "\n" for l in lines))' "$(HISTORY)"
   mcph report --since 1h
   assert_eq "$RC" 1 "an outage is still open"
-  assert_contains "$OUT" "1 outage, 0 calls blocked; 1 still down"
+  assert_contains "$OUT" "1 outage, 0 failed calls reached the model, 0 calls blocked; 1 still down"
   assert_contains "$OUT" "svc: down "
   assert_contains "$OUT" "still down: svc: Error: NOTES_TOKEN is not set"
   mcph report --since 1h --json

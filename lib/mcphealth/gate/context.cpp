@@ -61,6 +61,12 @@ void Context::note_blocked(const hook::HookOutcome& answer) {
   if (auto problem = store().append_history({line})) log(*problem);
 }
 
+void Context::note_failed_call(const hook::CallTarget& call, const std::string& text) {
+  const state::HistoryEvent line{.at = now(), .kind = state::HistoryKind::failed_call, .server = call.server,
+                                 .by = std::string(m_agent.id), .text = text, .event = m_hc.event_name};
+  if (auto problem = store().append_history({line})) log(*problem);
+}
+
 const config::Settings& Context::settings() {
   if (!m_settings) m_settings = config::resolve_settings(m_deps.env, m_request.overrides);
   return *m_settings;

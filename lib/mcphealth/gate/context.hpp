@@ -57,6 +57,9 @@ public:
   void note_seen();
   /// Adds a blocked call to the history (`answer` blocks the call being decided); nothing for an allow.
   void note_blocked(const hook::HookOutcome& answer);
+  /// Adds a failed call of `call`'s server to the history: one the server's outage failed (not a tool's own
+  /// error), which the model read. `text` is the failure as the agent gave it.
+  void note_failed_call(const hook::CallTarget& call, const std::string& text);
 
   /// The settings from the environment and the command line.
   const config::Settings& settings();

@@ -337,7 +337,10 @@ private:
     // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
     // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
     const auto lock = m_ctx.store().lock_probe(c ? c->fingerprint : name, s.timeout_ms.value + 1000);
-    if (std::optional<HookOutcome> same = same_outage(event, call, target, began)) return *same;
+    if (std::optional<HookOutcome> same = same_outage(event, call, target, began)) {
+      m_ctx.note_failed_call(call, text);
+      return *same;
+    }
 
     state::UnhealthyMark mark{.now = now,
                               .error = util::cap_utf8(text, k_max_model_text_bytes),
@@ -395,6 +398,7 @@ private:
                : has_command ? std::string("and attempting reconnect")
                              : std::string("(no reconnect command configured)")));
 
+    m_ctx.note_failed_call(call, text);
     const bool looping = written && crash_loop(mark.failed_calls);
     if (looping) {
       m_ctx.log(name + ": " + std::to_string(mark.failed_calls) + " calls in a row failed (the last on " + call.tool +

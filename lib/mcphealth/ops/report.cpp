@@ -43,6 +43,11 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
       s.outages.back().up_by = e.by;
       s.outages.back().forgotten = e.kind == state::HistoryKind::forgotten;
       break;
+    case state::HistoryKind::failed_call:
+      if (e.at < since) break;
+      ++s.failed;
+      if (open) ++s.outages.back().failed;
+      break;
     case state::HistoryKind::blocked: {
       if (e.at < since) break;
       if (!open) s.outages.push_back({}); // blocked by a verdict written before the history
@@ -58,7 +63,8 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
   for (auto& [name, s] : by_server) {
     // Only what overlaps the window: an outage that ended before it is another night's.
     std::erase_if(s.outages, [&](const Outage& o) { return o.up_at && *o.up_at < since; });
-    if (s.outages.empty()) continue;
+    report.failed += s.failed;
+    if (s.outages.empty() && s.failed == 0) continue;
     for (const Outage& o : s.outages) {
       ++report.outages;
       if (!o.up_at) report.still_down.push_back(s.server);
@@ -102,19 +108,22 @@ json::object report_json(const Report& report) {
       j["why"] = o.why;
       j["code"] = o.code.empty() ? json::value(nullptr) : json::value(o.code);
       j["blockedCalls"] = o.blocked;
+      j["failedCalls"] = o.failed;
       j["modelWasTold"] = o.told.empty() ? json::value(nullptr) : json::value(o.told);
       json::array agents;
       for (const auto& a : o.agents) agents.push_back(json::value(a));
       j["agents"] = std::move(agents);
       outages.push_back(std::move(j));
     }
-    servers.push_back(json::object{{"server", s.server}, {"blockedCalls", s.blocked}, {"outages", std::move(outages)}});
+    servers.push_back(json::object{
+        {"server", s.server}, {"blockedCalls", s.blocked}, {"failedCalls", s.failed}, {"outages", std::move(outages)}});
   }
   return {{"since", util::format_iso8601_ms(report.since)},
           {"now", util::format_iso8601_ms(report.now)},
           {"servers", std::move(servers)},
           {"outages", report.outages},
           {"blockedCalls", report.blocked},
+          {"failedCalls", report.failed},
           {"stillDown", [&] {
              json::array a;
              for (const std::string& name : report.still_down) {

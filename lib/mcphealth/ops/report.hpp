@@ -29,6 +29,8 @@ struct Outage {
   std::string code = {};
   /// Calls the hook blocked during it, and what the model was told the last time.
   std::int64_t blocked = 0;
+  /// Calls that reached the server during it and failed: the model read each.
+  std::int64_t failed = 0;
   std::string told = {};
   /// The agents whose calls were blocked.
   std::vector<std::string> agents = {};
@@ -41,6 +43,9 @@ struct ServerReport {
   std::string server;
   std::vector<Outage> outages;
   std::int64_t blocked = 0;
+  /// Failed calls that reached the model, in the window (in an outage or not: a crash loop's first failure is
+  /// restored at once, and its outage may be over before the failure is written).
+  std::int64_t failed = 0;
 };
 
 /// What the state says now of a server whose outage is still open: its latest diagnosis, not the first error the
@@ -62,6 +67,7 @@ struct Report {
   /// Outages that overlap the window, calls blocked in it, and the servers whose outage is still open.
   std::int64_t outages = 0;
   std::int64_t blocked = 0;
+  std::int64_t failed = 0;
   std::vector<std::string> still_down = {};
   /// For each of `still_down` the state knows: its latest diagnosis.
   std::vector<std::pair<std::string, Diagnosis>> diagnoses = {};

@@ -29,6 +29,7 @@ constexpr std::pair<HistoryKind, std::string_view> k_kind_names[] = {
     {HistoryKind::up, "up"},
     {HistoryKind::forgotten, "forgotten"},
     {HistoryKind::blocked, "blocked"},
+    {HistoryKind::failed_call, "failed-call"},
 };
 
 // A history line's fields.

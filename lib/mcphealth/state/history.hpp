@@ -32,9 +32,10 @@ enum class HistoryKind {
   up,        // an unhealthy server was marked healthy
   forgotten, // an unhealthy server's entry was removed (`reset`)
   blocked,   // the hook blocked a call
+  failed_call, // a call reached the server and failed for its outage (the model read the failure)
 };
 
-/// The JSON spelling of `kind`: `down`, `up`, `forgotten`, `blocked`.
+/// The JSON spelling of `kind`: `down`, `up`, `forgotten`, `blocked`, `failed-call`.
 std::string_view history_kind_name(HistoryKind kind);
 /// Reads the JSON spelling; nothing for another word.
 std::optional<HistoryKind> history_kind_from_name(std::string_view name);
