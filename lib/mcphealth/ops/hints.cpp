@@ -1,5 +1,6 @@
 #include <mcphealth/ops/hints.hpp>
 
+#include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
 
@@ -103,6 +104,21 @@ std::string hint_for(const Seen& s) {
     return std::string(row.hint);
   }
   return {};
+}
+
+std::string hint_for_entry(const boost::json::object& raw, const state::ServerEntry& entry, state::Health health,
+                           const agent::Agent* agent) {
+  const state::ProbeDetails notes = state::probe_details(raw).value_or(state::ProbeDetails{});
+  std::optional<int> http;
+  if (entry.last_failure_code.kind == state::FailureCode::Kind::http_status) http = entry.last_failure_code.status;
+  return hint_for({health, probe::kind_from_name(notes.kind), entry.last_error.value_or(""), http, agent});
+}
+
+std::string with_failed_calls(const state::ServerEntry& entry, const std::string& why) {
+  if (entry.failed_calls < 2) return why;
+  return "fails on calls: " + std::to_string(entry.failed_calls) + " in a row" +
+         (entry.last_failed_tool ? " (last on " + *entry.last_failed_tool + ")" : std::string()) +
+         (why.empty() ? std::string() : ": " + why);
 }
 
 } // namespace mcphealth::ops

@@ -27,4 +27,14 @@ struct Seen {
 /// "start the service on port 8931"); empty when nothing useful can be said (or nothing is wrong).
 std::string hint_for(const Seen& seen);
 
+/// The hint for a cached entry (`raw`, read as `entry`): its probe details and failure code as Seen, in `agent`'s
+/// words (nothing = Claude Code's). What `status` prints under its table and `report` after "still down".
+std::string hint_for_entry(const boost::json::object& raw, const state::ServerEntry& entry, state::Health health,
+                           const agent::Agent* agent = nullptr);
+
+/// `why` with a crash loop's cause before it (`fails on calls: 3 in a row (last on query): <why>`) when the entry
+/// holds two failed calls in a row or more; `why` as it is otherwise. The cause is its calls, not the handshake a
+/// probe saw pass.
+std::string with_failed_calls(const state::ServerEntry& entry, const std::string& why);
+
 } // namespace mcphealth::ops

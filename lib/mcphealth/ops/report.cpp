@@ -81,13 +81,9 @@ std::optional<Diagnosis> current_diagnosis(const json::object& doc, const std::s
   if (raw == nullptr) return std::nullopt;
   const state::ServerEntry e = state::ServerEntry::from_json(*raw);
   if (!e.unhealthy()) return std::nullopt;
-  const state::ProbeDetails notes = state::probe_details(*raw).value_or(state::ProbeDetails{});
-  std::optional<int> http;
-  if (e.last_failure_code.kind == state::FailureCode::Kind::http_status) http = e.last_failure_code.status;
   Diagnosis d;
-  d.why = util::last_meaningful_line(e.last_error.value_or(""));
-  if (e.failed_calls > 1) d.why = "fails on calls (" + std::to_string(e.failed_calls) + " in a row)" + (d.why.empty() ? "" : ": " + d.why);
-  d.fix = hint_for({state::health_of(e, *raw), probe::kind_from_name(notes.kind), e.last_error.value_or(""), http, nullptr});
+  d.why = with_failed_calls(e, util::last_meaningful_line(e.last_error.value_or("")));
+  d.fix = hint_for_entry(*raw, e, state::health_of(e, *raw));
   return d;
 }
 

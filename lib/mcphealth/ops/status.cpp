@@ -99,12 +99,8 @@ namespace {
 
 /// The hint for a cached row, in the words of the first agent that starts it (Claude Code's when none is known).
 std::string hint_of(const StatusRow& row) {
-  const state::ProbeDetails notes = state::probe_details(row.raw).value_or(state::ProbeDetails{});
-  std::optional<int> http;
-  if (row.entry.last_failure_code.kind == state::FailureCode::Kind::http_status)
-    http = row.entry.last_failure_code.status;
   const agent::Agent* who = row.agents.empty() ? nullptr : agent::find_agent(row.agents.front());
-  return hint_for({row.health, probe::kind_from_name(notes.kind), row.entry.last_error.value_or(""), http, who});
+  return hint_for_entry(row.raw, row.entry, row.health, who);
 }
 
 StatusRow cached_row(std::string name, const json::object& raw, const config::Settings& settings, util::EpochMs now) {
@@ -121,12 +117,7 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   const state::ProbeDetails notes = state::probe_details(raw).value_or(state::ProbeDetails{});
   row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
-  if (row.entry.failed_calls > 1) {
-    // A crash loop's cause is its calls, not the handshake a probe saw pass.
-    row.why = "fails on calls: " + std::to_string(row.entry.failed_calls) + " in a row" +
-              (row.entry.last_failed_tool ? " (last on " + *row.entry.last_failed_tool + ")" : std::string()) +
-              (row.why.empty() ? std::string() : ": " + row.why);
-  }
+  row.why = with_failed_calls(row.entry, row.why);
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) {
     // As long as the gate believes it: an expiresAt past the TTL in force is not (state::outlook_of).
