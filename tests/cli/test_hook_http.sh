@@ -67,7 +67,7 @@ case_server_errors_are_unhealthy() {
   http_config "http://127.0.0.1:$HTTP_PORT/mcp"
   hook "$(pre_payload remote)"
   assert_contains "$ERR" "remote is unavailable (HTTP 500)"
-  assert_eq "$(entry '["lastFailureCode"]')" "null"
+  assert_eq "$(entry '["lastFailureCode"]')" "500" # its row (server error) says what follows: a reconnect
   start_http --status 404
   http_config "http://127.0.0.1:$HTTP_PORT/mcp"
   rm -f "$(STATE)"

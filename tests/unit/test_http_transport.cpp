@@ -6,6 +6,8 @@
 #include <mcphealth/http/client.hpp>
 #include <mcphealth/mcp/legacy_sse.hpp>
 #include <mcphealth/mcp/streamable_http.hpp>
+#include <mcphealth/recover/recover.hpp>
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
@@ -325,4 +327,51 @@ TEST_CASE("a session id that is not visible ASCII is never sent back", "[http_tr
     REQUIRE(t.call("tools/list", {}, clock.now_ms() + 5'000).status == mcp::CallOutcome::Status::result);
   }
   for (const http::Request& r : client.requests) CHECK_FALSE(header_of(r, "Mcp-Session-Id"));
+}
+
+TEST_CASE("a probe meeting any HTTP status follows that status's outage row: its health, its code, and reconnect or not", "[http_transport][outage]") {
+  testing::FakeClock clock;
+  const config::HttpServer server{util::SecretUrl("http://127.0.0.1:9/mcp"), "http", {}};
+  config::ResolvedServer resolved;
+  resolved.transport = server;
+  for (int status = 400; status <= 599; ++status) {
+    INFO("HTTP " << status);
+    const state::OutageRow& row = state::row_of_status(status);
+    const state::ProbeReads reads = state::probe_reads_status(status);
+    for (const bool liveness : {false, true}) {
+      INFO((liveness ? "liveness" : "handshake"));
+      ScriptedClient client;
+      client.script = {{status, {{"retry-after", "7"}}, "no"}};
+      probe::ProbeOptions options;
+      if (liveness) options.depth = probe::Depth::liveness;
+      const probe::ProbeResult r = probe::probe_http(server, 5'000, options, client, clock);
+      if (reads == state::ProbeReads::down ||
+          (reads == state::ProbeReads::token && !liveness)) { // a 401 with no challenge: nothing to log in with
+        CHECK_FALSE(r.ok);
+        CHECK(r.code == state::FailureCode::http(status));
+        CHECK(r.retry_after_ms.has_value() == (row.retry == state::RetryTiming::retry_after));
+      } else {
+        CHECK(r.ok);
+        CHECK(r.kind == (liveness && row.means_auth() ? probe::Kind::needs_auth : probe::Kind::reachable));
+      }
+      if (r.ok) continue;
+      // Recovery reads the same row: the reconnect runs for a kind that takes one, and never for one that does not.
+      testing::FakeProber prober;
+      prober.results = {r};
+      testing::FakeRunner runner;
+      const util::MapEnvironment env{{"ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}"}};
+      recover::RecoveryRequest request;
+      request.name = "svc";
+      request.server = &resolved;
+      request.reconnect_timeout_ms = 1000;
+      const recover::Recovery rec = recover::check_and_recover(request, prober, runner, env);
+      if (row.after_failure == state::AfterFailure::reconnect) {
+        CHECK(runner.commands.size() == 1);
+      } else {
+        CHECK(runner.commands.empty());
+        CHECK(rec.reconnect.attempt == recover::Attempt::not_for_this_kind);
+        CHECK(recover::describe(rec.reconnect) == "skipped: " + std::string(row.why_no_reconnect));
+      }
+    }
+  }
 }

@@ -66,11 +66,12 @@ TEST_CASE("a 401 to the Authorization header the definition sets is down: the cl
             .kind == probe::Kind::needs_auth);
 }
 
-TEST_CASE("other statuses are down: 429 and 503 carry their code and Retry-After", "[probe]") {
-  auto not_found = probe_with(404);
+TEST_CASE("other statuses are down with their code, and only 429 and 503 carry Retry-After", "[probe]") {
+  auto not_found = probe_with(404, {{"retry-after", "60"}});
   CHECK_FALSE(not_found.ok);
   CHECK(not_found.reason == "HTTP 404");
-  CHECK_FALSE(not_found.code.present());
+  CHECK(not_found.code == state::FailureCode::http(404)); // recovery reads its row: a 404 takes the reconnect
+  CHECK_FALSE(not_found.retry_after_ms);
   auto busy = probe_with(503, {{"retry-after", "60"}});
   CHECK(busy.code == state::FailureCode::http(503));
   CHECK(busy.retry_after_ms == 60'000);

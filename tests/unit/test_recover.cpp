@@ -53,7 +53,7 @@ TEST_CASE("after a 429 no reconnect runs", "[recover]") {
   c.prober.results = {FakeProber::down("slow down", state::FailureCode::http(429))};
   const recover::Recovery r = recover::check_and_recover(c.request(), c.prober, c.runner, c.env);
   CHECK_FALSE(r.result.ok);
-  CHECK(r.reconnect.attempt == recover::Attempt::rate_limited);
+  CHECK(r.reconnect.attempt == recover::Attempt::not_for_this_kind);
   CHECK(c.runner.commands.empty());
 }
 

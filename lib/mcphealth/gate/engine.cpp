@@ -463,7 +463,7 @@ private:
         recover::reconnect_and_reprobe(request, code, deps.prober, deps.runner, deps.env);
     switch (report.attempt) {
     case recover::Attempt::none:
-    case recover::Attempt::rate_limited: return false; // said already: "rate limited: no reconnect"
+    case recover::Attempt::not_for_this_kind: return false; // said already: "rate limited: no reconnect"
     case recover::Attempt::no_command: return false; // said already
     case recover::Attempt::refused: m_ctx.log(name + " reconnect " + recover::describe(report)); return false;
     case recover::Attempt::failed: m_ctx.log(name + " reconnect failed: " + report.reason); return false;

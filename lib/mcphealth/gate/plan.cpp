@@ -217,17 +217,20 @@ bool ask_after_failure(const hook::FailureReading& reading, bool remote, bool pr
 
 namespace {
 
-/// True when the client's POST failed without a status and the probe's POST got a refusal (403, 429, 503, ...):
-/// what the client met. A status a live endpoint gives a probe otherwise counts as up (`reachable`).
+/// True when the client's POST failed without a status and the probe's POST got a refusal (forbidden, rate limited,
+/// unavailable, ...): what the client met. A status a live endpoint gives a probe otherwise counts as up
+/// (`reachable`), and an unauthorized one only says the probe had no token.
 bool refuses_as_it_refused_the_client(const hook::FailureReading& reading, const probe::ProbeResult& asked) {
   return reading.says == hook::FailureReading::Says::http_unknown && asked.http_status &&
-         (*asked.http_status < 200 || *asked.http_status >= 300) && *asked.http_status != 401;
+         (*asked.http_status < 200 || *asked.http_status >= 300) &&
+         state::row_of_status(*asked.http_status).kind != state::Outage::unauthorized;
 }
 
-/// True when a probe's refusal is the one the client met: the client said 401, or its text is the server's own
-/// OAuth error description. Without that, a probe's 401 only says the probe had no token (the client has one).
+/// True when a probe's refusal is the one the client met: the client said unauthorized, or its text is the server's
+/// own OAuth error description. Without that, a probe's 401 only says the probe had no token (the client has one).
 bool failure_is_the_servers_refusal(const std::string& text, const probe::ProbeResult& asked) {
-  if (hook::classify_failure(text) == state::FailureCode::http(401)) return true;
+  const std::optional<state::FailureCode> said = hook::classify_failure(text);
+  if (said && state::outage_of(*said) == state::Outage::unauthorized) return true;
   return asked.auth_error && !asked.auth_error->empty() && text.find(*asked.auth_error) != std::string::npos;
 }
 
@@ -249,7 +252,7 @@ Asked read_asked(const hook::FailureReading& reading, const std::string& text, c
   }
   if (asked.kind == probe::Kind::needs_auth && failure_is_the_servers_refusal(text, asked)) {
     // The client's own token no longer works: the server refuses it as it refuses a probe without one.
-    mark.code = state::FailureCode::http(401);
+    mark.code = state::code_of(state::Outage::unauthorized);
     mark.probe = asked.details();
     return Asked::down;
   }

@@ -112,13 +112,11 @@ std::optional<state::FailureCode> classify_failure(std::string_view raw) {
   const std::string text = normalize(raw);
   // The outage table's rows in order: the first whose status or signs the text shows is its kind.
   for (const state::OutageRow& row : state::outage_table()) {
-    if (row.status != 0 && !row.reason_phrase.empty() &&
-        reports_status(text, std::to_string(row.status), row.reason_phrase)) {
-      return state::FailureCode::http(row.status);
+    if (row.status() != 0 && !row.reason_phrase.empty() &&
+        reports_status(text, std::to_string(row.status()), row.reason_phrase)) {
+      return state::code_of(row.kind);
     }
-    if (!row.signs.empty() && any_word(text, row.signs)) {
-      return row.status != 0 ? state::FailureCode::http(row.status) : state::FailureCode::transport();
-    }
+    if (!row.signs.empty() && any_word(text, row.signs)) return state::code_of(row.kind);
   }
   return std::nullopt;
 }

@@ -8,6 +8,7 @@
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/health.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
@@ -132,7 +133,7 @@ json::object event_json(const WatchEvent& e) {
                       {"event", e.event},
                       {"from", e.from},
                       {"to", e.to},
-                      {"failureCount", e.failure_count},
+                      {state::field::failure_count, e.failure_count},
                       {"reason", e.reason},
                       {"by", e.by},
                       {"definition", opt(e.definition)},

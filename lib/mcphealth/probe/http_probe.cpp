@@ -9,18 +9,16 @@
 
 namespace mcphealth::probe {
 
-bool is_reachable_status(long status) {
-  switch (status) {
-  case 200: case 201: case 202: case 204:
-  case 301: case 302: case 303: case 304: case 307: case 308:
-  case 400: case 401: case 403: case 405: case 406:
-    return true;
-  default:
-    return false;
-  }
-}
-
 namespace {
+
+/// The verdict on a status its row reads as down: the status as its code, and the server's Retry-After where the row
+/// waits for one.
+void down_with_status(int status, std::optional<std::int64_t> retry_after_ms, ProbeResult& r) {
+  r.ok = false;
+  r.kind = Kind::http_status;
+  r.code = state::FailureCode::http(status);
+  if (state::row_of_status(status).retry == state::RetryTiming::retry_after) r.retry_after_ms = retry_after_ms;
+}
 
 /// The verdict on a server that refuses the credentials its definition sends (`status` 401, or 403 with a Bearer
 /// challenge, to a request carrying the configured Authorization header): down, with the reason saying whose
@@ -77,32 +75,35 @@ ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t t
     r.reason = response.error;
     return r;
   }
-  r.http_status = static_cast<int>(response.status);
-  if (is_reachable_status(response.status)) {
-    r.ok = true;
-    const state::OutageRow& row = state::row_of(state::FailureCode::http(static_cast<int>(response.status)));
-    if (row.means_auth && server.sends_authorization()) {
-      refused_configured_credentials(static_cast<int>(response.status), r);
+  const int status = static_cast<int>(response.status);
+  r.http_status = status;
+  switch (state::probe_reads_status(status)) {
+  case state::ProbeReads::up: r.ok = true; r.kind = Kind::reachable; return r;
+  case state::ProbeReads::token:
+  case state::ProbeReads::token_or_up:
+    if (server.sends_authorization()) {
+      refused_configured_credentials(status, r);
       return r;
     }
-    r.kind = row.means_auth ? Kind::needs_auth : Kind::reachable;
+    r.ok = true;
+    r.kind = Kind::needs_auth;
     return r;
+  case state::ProbeReads::down: break;
   }
-  r.kind = Kind::http_status;
-  r.reason = "HTTP " + std::to_string(response.status);
-  if (state::row_of(state::FailureCode::http(static_cast<int>(response.status))).retry ==
-      state::RetryTiming::retry_after) {
-    r.code = state::FailureCode::http(static_cast<int>(response.status));
-    if (auto value = response.header("retry-after")) r.retry_after_ms = http::parse_retry_after(*value, clock.now_ms());
-  }
+  r.reason = "HTTP " + std::to_string(status);
+  const std::optional<std::string> retry_after = response.header("retry-after");
+  down_with_status(status, retry_after ? http::parse_retry_after(*retry_after, clock.now_ms()) : std::nullopt, r);
   return r;
 }
 
 namespace {
 
+/// True when the first POST was refused as a path or method a legacy SSE server does not serve (a refusal a live
+/// endpoint gives, or nothing at the path): worth asking the legacy way.
 bool refused_post(const std::optional<mcp::CallOutcome>& failure) {
-  return failure && failure->http_status &&
-         (*failure->http_status == 400 || *failure->http_status == 404 || *failure->http_status == 405);
+  if (!failure || !failure->http_status) return false;
+  const state::Outage kind = state::row_of_status(*failure->http_status).kind;
+  return kind == state::Outage::refused_request || kind == state::Outage::not_found;
 }
 
 /// No MCP answer: judge by what the first POST got.
@@ -138,37 +139,41 @@ void classify_without_answer(const mcp::HandshakeResult& hs, const ProbeOptions&
   }
   const int status = *failure.http_status;
   r.http_status = status;
-  if (sends_authorization && (status == 401 || (status == 403 && failure.bearer_challenge))) {
-    refused_configured_credentials(status, r);
-    return;
-  }
-  if (status == 401 && !failure.bearer_challenge) {
+  state::ProbeReads reads = state::probe_reads_status(status);
+  if (reads == state::ProbeReads::token || (reads == state::ProbeReads::token_or_up && failure.bearer_challenge)) {
+    if (sends_authorization) {
+      refused_configured_credentials(status, r);
+      return;
+    }
+    if (failure.bearer_challenge) {
+      r.ok = true;
+      r.kind = Kind::needs_auth;
+      if (!failure.auth_error.empty()) r.auth_error = failure.auth_error;
+      return;
+    }
     // No Bearer challenge: nothing for the client's OAuth to work with (Claude Code reports such a server failed),
     // so /mcp cannot fix it: the definition's own credentials are refused.
     r.kind = Kind::http_status;
-    r.code = state::FailureCode::http(401);
-    r.reason = "HTTP 401 without an OAuth challenge (WWW-Authenticate: Bearer): the server refuses the definition's "
+    r.code = state::FailureCode::http(status);
+    r.reason = "HTTP " + std::to_string(status) +
+               " without an OAuth challenge (WWW-Authenticate: Bearer): the server refuses the definition's "
                "credentials, and /mcp cannot authenticate it";
     return;
   }
-  if (status == 401 || (status == 403 && failure.bearer_challenge)) {
-    r.ok = true;
-    r.kind = Kind::needs_auth;
-    if (!failure.auth_error.empty()) r.auth_error = failure.auth_error;
-    return;
-  }
-  if (depth == Depth::automatic && is_reachable_status(status)) {
-    r.ok = true;
-    r.kind = Kind::reachable;
-    if (!failure.error_message.empty()) r.reason = failure.reason; // what the server said it refused, and why
-    return;
-  }
-  r.kind = is_reachable_status(status) ? Kind::protocol_error : Kind::http_status;
+  if (reads == state::ProbeReads::token_or_up) reads = state::ProbeReads::up; // refused a bare request, no challenge
   r.reason = failure.reason;
-  if (state::row_of(state::FailureCode::http(status)).retry == state::RetryTiming::retry_after) {
-    r.code = state::FailureCode::http(status);
-    r.retry_after_ms = failure.retry_after_ms;
+  if (reads == state::ProbeReads::up) {
+    // The endpoint lives but gave no MCP answer: up when any answer will do, a protocol error when one was asked for.
+    if (depth == Depth::automatic) {
+      r.ok = true;
+      r.kind = Kind::reachable;
+      r.reason = failure.error_message.empty() ? std::string() : failure.reason; // what it refused, and why
+    } else {
+      r.kind = Kind::protocol_error;
+    }
+    return;
   }
+  down_with_status(status, failure.retry_after_ms, r);
 }
 
 } // namespace

@@ -186,13 +186,10 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
 ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms, const ProbeOptions& options,
                        http::Client& client, util::Clock& clock);
 
-/// The HTTP statuses that mean "the server is up": 2xx successes, redirects, and the refusals a live MCP endpoint
-/// gives a bare GET (400, 401, 403, 405, 406).
-bool is_reachable_status(long status);
-
-/// Liveness of an HTTP server: a GET with the configured headers, classified by status (see is_reachable_status);
-/// 401/403 are healthy as `needs-auth`; 429/503 carry their code and Retry-After; failures to connect are transport
-/// failures.
+/// Liveness of an HTTP server: a GET with the configured headers, its status read as the outage table says
+/// (state::probe_reads_status): a success, a redirect or a refusal a live endpoint gives a bare GET is up; a status
+/// that may want a token (401, 403) is `needs-auth`, without looking for a challenge; any other is down with its
+/// code (and Retry-After where its row waits for one); failures to connect are transport failures.
 ProbeResult probe_http_liveness(const config::HttpServer& server, std::int64_t timeout_ms, http::Client& client,
                                 util::Clock& clock);
 

@@ -9,7 +9,8 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
   ReconnectReport report;
   if (request.reconnect == Reconnect::never) return report;
   if (state::row_of(code).after_failure == state::AfterFailure::no_reconnect) {
-    report.attempt = Attempt::rate_limited;
+    report.attempt = Attempt::not_for_this_kind;
+    report.reason = std::string(state::row_of(code).why_no_reconnect);
     return report;
   }
   // The request carries the policy's command when it sets one (request_for); else the environment decides, as
@@ -95,7 +96,7 @@ std::string describe(const ReconnectReport& report) {
   switch (report.attempt) {
   case Attempt::none: return {};
   case Attempt::no_command: return "skipped: no reconnect command configured";
-  case Attempt::rate_limited: return "skipped: the server is rate limiting (429), and a restart would burn the rate limit";
+  case Attempt::not_for_this_kind: return "skipped: " + report.reason;
   case Attempt::refused: return "skipped: " + report.reason;
   case Attempt::failed: return report.reason;
   case Attempt::ok: return "ok";

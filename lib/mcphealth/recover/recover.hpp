@@ -20,12 +20,12 @@ enum class Reconnect { when_down, never };
 
 /// What a reconnect attempt came to.
 enum class Attempt {
-  none,         // not tried: the server is up, was not probed, or reconnecting was not asked for
-  no_command,   // no reconnect command is configured
-  rate_limited, // the server answers 429: a restart would only burn the rate limit
-  refused,      // the name came from the payload and is not plain
-  failed,       // the command failed or timed out
-  ok,           // the command succeeded (the re-probe decides whether the server is back)
+  none,              // not tried: the server is up, was not probed, or reconnecting was not asked for
+  no_command,        // no reconnect command is configured
+  not_for_this_kind, // the outage's row says no restart (a 429 would only burn the rate limit); reason says why
+  refused,           // the name came from the payload and is not plain
+  failed,            // the command failed or timed out
+  ok,                // the command succeeded (the re-probe decides whether the server is back)
 };
 
 /// Everything the policy needs about one server.

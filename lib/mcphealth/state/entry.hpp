@@ -13,7 +13,7 @@
 
 namespace mcphealth::state {
 
-/// `lastFailureCode`: an HTTP status (401, 403, 429, 503), `"transport"`, or none.
+/// `lastFailureCode`: an HTTP status (its meaning is its row in state/outage.hpp), `"transport"`, or none.
 struct FailureCode {
   enum class Kind { none, http_status, transport };
   Kind kind = Kind::none;

@@ -53,7 +53,7 @@ Health health_of(const ServerEntry& entry, const boost::json::object& raw) {
   auto is = [&](std::string_view k) { return kind && *kind == k; };
   if (entry.healthy()) {
     const std::int64_t status = probe ? util::get_int(*probe, field::http_status).value_or(0) : 0;
-    if (is("needs-auth") || (status != 0 && row_of(FailureCode::http(static_cast<int>(status))).means_auth)) {
+    if (is("needs-auth") || (status != 0 && row_of_status(static_cast<int>(status)).means_auth())) {
       return Health::needs_auth;
     }
     if (is("alive-silent")) return Health::alive_silent;
