@@ -53,10 +53,11 @@ namespace {
 /// handed on has written nothing and said nothing before.
 struct NeedsFullRun {};
 
-/// The state file, read; a write, a lock or a history line needs the full binary.
-class ReadOnlyStore final : public state::Store {
+/// The front's one seam for everything beyond reading: the state file is read, and a write, a lock, a history
+/// line, a probe or a command needs the full binary.
+class ReadOnly final : public state::Store, public probe::Prober, public recover::CommandRunner {
 public:
-  ReadOnlyStore(std::filesystem::path path, util::Clock& clock) : m_file(std::move(path), clock) {}
+  ReadOnly(std::filesystem::path path, util::Clock& clock) : m_file(std::move(path), clock) {}
   const std::filesystem::path& path() const override { return m_file.path(); }
   state::StateSnapshot read() const override { return m_file.read(); }
   state::UpdateResult update(const Mutator&, std::int64_t) override { throw NeedsFullRun{}; }
@@ -64,24 +65,16 @@ public:
     throw NeedsFullRun{};
   }
   std::optional<std::string> append_history(const std::vector<state::HistoryEvent>&) override { throw NeedsFullRun{}; }
-
-private:
-  state::StateStore m_file;
-};
-
-class NoProber final : public probe::Prober {
-public:
   probe::ProbeResult probe(const config::ResolvedServer&, const probe::ProbeSpec&) override { throw NeedsFullRun{}; }
-};
-
-class NoRunner final : public recover::CommandRunner {
-public:
   proc::CommandResult run_shell(const std::string&, std::string_view, std::int64_t, std::string_view) override {
     throw NeedsFullRun{};
   }
   proc::CommandResult run_argv(const std::vector<std::string>&, std::string_view, std::int64_t) override {
     throw NeedsFullRun{};
   }
+
+private:
+  state::StateStore m_file;
 };
 
 } // namespace
@@ -129,14 +122,11 @@ std::variant<int, HookHandOff> run_hook_within(const HookOptions& options, const
     }
 
     util::SystemClock clock;
-    NoProber no_prober;
-    NoRunner no_runner;
-    std::optional<ReadOnlyStore> read_only_store;
-    if (read_only) read_only_store.emplace(config::resolve_state_path(env, request.overrides).value, clock);
+    ReadOnly reads_only(config::resolve_state_path(env, request.overrides).value, clock);
     gate::HookDeps deps{clock,
                         env,
-                        effects ? effects->prober : no_prober,
-                        effects ? effects->runner : no_runner,
+                        effects ? effects->prober : reads_only,
+                        effects ? effects->runner : reads_only,
                         log,
                         warnings,
                         [&request, effects, &log](const std::string& folder, const std::vector<std::string>& servers) {
@@ -145,7 +135,7 @@ std::variant<int, HookHandOff> run_hook_within(const HookOptions& options, const
                             log("could not start a background refresh; the next call probes inline");
                           }
                         }};
-    if (read_only_store) deps.store = &*read_only_store;
+    if (read_only) deps.store = &reads_only;
     // -v: the decision path, one line per step, on stderr under its own prefix (the [MCPHealthCheck] lines are a
     // contract; these are for people). -vv: each step with the time since the hook started.
     // In exit-code and passthrough modes a block's stderr is the model's text: there the trace is held back and

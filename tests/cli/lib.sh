@@ -160,6 +160,25 @@ copy_mcphealth() {
   cp "$full" "$1/../libexec/mcphealth/mcphealth-full"
 }
 
+# age_state MS: moves every verdict in the state file MS milliseconds into the past (its checks, expiries, retries
+# and outages), as if that long had passed: a test of TTLs and backoffs moves time instead of sleeping through it.
+age_state() {
+  "$PY" - "$(STATE)" "$1" <<'PYEOF'
+import json, os, sys
+path, ms = sys.argv[1], int(sys.argv[2])
+d = json.load(open(path))
+fields = ("checkedAt", "expiresAt", "nextRetryAt", "lastRestoredAt", "downSince", "lastFailedCallAt")
+for group in ("servers", "definitions"):
+    for entry in d.get(group, {}).values():
+        for f in fields:
+            if isinstance(entry.get(f), int):
+                entry[f] -= ms
+with open(path + ".aged", "w") as out:
+    json.dump(d, out)
+os.replace(path + ".aged", path)
+PYEOF
+}
+
 # seed_state JSON: writes the state file directly.
 seed_state() { mkdir -p "$HOME/.claude"; printf '%s\n' "$1" > "$(STATE)"; }
 

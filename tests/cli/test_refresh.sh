@@ -15,16 +15,17 @@ wait_for() {
 
 # An expired mark, a server that cannot answer until we let it: if the hook returns at all, it did not wait.
 case_stale_mark_is_allowed_at_once_and_refreshed_afterwards() {
-  # A 3 s TTL: the second call must come within one TTL of the expiry even on a loaded machine with a sanitized
-  # build (a 1 s TTL left 0.8 s of slack, and a sanitized run under load once missed it and probed inline).
-  export ECC_MCP_HEALTH_TTL_MS=3000 ECC_MCP_HEALTH_TIMEOUT_MS=60000
+  # The mark is aged past its TTL, not slept through: with a 60 s TTL, the call comes well within one TTL of the
+  # expiry however loaded the machine (a 1 s TTL slept through once missed it and probed inline).
+  export ECC_MCP_HEALTH_TTL_MS=60000 ECC_MCP_HEALTH_TIMEOUT_MS=60000
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def gated "\"--flag-file\",\"$T/go\",\"--count-file\",\"$T/count\"")}}"
   touch "$T/go"
   hook "$(pre_payload svc)"
   assert_eq "$OUT" "" "first call: probed inline, healthy"
   local first; first=$(json_get "$(STATE)" 'd["servers"]["svc"]["checkedAt"]')
   rm "$T/go"
-  sleep 3.2 # the mark expires (by less than one more TTL)
+  age_state 61000 # the mark expires (by less than one more TTL)
+  first=$((first - 61000))
   set +e
   OUT=$(pre_payload svc | timeout 20 "$MCPHEALTH_BIN" hook 2>"$T/err"); RC=$?
   set -e
@@ -41,13 +42,13 @@ case_stale_mark_is_allowed_at_once_and_refreshed_afterwards() {
 }
 
 case_a_server_that_died_is_blocked_once_the_background_probe_says_so() {
-  export ECC_MCP_HEALTH_TTL_MS=1000
+  export ECC_MCP_HEALTH_TTL_MS=60000
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
   touch "$T/up"
   hook "$(pre_payload svc)" --output exit-code
   assert_eq "$RC" 0
   rm "$T/up"
-  sleep 1.2
+  age_state 61000
   hook "$(pre_payload svc)" --output exit-code
   assert_eq "$RC" 0 "the one call that reaches a server that died in the last minutes (its failure is recorded by PostToolUseFailure)"
   wait_for "d['servers']['svc']['status'] == 'unhealthy'"
@@ -56,22 +57,21 @@ case_a_server_that_died_is_blocked_once_the_background_probe_says_so() {
 }
 
 case_inline_mode_waits_for_the_probe_as_before() {
-  export ECC_MCP_HEALTH_TTL_MS=1000 MCPHEALTH_REFRESH=inline
+  export ECC_MCP_HEALTH_TTL_MS=60000 MCPHEALTH_REFRESH=inline
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
   touch "$T/up"
   hook "$(pre_payload svc)" --output exit-code
   rm "$T/up"
-  sleep 1.2
+  age_state 61000
   hook "$(pre_payload svc)" --output exit-code
   assert_eq "$RC" 2 "probed inline: blocked at once"
 }
 
 case_session_start_names_a_down_server_whose_retry_is_due_as_being_re_checked() {
-  export ECC_MCP_HEALTH_BACKOFF_MS=1000
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
   hook "$(pre_payload svc)"
   assert_eq "$(entry_field svc status)" unhealthy
-  sleep 1.2 # its retry is due
+  age_state 31000 # its retry (after the 30 s backoff) is due
   touch "$T/up"
   hook "{\"hook_event_name\":\"SessionStart\",\"source\":\"startup\",\"cwd\":\"$PROJ\"}"
   local context; context=$(json_eval "$OUT" 'd["hookSpecificOutput"]["additionalContext"]')

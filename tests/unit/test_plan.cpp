@@ -237,3 +237,16 @@ TEST_CASE("after a failure the model hears what was recorded: restored, marked d
   CHECK(told(gate::FailureRecord::not_recorded).find("Give it a few minutes") != std::string::npos);
   CHECK(told(gate::FailureRecord::not_recorded).find("30 seconds") == std::string::npos);
 }
+
+TEST_CASE("a block's stderr line names who falls back: Claude for Claude Code, as the JS hook wrote, else the agent", "[plan]") {
+  gate::ProbeFinding f{k_call};
+  f.result.kind = probe::Kind::exited;
+  f.result.reason = "boom";
+  for (const auto& [voice, who] : {std::pair{gate::Voice{}, std::string("Claude")},
+                                   std::pair{gate::Voice{"Gemini CLI", "run /mcp auth", "/mcp auth", "Gemini CLI"},
+                                             std::string("Gemini CLI")}}) {
+    const Plan plan = gate::settle(gate::answer_after_probe("PreToolUse", f, k_now, voice), gate::FailOpen::no);
+    REQUIRE(plan.said.size() == 1);
+    CHECK(plan.said.front() == "svc is unavailable (boom). Blocking act so " + who + " can fall back to non-MCP tools.");
+  }
+}

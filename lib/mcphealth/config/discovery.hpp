@@ -133,7 +133,6 @@ inline constexpr std::size_t k_max_servers_per_file = 4096;
 /// most k_max_servers_per_file (the rest counted in `servers_not_read`).
 void collect_servers(const boost::json::object& holder, FileReport& report);
 
-/// How a configuration file is written.
 /// How a configuration file is written: JSON, JSON with comments (Gemini CLI's settings), TOML.
 enum class FileFormat { json, json_with_comments, toml };
 

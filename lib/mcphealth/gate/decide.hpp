@@ -1,6 +1,6 @@
 #pragma once
 // What the cache says about a call, as a pure function of the entry, the clock's reading and the rules in force:
-// no file, no clock, no process. The engine (hook/engine.cpp) does what it says: answers, probes, starts a refresh.
+// no file, no clock, no process. The rules of gate/steps.hpp read it: answer, probe, or start a refresh.
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/clock.hpp>

@@ -1,9 +1,9 @@
 #pragma once
 // The gate: the hook's decisions, for any agent: gate a call before it runs (PreToolUse), record a failed one
 // (PostToolUseFailure), take a successful one as proof of health (PostToolUse), and warm the cache as a session
-// starts (SessionStart). The rules are pure functions (gate/plan.hpp); this is their executor, which reads, probes,
-// records and answers through seams (clock, environment, state store, prober, command runner); the front end only
-// reads stdin and renders the outcome.
+// starts (SessionStart). The rules name one step at a time (gate/steps.hpp); this is their executor, which performs
+// each (a read, a probe, a write, the answer) through seams (clock, environment, state store, prober, command
+// runner) and decides nothing; the front end only reads stdin and renders the outcome.
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/hook/outcome.hpp>
@@ -69,9 +69,5 @@ struct HookRequest {
 
 /// Runs one hook invocation.
 HookOutcome run_hook_engine(const HookRequest& request, HookDeps& deps);
-
-/// Resolves the event as the agent's dialect reads it; for Claude Code: `--event`, else the payload's
-/// `hook_event_name`, else `CLAUDE_HOOK_EVENT_NAME`, else `PreToolUse`.
-std::string resolve_event_name(const HookRequest& request, const util::Environment& env);
 
 } // namespace mcphealth::gate

@@ -154,11 +154,11 @@ Plan answer_after_probe(const std::string& event, const ProbeFinding& f, util::E
     attempt_note = " Reconnect attempt: " + recover::describe(f.recovery.reconnect) + ".";
   }
   // The JS hook's wording, which people grep for.
-  const std::string fall_back = "Blocking " + f.call.tool + " so Claude can fall back to non-MCP tools.";
+  const std::string fall_back = "Blocking " + f.call.tool + " so " + voice.falls_back + " can fall back to non-MCP tools.";
   if (result.kind == probe::Kind::misconfigured) {
     return block(
         event,
-        {name + " is " + result.reason + ", so it fails under Claude Code too", fall_back, BlockLine::Join::sentence},
+        {name + " is " + result.reason + ", so it fails under " + voice.name + " too", fall_back, BlockLine::Join::sentence},
         messages::blocked_misconfigured(name, f.call.tool,
                                         f.missing_variable.empty() ? "a variable" : f.missing_variable, voice));
   }
@@ -203,6 +203,24 @@ AfterSuccess after_success(const state::ServerEntry& entry, util::EpochMs now, s
   if (entry.healthy() && entry.expires_at.value_or(0) - now < ttl_ms / 2) return AfterSuccess::extend;
   if (entry.failed_calls > 0) return AfterSuccess::forget_failed_calls;
   return AfterSuccess::nothing;
+}
+
+AfterSuccess take_success_in(boost::json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
+  const state::ServerEntry fresh = state::ServerEntry::from_json(entry);
+  const std::int64_t ttl = fresh.ttl_ms().value_or(ttl_ms);
+  const AfterSuccess after = after_success(fresh, now, ttl);
+  if (after == AfterSuccess::nothing) return after;
+  state::clear_failed_calls(entry); // a call succeeded: the row of failed ones ends
+  switch (after) {
+  case AfterSuccess::nothing:
+  case AfterSuccess::forget_failed_calls: break;
+  case AfterSuccess::restore:
+    state::mark_healthy(entry,
+                        {.now = now, .ttl_ms = ttl, .source = fresh.source, .restored_by = state::RestoredBy::tool_success});
+    break;
+  case AfterSuccess::extend: state::refresh_healthy(entry, now, ttl); break;
+  }
+  return after;
 }
 
 bool is_proof(const hook::FailureReading& reading) { return reading.code.has_value() && !reading.wording.empty(); }

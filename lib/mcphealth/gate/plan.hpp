@@ -109,6 +109,9 @@ Plan answer_incomplete(const std::string& event_name, hook::Event event, const s
 enum class AfterSuccess { nothing, extend, restore, forget_failed_calls };
 /// Decides it for `entry` at `now`, `ttl_ms` being the TTL a healthy mark of it gets.
 AfterSuccess after_success(const state::ServerEntry& entry, util::EpochMs now, std::int64_t ttl_ms);
+/// Applies it to `entry` as it stands under the lock (its own TTL first, else `ttl_ms`): the row of failed calls
+/// ends, and the mark is restored or extended. Returns what it did.
+AfterSuccess take_success_in(boost::json::object& entry, util::EpochMs now, std::int64_t ttl_ms);
 
 // --- PostToolUseFailure
 
@@ -127,6 +130,14 @@ enum class Asked { down, up, unknown };
 /// Reads the probe `asked` against the client's failure (`text`, `reading`): a down answer is laid onto `mark`.
 Asked read_asked(const hook::FailureReading& reading, const std::string& text, const probe::ProbeResult& asked,
                  state::UnhealthyMark& mark);
+
+/// What a failure mark wrote.
+struct MarkWritten {
+  bool written = false;
+  /// The failed calls in a row it counted (gate::failed_calls_now), and the retry time it set.
+  std::int64_t failed_calls = 0;
+  util::EpochMs retry_at = 0;
+};
 
 /// What the model is told after a failure: restored, marked down (blocked for a time), or not recorded.
 enum class FailureRecord { restored, marked, not_recorded };

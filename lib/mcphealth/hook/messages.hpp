@@ -23,6 +23,9 @@ struct Client {
   /// What the user does to authenticate a server there, whole and short.
   std::string authenticate = "run /mcp in Claude Code";
   std::string authenticate_short = "run /mcp";
+  /// Who falls back to other tools in a block's stderr line: `Claude` for Claude Code (the JS hook's words, which
+  /// people grep), the agent's name for the others.
+  std::string falls_back = "Claude";
 };
 
 /// What is known about a server that is down.

@@ -206,8 +206,6 @@ void mark_healthy(boost::json::object& entry, const HealthyMark& mark);
 /// Extends a healthy entry's mark: checkedAt = now, expiresAt = now + TTL; nothing else changes.
 void refresh_healthy(boost::json::object& entry, util::EpochMs now, std::int64_t ttl_ms);
 
-/// Marks `entry` unhealthy: checkedAt = expiresAt = now, failureCount + 1, lastError, lastFailureCode, the next retry
-/// after the backoff (or Retry-After), source; keeps lastRestoredAt.
 /// True when `entry` is an unhealthy mark made at or after `began_at` (with a retry time): a failure of a call that
 /// began before it is that outage, already counted.
 bool marked_since(const boost::json::object& entry, util::EpochMs began_at);

@@ -20,7 +20,6 @@ namespace mcphealth::state {
 /// How long a folder's bindings and a definition's verdict are kept without being used or checked.
 inline constexpr std::int64_t k_keep_unused_ms = 30LL * 24 * 3600 * 1000;
 
-/// What a name means in one folder.
 /// The standing stored for a name nothing defines in a folder.
 inline constexpr std::string_view k_standing_undefined = "none";
 /// The standing stored for a name whose definition the agent starts.

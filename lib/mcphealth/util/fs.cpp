@@ -26,12 +26,6 @@ std::string kind_of_mode(mode_t mode) {
 }
 } // namespace
 
-std::string non_regular_kind(const fs::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return kind_of_mode(st.st_mode);
-}
-
 Result<std::string, ReadError> read_file(const fs::path& path, std::size_t max_bytes) {
   auto unreadable = [](std::string why) { return fail(ReadError{ReadFailure::unreadable, std::move(why)}); };
   // Made only for a file over the limit: every hook call reads the state file.

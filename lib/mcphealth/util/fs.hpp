@@ -24,9 +24,6 @@ inline constexpr std::size_t k_max_read_bytes = 64 * 1024 * 1024;
 /// or a device is refused at once (an error naming what it is) instead of hanging or reading without end.
 Result<std::string, ReadError> read_file(const std::filesystem::path& path, std::size_t max_bytes = k_max_read_bytes);
 
-/// What a path is, in words, when it is not a regular file: `a FIFO`, `a device`, `a folder`, `a socket`; empty for
-/// a regular file or a path that does not exist.
-std::string non_regular_kind(const std::filesystem::path& path);
 
 /// `what: <strerror(err)>`, the form of every file-system error message here.
 std::string describe_errno(const std::string& what, int err);

@@ -1,8 +1,8 @@
 #pragma once
 // What one hook run reads, each piece on first use (a cache hit reads the state file and a few stats, nothing
-// else): the state, the settings, the policy, the folder's configs and bindings. Reads are named as reads and write
-// nothing; the two writes (a folder's bindings, a verdict) say so in their names. gate/engine.cpp runs the events
-// on it.
+// else): the state, the settings, the policy, the folder's configs and bindings. A Reader writes nothing: every
+// write is the Recorder's (gate/recorder.hpp), and what is said goes through the Sink. gate/engine.cpp performs the
+// steps of gate/steps.hpp with them.
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
@@ -26,48 +26,55 @@ struct Target {
   const config::Candidate* candidate = nullptr;
 };
 
-/// The lazily read world of one hook run.
-class Context {
+/// Where a run's words go: stderr lines (without the prefix), and the `-v` trace, whose text is made only when
+/// someone reads it.
+class Sink {
 public:
-  Context(const HookRequest& request, HookDeps& deps);
-
-  const HookRequest& request() const { return m_request; }
-  HookDeps& deps() const { return m_deps; }
-  /// The agent that asked, and its payload read into the hook's terms.
-  const agent::Agent& agent() const { return m_agent; }
-  const hook::HookCall& call() const { return m_hc; }
-  util::EpochMs now() const { return m_deps.clock.now_ms(); }
-
+  explicit Sink(const HookDeps& deps) : m_deps(deps) {}
   /// Says a line on stderr (without the prefix).
   void log(const std::string& line) const { m_deps.log(line); }
+  /// True when a trace is read.
+  bool tracing() const { return static_cast<bool>(m_deps.trace); }
   /// Hands a step of the decision path to the trace; `make` builds its text only when someone reads it.
   template <typename Make>
   void trace(Make&& make) const {
     if (m_deps.trace) m_deps.trace(make());
   }
+
+private:
+  const HookDeps& m_deps;
+};
+
+/// A policy file that was read and is not valid: what to say of it, once per change of the file (its stamp).
+struct PolicyProblem {
+  std::string stamp;
+  std::string line;
+};
+
+/// The lazily read world of one hook run. Its reads are remembered for the run; none writes.
+class Reader {
+public:
+  Reader(const HookRequest& request, HookDeps& deps, const Sink& sink);
+
+  const HookRequest& request() const { return m_request; }
+  HookDeps& deps() const { return m_deps; }
+  const Sink& sink() const { return m_sink; }
+  /// The agent that asked, and its payload read into the hook's terms.
+  const agent::Agent& agent() const { return m_agent; }
+  const hook::HookCall& call() const { return m_hc; }
+  util::EpochMs now() const { return m_deps.clock.now_ms(); }
   /// The agent as the model's text names it.
   Voice voice() const;
 
-  /// The state: the seam's store, else the file at the resolved state path.
+  /// The state: the seam's store, else the file at the resolved path. Read through it; write through the Recorder.
   state::Store& store();
-  /// Writes through the state's one writer; says on stderr what went wrong. True when written.
-  /// Every write also records that this agent's hook ran (state::note_hook_seen).
-  bool update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms = state::k_lock_wait_ms);
-  /// Records that this agent's hook ran, with a write of its own (a session start, which may write nothing else).
-  void note_seen();
-  /// Adds a blocked call to the history (`answer` blocks the call being decided); nothing for an allow.
-  void note_blocked(const hook::HookOutcome& answer);
-  /// Adds a failed call of `call`'s server to the history: one the server's outage failed (not a tool's own
-  /// error), which the model read. `text` is the failure as the agent gave it.
-  void note_failed_call(const hook::CallTarget& call, const std::string& text);
 
   /// The settings from the environment and the command line.
   const config::Settings& settings();
   /// The policy file, read the first time a decision needs it (never on a cache hit).
   const config::Policy& policy();
-  /// When the policy was read and is not valid: says so once per change of the file (its stamp is remembered in
-  /// the state file). Called once, at the end of the run.
-  void say_policy_problem();
+  /// The policy's problem, when this run read the policy and it is not valid (never reads it).
+  std::optional<PolicyProblem> policy_problem() const;
   /// The settings of one server: the environment's with the policy laid over them. `c` is its definition when
   /// known (a policy entry can name its project); otherwise `name` (a tool-name server) and the bound project.
   const config::Settings& server_settings(const config::Candidate* c, const std::string& name = {});
@@ -77,14 +84,10 @@ public:
   /// The call being decided, and its definition once the configs named it.
   void set_call(const hook::CallTarget& call) { m_target_call = call; }
   const config::Candidate* candidate() const { return m_candidate; }
-  /// On the cache path: the project of the definition the folder's binding names.
-  void bound_to_project(std::optional<std::string> project) { m_bound_project = std::move(project); }
   /// The settings of the call being decided (the environment's before a call is known).
   const config::Settings& call_settings();
   /// Fail-open for the call being decided.
   FailOpen fail_open();
-  /// The most a nextRetryAt is honoured past its check: the backoff cap, or the Retry-After cap if larger.
-  std::int64_t retry_bound();
   /// `MCPHEALTH_REFRESH=inline` makes a stale mark wait for its probe; `background` (the default) does not.
   bool refresh_in_background() const;
 
@@ -95,19 +98,15 @@ public:
   /// This folder's stored bindings, when they still hold (no watched file or variable changed): stats only.
   std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap);
   /// The stored binding of `call`'s server in this folder (of the definition the client names, when it names
-  /// one), when the bindings still hold.
+  /// one), when the bindings still hold. The binding's project is remembered for the server's settings: a
+  /// per-project policy rule must not depend on the order of calls.
   std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const hook::CallTarget& call);
 
-  /// The folder's configs as the agent reads them (read once per run; writes nothing).
+  /// The folder's configs as the agent reads them (read once per run).
   const config::Resolution& read_configs();
-  /// Reads the configs and records what every name means in this folder (and `extra`: a call's binding, which may
-  /// be a name nothing defines, or the definition the client names), adopting an undistinguished entry for a winner.
-  const config::Resolution& bind_folder(const ExtraBinding& extra = std::nullopt);
-  /// Whether finding a call's target records the folder's bindings.
-  enum class Bind { yes, no };
   /// The target of a call, from the configs: the definition the client names (`call.source`), else the one the
-  /// folder's rules pick. Remembers it as the definition being decided.
-  Target target(const hook::CallTarget& call, Bind bind = Bind::yes);
+  /// folder's rules pick. Remembers it as the definition being decided; binds nothing (Recorder::bind_folder).
+  Target target(const hook::CallTarget& call);
 
   /// A tool name that splits more than one way (`mcp__my__srv__echo`: a server's name may hold `__`) is the
   /// longest server name this folder knows: from its current bindings, else from the configs. A name nothing
@@ -122,15 +121,12 @@ public:
   /// by.
   std::optional<hook::CallTarget> by_endpoint(const std::string& endpoint, const std::string& tool);
 
-  /// Records a probe's verdict for `c`; returns the retry time it wrote (for a failure), when it was written.
-  std::optional<util::EpochMs> record(const config::Candidate& c, const probe::ProbeResult& result,
-                                      std::optional<state::RestoredBy> by);
-
 private:
   util::FileReader& reader() const { return m_deps.files ? *m_deps.files : util::disk(); }
 
   const HookRequest& m_request;
   HookDeps& m_deps;
+  const Sink& m_sink;
   const agent::Agent& m_agent;
   const hook::HookCall m_hc;
   std::optional<state::StateStore> m_file_store;

@@ -1,0 +1,167 @@
+#include <mcphealth/gate/recorder.hpp>
+
+#include <mcphealth/gate/decide.hpp>
+#include <mcphealth/probe/record.hpp>
+#include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/history.hpp>
+
+#include <algorithm>
+
+namespace mcphealth::gate {
+
+namespace json = boost::json;
+using state::ServerEntry;
+
+bool Recorder::update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms) {
+  // A write the hook makes anyway also says the hook ran, and with which PATH (doctor; probes outside a session):
+  // no write of its own, so the cache hit stays without one.
+  const state::HookSeen seen{.agent = std::string(m_reader.agent().id), .at = m_reader.now(),
+                             .event = m_reader.call().event_name,
+                             .path = m_reader.deps().env.get("PATH").value_or("")};
+  state::Store& store = m_reader.store();
+  const state::UpdateResult r = store.update(
+      [&](json::object& doc) {
+        if (!mutate(doc)) return false;
+        state::note_hook_seen(doc, seen);
+        return true;
+      },
+      lock_wait_ms);
+  if (!r) {
+    m_reader.sink().log(r.error().message);
+    return false;
+  }
+  if (r->moved_aside) {
+    m_reader.sink().log("state file " + store.path().string() + " was not valid; its bytes were moved to " +
+                        r->moved_aside->string());
+  }
+  return true;
+}
+
+void Recorder::note_seen() {
+  update_state([](json::object&) { return true; });
+}
+
+void Recorder::note_blocked(const std::optional<hook::CallTarget>& call, const hook::HookOutcome& answer) {
+  if (!call || answer.decision != hook::HookOutcome::Decision::block) return;
+  const state::HistoryEvent line{.at = m_reader.now(), .kind = state::HistoryKind::blocked, .server = call->server,
+                                 .by = std::string(m_reader.agent().id), .text = answer.reason,
+                                 .event = answer.event_name};
+  if (auto problem = m_reader.store().append_history({line})) m_reader.sink().log(*problem);
+}
+
+void Recorder::note_failed_call(const hook::CallTarget& call, const std::string& text) {
+  const state::HistoryEvent line{.at = m_reader.now(), .kind = state::HistoryKind::failed_call,
+                                 .server = call.server, .by = std::string(m_reader.agent().id), .text = text,
+                                 .event = m_reader.call().event_name};
+  if (auto problem = m_reader.store().append_history({line})) m_reader.sink().log(*problem);
+}
+
+void Recorder::say_policy_problem() {
+  const std::optional<PolicyProblem> problem = m_reader.policy_problem();
+  if (!problem) return;
+  const state::StateSnapshot snap = m_reader.store().read();
+  if (state::policy_problem_said(snap.doc) == problem->stamp) return;
+  m_reader.sink().log(problem->line);
+  update_state([&](json::object& doc) {
+    state::remember_policy_problem(doc, problem->stamp);
+    return true;
+  });
+}
+
+const config::Resolution& Recorder::bind_folder(const ExtraBinding& extra) {
+  const config::Resolution& res = m_reader.read_configs();
+  const std::string key = m_reader.folder_key();
+  const util::EpochMs at = m_reader.now();
+  update_state([&](json::object& doc) {
+    record_bindings(doc, key, m_reader.inputs(), res, m_reader.deps().env, at, extra);
+    // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
+    for (const config::Candidate* c : res.winners()) {
+      if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_server, std::nullopt)) {
+        state::record_verdict(doc, info_of(*c), at, state::Writer::adopted, [](json::object&) {});
+      }
+    }
+    return true;
+  });
+  return res;
+}
+
+std::optional<util::EpochMs> Recorder::record(const config::Candidate& c, const probe::ProbeResult& result,
+                                              std::optional<state::RestoredBy> by) {
+  const config::Settings& s = m_reader.server_settings(&c);
+  const probe::MarkContext context = probe::mark_context(s, m_reader.now(), c.definition.source.string(), by);
+  std::optional<util::EpochMs> retry_at;
+  const bool written = update_state([&](json::object& doc) {
+    state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {
+      probe::mark_from_probe(entry, result, context);
+      retry_at = ServerEntry::from_json(entry).next_retry_at;
+    });
+    return true;
+  });
+  m_reader.sink().trace([&] {
+    if (!written) return std::string("nothing recorded (the state file could not be written)");
+    return "recorded definitions." + c.fingerprint.substr(0, 12) + " and servers." + c.tool_server + ": " +
+           (result.ok
+                ? "healthy for " + util::format_duration_short(s.ttl_ms.value)
+                : "unhealthy, retry in " + util::format_duration_short(retry_at.value_or(context.now) - context.now));
+  });
+  return written ? retry_at : std::nullopt;
+}
+
+namespace {
+
+/// How long a failure mark waits for the state lock: long enough that a burst of writers never drops one (the
+/// client's hook timeout is a minute).
+constexpr std::int64_t k_mark_lock_wait_ms = 15'000;
+
+} // namespace
+
+MarkWritten Recorder::mark_down(const config::Candidate* c, const std::string& name, state::UnhealthyMark mark,
+                                std::int64_t window_ms) {
+  MarkWritten out;
+  out.written = update_state(
+      [&](json::object& doc) {
+        auto mark_entry = [&](json::object& entry) {
+          // Counted under the lock, from the entry as it stands: parallel failures of one outage were turned away
+          // before (the same outage), so each failed call here is one more in the row.
+          mark.failed_calls = failed_calls_now(ServerEntry::from_json(entry), mark.now, window_ms);
+          state::mark_unhealthy(entry, mark);
+          out.failed_calls = mark.failed_calls;
+          out.retry_at = ServerEntry::from_json(entry).next_retry_at.value_or(0);
+        };
+        if (c != nullptr)
+          state::record_verdict(doc, info_of(*c), mark.now, state::Writer::hook, mark_entry);
+        else
+          state::record_unbound(doc, name, state::Writer::hook, mark_entry);
+        return true;
+      },
+      k_mark_lock_wait_ms);
+  return out;
+}
+
+bool Recorder::take_success(const hook::CallTarget& call, const std::optional<std::string>& definition,
+                            std::int64_t ttl_ms) {
+  const util::EpochMs now = m_reader.now();
+  bool restored = false;
+  update_state([&](json::object& doc) {
+    bool changed = false;
+    auto apply = [&](json::object& entry) {
+      const AfterSuccess did = take_success_in(entry, now, ttl_ms);
+      changed = did != AfterSuccess::nothing;
+      restored = did == AfterSuccess::restore;
+    };
+    if (definition && state::decision_entry(doc, call.server, definition) != nullptr) {
+      state::record_verdict(doc, {*definition, {}, hook::server_key(call), {}, std::nullopt, std::nullopt}, now,
+                            state::Writer::tool_success, apply);
+    } else {
+      state::record_unbound(doc, call.server, state::Writer::tool_success, apply);
+    }
+    return changed;
+  });
+  return restored;
+}
+
+util::Result<util::RecordLock, util::LockError> Recorder::lock_probe(const std::string& key, std::int64_t wait_ms) {
+  return m_reader.store().lock_probe(key, wait_ms);
+}
+
+} // namespace mcphealth::gate

@@ -1,0 +1,338 @@
+#include <mcphealth/gate/steps.hpp>
+
+#include <mcphealth/config/names.hpp>
+#include <mcphealth/state/outage.hpp>
+#include <mcphealth/util/text.hpp>
+
+namespace mcphealth::gate {
+
+namespace json = boost::json;
+namespace messages = hook::messages;
+using hook::k_max_model_text_bytes;
+using state::ServerEntry;
+
+namespace {
+
+Step answer(Plan plan, std::vector<std::string> traced = {}) { return {step::Answer{std::move(plan)}, {}, std::move(traced)}; }
+
+/// Allows a call the policy says not to probe (`probe: skip`); a failure mark still blocks (decided before).
+Step allow_skipped(const CallFacts& c, RuleInputs& in, std::vector<std::string> traced) {
+  if (c.tracing) {
+    traced.push_back(c.call.server + ": probe skipped by the policy (" + in.server().probe.origin.text() + "): allow");
+  }
+  return answer(allow(c.event), std::move(traced));
+}
+
+bool skipped(RuleInputs& in) { return in.server().probe.value == config::ProbeMode::skip; }
+
+} // namespace
+
+std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry, RuleInputs& in,
+                                  std::vector<std::string>& traced) {
+  CacheRules rules;
+  const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
+  // The retry bound needs the settings; a healthy entry (the common hit) does not.
+  if (read && read->unhealthy()) rules.retry_bound_ms = state::retry_bound(in.server().max_backoff_ms.value);
+  rules.refresh = in.refresh();
+  const std::optional<std::int64_t> claimed = read ? read->ttl_ms() : std::nullopt;
+  if (read && rules.refresh == Refresh::background && !claimed) {
+    rules.default_ttl_ms = in.environment().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
+  }
+  // A healthy mark is fresh no longer past its check than the TTL in force. The common hit, a mark that claims no
+  // more than the default TTL, needs no settings for that; a longer claim is held to the environment's TTL, or
+  // the policy's when the mark claims more still (a policy may give a server a longer one).
+  if (read && read->healthy() && (!claimed || *claimed > config::k_default_ttl_ms)) {
+    rules.ttl_bound_ms = in.environment().ttl_ms.value;
+    if (claimed && *claimed > rules.ttl_bound_ms) rules.ttl_bound_ms = in.server().ttl_ms.value;
+  }
+  const CacheDecision d = decide_from_cache(entry, c.now, rules);
+  if (c.tracing) traced.push_back(describe(d, c.call.server, c.now));
+  return answer_from_cache(c.event, c.call, d, c.now, c.voice);
+}
+
+// --- PreToolUse: the cache decides when it can (the hot path: the state file and a few stats); otherwise the
+// configs are read, and the definition the agent uses is probed (and recovered) under its probe lock.
+
+Step next(const PreFacts& f, RuleInputs& in) {
+  const CallFacts& c = f.c;
+  const hook::CallTarget& call = c.call;
+  if (!f.missed) return {step::ReadMissedFailure{}};
+  if (*f.missed && !f.missed_taken) return {step::TakeMissedFailure{**f.missed}};
+  if (!f.state) return {step::ReadState{}};
+  if (!f.bound) return {step::ReadBinding{}};
+  std::vector<std::string> traced;
+  if (!f.target && *f.bound) {
+    const state::Binding& b = **f.bound;
+    if (auto cached = answer_cached(c, state::decision_entry(f.state->doc, call.server, b.definition), in, traced))
+      return answer(std::move(*cached), std::move(traced));
+    if (!b.definition) return answer(allow_unbound(c.event, call.server, b), std::move(traced));
+    // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
+    if (!in.policy_has_project_rules() && skipped(in)) return allow_skipped(c, in, std::move(traced));
+  }
+  if (!f.target) return {step::FindTarget{.bind = true}, {}, std::move(traced)};
+  const Target& t = *f.target;
+  const json::object* entry = state::decision_entry(f.state->doc, call.server, t.binding.definition);
+  if (f.lock == LockState::untried) {
+    if (auto cached = answer_cached(c, entry, in, traced)) return answer(std::move(*cached), std::move(traced));
+    if (t.candidate == nullptr) return answer(allow_unbound(c.event, call.server, t.binding), std::move(traced));
+    if (skipped(in)) return allow_skipped(c, in, std::move(traced));
+    // One probe at a time per definition: a hook that finds one in flight waits for its result, long enough for
+    // another hook's probe, reconnect and re-probe. Without the lock (the lock file cannot be used, or another
+    // hook's probe outlasted the wait) the probe goes ahead: a duplicate probe is better than a call decided on
+    // nothing.
+    const config::Settings& s = in.server();
+    return {step::LockProbe{t.candidate->fingerprint,
+                            config::recovery_budget_ms(s.timeout_ms.value, s.reconnect_timeout_ms.value) + 2000},
+            {}, std::move(traced)};
+  }
+  // Read again under the lock: another hook may have probed and recorded since the first read, and released the
+  // lock before this one asked for it (so it was taken without waiting).
+  if (f.lock == LockState::held && !f.reread) return {step::ReadState{.under_lock = true}};
+  if (!f.recovery) {
+    if (f.lock == LockState::held) {
+      if (auto cached = answer_cached(c, entry, in, traced)) return answer(std::move(*cached), std::move(traced));
+    }
+    return {step::ProbeAndRecover{recover::request_for(*t.candidate, in.server(), entry, recover::Reconnect::when_down)},
+            {}, std::move(traced)};
+  }
+  const probe::ProbeResult& result = f.recovery->result;
+  const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
+  if (probed && !f.recorded) return {step::RecordProbe{t.candidate, result, f.recovery->restored_by}};
+  ProbeFinding finding{call, result, *f.recovery, f.recorded ? *f.recorded : std::nullopt,
+                       entry != nullptr && ServerEntry::from_json(*entry).unhealthy(), {}};
+  if (t.candidate->resolved && !t.candidate->resolved->unset_vars.empty())
+    finding.missing_variable = t.candidate->resolved->unset_vars.front();
+  return answer(answer_after_probe(c.event, finding, c.now, c.voice));
+}
+
+// --- PostToolUseFailure: a failure that shows a server in trouble marks it down, then the reconnect command runs
+// (unless its outage's row says not to) and a re-probe may restore it at once. The client's text decides when it
+// can; when it says only that a remote server failed (no status, or no sign at all), the server is asked: a probe
+// marks it by what it answers. Failures of calls that began before the server was marked are that same outage:
+// one failure. Two failed calls in a row are a crash loop: a passing re-probe does not clear it.
+
+namespace {
+
+/// Generic words that no probe confirmed: said once, and nothing is marked.
+Step not_proof(const FailureFacts& f, const std::string& why) {
+  Plan plan = allow(f.c.event);
+  if (f.reading.code) {
+    plan.said.push_back(f.c.call.server + " failed with words that may be the tool's own (" + f.reading.code->text() +
+                        "), and the server could not be asked" + why + "; not marking it unhealthy");
+  }
+  return answer(std::move(plan));
+}
+
+/// What the reconnect after a failure came to, for stderr; true when its re-probe restores the server.
+bool read_reconnect(const FailureFacts& f, bool looping, std::vector<std::string>& said) {
+  const std::string& name = f.c.call.server;
+  const recover::ReconnectReport& report = *f.reconnect;
+  switch (report.attempt) {
+  case recover::Attempt::none:
+  case recover::Attempt::not_for_this_kind: // said already: "(rate limited: no reconnect)"
+  case recover::Attempt::no_command: return false; // said already
+  case recover::Attempt::refused: said.push_back(name + " reconnect " + recover::describe(report)); return false;
+  case recover::Attempt::failed: said.push_back(name + " reconnect failed: " + report.reason); return false;
+  case recover::Attempt::ok: break;
+  }
+  if (!report.reprobe) {
+    said.push_back(name + " reconnect completed but no config was available for a follow-up probe");
+    return false;
+  }
+  if (!report.reprobe->ok) {
+    said.push_back(name + " reconnect command ran, but health probe still failed: " + report.reprobe->reason);
+    return false;
+  }
+  if (looping) {
+    said.push_back(name + " reconnect ran and its handshake passes, but its calls keep failing: still blocked");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+Step next(const FailureFacts& f, RuleInputs& in) {
+  const CallFacts& c = f.c;
+  const hook::CallTarget& call = c.call;
+  const std::string& name = call.server;
+  const hook::FailureReading& reading = f.reading;
+  if (f.failed.interrupted) return answer(allow(c.event)); // the user pressed Esc
+  // A failure the agent fired no event for counts once: not when its server's verdict is newer than the call.
+  if (f.failed.missed_ended_at && f.lock == LockState::untried) {
+    if (!f.state) return {step::ReadState{}};
+    if (!f.bound) return {step::ReadBinding{}};
+    if (!*f.bound && !f.target) return {step::FindTarget{.bind = false}};
+    const std::optional<std::string> definition = *f.bound ? (*f.bound)->definition : f.target->binding.definition;
+    const json::object* entry = state::decision_entry(f.state->doc, name, definition);
+    const std::optional<util::EpochMs> checked = entry ? ServerEntry::from_json(*entry).checked_at : std::nullopt;
+    if (checked && *f.failed.missed_ended_at <= *checked) {
+      return answer(allow(c.event), {"the session's last call to " + name + " failed, before its last verdict: counted"});
+    }
+  }
+  if (reading.input_named) {
+    Plan plan = allow(c.event);
+    plan.said.push_back(name + " failed on " + *reading.input_named + ", a host this call's input named: the input's fault, not " +
+                        name + "'s; nothing recorded");
+    return answer(std::move(plan));
+  }
+  // A failure that says nothing binds nothing: it is only read whether the server is remote, to be asked.
+  if (!f.target) return {step::FindTarget{.bind = reading.code.has_value()}};
+  if (reading.code && !f.target_bound) return {step::FindTarget{.bind = true}};
+  const config::Candidate* cand = f.target->candidate;
+  const config::Settings& s = in.server();
+  const bool remote =
+      cand != nullptr && cand->resolved && std::holds_alternative<config::HttpServer>(cand->resolved->transport);
+  const bool can_ask = cand != nullptr && cand->resolved.has_value();
+  const bool ask_server = can_ask && ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
+  if (!ask_server && !is_proof(reading)) return not_proof(f, "");
+  if (!f.target_bound) return {step::FindTarget{.bind = true}};
+
+  // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
+  // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
+  if (f.lock == LockState::untried) return {step::LockProbe{cand ? cand->fingerprint : name, s.timeout_ms.value + 1000}};
+  if (!f.under_lock) return {step::ReadState{.under_lock = true}};
+  if (const json::object* entry = state::decision_entry(f.under_lock->doc, name, f.target->binding.definition);
+      entry != nullptr && state::marked_since(*entry, f.failed.began)) {
+    // A failure of a call that began before the server's current mark: that outage, already recorded (a parallel
+    // call failing in the same moment). The model is told what the first failure told it; nothing is marked.
+    if (!f.noted) {
+      return {step::NoteFailedCall{}, {},
+              {name + " was marked unhealthy after this call began: the same outage, not counted again"}};
+    }
+    const ServerEntry e = ServerEntry::from_json(*entry);
+    messages::Down down{name, call.tool, e.last_error.value_or(""), e.last_failure_code};
+    down.client = c.voice;
+    down.blocked_for_ms = *e.next_retry_at - c.now;
+    return answer(answer_after_failure(c.event, down, FailureRecord::marked));
+  }
+
+  state::UnhealthyMark mark{.now = c.now,
+                            .error = util::cap_utf8(f.failed.text, k_max_model_text_bytes),
+                            .code = reading.code.value_or(state::FailureCode::none()),
+                            .source = cand ? std::optional(cand->definition.source.string()) : std::nullopt,
+                            .backoff_ms = s.backoff_ms.value,
+                            .max_backoff_ms = s.max_backoff_ms.value,
+                            .began_at = f.failed.began,
+                            .failed_tool = call.tool};
+  if (ask_server) {
+    if (!f.asked) {
+      return {step::AskServer{&*cand->resolved,
+                              probe::spec_of(s, state::decision_entry(f.under_lock->doc, cand->tool_server,
+                                                                      cand->fingerprint))}};
+    }
+    const Asked said = read_asked(reading, f.failed.text, *f.asked, mark);
+    if (said == Asked::up) {
+      Plan plan = allow(c.event);
+      plan.said.push_back(cand->tool_server + " failed a call but answered a probe right after (" +
+                          probe::kind_name(f.asked->kind) + "); not marking it unhealthy");
+      return answer(std::move(plan));
+    }
+    if (said == Asked::unknown && !is_proof(reading)) return not_proof(f, " (" + f.asked->reason + ")");
+  }
+  if (!f.marked) {
+    std::vector<std::string> traced;
+    if (c.tracing && f.asked) {
+      traced.push_back("asked " + cand->tool_server + " after the failed call: " + probe::kind_name(f.asked->kind) +
+                       (f.asked->reason.empty() ? std::string() : " (" + f.asked->reason + ")"));
+    }
+    return {step::MarkDown{cand, name, mark, s.max_backoff_ms.value + s.ttl_ms.value}, {}, std::move(traced)};
+  }
+  const state::FailureCode code = mark.code;
+  const state::OutageRow& row = state::row_of(code);
+  const bool looping = f.marked->written && crash_loop(f.marked->failed_calls);
+  if (!f.noted) {
+    // The JS hook's line, except when no reconnect follows: after a kind whose row says none (429), or with no
+    // command to run (announcing one and then saying it was skipped reads as a contradiction).
+    std::vector<std::string> said{
+        name + " reported " + code.text() + "; marking server unhealthy " +
+        (row.after_failure == state::AfterFailure::no_reconnect ? "(" + std::string(row.name) + ": no reconnect)"
+         : in.has_reconnect_command()                            ? std::string("and attempting reconnect")
+                                                                 : std::string("(no reconnect command configured)"))};
+    if (looping) {
+      said.push_back(name + ": " + std::to_string(f.marked->failed_calls) + " calls in a row failed (the last on " +
+                     call.tool + "): it fails on calls, so a passing handshake does not clear it; blocked for the backoff");
+    }
+    return {step::NoteFailedCall{}, std::move(said)};
+  }
+  std::vector<std::string> said;
+  bool restored = false;
+  if (f.lock == LockState::timed_out) {
+    said.push_back(name + " reconnect skipped: another hook is already probing or reconnecting it");
+  } else if (!f.reconnect) {
+    // A name no config defines can still have its reconnect command run (a plain name only: see run_reconnect).
+    recover::RecoveryRequest request =
+        cand != nullptr ? recover::request_for(*cand, s, nullptr, recover::Reconnect::when_down)
+                        : recover::RecoveryRequest{name, recover::NameOrigin::payload, nullptr, probe::spec_of(s),
+                                                   s.reconnect_timeout_ms.value, code, recover::Reconnect::when_down,
+                                                   nullptr, recover::policy_command(s)};
+    request.previous_code = code;
+    return {step::Reconnect{std::move(request), code}};
+  } else if (read_reconnect(f, looping, said)) {
+    if (!f.restored) return {step::RecordProbe{cand, *f.reconnect->reprobe, state::RestoredBy::post_failure_reconnect}};
+    said.push_back(name + " connection restored");
+    restored = true;
+  }
+  messages::Down down{name, call.tool, mark.error, code};
+  down.client = c.voice;
+  if (looping) down.failed_calls = f.marked->failed_calls;
+  if (f.marked->written) down.blocked_for_ms = f.marked->retry_at - c.now;
+  Plan plan = answer_after_failure(c.event, down,
+                                   restored            ? FailureRecord::restored
+                                   : f.marked->written ? FailureRecord::marked
+                                                       : FailureRecord::not_recorded);
+  said.insert(said.end(), plan.said.begin(), plan.said.end());
+  plan.said = std::move(said);
+  return answer(std::move(plan));
+}
+
+// --- PostToolUse: a successful call proves the server is up. Writes only when that changes something
+// (after_success): an unhealthy mark cleared, a healthy one past half its TTL extended, a row of failed calls ended.
+
+Step next(const SuccessFacts& f, RuleInputs& in) {
+  const CallFacts& c = f.c;
+  if (!f.state) return {step::ReadState{}};
+  if (!f.bound) return {step::ReadBinding{}};
+  if (!*f.bound && !f.target) return {step::FindTarget{.bind = false}};
+  const std::optional<std::string> definition = *f.bound ? (*f.bound)->definition : f.target->binding.definition;
+  const json::object* entry = state::decision_entry(f.state->doc, c.call.server, definition);
+  if (entry == nullptr) return answer(allow(c.event));
+  if (!f.restored) {
+    const ServerEntry e = ServerEntry::from_json(*entry);
+    // A healthy mark carries its TTL (the policy that wrote it); only an entry without one needs the settings.
+    const std::optional<std::int64_t> own = e.ttl_ms();
+    const std::int64_t ttl = own ? *own : in.server().ttl_ms.value;
+    if (after_success(e, c.now, ttl) == AfterSuccess::nothing) return answer(allow(c.event)); // the common case
+    return {step::TakeSuccess{definition, ttl}};
+  }
+  Plan plan = allow(c.event);
+  if (*f.restored) plan.said.push_back(c.call.server + " connection restored (a tool call succeeded)");
+  return answer(std::move(plan));
+}
+
+// --- SessionStart: binds the folder, starts one detached re-probe of every server whose mark is missing or stale,
+// and names the servers known to be down to the model, so it plans around them from the first turn.
+
+Step next(const SessionFacts& f, RuleInputs& in) {
+  if (!f.seen) return {step::NoteSeen{}};
+  if (f.resolution == nullptr) return {step::BindFolder{}};
+  if (!f.state) return {step::ReadState{}};
+  std::vector<SessionServer> servers;
+  for (const config::Candidate* cand : f.resolution->winners()) {
+    const json::object* entry = state::decision_entry(f.state->doc, cand->tool_server, cand->fingerprint);
+    SessionServer s{.name = cand->tool_server};
+    if (entry) {
+      s.entry = ServerEntry::from_json(*entry);
+      s.health = state::health_of(*s.entry, *entry);
+    }
+    if (cand->resolved && !cand->resolved->unset_vars.empty()) s.unset_variable = cand->resolved->unset_vars.front();
+    const config::Settings& settings = in.of(*cand);
+    s.skipped = settings.probe.value == config::ProbeMode::skip;
+    s.ttl_ms = settings.ttl_ms.value;
+    servers.push_back(std::move(s));
+  }
+  return answer(plan_session_start(f.c.event, servers, f.c.now,
+                                   state::retry_bound(in.environment().max_backoff_ms.value), f.c.voice));
+}
+
+} // namespace mcphealth::gate

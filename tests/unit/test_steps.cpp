@@ -1,0 +1,381 @@
+// The gate's step machine (gate/steps.hpp) on facts alone: each event's rules name the next step from what is known,
+// and a test plays the executor by hand, filling in what each step would have found. No file, no clock, no process.
+#include "fakes.hpp"
+
+#include <mcphealth/gate/steps.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace mcphealth;
+using namespace mcphealth::gate;
+namespace json = boost::json;
+using hook::HookOutcome;
+
+namespace {
+
+constexpr util::EpochMs k_now = 1'800'000'000'000;
+const hook::CallTarget k_call{"svc", "act"};
+
+/// Settings as values, counting what the rules asked for: the hot path must ask for nothing the policy decides.
+class Inputs final : public RuleInputs {
+public:
+  config::Settings env_settings;
+  config::Settings server_settings;
+  bool project_rules = false;
+  Refresh refresh_mode = Refresh::background;
+  bool reconnect_command = true;
+  int server_reads = 0;
+
+  const config::Settings& environment() override { return env_settings; }
+  const config::Settings& server() override {
+    ++server_reads;
+    return server_settings;
+  }
+  bool policy_has_project_rules() override { return project_rules; }
+  Refresh refresh() override { return refresh_mode; }
+  bool has_reconnect_command() override { return reconnect_command; }
+  const config::Settings& of(const config::Candidate&) override { return server_settings; }
+};
+
+CallFacts call_facts(const std::string& event) { return {event, k_call, k_now, {"Claude Code", "/mcp", "/mcp"}, true}; }
+
+/// A state whose `servers.svc` entry (no definition) is `entry`, when given.
+state::StateSnapshot state_with(std::optional<json::object> entry) {
+  state::StateSnapshot snap;
+  snap.status = state::LoadStatus::ok;
+  snap.doc = json::object{{"version", 1}, {"servers", json::object{}}};
+  if (entry) snap.doc["servers"].as_object()["svc"] = *entry;
+  return snap;
+}
+
+json::object healthy(util::EpochMs at, std::int64_t ttl_ms = 120'000) {
+  json::object e;
+  state::mark_healthy(e, {.now = at, .ttl_ms = ttl_ms});
+  return e;
+}
+
+json::object down(util::EpochMs at, state::FailureCode code = state::FailureCode::transport()) {
+  json::object e;
+  state::mark_unhealthy(e, {.now = at, .error = "connection refused", .code = code, .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000});
+  return e;
+}
+
+/// A stdio definition of `svc` the folder's rules start.
+struct Definition {
+  config::Candidate c;
+  Definition() {
+    c.definition.name = "svc";
+    c.tool_server = "svc";
+    c.fingerprint = "fp-svc";
+    c.resolved = config::ResolvedServer{c.definition, config::StdioServer{"/bin/true", "/bin/true", {}, {}}, {}};
+  }
+  Target target() const { return {k_call, state::Binding{.definition = std::nullopt, .standing = "active"}, &c}; }
+};
+
+template <typename T>
+bool is(const Step& s) {
+  return std::holds_alternative<T>(s.what);
+}
+
+bool blocks(const Step& s) { return s.answer() && s.answer()->blocks(); }
+
+probe::ProbeResult probed_down() {
+  probe::ProbeResult r;
+  r.kind = probe::Kind::exited;
+  r.reason = "boom";
+  return r;
+}
+
+probe::ProbeResult probed_up() {
+  probe::ProbeResult r;
+  r.ok = true;
+  r.kind = probe::Kind::answered;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("PreToolUse: a fresh healthy mark bound here is allowed after two reads, and no server setting is read", "[steps]") {
+  Inputs in;
+  PreFacts f{call_facts("PreToolUse")};
+  CHECK(is<step::ReadMissedFailure>(next(f, in)));
+  f.missed.emplace();
+  CHECK(is<step::ReadState>(next(f, in)));
+  f.state = state_with(healthy(k_now - 1000));
+  CHECK(is<step::ReadBinding>(next(f, in)));
+  f.bound = std::optional<state::Binding>(state::Binding{}); // the JS hook's entry, under the server's name
+  const Step s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK_FALSE(s.answer()->blocks());
+  CHECK(in.server_reads == 0); // the policy is never read on the hot path
+}
+
+TEST_CASE("PreToolUse: a mark in its backoff blocks from the cache, the retry bound read from the server's settings", "[steps]") {
+  Inputs in;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.state = state_with(down(k_now - 1000));
+  f.bound = std::optional<state::Binding>(state::Binding{});
+  const Step s = next(f, in);
+  CHECK(blocks(s));
+  CHECK(in.server_reads >= 1);
+  CHECK(s.answer()->said.empty()); // the block's line is said when it is settled against fail-open
+}
+
+TEST_CASE("PreToolUse: nothing cached is probed under the probe lock, the state read again under it, then recorded", "[steps]") {
+  Inputs in;
+  Definition d;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.state = state_with(std::nullopt);
+  f.bound.emplace(); // no binding that still holds
+  Step s = next(f, in);
+  REQUIRE(is<step::FindTarget>(s));
+  CHECK(std::get<step::FindTarget>(s.what).bind);
+  f.target = d.target();
+  s = next(f, in);
+  REQUIRE(is<step::LockProbe>(s));
+  CHECK(std::get<step::LockProbe>(s.what).key == "fp-svc");
+  CHECK(std::get<step::LockProbe>(s.what).wait_ms == config::recovery_budget_ms(5'000, 5'000) + 2000);
+  f.lock = LockState::held;
+  s = next(f, in);
+  REQUIRE(is<step::ReadState>(s));
+  CHECK(std::get<step::ReadState>(s.what).under_lock);
+  f.reread = true;
+  SECTION("another hook's verdict, found under the lock, decides: no probe") {
+    f.state = state_with(down(k_now - 10));
+    CHECK(blocks(next(f, in)));
+  }
+  SECTION("still nothing: probe, record, and block on what it found") {
+    REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
+    f.recovery = recover::Recovery{};
+    f.recovery->result = probed_down();
+    s = next(f, in);
+    REQUIRE(is<step::RecordProbe>(s));
+    CHECK(std::get<step::RecordProbe>(s.what).candidate == &d.c);
+    f.recorded = std::optional<util::EpochMs>(k_now + 30'000);
+    s = next(f, in);
+    REQUIRE(blocks(s));
+    CHECK(s.answer()->answer.reason.find("30 seconds") != std::string::npos);
+  }
+}
+
+TEST_CASE("PreToolUse: when another hook's probe outlasts the wait, this one probes without reading again", "[steps]") {
+  Inputs in;
+  Definition d;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.state = state_with(std::nullopt);
+  f.bound.emplace();
+  f.target = d.target();
+  f.lock = LockState::timed_out;
+  CHECK(is<step::ProbeAndRecover>(next(f, in)));
+  f.lock = LockState::unusable;
+  CHECK(is<step::ProbeAndRecover>(next(f, in)));
+}
+
+TEST_CASE("PreToolUse: a server the policy skips is allowed, and one nothing defines is allowed with why", "[steps]") {
+  Inputs in;
+  Definition d;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.state = state_with(std::nullopt);
+  f.bound.emplace();
+  f.target = Target{k_call, state::Binding{.definition = std::nullopt, .standing = std::string(state::k_standing_undefined)}, nullptr};
+  Step s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said.front() == "No MCP config found for svc; skipping preflight probe");
+  f.target = d.target();
+  in.server_settings.probe.value = config::ProbeMode::skip;
+  s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK_FALSE(s.answer()->blocks());
+  CHECK(s.traced.back().find("probe skipped by the policy") != std::string::npos);
+}
+
+TEST_CASE("PreToolUse: a failed call the agent sent no event for is taken first", "[steps]") {
+  Inputs in;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed = std::optional<hook::MissedFailure>(hook::MissedFailure{"Connection closed", k_now - 5, 10});
+  const Step s = next(f, in);
+  REQUIRE(is<step::TakeMissedFailure>(s));
+  CHECK(std::get<step::TakeMissedFailure>(s.what).missed.text == "Connection closed");
+  f.missed_taken = true;
+  CHECK(is<step::ReadState>(next(f, in)));
+}
+
+namespace {
+
+/// A failure event's facts, its text read as Claude Code frames a dead stdio server.
+FailureFacts failure(const std::string& text = "MCP error -32000: Connection closed") {
+  FailureFacts f{call_facts("PostToolUseFailure"), {text, nullptr, k_now - 100}, {}};
+  f.reading = hook::read_failure(text, nullptr, agent::default_agent().dialect.failure_wordings());
+  return f;
+}
+
+/// Plays the failure steps up to the mark, as the executor would, with `marked` as what the write counted.
+void up_to_the_mark(FailureFacts& f, Inputs& in, const Definition& d, std::int64_t failed_calls) {
+  Step s = next(f, in);
+  REQUIRE(is<step::FindTarget>(s));
+  CHECK(std::get<step::FindTarget>(s.what).bind); // a failure that names its cause binds the folder
+  f.target = d.target();
+  f.target_bound = true;
+  REQUIRE(is<step::LockProbe>(next(f, in)));
+  f.lock = LockState::held;
+  REQUIRE(is<step::ReadState>(next(f, in)));
+  f.under_lock = state_with(std::nullopt);
+  s = next(f, in);
+  REQUIRE(is<step::MarkDown>(s));
+  CHECK(std::get<step::MarkDown>(s.what).mark.code == *f.reading.code);
+  CHECK(std::get<step::MarkDown>(s.what).window_ms == 600'000 + 120'000);
+  f.marked = MarkWritten{true, failed_calls, k_now + 30'000};
+}
+
+} // namespace
+
+TEST_CASE("PostToolUseFailure: the client's own framing marks the server down, then the reconnect restores it", "[steps]") {
+  Inputs in;
+  Definition d;
+  FailureFacts f = failure();
+  up_to_the_mark(f, in, d, 1);
+  Step s = next(f, in);
+  REQUIRE(is<step::NoteFailedCall>(s));
+  CHECK(s.said == std::vector<std::string>{"svc reported transport; marking server unhealthy and attempting reconnect"});
+  f.noted = true;
+  s = next(f, in);
+  REQUIRE(is<step::Reconnect>(s));
+  f.reconnect = recover::ReconnectReport{};
+  f.reconnect->attempt = recover::Attempt::ok;
+  f.reconnect->reprobe = probed_up();
+  s = next(f, in);
+  REQUIRE(is<step::RecordProbe>(s));
+  CHECK(std::get<step::RecordProbe>(s.what).restored_by == state::RestoredBy::post_failure_reconnect);
+  f.restored = true;
+  s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said == std::vector<std::string>{"svc connection restored"});
+  CHECK(s.answer()->answer.additional_context->find("retried") != std::string::npos);
+}
+
+TEST_CASE("PostToolUseFailure: the second failed call in a row keeps the mark though the reconnect's probe passes", "[steps]") {
+  Inputs in;
+  Definition d;
+  FailureFacts f = failure();
+  up_to_the_mark(f, in, d, 2);
+  Step s = next(f, in);
+  REQUIRE(is<step::NoteFailedCall>(s));
+  REQUIRE(s.said.size() == 2);
+  CHECK(s.said[1].find("2 calls in a row failed (the last on act)") != std::string::npos);
+  f.noted = true;
+  REQUIRE(is<step::Reconnect>(next(f, in)));
+  f.reconnect = recover::ReconnectReport{};
+  f.reconnect->attempt = recover::Attempt::ok;
+  f.reconnect->reprobe = probed_up();
+  s = next(f, in); // no RecordProbe: a passing handshake does not clear a crash loop
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said.front().find("its calls keep failing: still blocked") != std::string::npos);
+  CHECK(s.answer()->answer.additional_context->find("fails on calls") != std::string::npos);
+}
+
+TEST_CASE("PostToolUseFailure: a kind whose row takes no reconnect says so, and runs none", "[steps]") {
+  Inputs in;
+  Definition d;
+  FailureFacts f = failure("MCP error -32000: Connection closed");
+  f.reading.code = state::FailureCode::http(429);
+  f.reading.says = hook::FailureReading::Says::status;
+  up_to_the_mark(f, in, d, 1);
+  f.marked->written = true;
+  Step s = next(f, in);
+  REQUIRE(is<step::NoteFailedCall>(s));
+  CHECK(s.said.front() == "svc reported 429; marking server unhealthy (rate limited: no reconnect)");
+  f.noted = true;
+  s = next(f, in);
+  REQUIRE(is<step::Reconnect>(s));
+  testing::FakeProber prober;
+  testing::FakeRunner runner;
+  const util::MapEnvironment env{{"ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}"}};
+  const auto& r = std::get<step::Reconnect>(s.what);
+  f.reconnect = recover::reconnect_and_reprobe(r.request, r.code, prober, runner, env);
+  CHECK(runner.commands.empty());
+  s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said.empty()); // said already, with the mark
+}
+
+TEST_CASE("PostToolUseFailure: a call that began before the server's mark is that outage, counted once", "[steps]") {
+  Inputs in;
+  Definition d;
+  FailureFacts f = failure();
+  f.target = d.target();
+  f.target_bound = true;
+  f.lock = LockState::held;
+  f.under_lock = state_with(down(k_now - 50)); // marked after this call began (k_now - 100)
+  Step s = next(f, in);
+  REQUIRE(is<step::NoteFailedCall>(s));
+  f.noted = true;
+  s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said.empty()); // nothing marked, no reconnect announced
+}
+
+TEST_CASE("PostToolUseFailure: a missed failure whose server was checked since is not counted again", "[steps]") {
+  Inputs in;
+  FailureFacts f = failure();
+  f.failed.missed_ended_at = k_now - 5'000;
+  CHECK(is<step::ReadState>(next(f, in)));
+  f.state = state_with(healthy(k_now - 1'000));
+  CHECK(is<step::ReadBinding>(next(f, in)));
+  f.bound = std::optional<state::Binding>(state::Binding{});
+  const Step s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.traced.front().find("before its last verdict: counted") != std::string::npos);
+}
+
+TEST_CASE("PostToolUseFailure: words that may be the tool's own, about a server that cannot be asked, mark nothing", "[steps]") {
+  Inputs in;
+  FailureFacts f = failure("the upstream API said: connection refused");
+  REQUIRE(f.reading.code); // generic words: a lead
+  REQUIRE(is<step::FindTarget>(next(f, in)));
+  f.target = Target{k_call, state::Binding{}, nullptr}; // nothing defines it here: it cannot be asked
+  f.target_bound = true;
+  const Step s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said.front().find("may be the tool's own") != std::string::npos);
+}
+
+TEST_CASE("PostToolUse: a fresh healthy mark writes nothing, and an unhealthy one is restored and said", "[steps]") {
+  Inputs in;
+  SuccessFacts f{call_facts("PostToolUse")};
+  CHECK(is<step::ReadState>(next(f, in)));
+  f.state = state_with(healthy(k_now - 1000));
+  CHECK(is<step::ReadBinding>(next(f, in)));
+  f.bound = std::optional<state::Binding>(state::Binding{});
+  Step s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(in.server_reads == 0); // the mark carries its TTL
+  f.state = state_with(down(k_now - 1000));
+  s = next(f, in);
+  REQUIRE(is<step::TakeSuccess>(s));
+  f.restored = true;
+  s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->said == std::vector<std::string>{"svc connection restored (a tool call succeeded)"});
+}
+
+TEST_CASE("SessionStart: notes the hook, binds the folder, reads the state, and refreshes what was never checked", "[steps]") {
+  Inputs in;
+  Definition d;
+  config::Resolution res;
+  res.candidates.push_back(d.c);
+  SessionFacts f{call_facts("SessionStart")};
+  CHECK(is<step::NoteSeen>(next(f, in)));
+  f.seen = true;
+  CHECK(is<step::BindFolder>(next(f, in)));
+  f.resolution = &res;
+  CHECK(is<step::ReadState>(next(f, in)));
+  f.state = state_with(std::nullopt);
+  const Step s = next(f, in);
+  REQUIRE(s.answer());
+  CHECK(s.answer()->refresh == std::vector<std::string>{"svc"});
+}
