@@ -63,8 +63,8 @@ int run_hook(const HookOptions& options, const GlobalOptions& globals) {
   recover::ShellRunner runner(clock, env);
   HookEffects effects{prober, runner,
                       [&globals](const agent::Agent& agent, const std::string& folder,
-                                 const std::vector<std::string>& servers) {
-                        return start_detached_refresh(globals, agent, folder, servers);
+                                 const std::vector<std::string>& servers, gate::Refreshing why) {
+                        return start_detached_refresh(globals, agent, folder, servers, why);
                       }};
   return std::get<int>(run_hook_within(options, globals, &effects));
 }

@@ -129,9 +129,10 @@ std::variant<int, HookHandOff> run_hook_within(const HookOptions& options, const
                         effects ? effects->runner : reads_only,
                         log,
                         warnings,
-                        [&request, effects, &log](const std::string& folder, const std::vector<std::string>& servers) {
+                        [&request, effects, &log](const std::string& folder, const std::vector<std::string>& servers,
+                                                  gate::Refreshing why) {
                           if (!effects) throw NeedsFullRun{};
-                          if (!effects->start_refresh || !effects->start_refresh(request.client(), folder, servers)) {
+                          if (!effects->start_refresh || !effects->start_refresh(request.client(), folder, servers, why)) {
                             log("could not start a background refresh; the next call probes inline");
                           }
                         }};

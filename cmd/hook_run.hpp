@@ -10,6 +10,7 @@
 #include "common.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/gate/engine.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 
@@ -43,8 +44,8 @@ struct HookHandOff {
 };
 
 /// Starts a detached re-probe of `servers` of `folder` for `agent` (cmd/refresh.hpp); false when it could not.
-using RefreshStarter =
-    std::function<bool(const agent::Agent& agent, const std::string& folder, const std::vector<std::string>& servers)>;
+using RefreshStarter = std::function<bool(const agent::Agent& agent, const std::string& folder,
+                                          const std::vector<std::string>& servers, gate::Refreshing why)>;
 
 /// What a run of the full binary may do beyond reading: probe, reconnect, start refreshes. (It records through the
 /// state file.) The front has none of it, and links none of it.

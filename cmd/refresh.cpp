@@ -28,6 +28,9 @@ void register_refresh(CLI::App& app, CommandLine& command_line) {
   sub->add_option("--agent", o->agent, "Whose servers: " + agent::agent_ids() + " (default: claude-code)")
       ->type_name("ID")
       ->check(one_of_words(ids));
+  sub->add_flag("--look-again", o->look_again,
+                "Also look at a down server before its backoff ends, when its last look is older than its base backoff "
+                "(2 to 10 s); no reconnect runs. The hook asks for this when it blocks a call");
   sub->footer("A server another process is probing is skipped (its result will do); one with a fresh mark too. "
               "Runs at nice 10 (its probes too): it is background work, and the agent's calls come first. "
               "Exit: 0 nothing refreshed is down, 1 something is, 2 usage error.");
@@ -49,14 +52,14 @@ int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
   probe::LiveProber prober(clock);
   recover::ShellRunner runner(clock, env);
   const agent::Agent* agent = o.agent ? agent::find_agent(*o.agent) : nullptr;
-  const ops::RefreshReport report = ops::refresh_stale({o.servers, agent ? agent : &agent::default_agent()}, settings,
+  const ops::RefreshReport report = ops::refresh_stale({o.servers, agent ? agent : &agent::default_agent(), o.look_again}, settings,
                                                        discovery_for(env, settings, o.project), env, clock, prober, runner);
   for (const auto& line : report.lines) say("%s\n", line.c_str());
   return report.any_down ? k_exit_unhealthy : k_exit_ok;
 }
 
 bool start_detached_refresh(const GlobalOptions& globals, const agent::Agent& agent, const std::string& folder,
-                            const std::vector<std::string>& servers) {
+                            const std::vector<std::string>& servers, gate::Refreshing why) {
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return false;
@@ -67,6 +70,7 @@ bool start_detached_refresh(const GlobalOptions& globals, const agent::Agent& ag
   if (globals.policy) args.insert(args.end(), {"--policy", *globals.policy});
   args.insert(args.end(), {"refresh", "--project", folder});
   if (&agent != &agent::default_agent()) args.insert(args.end(), {"--agent", std::string(agent.id)});
+  if (why == gate::Refreshing::look_again) args.emplace_back("--look-again");
   args.emplace_back("--");
   args.insert(args.end(), servers.begin(), servers.end());
   return proc::spawn_detached(self, args);

@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/gate/engine.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -19,6 +20,8 @@ struct RefreshOptions {
   std::optional<std::string> project;
   /// `--agent`: whose servers (nothing: Claude Code's).
   std::optional<std::string> agent;
+  /// `--look-again`: look at down servers before their backoff ends (a blocked call asked).
+  bool look_again = false;
 };
 
 /// Adds `refresh` to `app`.
@@ -27,11 +30,11 @@ void register_refresh(CLI::App& app, CommandLine& command_line);
 /// Refreshes; returns 0 (nothing refreshed is down), 1 (something is) or 2 (usage error).
 int run_refresh(const RefreshOptions& options, const GlobalOptions& globals);
 
-/// Starts `mcphealth refresh --project FOLDER [--agent ID] SERVERS...` detached: its own session and process group,
+/// Starts `mcphealth refresh --project FOLDER [--agent ID] [--look-again] SERVERS...` detached: its own session and process group,
 /// no terminal, standard streams on /dev/null, the same state and config options; it outlives the caller, which
 /// never waits for it. `agent` is whose servers they are (Claude Code's: no --agent). Returns false when it could
 /// not be started.
 bool start_detached_refresh(const GlobalOptions& globals, const agent::Agent& agent, const std::string& folder,
-                            const std::vector<std::string>& servers);
+                            const std::vector<std::string>& servers, gate::Refreshing why);
 
 } // namespace mcphealth::cli

@@ -131,7 +131,7 @@ _mcphealth() {
     install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --list-agents --list-events --help" ;;
     uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
     refresh)
-      opts="--project --agent --help"
+      opts="--project --agent --look-again --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
   esac

@@ -53,6 +53,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec -x -d 'Run 
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l once -d 'One sweep, then exit'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l exec-timeout-ms -x -d 'End --exec after MS'
 complete -c mcphealth -n "__fish_seen_subcommand_from watch" -l prometheus -r -F -d 'Write node_exporter metrics'
+complete -c mcphealth -n "__fish_seen_subcommand_from refresh" -l look-again -d 'Also look at down servers in their backoff'
 complete -c mcphealth -n "__fish_seen_subcommand_from probe refresh" -l project -x -a '(__fish_complete_directories)' -d 'Only this folder'
 
 complete -c mcphealth -n "__fish_seen_subcommand_from hook probe status refresh watch install uninstall explain-config doctor" -l agent -x -a '(mcphealth install --list-agents 2>/dev/null)' -d 'Which agent'

@@ -129,4 +129,23 @@ case_refresh_says_when_a_verdict_cannot_be_recorded() {
   assert_contains "$OUT" "not-a-folder exists and is not a folder"
 }
 
+# A server that comes back is seen when the next call asks for it, not when its backoff ends: a blocked call whose
+# server was last looked at longer ago than its base backoff (10 s by default) has it looked at again, in the
+# background, with no reconnect; the next call meets it back.
+case_a_blocked_call_has_its_down_server_looked_at_again_and_the_next_call_meets_it_back() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  export ECC_MCP_RECONNECT_COMMAND="echo restart >> $T/restarts"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2 "down"
+  assert_eq "$(line_count "$T/restarts")" 1 "the failed probe's reconnect"
+  touch "$T/up" # back, 11 s later, with 19 s of its 30 s backoff still to go
+  age_state 11000
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 2 "this call is blocked: its look runs in the background"
+  wait_for "d['servers']['svc']['status'] == 'healthy'"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0 "the next call meets it back, 19 s before its backoff would have ended"
+  assert_eq "$(line_count "$T/restarts")" 1 "a look runs no reconnect"
+}
+
 main "$@"

@@ -1,5 +1,6 @@
 #include "fakes.hpp"
 
+#include <mcphealth/gate/decide.hpp>
 #include <mcphealth/gate/engine.hpp>
 #include <mcphealth/hook/messages.hpp>
 #include <mcphealth/state/store.hpp>
@@ -28,6 +29,8 @@ struct Harness {
   std::vector<std::string> lines;
   /// The servers each background refresh was asked for.
   std::vector<std::vector<std::string>> refreshes;
+  /// The background looks at down servers a blocked call asked for.
+  std::vector<std::vector<std::string>> looks;
 
   Harness() {
     env.set("HOME", dir.path().string());
@@ -44,7 +47,9 @@ struct Harness {
     req.overrides.state_path = state_path();
     if (explicit_config) req.overrides.config_paths = {dir.path() / "mcp.json"};
     gate::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
-                        [this](const std::string&, const std::vector<std::string>& s) { refreshes.push_back(s); },
+                        [this](const std::string&, const std::vector<std::string>& s, gate::Refreshing why) {
+                          (why == gate::Refreshing::stale ? refreshes : looks).push_back(s);
+                        },
                         trace};
     deps.files = files;
     return gate::run_hook_engine(req, deps);
@@ -114,6 +119,52 @@ TEST_CASE("a failed probe blocks, then the backoff gates without probing", "[eng
   CHECK(h.prober.calls == 2);
   CHECK(h.entry().failure_count == 2);
   CHECK(*h.entry().next_retry_at - *h.entry().checked_at == 60'000);
+}
+
+TEST_CASE("a call blocked long after the last look asks for a look again, which no reconnect follows", "[engine]") {
+  Harness h;
+  h.env.set("ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}");
+  h.prober.results = {FakeProber::down("boom")};
+  h.run("PreToolUse"); // down: a 30 s backoff (and its reconnect, which fails to help)
+  const std::size_t restarts = h.runner.commands.size();
+  h.clock.advance(5'000);
+  CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::block);
+  CHECK(h.looks.empty()); // looked at 5 s ago: within the base backoff's 10 s bound
+  h.clock.advance(6'000);
+  CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::block);
+  CHECK(h.looks == std::vector<std::vector<std::string>>{{"svc"}}); // in the background, for the next call
+  SECTION("refreshes inline: the call waits for the look, and is allowed when the server is back") {
+    h.env.set("MCPHEALTH_REFRESH", "inline");
+    h.prober.results = {FakeProber::healthy()};
+    CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
+    CHECK(h.logged("svc connection restored"));
+    CHECK(h.runner.commands.size() == restarts); // a look runs no reconnect: the backoff paces restarts
+  }
+  SECTION("a look that finds it still down keeps its backoff") {
+    h.env.set("MCPHEALTH_REFRESH", "inline");
+    const util::EpochMs retry = *h.entry().next_retry_at;
+    CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::block);
+    CHECK(*h.entry().next_retry_at == retry);
+    CHECK(h.entry().failure_count == 1);
+    CHECK(h.runner.commands.size() == restarts);
+  }
+}
+
+TEST_CASE("a crash loop and a rate limit are not looked at before their backoff ends", "[engine]") {
+  Harness h;
+  h.env.set("MCPHEALTH_REFRESH", "inline");
+  h.prober.results = {FakeProber::down("slow down", state::FailureCode::http(429))};
+  h.run("PreToolUse");
+  h.clock.advance(20'000);
+  const int probes = h.prober.calls;
+  CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::block); // a look would spend the rate limit
+  CHECK(h.prober.calls == probes);
+  json::object e;
+  state::mark_unhealthy(e, {.now = h.clock.now_ms(), .error = "Connection closed", .code = state::FailureCode::transport(),
+                            .backoff_ms = 30'000, .max_backoff_ms = 600'000, .failed_calls = 2, .failed_tool = "act"});
+  const state::ServerEntry loop = state::ServerEntry::from_json(e);
+  CHECK(gate::fails_on_calls(loop));
+  CHECK_FALSE(gate::worth_a_look(loop)); // its handshake passes: a look would clear a mark its calls earned
 }
 
 TEST_CASE("a server found down is reconnected, and a good re-probe restores it", "[engine]") {

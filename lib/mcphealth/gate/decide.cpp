@@ -10,6 +10,14 @@ bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCo
   return kind == probe::Kind::http_status && state::row_of(code).advice == state::Advice::authenticate;
 }
 
+bool fails_on_calls(const state::ServerEntry& e) {
+  return crash_loop(e.failed_calls) && e.last_failed_call_at && e.down_since && *e.last_failed_call_at >= *e.down_since;
+}
+
+bool worth_a_look(const state::ServerEntry& e) {
+  return !fails_on_calls(e) && state::row_of(e.last_failure_code).retry != state::RetryTiming::retry_after;
+}
+
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
   CacheDecision d;
   if (entry == nullptr) return d;
@@ -29,6 +37,11 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
       const std::optional<state::ProbeDetails> probe = state::probe_details(*entry);
       d.credentials_refused =
           probe && refuses_credentials(probe::kind_from_name(probe->kind), d.entry.last_failure_code);
+      // A call asks for it: look again when the last look is old enough, in the background for the next call, or
+      // now when refreshes are inline (the call then waits for the look, as it waits for any inline probe).
+      d.look_again = rules.look_again_ms > 0 && d.entry.checked_at &&
+                     now - *d.entry.checked_at >= rules.look_again_ms && worth_a_look(d.entry);
+      if (d.look_again && rules.refresh == Refresh::inline_probe) d.verdict = CacheVerdict::probe;
     }
     break;
   case state::Freshness::stale:

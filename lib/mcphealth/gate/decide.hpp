@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -24,7 +25,17 @@ struct CacheRules {
   /// The TTL in force for a healthy mark: none is fresh longer past its check (state::outlook_of); 0 = unbounded.
   std::int64_t ttl_bound_ms = 0;
   Refresh refresh = Refresh::background;
+  /// How long after its last look a down server a call still asks for is looked at again (look_again_after_ms);
+  /// 0 = wait out the backoff.
+  std::int64_t look_again_ms = 0;
 };
+
+/// How long after its last look a down server is looked at again when a call asks for it: the base backoff, within
+/// 2 to 10 seconds. The backoff bounds what probing a server nobody calls costs; a server calls keep asking for is
+/// seen back within this long of its recovery (issue 38 item 6), at one probe per this long while it is called.
+inline std::int64_t look_again_after_ms(std::int64_t backoff_ms) {
+  return std::clamp<std::int64_t>(backoff_ms, 2'000, 10'000);
+}
 
 /// What to do.
 enum class CacheVerdict {
@@ -49,11 +60,22 @@ struct CacheDecision {
   /// For block_down: a probe found the server refusing the credentials its definition sends (read only for a
   /// block: a cache hit never looks at the entry's probe details).
   bool credentials_refused = false;
+  /// For block_down (a look in the background) or probe (a look now, when refreshes are inline): the server is in
+  /// its backoff, but its last look is older than CacheRules::look_again_ms, and a look can tell (worth_a_look).
+  bool look_again = false;
 };
 
 /// True when a probe of kind `kind` that recorded `code` found the server refusing the credentials its definition
 /// sends: an authentication status recorded as down (`http-status`), not as waiting for a login (`needs-auth`).
 bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCode& code);
+
+/// True when a down server's failure mark is a crash loop's: its calls failed in a row since it went down, so a
+/// passing handshake (a probe, a reconnect) does not clear it.
+bool fails_on_calls(const state::ServerEntry& e);
+
+/// True when looking at a down server before its backoff ends can tell anything: not a crash loop (a look sees only
+/// its handshake), and not a kind that waits for the server's Retry-After (a look would spend the rate limit).
+bool worth_a_look(const state::ServerEntry& e);
 
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);

@@ -357,7 +357,10 @@ private:
     if (plan.block_line) plan = settle(std::move(plan), m_reader.fail_open());
     for (const std::string& line : plan.said) m_sink.log(line);
     if (!plan.refresh.empty() && m_reader.deps().start_refresh) {
-      m_reader.deps().start_refresh(m_reader.inputs().project_dir.string(), plan.refresh);
+      m_reader.deps().start_refresh(m_reader.inputs().project_dir.string(), plan.refresh, Refreshing::stale);
+    }
+    if (!plan.look.empty() && m_reader.deps().start_refresh) {
+      m_reader.deps().start_refresh(m_reader.inputs().project_dir.string(), plan.look, Refreshing::look_again);
     }
     m_recorder.note_blocked(m_call, plan.answer);
     return plan.answer;

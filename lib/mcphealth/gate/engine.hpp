@@ -31,6 +31,10 @@ using hook::HookOutcome;
 using hook::k_log_prefix;
 using hook::k_max_model_text_bytes;
 
+/// What a background refresh is for: marks missing or stale, or a look at down servers a call asked for before
+/// their backoff ends.
+enum class Refreshing { stale, look_again };
+
 /// The outside world as the engine sees it.
 struct HookDeps {
   util::Clock& clock;
@@ -44,7 +48,8 @@ struct HookDeps {
   std::vector<std::string> setup_warnings = {};
   /// Starts a detached re-probe of some servers (tool names) of a folder, which outlives this run; nothing = no
   /// background refresh (the stale mark waits for an inline probe).
-  std::function<void(const std::string& folder, const std::vector<std::string>& servers)> start_refresh = {};
+  std::function<void(const std::string& folder, const std::vector<std::string>& servers, Refreshing why)>
+      start_refresh = {};
   /// Receives each step of the decision path (`-v`): what the cache said, which file and scope define the server,
   /// what a probe saw and how long it took, what was written. Empty (the default) = no trace, and no text is made.
   std::function<void(std::string_view)> trace = {};

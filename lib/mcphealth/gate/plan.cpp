@@ -72,7 +72,7 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
     down.credentials_refused = d.credentials_refused;
     if (e.down_since && *e.down_since <= now) down.down_for_ms = now - *e.down_since;
     // Down for failing on calls, not a later outage of another kind that the count outlived.
-    if (crash_loop(e.failed_calls) && e.last_failed_call_at && e.down_since && *e.last_failed_call_at >= *e.down_since) {
+    if (fails_on_calls(e)) {
       down.failed_calls = e.failed_calls;
       down.failed_tool = e.last_failed_tool.value_or("");
     }
@@ -80,6 +80,7 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
         event,
         {call.server + " is marked unhealthy until " + util::format_iso8601_ms(*st.retry_at), "skipping " + call.tool},
         messages::blocked_from_cache(down));
+    if (d.look_again) plan->look.push_back(hook::server_key(call));
     break;
   }
   case CacheVerdict::allow_and_refresh:
@@ -107,7 +108,10 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
   case CacheVerdict::block_down:
   case CacheVerdict::block_misconfigured:
     return "cache: unhealthy (" + e.last_error.value_or("") + "), retry in " +
-           util::format_duration_short(*st.retry_at - now) + ": block";
+           util::format_duration_short(*st.retry_at - now) + ": block" +
+           (d.look_again ? "; last looked at " + util::format_duration_short(now - e.checked_at.value_or(now)) +
+                               " ago: a background look for the next call"
+                         : std::string());
   case CacheVerdict::allow_and_refresh:
     return "cache: healthy but expired " + util::format_duration_short(st.stale_for_ms) +
            " ago: allow now; a background refresh re-probes it";
@@ -118,6 +122,11 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
            " ago, by more than a TTL (or refresh is inline): probe now";
   }
   if (st.freshness == state::Freshness::due) return "cache: unhealthy, retry due: probe";
+  if (d.look_again) {
+    return "cache: unhealthy, retry in " + util::format_duration_short(st.retry_at.value_or(now) - now) +
+           ", but last looked at " + util::format_duration_short(now - e.checked_at.value_or(now)) +
+           " ago and a call asks for it: look now (no reconnect before its retry)";
+  }
   return "cache: status '" + e.status + "' decides nothing: probe";
 }
 

@@ -51,6 +51,9 @@ struct Plan {
   std::vector<std::string> said;
   /// Servers (as tool names spell them) of this folder to re-probe off the agent's path; empty = none.
   std::vector<std::string> refresh;
+  /// Down servers of this folder to look at again off the agent's path, though their backoff has not ended (a call
+  /// asked for them, and their last look is old: decide.hpp, look_again_after_ms).
+  std::vector<std::string> look;
   hook::HookOutcome answer;
   /// For a block: its stderr line. A block is settled (fail-open or not) before it is carried out.
   std::optional<BlockLine> block_line;

@@ -32,7 +32,11 @@ std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry,
   CacheRules rules;
   const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
   // The retry bound needs the settings; a healthy entry (the common hit) does not.
-  if (read && read->unhealthy()) rules.retry_bound_ms = state::retry_bound(in.server().max_backoff_ms.value);
+  if (read && read->unhealthy()) {
+    const config::Settings& s = in.server();
+    rules.retry_bound_ms = state::retry_bound(s.max_backoff_ms.value);
+    rules.look_again_ms = look_again_after_ms(s.backoff_ms.value);
+  }
   rules.refresh = in.refresh();
   const std::optional<std::int64_t> claimed = read ? read->ttl_ms() : std::nullopt;
   if (read && rules.refresh == Refresh::background && !claimed) {
@@ -92,7 +96,12 @@ Step next(const PreFacts& f, RuleInputs& in) {
     if (f.lock == LockState::held) {
       if (auto cached = answer_cached(c, entry, in, traced)) return answer(std::move(*cached), std::move(traced));
     }
-    return {step::ProbeAndRecover{recover::request_for(*t.candidate, in.server(), entry, recover::Reconnect::when_down)},
+    // A look before the backoff ends (a call asked, and the last look is old) runs no reconnect: the backoff
+    // paces the restarts, the looks only notice a recovery.
+    const bool look = entry != nullptr && ServerEntry::from_json(*entry).unhealthy() &&
+                      ServerEntry::from_json(*entry).next_retry_at.value_or(0) > c.now;
+    return {step::ProbeAndRecover{recover::request_for(*t.candidate, in.server(), entry,
+                                                       look ? recover::Reconnect::never : recover::Reconnect::when_down)},
             {}, std::move(traced)};
   }
   const probe::ProbeResult& result = f.recovery->result;

@@ -3,6 +3,7 @@
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/gate/decide.hpp>
 #include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/store.hpp>
@@ -21,15 +22,26 @@ namespace {
 /// Why `c` needs no probe now, as its report line says it (`fresh`; `down, next retry in 26s`); nothing when it
 /// needs one (no mark, a healthy one expired, or an unhealthy one whose retry is due).
 std::optional<std::string> no_check_needed(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now,
-                                           std::int64_t bound, std::int64_t ttl) {
+                                           std::int64_t bound, std::int64_t ttl, std::int64_t look_ms) {
   const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
   if (entry == nullptr) return std::nullopt;
-  const state::Outlook o = state::outlook_of(state::ServerEntry::from_json(*entry), now, bound, ttl);
+  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
+  const state::Outlook o = state::outlook_of(e, now, bound, ttl);
   if (o.freshness == state::Freshness::fresh) return "fresh";
   if (o.freshness == state::Freshness::in_backoff) {
+    // A look a blocked call asked for: due when the last one is old enough and a look can tell.
+    if (look_ms > 0 && gate::worth_a_look(e) && now - e.checked_at.value_or(now) >= look_ms) return std::nullopt;
     return "down, next retry in " + util::format_duration_short(o.retry_at ? *o.retry_at - now : 0);
   }
   return std::nullopt;
+}
+
+/// True when `c`'s verdict is a failure mark whose backoff has not ended: a check of it now is a look.
+bool in_backoff(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now) {
+  const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
+  if (entry == nullptr) return false;
+  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
+  return e.unhealthy() && e.next_retry_at.value_or(0) > now;
 }
 
 } // namespace
@@ -48,8 +60,10 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
                      [&](const std::string& s) { return res.key_of(s) == c->tool_server; })) {
       continue;
     }
-    const std::int64_t ttl = config::settings_for(settings, policy, *c).ttl_ms.value;
-    if (auto why = no_check_needed(store.read(), *c, clock.now_ms(), bound, ttl)) {
+    const config::Settings server_settings = config::settings_for(settings, policy, *c);
+    const std::int64_t ttl = server_settings.ttl_ms.value;
+    const std::int64_t look_ms = request.look_again ? gate::look_again_after_ms(server_settings.backoff_ms.value) : 0;
+    if (auto why = no_check_needed(store.read(), *c, clock.now_ms(), bound, ttl, look_ms)) {
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
@@ -59,13 +73,15 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const state::StateSnapshot snap = store.read();
-    if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound, ttl)) { // checked by someone else since
+    if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound, ttl, look_ms)) { // checked by someone else since
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
     const json::object* prev = state::decision_entry(snap.doc, c->tool_server, c->fingerprint);
     const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
-    const recover::RecoveryRequest rr = recover::request_for(*c, own, prev, recover::Reconnect::when_down);
+    // A look before the backoff ends runs no reconnect: the backoff paces the restarts.
+    const recover::RecoveryRequest rr = recover::request_for(
+        *c, own, prev, in_backoff(snap, *c, clock.now_ms()) ? recover::Reconnect::never : recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     if (probe::gives_no_verdict(recovery.result.kind)) {
       report.lines.push_back(c->tool_server + ": not probed (" + recovery.result.reason + ")");

@@ -22,6 +22,9 @@ struct RefreshRequest {
   std::vector<std::string> servers;
   /// Whose servers: the agent whose catalogue says what runs in the folder.
   const agent::Agent* agent = &agent::default_agent();
+  /// Look at a down server in its backoff too, when its last look is older than gate::look_again_after_ms (a call
+  /// asked for it); such a look runs no reconnect.
+  bool look_again = false;
 };
 
 /// What a refresh did, per server.
