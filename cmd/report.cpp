@@ -57,6 +57,11 @@ void print_text(const ops::Report& r, bool verbose) {
                  (r.still_down.empty() ? std::string("nothing is down now")
                                        : std::to_string(r.still_down.size()) + " still down"));
   for (const ops::ServerReport& s : r.servers) {
+    if (s.flaps >= state::k_flapping_outages) {
+      say("%s\n", s.server + ": flapping: " + std::to_string(s.outages.size()) + " outages, down again within a TTL of "
+                                                                                  "coming back " +
+                     std::to_string(s.flaps) + " times in a row");
+    }
     std::int64_t in_outages = 0;
     for (const ops::Outage& o : s.outages) in_outages += o.failed;
     if (s.failed > in_outages) {
@@ -113,7 +118,8 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   if (state::is_cache_off(state_file)) util::log::warn("the cache is off (" + state_file.string() + "): no history is kept");
   // All of it (at most about 1 MiB): an outage that began before the window and is still open belongs in it.
   const state::History history = state::read_history(state_file);
-  ops::Report report = ops::build_report(history, *since, now, o.servers);
+  // A server down again within a TTL of coming back flaps, as the hook counts it (state::flapping).
+  ops::Report report = ops::build_report(history, *since, now, o.servers, settings.ttl_ms.value);
   if (!report.still_down.empty()) {
     const state::StateSnapshot snap = state::StateStore(state_file, clock).read();
     for (const std::string& name : report.still_down) {

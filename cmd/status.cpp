@@ -89,6 +89,7 @@ json::object row_json(const ops::StatusRow& row) {
   o["retryInMs"] = opt(row.retry_in_ms);
   o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
   o["pinnedAtBackoffCap"] = row.pinned_at_cap;
+  o["flapping"] = row.cached && row.entry.unhealthy() && state::flapping(row.entry);
   o["lastErrorLine"] = row.entry.last_error ? json::value(row.why) : json::value(nullptr);
   o["hint"] = row.hint.empty() ? json::value(nullptr) : json::value(row.hint);
   return o;

@@ -133,6 +133,7 @@ mcph() {
 }
 
 pre_payload() { printf '{"hook_event_name":"PreToolUse","tool_name":"mcp__%s__%s","tool_input":{},"cwd":"%s"}' "$1" "${2:-do_thing}" "$PROJ"; }
+post_payload() { printf '{"hook_event_name":"PostToolUse","tool_name":"mcp__%s__%s","tool_input":{},"tool_response":{"content":[]},"cwd":"%s"}' "$1" "${2:-do_thing}" "$PROJ"; }
 post_failure_payload() {
   printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__%s__do_thing","tool_input":{},"error":"%s","cwd":"%s"}' "$1" "$2" "$PROJ"
 }

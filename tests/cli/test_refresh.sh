@@ -148,4 +148,34 @@ case_a_blocked_call_has_its_down_server_looked_at_again_and_the_next_call_meets_
   assert_eq "$(line_count "$T/restarts")" 1 "a look runs no reconnect"
 }
 
+
+# Flapping: a server that goes down again within a TTL of coming back goes on backing off where it left off, and
+# after twice in a row status names it flapping. (Its recoveries are still seen when calls come: the looks above.)
+case_a_flapping_server_backs_off_further_each_time_and_status_names_it() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  touch "$T/up"
+  hook "$(pre_payload svc)" --output exit-code
+  assert_eq "$RC" 0
+  local backoff
+  for round in 1 2 3; do
+    rm "$T/up" # it dies under a call
+    hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+    assert_eq "$(entry_field svc failureCount)" "$round" "round $round: each outage goes on from the one before"
+    backoff=$(json_get "$(STATE)" 'd["servers"]["svc"]["nextRetryAt"] - d["servers"]["svc"]["checkedAt"]')
+    assert_eq "$backoff" "$((30000 * (1 << (round - 1))))" "round $round: the backoff doubles across outages"
+    touch "$T/up" # back, and a call 11 s later has it looked at again
+    [ "$round" = 3 ] && break
+    age_state 11000
+    hook "$(pre_payload svc)" --output exit-code
+    wait_for "d['servers']['svc']['status'] == 'healthy'"
+    hook "$(post_payload svc)" # a call succeeds while it is up: not a crash loop
+  done
+  mcph status
+  assert_contains "$OUT" "flapping: down again within a TTL of coming back, 2 times in a row"
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" '[s["flapping"] for s in d["servers"] if s["name"] == "svc"][0]')" true
+  mcph report --since 1h
+  assert_contains "$OUT" "svc: flapping: 3 outages, down again within a TTL of coming back 2 times in a row"
+}
+
 main "$@"

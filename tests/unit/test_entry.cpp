@@ -180,3 +180,44 @@ TEST_CASE("the strings a server names itself with are capped when written", "[en
   CHECK(o.at("serverVersion").get_string().size() == state::k_max_server_string_bytes);
   CHECK(o.at("protocolVersion").get_string() == "2025-06-18");
 }
+
+TEST_CASE("a server that goes down again within a TTL of coming back goes on backing off, and is flapping", "[entry]") {
+  constexpr std::int64_t ttl = 120'000;
+  const auto down = [&](json::object& e, util::EpochMs at) {
+    state::mark_unhealthy(e, {.now = at, .error = "boom", .code = state::FailureCode::transport(), .backoff_ms = 30'000,
+                              .max_backoff_ms = 600'000, .remember_ms = ttl});
+  };
+  json::object e;
+  down(e, 0);
+  down(e, 30'000); // two failures: a 60 s backoff
+  REQUIRE(state::ServerEntry::from_json(e).failure_count == 2);
+  state::mark_healthy(e, {.now = 90'000, .ttl_ms = ttl});
+  CHECK(state::ServerEntry::from_json(e).failure_count == 0); // the JS hook's field, as it writes it
+  CHECK(state::ServerEntry::from_json(e).recent_failures == 2);
+  down(e, 100'000); // 10 s after coming back: the outage goes on
+  state::ServerEntry s = state::ServerEntry::from_json(e);
+  CHECK(s.failure_count == 3);
+  CHECK(*s.next_retry_at - 100'000 == 120'000); // the backoff grows on, where a fresh count would give 30 s
+  CHECK(s.flaps == 1);
+  CHECK_FALSE(state::flapping(s));
+  state::mark_healthy(e, {.now = 220'000, .ttl_ms = ttl});
+  down(e, 221'000);
+  s = state::ServerEntry::from_json(e);
+  CHECK(s.failure_count == 4);
+  CHECK(state::flapping(s));
+  SECTION("up one whole TTL: the outages before are forgotten") {
+    state::mark_healthy(e, {.now = 500'000, .ttl_ms = ttl});
+    state::refresh_healthy(e, 500'000 + ttl, ttl);
+    down(e, 700'000);
+    s = state::ServerEntry::from_json(e);
+    CHECK(s.failure_count == 1);
+    CHECK(s.flaps == 0);
+  }
+  SECTION("down again long after coming back, with no check between: a new outage") {
+    state::mark_healthy(e, {.now = 500'000, .ttl_ms = ttl});
+    down(e, 500'000 + ttl);
+    s = state::ServerEntry::from_json(e);
+    CHECK(s.failure_count == 1);
+    CHECK(s.flaps == 0);
+  }
+}

@@ -159,3 +159,24 @@ TEST_CASE("doctor reads an agent's version and holds it against the versions tes
   CHECK(version_check("2.0.9 (Claude Code)").found == "2.0.9, older than any tested (2.1.197 to 2.1.332)");
   CHECK(version_check("no idea").verdict == ops::Check::Verdict::note);
 }
+
+TEST_CASE("a report names a server flapping when it went down again within a TTL of coming back, twice in a row", "[report]") {
+  using K = state::HistoryKind;
+  state::History h;
+  h.events = {
+      {.at = 1'000, .kind = K::down, .server = "s"},   {.at = 2'000, .kind = K::up, .server = "s"},
+      {.at = 3'000, .kind = K::down, .server = "s"},   {.at = 4'000, .kind = K::up, .server = "s"},
+      {.at = 5'000, .kind = K::down, .server = "s"},   {.at = 6'000, .kind = K::up, .server = "s"},
+      {.at = 100'000, .kind = K::down, .server = "s"}, // long after: a new run
+      {.at = 1'000, .kind = K::down, .server = "calm"}, {.at = 2'000, .kind = K::up, .server = "calm"},
+      {.at = 90'000, .kind = K::down, .server = "calm"},
+  };
+  const ops::Report r = ops::build_report(h, 0, 200'000, {}, 10'000);
+  REQUIRE(r.servers.size() == 2);
+  const auto& calm = r.servers[0].server == "calm" ? r.servers[0] : r.servers[1];
+  const auto& s = r.servers[0].server == "s" ? r.servers[0] : r.servers[1];
+  CHECK(s.flaps == 2);
+  CHECK(calm.flaps == 0);
+  CHECK(ops::report_json(r).at("servers").as_array()[0].as_object().contains("flapping"));
+  CHECK(ops::build_report(h, 0, 200'000).servers[0].flaps == 0); // no window: nothing flaps
+}

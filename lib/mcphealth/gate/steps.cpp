@@ -223,7 +223,8 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                             .backoff_ms = s.backoff_ms.value,
                             .max_backoff_ms = s.max_backoff_ms.value,
                             .began_at = f.failed.began,
-                            .failed_tool = call.tool};
+                            .failed_tool = call.tool,
+                            .remember_ms = s.ttl_ms.value};
   if (ask_server) {
     if (!f.asked) {
       return {step::AskServer{&*cand->resolved,

@@ -114,8 +114,12 @@ std::string hint_for_entry(const boost::json::object& raw, const state::ServerEn
   return hint_for({health, probe::kind_from_name(notes.kind), entry.last_error.value_or(""), http, agent});
 }
 
-std::string with_failed_calls(const state::ServerEntry& entry, const std::string& why) {
-  if (entry.failed_calls < 2) return why;
+std::string with_pattern(const state::ServerEntry& entry, const std::string& why) {
+  if (entry.failed_calls < 2) {
+    if (!entry.unhealthy() || !state::flapping(entry)) return why;
+    return "flapping: down again within a TTL of coming back, " + std::to_string(entry.flaps) + " times in a row" +
+           (why.empty() ? std::string() : ": " + why);
+  }
   return "fails on calls: " + std::to_string(entry.failed_calls) + " in a row" +
          (entry.last_failed_tool ? " (last on " + *entry.last_failed_tool + ")" : std::string()) +
          (why.empty() ? std::string() : ": " + why);

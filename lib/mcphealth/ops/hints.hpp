@@ -32,9 +32,10 @@ std::string hint_for(const Seen& seen);
 std::string hint_for_entry(const boost::json::object& raw, const state::ServerEntry& entry, state::Health health,
                            const agent::Agent* agent = nullptr);
 
-/// `why` with a crash loop's cause before it (`fails on calls: 3 in a row (last on query): <why>`) when the entry
-/// holds two failed calls in a row or more; `why` as it is otherwise. The cause is its calls, not the handshake a
-/// probe saw pass.
-std::string with_failed_calls(const state::ServerEntry& entry, const std::string& why);
+/// `why` with what the server's outages look like over time before it: a crash loop's cause (`fails on calls: 3 in
+/// a row (last on query): <why>`) when the entry holds two failed calls in a row or more (the cause is its calls,
+/// not the handshake a probe saw pass); `flapping: down again within a TTL of coming back, 3 times in a row: <why>`
+/// for a server that is down and flapping (state::flapping); `why` as it is otherwise.
+std::string with_pattern(const state::ServerEntry& entry, const std::string& why);
 
 } // namespace mcphealth::ops

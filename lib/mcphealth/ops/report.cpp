@@ -20,7 +20,7 @@ std::optional<std::int64_t> Outage::length_ms(util::EpochMs now) const {
 }
 
 Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
-                    const std::vector<std::string>& only) {
+                    const std::vector<std::string>& only, std::int64_t flap_window_ms) {
   Report report{.since = since, .now = now, .unreadable = history.unreadable};
   std::map<std::string, ServerReport> by_server;
   // Every event is paired, those before the window too: an outage that began before it and is still open (or ended
@@ -63,6 +63,15 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
   for (auto& [name, s] : by_server) {
     // Only what overlaps the window: an outage that ended before it is another night's.
     std::erase_if(s.outages, [&](const Outage& o) { return o.up_at && *o.up_at < since; });
+    // Down again within a TTL of coming back, in a row: the same count the state keeps (flaps).
+    std::int64_t in_a_row = 0;
+    for (std::size_t i = 1; i < s.outages.size(); ++i) {
+      const Outage& before = s.outages[i - 1];
+      const Outage& o = s.outages[i];
+      const bool soon = before.up_at && o.down_at && !before.forgotten && *o.down_at - *before.up_at < flap_window_ms;
+      in_a_row = soon ? in_a_row + 1 : 0;
+      s.flaps = std::max(s.flaps, in_a_row);
+    }
     report.failed += s.failed;
     if (s.outages.empty() && s.failed == 0) continue;
     for (const Outage& o : s.outages) {
@@ -82,7 +91,7 @@ std::optional<Diagnosis> current_diagnosis(const json::object& doc, const std::s
   const state::ServerEntry e = state::ServerEntry::from_json(*raw);
   if (!e.unhealthy()) return std::nullopt;
   Diagnosis d;
-  d.why = with_failed_calls(e, util::last_meaningful_line(e.last_error.value_or("")));
+  d.why = with_pattern(e, util::last_meaningful_line(e.last_error.value_or("")));
   d.fix = hint_for_entry(*raw, e, state::health_of(e, *raw));
   return d;
 }
@@ -112,7 +121,8 @@ json::object report_json(const Report& report) {
       outages.push_back(std::move(j));
     }
     servers.push_back(json::object{
-        {"server", s.server}, {"blockedCalls", s.blocked}, {"failedCalls", s.failed}, {"outages", std::move(outages)}});
+        {"server", s.server}, {"blockedCalls", s.blocked}, {"failedCalls", s.failed}, {"flaps", s.flaps},
+        {"flapping", s.flaps >= state::k_flapping_outages}, {"outages", std::move(outages)}});
   }
   return {{"since", util::format_iso8601_ms(report.since)},
           {"now", util::format_iso8601_ms(report.now)},

@@ -46,6 +46,9 @@ struct ServerReport {
   /// Failed calls that reached the model, in the window (in an outage or not: a crash loop's first failure is
   /// restored at once, and its outage may be over before the failure is written).
   std::int64_t failed = 0;
+  /// Outages in the window that began within the flapping window of the one before it ending: 2 or more in a row
+  /// is a flapping server (state::k_flapping_outages).
+  std::int64_t flaps = 0;
 };
 
 /// What the state says now of a server whose outage is still open: its latest diagnosis, not the first error the
@@ -76,7 +79,7 @@ struct Report {
 /// Pairs the history's events into outages, per server (only `only`'s servers, when given), and keeps those that
 /// overlap the window from `since` to `now`: one that began before it and is still open is in it.
 Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
-                    const std::vector<std::string>& only = {});
+                    const std::vector<std::string>& only = {}, std::int64_t flap_window_ms = 0);
 
 /// The diagnosis of `server` in the state `doc` (its `servers` entry); nothing when it holds none, or the server
 /// is no longer down there.

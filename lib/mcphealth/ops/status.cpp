@@ -117,7 +117,7 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   const state::ProbeDetails notes = state::probe_details(raw).value_or(state::ProbeDetails{});
   row.why = util::last_meaningful_line(row.entry.last_error.value_or(""));
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
-  row.why = with_failed_calls(row.entry, row.why);
+  row.why = with_pattern(row.entry, row.why);
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.entry.healthy() && row.entry.expires_at) {
     // As long as the gate believes it: an expiresAt past the TTL in force is not (state::outlook_of).

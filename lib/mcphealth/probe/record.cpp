@@ -22,7 +22,8 @@ void mark_from_probe(json::object& entry, const ProbeResult& result, const MarkC
                                   .max_backoff_ms = c.max_backoff_ms,
                                   .retry_after_ms = result.retry_after_ms,
                                   .probe = result.details(),
-                                  .escalate = state::Escalate::when_due});
+                                  .escalate = state::Escalate::when_due,
+                                  .remember_ms = c.ttl_ms});
   }
 }
 

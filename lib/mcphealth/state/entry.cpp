@@ -67,6 +67,8 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.failed_calls = clamp_failure_count(util::get_int(obj, field::failed_calls).value_or(0));
   e.last_failed_call_at = util::get_epoch_ms(obj, field::last_failed_call_at);
   e.last_failed_tool = util::get_string(obj, field::last_failed_tool);
+  e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
+  e.flaps = clamp_failure_count(util::get_int(obj, field::flaps).value_or(0));
   return e;
 }
 
@@ -167,8 +169,27 @@ json::value optional_string(const std::optional<std::string>& s) {
 }
 } // namespace
 
+namespace {
+
+/// A server that has stayed up one TTL since its last recovery forgets the outages before it.
+void forget_outages_when_settled(json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
+  const std::optional<util::EpochMs> restored = util::get_epoch_ms(entry, field::last_restored_at);
+  if (!restored || now - *restored >= ttl_ms) {
+    entry.erase(field::recent_failures);
+    entry.erase(field::flaps);
+  }
+}
+
+} // namespace
+
 void mark_healthy(json::object& entry, const HealthyMark& mark) {
   const bool was_healthy = util::get_string(entry, field::status) == std::optional<std::string>("healthy");
+  const bool was_down = util::get_string(entry, field::status) == std::optional<std::string>("unhealthy");
+  // Coming back: the outage's count is remembered for a TTL, in case it goes down again (flapping).
+  if (was_down) {
+    const std::int64_t failures = clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0));
+    if (failures > 0) entry[field::recent_failures] = failures;
+  }
   entry[field::status] = "healthy";
   entry[field::checked_at] = mark.now;
   entry[field::expires_at] = mark.now + mark.ttl_ms;
@@ -186,6 +207,7 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
   } else {
     if (!entry.contains(field::last_restored_at)) entry[field::last_restored_at] = nullptr;
     if (mark.restored_by) entry[field::restored_by] = restored_by_name(*mark.restored_by);
+    forget_outages_when_settled(entry, mark.now, mark.ttl_ms);
   }
   if (mark.probe) {
     entry[field::probe] = mark.probe->to_json();
@@ -197,6 +219,7 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
 void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
   entry[field::checked_at] = now;
   entry[field::expires_at] = now + ttl_ms;
+  forget_outages_when_settled(entry, now, ttl_ms);
 }
 
 bool marked_since(const json::object& entry, util::EpochMs began_at) {
@@ -230,8 +253,21 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
     entry[field::last_failed_call_at] = mark.now;
     entry[field::last_failed_tool] = util::cap_utf8(mark.failed_tool, k_max_server_string_bytes);
   }
-  const std::int64_t failures = std::max(clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1,
-                                         clamp_failure_count(mark.failed_calls - 1));
+  std::int64_t failures = std::max(clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1,
+                                   clamp_failure_count(mark.failed_calls - 1));
+  if (!was_down) {
+    // Down again: within a TTL of coming back, the outage before goes on (its count, and one more flap); later,
+    // it is forgotten.
+    const std::optional<util::EpochMs> restored = util::get_epoch_ms(entry, field::last_restored_at);
+    const std::int64_t recent = clamp_failure_count(util::get_int(entry, field::recent_failures).value_or(0));
+    if (recent > 0 && restored && mark.remember_ms > 0 && mark.now - *restored < mark.remember_ms) {
+      failures = std::max(failures, clamp_failure_count(recent + 1));
+      entry[field::flaps] = clamp_failure_count(util::get_int(entry, field::flaps).value_or(0) + 1);
+    } else {
+      entry.erase(field::flaps);
+    }
+    entry.erase(field::recent_failures);
+  }
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
   entry[field::status] = "unhealthy";

@@ -61,6 +61,11 @@ struct ServerEntry {
   std::int64_t failed_calls = 0;
   std::optional<util::EpochMs> last_failed_call_at;
   std::optional<std::string> last_failed_tool;
+  /// The failure count of the outage the server last came back from, until it has stayed up one TTL: a failure
+  /// before then continues that count, so a flapping server's backoff grows as a long outage's does.
+  std::int64_t recent_failures = 0;
+  /// Outages in a row that began within one TTL of the server's recovery from the one before.
+  std::int64_t flaps = 0;
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
@@ -110,6 +115,12 @@ struct HealthyMark {
   std::optional<ProbeDetails> probe = std::nullopt;
 };
 
+/// How many outages in a row, each beginning within a TTL of the last recovery, make a server flapping.
+inline constexpr std::int64_t k_flapping_outages = 2;
+/// True when `e`'s outages come and go: it went down again within a TTL of coming back, k_flapping_outages times
+/// in a row.
+inline bool flapping(const ServerEntry& e) { return e.flaps >= k_flapping_outages; }
+
 /// Whether an unhealthy mark counts one more failure. A probe asked for by hand (or by cron) while a server waits for
 /// its retry is no retry: it says what it saw (the error, the probe) but neither counts nor moves the retry, so
 /// probing a down server does not push its next check further out.
@@ -136,6 +147,9 @@ struct UnhealthyMark {
   /// as one that fails every probe does, though each probe between passes.
   std::int64_t failed_calls = 0;
   std::string failed_tool = {};
+  /// One TTL: a failure this soon after the server came back continues the count of the outage before (its
+  /// `recentFailures`), and counts as a flap. 0: no memory of outages before.
+  std::int64_t remember_ms = 0;
 };
 
 /// Clears the failed calls in a row: a call succeeded.

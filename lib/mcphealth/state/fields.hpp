@@ -25,6 +25,10 @@ inline constexpr std::string_view probe = "probe";
 inline constexpr std::string_view failed_calls = "failedCalls";
 inline constexpr std::string_view last_failed_call_at = "lastFailedCallAt";
 inline constexpr std::string_view last_failed_tool = "lastFailedTool";
+// The memory of recent outages (mcphealth's own): the failure count of the outage the server last came back from,
+// kept until it has stayed up one TTL, and how many outages in a row began within a TTL of a recovery (flapping).
+inline constexpr std::string_view recent_failures = "recentFailures";
+inline constexpr std::string_view flaps = "flaps";
 
 // The entry's `probe` object: what the last probe saw.
 inline constexpr std::string_view probe_kind = "kind";
