@@ -65,16 +65,23 @@ TEST_CASE("a block is settled against fail-open: it says its line, or gives way 
   CHECK(kept.answer.reason == std::string(hook::messages::k_block_lead) + "for the model");
   REQUIRE(kept.said.size() == 1);
   CHECK(kept.said[0] == "svc is marked unhealthy until T; skipping act");
+  // Under fail-open the JS hook says its block line as it is (people grep for "skipping"): so does mcphealth, and
+  // says after it that the call is allowed.
   const Plan given_way = gate::settle(blocked, gate::FailOpen::yes);
   CHECK_FALSE(given_way.blocks());
   CHECK(given_way.answer.reason.empty());
-  REQUIRE(given_way.said.size() == 1);
-  CHECK(given_way.said[0] == "svc is marked unhealthy until T; allowing the call because fail-open mode is enabled");
-  // The JS hook's sentence form.
+  CHECK(given_way.said == std::vector<std::string>{"svc is marked unhealthy until T; skipping act",
+                                                   "fail-open mode is enabled: the call is allowed"});
   const Plan sentence = gate::settle(
       gate::block("PreToolUse", {"svc is unavailable (x)", "Blocking act.", gate::BlockLine::Join::sentence}, "m"),
       gate::FailOpen::yes);
-  CHECK(sentence.said[0] == "svc is unavailable (x). Allowing the call because fail-open mode is enabled.");
+  CHECK(sentence.said[0] == "svc is unavailable (x). Blocking act.");
+  // A line the JS hook words its own way under fail-open (a cut payload) is said its way, alone.
+  const Plan cut = gate::settle(gate::block("PreToolUse", {"input cut", "blocking act", gate::BlockLine::Join::clause, "",
+                                                           "allowing act because fail-open mode is enabled"},
+                                            "m"),
+                                gate::FailOpen::yes);
+  CHECK(cut.said == std::vector<std::string>{"input cut; allowing act because fail-open mode is enabled"});
   // An allow is settled as it is, whatever the mode.
   CHECK(gate::settle(gate::allow("PreToolUse"), gate::FailOpen::no).said.empty());
 }

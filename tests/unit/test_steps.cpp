@@ -23,7 +23,6 @@ public:
   config::Settings server_settings;
   bool project_rules = false;
   Refresh refresh_mode = Refresh::background;
-  bool reconnect_command = true;
   int server_reads = 0;
 
   const config::Settings& environment() override { return env_settings; }
@@ -33,7 +32,6 @@ public:
   }
   bool policy_has_project_rules() override { return project_rules; }
   Refresh refresh() override { return refresh_mode; }
-  bool has_reconnect_command() override { return reconnect_command; }
   const config::Settings& of(const config::Candidate&) override { return server_settings; }
 };
 
@@ -288,7 +286,7 @@ TEST_CASE("PostToolUseFailure: a kind whose row takes no reconnect says so, and 
   f.marked->written = true;
   Step s = next(f, in);
   REQUIRE(is<step::NoteFailedCall>(s));
-  CHECK(s.said.front() == "svc reported 429; marking server unhealthy (rate limited: no reconnect)");
+  CHECK(s.said.front() == "svc reported 429; marking server unhealthy and attempting reconnect"); // the JS hook's
   f.noted = true;
   s = next(f, in);
   REQUIRE(is<step::Reconnect>(s));
@@ -300,7 +298,9 @@ TEST_CASE("PostToolUseFailure: a kind whose row takes no reconnect says so, and 
   CHECK(runner.commands.empty());
   s = next(f, in);
   REQUIRE(s.answer());
-  CHECK(s.answer()->said.empty()); // said already, with the mark
+  CHECK(s.answer()->said ==
+        std::vector<std::string>{"svc reconnect skipped: the server is rate limiting (429), and a restart would burn "
+                                 "the rate limit"});
 }
 
 TEST_CASE("PostToolUseFailure: a call that began before the server's mark is that outage, counted once", "[steps]") {

@@ -40,18 +40,9 @@ public:
     return m_reader.refresh_in_background() && m_reader.deps().start_refresh ? Refresh::background
                                                                              : Refresh::inline_probe;
   }
-  bool has_reconnect_command() override {
-    const config::Candidate* c = m_reader.candidate();
-    const std::string name = c != nullptr ? c->definition.name : m_server;
-    return recover::reconnect_command_for(m_reader.call_settings(), name, m_reader.deps().env).has_value();
-  }
   const config::Settings& of(const config::Candidate& c) override { return m_reader.server_settings(&c); }
-  /// The call's server as the payload names it (a reconnect command's `{server}` when no definition names it).
-  void set_server(std::string server) { m_server = std::move(server); }
-
 private:
   Reader& m_reader;
-  std::string m_server;
 };
 
 /// The most steps one event takes; more is a fault in the rules, and the call is allowed.
@@ -142,7 +133,6 @@ private:
   void set_call(const CallTarget& call) {
     m_call = call;
     m_reader.set_call(call);
-    m_inputs.set_server(call.server);
   }
 
   CallFacts facts_of(const std::string& event, const CallTarget& call) const {

@@ -36,11 +36,14 @@ Plan settle(Plan plan, FailOpen fail_open) {
   if (!plan.block_line) return plan;
   const BlockLine& line = *plan.block_line;
   if (fail_open == FailOpen::yes) {
-    const std::string allowing = !line.give_way.empty() ? line.give_way
-                                 : line.join == BlockLine::Join::clause
-                                     ? "allowing the call because fail-open mode is enabled"
-                                     : "Allowing the call because fail-open mode is enabled.";
-    plan.said.push_back(util::cap_utf8(line.with(allowing), k_max_model_text_bytes));
+    if (!line.give_way.empty()) {
+      plan.said.push_back(util::cap_utf8(line.with(line.give_way), k_max_model_text_bytes)); // the JS hook's own line
+    } else {
+      // The JS hook says its block line under fail-open too (people grep for "skipping" and "Blocking"); the line
+      // after it says what happens instead.
+      plan.said.push_back(util::cap_utf8(line.with(line.action), k_max_model_text_bytes));
+      plan.said.push_back("fail-open mode is enabled: the call is allowed");
+    }
     plan.answer.decision = HookOutcome::Decision::allow;
     plan.answer.reason.clear();
   } else {

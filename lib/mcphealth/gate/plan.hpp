@@ -39,7 +39,8 @@ struct BlockLine {
   std::string action;
   Join join = Join::clause;
   std::string after = {};
-  /// What fail-open says in place of the action; empty = `allowing the call because fail-open mode is enabled`.
+  /// What fail-open says in place of the action, when the JS hook has a line of its own for that; empty = the line
+  /// as it is, and `fail-open mode is enabled: the call is allowed` after it (as the JS hook says its line).
   std::string give_way = {};
   /// The line with `act` in place of the action.
   std::string with(const std::string& act) const;
@@ -66,7 +67,8 @@ struct Plan {
 Plan allow(const std::string& event, std::optional<std::string> context = std::nullopt);
 /// Blocks the call: `line` for stderr, `for_model` (hook/messages.hpp) for the model.
 Plan block(const std::string& event, BlockLine line, std::string for_model);
-/// The plan as carried out under `fail_open`: a block says its line, or gives way and says so.
+/// The plan as carried out under `fail_open`: a block says its line; under fail-open it gives way, and says its line
+/// and that it gave way.
 Plan settle(Plan plan, FailOpen fail_open);
 
 // --- PreToolUse

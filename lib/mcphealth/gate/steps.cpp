@@ -137,9 +137,11 @@ bool read_reconnect(const FailureFacts& f, bool looping, std::vector<std::string
   const std::string& name = f.c.call.server;
   const recover::ReconnectReport& report = *f.reconnect;
   switch (report.attempt) {
-  case recover::Attempt::none:
-  case recover::Attempt::not_for_this_kind: // said already: "(rate limited: no reconnect)"
-  case recover::Attempt::no_command: return false; // said already
+  case recover::Attempt::none: return false;
+  case recover::Attempt::not_for_this_kind: said.push_back(name + " reconnect skipped: " + report.reason); return false;
+  case recover::Attempt::no_command:
+    said.push_back(name + " reconnect skipped: no reconnect command configured"); // the JS hook's words
+    return false;
   case recover::Attempt::refused: said.push_back(name + " reconnect " + recover::describe(report)); return false;
   case recover::Attempt::failed: said.push_back(name + " reconnect failed: " + report.reason); return false;
   case recover::Attempt::ok: break;
@@ -249,16 +251,12 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     return {step::MarkDown{cand, name, mark, s.max_backoff_ms.value + s.ttl_ms.value}, {}, std::move(traced)};
   }
   const state::FailureCode code = mark.code;
-  const state::OutageRow& row = state::row_of(code);
   const bool looping = f.marked->written && crash_loop(f.marked->failed_calls);
   if (!f.noted) {
-    // The JS hook's line, except when no reconnect follows: after a kind whose row says none (429), or with no
-    // command to run (announcing one and then saying it was skipped reads as a contradiction).
-    std::vector<std::string> said{
-        name + " reported " + code.text() + "; marking server unhealthy " +
-        (row.after_failure == state::AfterFailure::no_reconnect ? "(" + std::string(row.name) + ": no reconnect)"
-         : in.has_reconnect_command()                            ? std::string("and attempting reconnect")
-                                                                 : std::string("(no reconnect command configured)"))};
+    // The JS hook's line, word for word (people grep its log for it); when no reconnect follows, the line after
+    // says why ("reconnect skipped: ..."), as the JS hook's does.
+    std::vector<std::string> said{name + " reported " + code.text() +
+                                  "; marking server unhealthy and attempting reconnect"};
     if (looping) {
       said.push_back(name + ": " + std::to_string(f.marked->failed_calls) + " calls in a row failed (the last on " +
                      call.tool + "): it fails on calls, so a passing handshake does not clear it; blocked for the backoff");

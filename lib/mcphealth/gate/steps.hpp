@@ -36,8 +36,6 @@ public:
   /// Whether a stale healthy mark may be refreshed off the agent's path (a refresher is at hand, and
   /// MCPHEALTH_REFRESH is not `inline`).
   virtual Refresh refresh() = 0;
-  /// True when a reconnect command is configured for the call's server.
-  virtual bool has_reconnect_command() = 0;
   /// The settings of a definition of the folder (SessionStart names every one).
   virtual const config::Settings& of(const config::Candidate& c) = 0;
 };
