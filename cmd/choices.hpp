@@ -48,7 +48,8 @@ inline CLI::Validator one_of_words(std::vector<std::string> words) {
   return CLI::Validator(
       [words = std::move(words), list](std::string& value) -> std::string {
         if (std::find(words.begin(), words.end(), value) != words.end()) return {};
-        return value + " is not one of " + list;
+        const std::optional<std::string> meant = util::closest_match(value, words);
+        return value + " is not one of " + list + (meant ? " (did you mean " + *meant + "?)" : std::string());
       },
       ""); // as above
 }

@@ -138,6 +138,14 @@ case_help_lists_an_options_words_once() {
   mcph probe --agent nobody --all
   assert_eq "$RC" 2
   assert_contains "$ERR" "nobody is not one of claude-code, codex"
+  assert_not_contains "$ERR" "did you mean" "nothing close to nobody"
+  # A word close to one (the agent's short name) is named, as a mistyped command or server is.
+  mcph status --agent claude
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "claude is not one of claude-code, codex"
+  assert_contains "$ERR" "(did you mean claude-code?)"
+  mcph install --agent gemni --dry-run
+  assert_contains "$ERR" "(did you mean gemini?)"
 }
 
 main "$@"

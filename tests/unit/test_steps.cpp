@@ -66,9 +66,12 @@ struct Definition {
     c.definition.name = "svc";
     c.tool_server = "svc";
     c.fingerprint = "fp-svc";
-    c.resolved = config::ResolvedServer{c.definition, config::StdioServer{"/bin/true", "/bin/true", {}, {}}, {}};
+    config::StdioServer stdio;
+    stdio.command = "/bin/true";
+    stdio.executable = "/bin/true";
+    c.resolved = config::ResolvedServer{c.definition, stdio, {}};
   }
-  Target target() const { return {k_call, state::Binding{.definition = std::nullopt, .standing = "active"}, &c}; }
+  Target target() const { return {k_call, state::Binding{.definition = std::nullopt, .standing = "active", .reason = {}}, &c}; }
 };
 
 template <typename T>
@@ -180,7 +183,7 @@ TEST_CASE("PreToolUse: a server the policy skips is allowed, and one nothing def
   f.missed.emplace();
   f.state = state_with(std::nullopt);
   f.bound.emplace();
-  f.target = Target{k_call, state::Binding{.definition = std::nullopt, .standing = std::string(state::k_standing_undefined)}, nullptr};
+  f.target = Target{k_call, state::Binding{.definition = std::nullopt, .standing = std::string(state::k_standing_undefined), .reason = {}}, nullptr};
   Step s = next(f, in);
   REQUIRE(s.answer());
   CHECK(s.answer()->said.front() == "No MCP config found for svc; skipping preflight probe");

@@ -57,81 +57,81 @@ enum class LockState { untried, held, unusable, timed_out };
 
 /// What PreToolUse has found so far.
 struct PreFacts {
-  CallFacts c;
+  CallFacts c = {};
   /// A failed call the agent fired no event for (Codex CLI), once looked for (inner: none found), and whether it
   /// was taken as its failure event would have been.
-  std::optional<std::optional<hook::MissedFailure>> missed;
+  std::optional<std::optional<hook::MissedFailure>> missed = {};
   bool missed_taken = false;
   /// The state as last read (under the lock once it is held).
-  std::optional<state::StateSnapshot> state;
+  std::optional<state::StateSnapshot> state = {};
   /// The folder's binding of the call's server, once looked up (inner: no binding that still holds).
-  std::optional<std::optional<state::Binding>> bound;
+  std::optional<std::optional<state::Binding>> bound = {};
   /// The definition the configs name, once read.
-  std::optional<Target> target;
+  std::optional<Target> target = {};
   LockState lock = LockState::untried;
   /// The state was read again under the lock.
   bool reread = false;
   /// What the probe and its recovery found, and when it began.
-  std::optional<recover::Recovery> recovery;
+  std::optional<recover::Recovery> recovery = {};
   util::EpochMs probe_began = 0;
   /// Its verdict, once recorded: the retry time of a failure mark (inner: none written).
-  std::optional<std::optional<util::EpochMs>> recorded;
+  std::optional<std::optional<util::EpochMs>> recorded = {};
 };
 
 /// A failed call: from the failure event, or from the agent's own record of the session (MissedFailure).
 struct FailedCall {
-  std::string text;
+  std::string text = {};
   /// The call's arguments, when known: a failure about a host they name is the input's fault.
   const boost::json::object* tool_input = nullptr;
   util::EpochMs began = 0;
   /// The user interrupted the call (Esc): not the server's failure.
   bool interrupted = false;
   /// For a missed failure: when the call ended (a verdict newer than that has counted it).
-  std::optional<util::EpochMs> missed_ended_at;
+  std::optional<util::EpochMs> missed_ended_at = {};
 };
 
 /// What PostToolUseFailure (or a missed failure) has found so far.
 struct FailureFacts {
-  CallFacts c;
-  FailedCall failed;
+  CallFacts c = {};
+  FailedCall failed = {};
   /// The failure's text read against the agent's wordings (hook::read_failure).
-  hook::FailureReading reading;
+  hook::FailureReading reading = {};
   /// For a missed failure: the state and the binding, to see whether its server's verdict is newer.
-  std::optional<state::StateSnapshot> state;
-  std::optional<std::optional<state::Binding>> bound;
+  std::optional<state::StateSnapshot> state = {};
+  std::optional<std::optional<state::Binding>> bound = {};
   /// The definition the configs name, and whether the folder was bound when it was found.
-  std::optional<Target> target;
+  std::optional<Target> target = {};
   bool target_bound = false;
   LockState lock = LockState::untried;
   /// The state read under the lock: a mark newer than the call is the same outage.
-  std::optional<state::StateSnapshot> under_lock;
+  std::optional<state::StateSnapshot> under_lock = {};
   /// What the server answered when asked after the failure.
-  std::optional<probe::ProbeResult> asked;
+  std::optional<probe::ProbeResult> asked = {};
   /// The failure mark, once written; the failed call added to the history.
-  std::optional<MarkWritten> marked;
+  std::optional<MarkWritten> marked = {};
   bool noted = false;
   /// The reconnect and re-probe after the mark, once run; the restored verdict, once recorded.
-  std::optional<recover::ReconnectReport> reconnect;
+  std::optional<recover::ReconnectReport> reconnect = {};
   bool restored = false;
 };
 
 /// What PostToolUse has found so far.
 struct SuccessFacts {
-  CallFacts c;
-  std::optional<state::StateSnapshot> state;
-  std::optional<std::optional<state::Binding>> bound;
-  std::optional<Target> target;
+  CallFacts c = {};
+  std::optional<state::StateSnapshot> state = {};
+  std::optional<std::optional<state::Binding>> bound = {};
+  std::optional<Target> target = {};
   /// Whether the success was written, and restored an unhealthy mark.
-  std::optional<bool> restored;
+  std::optional<bool> restored = {};
 };
 
 /// What SessionStart has found so far.
 struct SessionFacts {
-  CallFacts c;
+  CallFacts c = {};
   bool seen = false;
   /// The folder's configs, once bound.
   const config::Resolution* resolution = nullptr;
-  std::optional<state::StateSnapshot> state;
+  std::optional<state::StateSnapshot> state = {};
 };
 
 /// The steps: each one read or one effect, performed by the executor with no choice of its own.
