@@ -53,6 +53,21 @@ case_a_registered_command_that_cannot_start_or_is_not_mcphealth_is_a_problem() {
   assert_contains "$(check_of "$OUT" claude-code starts)" "problem: \`$T/bin/mcphealth --version\` did not answer as mcphealth (hello)"
 }
 
+# A front registered without the full binary beside it answers cache hits alone and allows every other call
+# unchecked: doctor says which file is missing and where it must be (its words were cut, and its fix was wrong).
+case_a_front_without_its_full_binary_is_a_problem_that_names_the_missing_file() {
+  plain_path
+  mkdir -p "$T/front/bin"
+  cp "$MCPHEALTH_BIN" "$T/front/bin/mcphealth"
+  write_config "$HOME/.claude/settings.json" '{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"'"$T"'/front/bin/mcphealth hook --agent claude-code"}]}],"PostToolUseFailure":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"'"$T"'/front/bin/mcphealth hook --agent claude-code"}]}]}}'
+  mcph doctor --json
+  assert_eq "$RC" 1
+  local found; found=$(check_of "$OUT" claude-code starts)
+  assert_contains "$found" "problem: $T/front/bin/mcphealth is mcphealth's front, but the rest of mcphealth is missing: $T/front/libexec/mcphealth/mcphealth-full is not there"
+  assert_contains "$(json_eval "$OUT" "next(c['fix'] for a in d['agents'] if a['agent'] == 'claude-code' for c in a['checks'] if c['check'] == 'starts')")" "put mcphealth-full at $T/front/libexec/mcphealth/mcphealth-full"
+  assert_not_contains "$found" "two files: )"
+}
+
 case_the_hook_seen_running_is_told_with_its_event() {
   plain_path
   mcph install --agent claude-code

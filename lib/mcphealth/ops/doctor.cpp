@@ -186,6 +186,18 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
     }
     const proc::CommandResult r = in.runner.run_argv({program.string(), "--version"}, "", k_version_timeout_ms);
     const std::string said = util::trim(r.out);
+    if (!r.succeeded() && (r.err.find("cannot start the rest of mcphealth") != std::string::npos)) {
+      // mcphealth's front without its full binary beside it: every call it cannot answer alone is allowed unchecked.
+      std::error_code ec;
+      const fs::path real = fs::canonical(program, ec);
+      const fs::path full = ((ec ? program : real).parent_path() / k_full_binary_from_front).lexically_normal();
+      checks.push_back(problem("starts", program.string() + " is mcphealth's front, but the rest of mcphealth is missing: " +
+                                             full.string() + " is not there, so every call it cannot answer from the "
+                                             "cache alone is allowed unchecked",
+                               "put mcphealth-full at " + full.string() + " (`cmake --install` puts both files in "
+                               "place), or " + install_fix(a) + " again from a complete install"));
+      continue;
+    }
     if (!r.succeeded() || said.rfind("mcphealth ", 0) != 0) {
       checks.push_back(problem("starts", "`" + program.string() + " --version` did not answer as mcphealth (" +
                                              util::cap_utf8(util::last_meaningful_line(r.out + r.err + r.error), 160) + ")",
