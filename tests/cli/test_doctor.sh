@@ -68,6 +68,21 @@ case_a_front_without_its_full_binary_is_a_problem_that_names_the_missing_file() 
   assert_not_contains "$found" "two files: )"
 }
 
+# A settings file that does not parse registers nothing the agent runs: doctor says so, and where, rather than
+# "no hook is registered; run install" (which then refuses the file).
+case_a_hook_file_that_does_not_parse_is_said_with_where_and_that_nothing_there_runs() {
+  plain_path
+  mcph install --agent claude-code
+  printf '{\n  "hooks": {\n    "PreToolUse": [oops\n' >> "$HOME/.claude/settings.json.broken"
+  mv "$HOME/.claude/settings.json.broken" "$HOME/.claude/settings.json"
+  mcph doctor --json
+  assert_eq "$RC" 1
+  local found; found=$(check_of "$OUT" claude-code registered)
+  assert_contains "$found" "problem: $HOME/.claude/settings.json does not parse (syntax error at line 3"
+  assert_contains "$found" "reads no hook from it, so a hook registered there does not run"
+  assert_not_contains "$OUT" "no mcphealth hook is registered"
+}
+
 case_the_hook_seen_running_is_told_with_its_event() {
   plain_path
   mcph install --agent claude-code

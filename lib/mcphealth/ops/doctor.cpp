@@ -149,7 +149,15 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
   for (const auto& [command, why] : reg.problems) {
     checks.push_back(problem("registered", "`" + command + "` is registered, but " + why, install_fix(a) + " again"));
   }
+  for (const auto& [file, where] : reg.unparsed) {
+    // The agent reads no hook from it (nor does install, which refuses to edit it): nothing there is gated.
+    checks.push_back(problem("registered", file + " does not parse (" + where + "): " + std::string(a.name) +
+                                               " reads no hook from it, so a hook registered there does not run",
+                             "fix the file at that place, then run doctor again (" + install_fix(a) +
+                                 " refuses to edit a file it cannot read)"));
+  }
   if (reg.commands.empty()) {
+    if (!reg.unparsed.empty()) return; // said above: what to fix first
     checks.push_back(problem("registered", "no mcphealth hook is registered for MCP tools" +
                                                (reg.files.empty() ? std::string(" (no hook file found)")
                                                                   : " (read: " + util::join(reg.files, ", ") + ")"),

@@ -100,7 +100,14 @@ void scan_settings(const fs::path& file, HookRegistration& reg, const agent::Age
     return;
   }
   util::JsonParse parsed = util::parse_json(*read, agent.registration.comments());
-  if (!parsed || !parsed->is_object()) return;
+  if (!parsed) {
+    reg.unparsed.emplace_back(file.string(), parsed.error().text());
+    return;
+  }
+  if (!parsed->is_object()) {
+    reg.unparsed.emplace_back(file.string(), "it is not a JSON object");
+    return;
+  }
   const json::object& root = parsed->get_object();
   if (util::get_bool(root, "disableAllHooks").value_or(false)) reg.disabled_in.push_back(file.string());
   if (const json::object* plugins = util::get_object(root, "enabledPlugins")) {

@@ -85,6 +85,9 @@ struct HookRegistration {
   std::string agent;
   /// Settings files read, in order.
   std::vector<std::string> files;
+  /// Settings files that exist but do not parse, each with where (`syntax error at line 3, column 7`): the agent
+  /// reads no hook from them either, so a hook registered there does not run.
+  std::vector<std::pair<std::string, std::string>> unparsed;
   /// The events the gate needs (agent::Registration::required_events), each with whether mcphealth's hook runs on
   /// it for MCP tools.
   std::vector<std::pair<std::string, bool>> required;
