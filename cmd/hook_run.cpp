@@ -122,11 +122,13 @@ std::variant<int, HookHandOff> run_hook_within(const HookOptions& options, const
     }
 
     util::SystemClock clock;
-    ReadOnly reads_only(config::resolve_state_path(env, request.overrides).value, clock);
+    // The full run's effects, or the front's one seam that refuses every one of them.
+    std::optional<ReadOnly> reads_only;
+    if (read_only) reads_only.emplace(config::resolve_state_path(env, request.overrides).value, clock);
     gate::HookDeps deps{clock,
                         env,
-                        effects ? effects->prober : reads_only,
-                        effects ? effects->runner : reads_only,
+                        effects ? effects->prober : static_cast<probe::Prober&>(*reads_only),
+                        effects ? effects->runner : static_cast<recover::CommandRunner&>(*reads_only),
                         log,
                         warnings,
                         [&request, effects, &log](const std::string& folder, const std::vector<std::string>& servers,
@@ -136,7 +138,7 @@ std::variant<int, HookHandOff> run_hook_within(const HookOptions& options, const
                             log("could not start a background refresh; the next call probes inline");
                           }
                         }};
-    if (read_only) deps.store = &reads_only;
+    if (read_only) deps.store = &*reads_only;
     // -v: the decision path, one line per step, on stderr under its own prefix (the [MCPHealthCheck] lines are a
     // contract; these are for people). -vv: each step with the time since the hook started.
     // In exit-code and passthrough modes a block's stderr is the model's text: there the trace is held back and

@@ -74,6 +74,15 @@ struct Definition {
   Target target() const { return {k_call, state::Binding{.definition = std::nullopt, .standing = "active", .reason = {}}, &c}; }
 };
 
+/// PreToolUse past its first reads: no missed failure, nothing cached, no binding that still holds.
+PreFacts nothing_cached_nor_bound() {
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.state = state_with(std::nullopt);
+  f.bound.emplace();
+  return f;
+}
+
 template <typename T>
 bool is(const Step& s) {
   return std::holds_alternative<T>(s.what);
@@ -127,10 +136,7 @@ TEST_CASE("PreToolUse: a mark in its backoff blocks from the cache, the retry bo
 TEST_CASE("PreToolUse: nothing cached is probed under the probe lock, the state read again under it, then recorded", "[steps]") {
   Inputs in;
   Definition d;
-  PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
-  f.state = state_with(std::nullopt);
-  f.bound.emplace(); // no binding that still holds
+  PreFacts f = nothing_cached_nor_bound();
   Step s = next(f, in);
   REQUIRE(is<step::FindTarget>(s));
   CHECK(std::get<step::FindTarget>(s.what).bind);
@@ -165,10 +171,7 @@ TEST_CASE("PreToolUse: nothing cached is probed under the probe lock, the state 
 TEST_CASE("PreToolUse: when another hook's probe outlasts the wait, this one probes without reading again", "[steps]") {
   Inputs in;
   Definition d;
-  PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
-  f.state = state_with(std::nullopt);
-  f.bound.emplace();
+  PreFacts f = nothing_cached_nor_bound();
   f.target = d.target();
   f.lock = LockState::timed_out;
   CHECK(is<step::ProbeAndRecover>(next(f, in)));
@@ -179,10 +182,7 @@ TEST_CASE("PreToolUse: when another hook's probe outlasts the wait, this one pro
 TEST_CASE("PreToolUse: a server the policy skips is allowed, and one nothing defines is allowed with why", "[steps]") {
   Inputs in;
   Definition d;
-  PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
-  f.state = state_with(std::nullopt);
-  f.bound.emplace();
+  PreFacts f = nothing_cached_nor_bound();
   f.target = Target{k_call, state::Binding{.definition = std::nullopt, .standing = std::string(state::k_standing_undefined), .reason = {}}, nullptr};
   Step s = next(f, in);
   REQUIRE(s.answer());

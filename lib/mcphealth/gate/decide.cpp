@@ -18,6 +18,14 @@ bool worth_a_look(const state::ServerEntry& e) {
   return !fails_on_calls(e) && state::row_of(e.last_failure_code).retry != state::RetryTiming::retry_after;
 }
 
+bool is_a_look(const state::ServerEntry& e, util::EpochMs now) {
+  return e.unhealthy() && e.next_retry_at.value_or(0) > now;
+}
+
+bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
+  return look_ms > 0 && is_a_look(e, now) && e.checked_at && now - *e.checked_at >= look_ms && worth_a_look(e);
+}
+
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
   CacheDecision d;
   if (entry == nullptr) return d;
@@ -39,8 +47,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
           probe && refuses_credentials(probe::kind_from_name(probe->kind), d.entry.last_failure_code);
       // A call asks for it: look again when the last look is old enough, in the background for the next call, or
       // now when refreshes are inline (the call then waits for the look, as it waits for any inline probe).
-      d.look_again = rules.look_again_ms > 0 && d.entry.checked_at &&
-                     now - *d.entry.checked_at >= rules.look_again_ms && worth_a_look(d.entry);
+      d.look_again = look_due(d.entry, now, rules.look_again_ms);
       if (d.look_again && rules.refresh == Refresh::inline_probe) d.verdict = CacheVerdict::probe;
     }
     break;

@@ -77,6 +77,14 @@ bool fails_on_calls(const state::ServerEntry& e);
 /// its handshake), and not a kind that waits for the server's Retry-After (a look would spend the rate limit).
 bool worth_a_look(const state::ServerEntry& e);
 
+/// True when a check of `e` at `now` is a look, not its retry: it is down and its backoff has not ended. A look runs
+/// no reconnect (the backoff paces restarts), and one that finds it still down counts no failure.
+bool is_a_look(const state::ServerEntry& e, util::EpochMs now);
+
+/// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at `look_ms` ago or
+/// more (0: never).
+bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms);
+
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);
 

@@ -98,8 +98,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
     }
     // A look before the backoff ends (a call asked, and the last look is old) runs no reconnect: the backoff
     // paces the restarts, the looks only notice a recovery.
-    const bool look = entry != nullptr && ServerEntry::from_json(*entry).unhealthy() &&
-                      ServerEntry::from_json(*entry).next_retry_at.value_or(0) > c.now;
+    const bool look = entry != nullptr && is_a_look(ServerEntry::from_json(*entry), c.now);
     return {step::ProbeAndRecover{recover::request_for(*t.candidate, in.server(), entry,
                                                        look ? recover::Reconnect::never : recover::Reconnect::when_down)},
             {}, std::move(traced)};

@@ -29,20 +29,14 @@ std::optional<std::string> no_check_needed(const state::StateSnapshot& snap, con
   const state::Outlook o = state::outlook_of(e, now, bound, ttl);
   if (o.freshness == state::Freshness::fresh) return "fresh";
   if (o.freshness == state::Freshness::in_backoff) {
-    // A look a blocked call asked for: due when the last one is old enough and a look can tell.
-    if (look_ms > 0 && gate::worth_a_look(e) && now - e.checked_at.value_or(now) >= look_ms) return std::nullopt;
+    if (gate::look_due(e, now, look_ms)) return std::nullopt; // a look a blocked call asked for
+
     return "down, next retry in " + util::format_duration_short(o.retry_at ? *o.retry_at - now : 0);
   }
   return std::nullopt;
 }
 
-/// True when `c`'s verdict is a failure mark whose backoff has not ended: a check of it now is a look.
-bool in_backoff(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now) {
-  const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
-  if (entry == nullptr) return false;
-  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
-  return e.unhealthy() && e.next_retry_at.value_or(0) > now;
-}
+
 
 } // namespace
 
@@ -79,9 +73,9 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     }
     const json::object* prev = state::decision_entry(snap.doc, c->tool_server, c->fingerprint);
     const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
-    // A look before the backoff ends runs no reconnect: the backoff paces the restarts.
-    const recover::RecoveryRequest rr = recover::request_for(
-        *c, own, prev, in_backoff(snap, *c, clock.now_ms()) ? recover::Reconnect::never : recover::Reconnect::when_down);
+    const bool look = prev != nullptr && gate::is_a_look(state::ServerEntry::from_json(*prev), clock.now_ms());
+    const recover::RecoveryRequest rr =
+        recover::request_for(*c, own, prev, look ? recover::Reconnect::never : recover::Reconnect::when_down);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     if (probe::gives_no_verdict(recovery.result.kind)) {
       report.lines.push_back(c->tool_server + ": not probed (" + recovery.result.reason + ")");
