@@ -52,8 +52,9 @@ void print_removed(const ResetOptions& o, const std::vector<std::string>& labels
 int reset_stale(const ResetOptions& o, const util::Environment& env, const config::Settings& settings,
                 state::StateStore& store, const state::StateSnapshot& snapshot, util::Clock& clock) {
   const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings,
-                                                     state::bound_folders(snapshot.doc));
-  const ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
+                                                     state::bound_folders(store.shelf()));
+  const ops::StatusReport report =
+      ops::build_status(snapshot, configured, settings, clock.now_ms(), state::bound_definitions(store.shelf()));
   std::vector<std::string> fingerprints;
   std::vector<std::pair<std::string, std::string>> named; // fingerprint, what to call it
   for (const auto& row : report.rows) {

@@ -135,9 +135,11 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
 
   // Every folder Claude Code knows: a definition some project still uses is never "gone".
+  const state::Shelf bindings = state::bindings_shelf(settings.state_path.value);
   const std::optional<ops::Configured> configured = ops::configured_everywhere(
-      discovery_for(env, settings, o.cwd), env, settings, state::bound_folders(snapshot.doc));
-  ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms());
+      discovery_for(env, settings, o.cwd), env, settings, state::bound_folders(bindings));
+  ops::StatusReport report =
+      ops::build_status(snapshot, configured, settings, clock.now_ms(), state::bound_definitions(bindings));
   const std::size_t superseded =
       std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
   const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,

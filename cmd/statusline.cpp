@@ -24,7 +24,8 @@ util::Result<StatusLine, util::KindedError<NoStatusLine>> status_line_of(const G
   }
   ops::StatusReport report = ops::build_status(snapshot, std::nullopt, settings, clock.now_ms());
   // About this folder: the definitions its binding points at, when it has one.
-  ops::keep_bound_in(report, snapshot, discovery_for(env, settings, cwd).project_dir.string());
+  ops::keep_bound_in(report, state::StateStore(settings.state_path.value, clock)
+                                 .bindings(discovery_for(env, settings, cwd).project_dir.string()));
   if (auto chosen = ops::select_rows(report, selection); !chosen)
     return util::fail(Problem{NoStatusLine::bad_selection, chosen.error().message});
   const bool any_down = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });

@@ -149,6 +149,41 @@ stdio_def() {
 
 STATE() { echo "$HOME/.claude/mcp-health-cache.json"; }
 
+# BINDINGS [STATE_FILE]: every folder's bindings, kept beside the state file a file per folder (state/bindings.hpp),
+# gathered into one object by folder key: prints the path of a JSON file to give json_get.
+BINDINGS() {
+  local state=${1:-$(STATE)} out
+  out=$(mktemp "$T/bindings.XXXXXX")
+  "$PY" - "$state.d/bindings" "$out" <<'PYEOF'
+import glob, json, os, sys
+folders = {}
+for path in glob.glob(os.path.join(sys.argv[1], "*", "*.json")):
+    try:
+        stored = json.load(open(path))
+    except ValueError:
+        continue
+    folders[stored.pop("key")] = stored
+json.dump(folders, open(sys.argv[2], "w"))
+PYEOF
+  echo "$out"
+}
+
+# seed_binding FOLDER_KEY [JSON]: stores a folder's bindings (default: none bound) where the state keeps them, as a
+# hook that ran there would have: `<state>.d/bindings/<2 hex>/<14 hex>.json`, named by the key's FNV-1a hash.
+seed_binding() {
+  "$PY" - "$(STATE).d/bindings" "$1" "${2:-{\}}" <<'PYEOF'
+import json, os, sys
+h = 1469598103934665603
+for b in sys.argv[2].encode():
+    h = ((h ^ b) * 1099511628211) % (1 << 64)
+name = "%016x" % h
+os.makedirs(os.path.join(sys.argv[1], name[:2]), exist_ok=True)
+stored = json.loads(sys.argv[3])
+stored["key"] = sys.argv[2]
+json.dump(stored, open(os.path.join(sys.argv[1], name[:2], name[2:] + ".json"), "w"))
+PYEOF
+}
+
 # entry_field SERVER FIELD: one field of a server's entry in the state file, as json_get prints it.
 entry_field() { json_get "$(STATE)" "d[\"servers\"][\"$1\"][\"$2\"]"; }
 

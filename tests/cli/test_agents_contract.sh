@@ -118,7 +118,7 @@ case_probe_all_covers_every_agent_and_a_shared_definition_once() {
   mcph watch --probe --once --events
   mcph probe --all --json
   # The hook under Gemini CLI finds its folder bound by the probe: a cache hit.
-  assert_eq "$(json_get "$(STATE)" "'$PROJ (gemini)' in d['bindings']")" true
+  assert_eq "$(json_get "$(BINDINGS)" "'$PROJ (gemini)' in d")" true
 }
 
 case_a_folder_where_an_agents_hook_ran_is_probed_and_swept_as_status_counts_it() {
@@ -128,14 +128,13 @@ case_a_folder_where_an_agents_hook_ran_is_probed_and_swept_as_status_counts_it()
   local other="$T/other"
   write_config "$other/.gemini/settings.json" "{\"mcpServers\":{\"far\":$(stdio_def crash)}}"
   write_config "$HOME/.gemini/trustedFolders.json" "{\"$other\":\"TRUST_FOLDER\"}"
-  seed_state "{\"version\":1,\"servers\":{},\"bindings\":{\"$other (gemini)\":{}}}"
+  seed_binding "$other (gemini)"
   mcph status --json
   assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["far"]'
   mcph watch --probe --once --events
   assert_contains "$OUT" '"server":"far"'
   assert_eq "$(entry_field far status)" unhealthy
   mcph reset --all
-  seed_state "{\"version\":1,\"servers\":{},\"bindings\":{\"$other (gemini)\":{}}}"
   mcph probe --all --json
   assert_eq "$RC" 1 "far is down"
   assert_eq "$(json_eval "$OUT" '[s["name"] for s in d["servers"]]')" '["far"]'

@@ -69,7 +69,7 @@ case_missing_definition_is_remembered_until_config_changes() {
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"other":{"command":"true"}}}'
   hook "$(pre_payload late)"
   assert_contains "$ERR" "No MCP config found for late"
-  assert_eq "$(json_get "$(STATE)" '[b["names"]["late"]["standing"] for b in d["bindings"].values()]')" '["none"]'
+  assert_eq "$(json_get "$(BINDINGS)" '[b["names"]["late"]["standing"] for b in d.values()]')" '["none"]'
   # Same size and mtime: the remembered miss stands, proving the config is not read again.
   cp -p "$PROJ/.mcp.json" "$T/saved"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"late\":{\"command\":\"true\"}}}"

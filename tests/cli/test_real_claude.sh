@@ -36,7 +36,7 @@ case_stdio_server_exited_between_calls_is_blocked_from_the_second_call() {
   # running it: the folder is bound under that version.
   local version
   version=$("$CLAUDE_BIN" --version | awk '{print $1}')
-  assert_contains "$(json_get "$(STATE)" 'list(d["bindings"].keys())')" "version $version" "the hook's client version"
+  assert_contains "$(json_get "$(BINDINGS)" 'list(d.keys())')" "version $version" "the hook's client version"
   wait_for_quiet
 }
 
@@ -306,8 +306,8 @@ case_strict_mcp_config_leaves_only_its_servers() {
   assert_second_blocked
   # The session's folder binds apart (its servers are another set), and there `other` is not one Claude Code runs:
   # no definition is bound to it (a name the agent does not start is not bound one by one).
-  assert_eq "$(json_get "$(STATE)" 'len([k for k, b in d["bindings"].items() if "--mcp-config" in k and "svc" in b["names"]])')" 1
-  assert_eq "$(json_get "$(STATE)" '[b["names"].get("other", {}).get("definition") for k, b in d["bindings"].items() if "--mcp-config" in k]')" '[null]'
+  assert_eq "$(json_get "$(BINDINGS)" 'len([k for k, b in d.items() if "--mcp-config" in k and "svc" in b["names"]])')" 1
+  assert_eq "$(json_get "$(BINDINGS)" '[b["names"].get("other", {}).get("definition") for k, b in d.items() if "--mcp-config" in k]')" '[null]'
   assert_not_contains "$(cat "$T/calls" 2>/dev/null)" other
   wait_for_quiet
 }

@@ -69,7 +69,7 @@ case_a_healthy_session_is_allowed_and_recorded_under_its_own_binding() {
   gemini_session
   assert_eq "$(calls_seen)" "$(printf 'one\ntwo')"
   assert_eq "$(entry_field svc status)" healthy
-  assert_eq "$(json_get "$(STATE)" "d['bindings']['$PROJ (gemini)']['names']['svc']['definition'] is not None")" true
+  assert_eq "$(json_get "$(BINDINGS)" "d['$PROJ (gemini)']['names']['svc']['definition'] is not None")" true
   wait_for_quiet
 }
 

@@ -62,7 +62,7 @@ PYEOF
   assert_eq "$(entry_field svc status)" unhealthy
   # The client calls it `dynamic`; the hook found its definition on the client's command line, where the SDK put it.
   assert_eq "$(entry_field svc scope)" command-line
-  assert_eq "$(json_get "$(STATE)" '"svc@dynamic" in [k for b in d["bindings"].values() for k in b["names"] if "definition" in b["names"][k]]')" true
+  assert_eq "$(json_get "$(BINDINGS)" '"svc@dynamic" in [k for b in d.values() for k in b["names"] if "definition" in b["names"][k]]')" true
   wait_for_quiet
 }
 

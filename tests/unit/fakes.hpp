@@ -140,6 +140,18 @@ public:
     ++probe_locks;
     return util::RecordLock{};
   }
+  /// Each folder's bindings, as a shelf would hold them.
+  std::map<std::string, boost::json::object, std::less<>> folders;
+  int binds = 0;
+  std::optional<state::FolderBindings> bindings(std::string_view folder) const override {
+    const auto it = folders.find(folder);
+    return it == folders.end() ? std::nullopt : state::FolderBindings::from_json(it->second);
+  }
+  util::Result<void> bind(std::string_view folder, const state::FolderBind& bind, util::EpochMs now) override {
+    ++binds;
+    state::bind_folder(folders[std::string(folder)], bind, now);
+    return util::ok();
+  }
   /// The entry of `server` (from its verdict when the folder bound one), or nothing.
   const boost::json::object* server(std::string_view name) const {
     const auto& servers = state::servers_of(doc);

@@ -260,19 +260,22 @@ TEST_CASE("a successful call restores an unhealthy server", "[engine]") {
 }
 
 /// The names bound in the (only) folder the harness runs in.
-const json::object& bound_names(const state::StateSnapshot& snap) {
-  const auto& folders = snap.doc.at("bindings").as_object();
-  REQUIRE(folders.size() == 1);
-  return folders.begin()->value().at("names").as_object();
+/// The one folder's bindings, as the run left them beside the state file.
+json::object bound_folder(const Harness& h) {
+  std::vector<json::object> all;
+  state::bindings_shelf(h.state_path()).each([&](const std::string&, const json::object& f) { all.push_back(f); });
+  REQUIRE(all.size() == 1);
+  return all.front();
 }
+json::object bound_names(const Harness& h) { return bound_folder(h).at("names").as_object(); }
 
 TEST_CASE("a name without definition is allowed, not probed, and bound as such for the folder", "[engine]") {
   Harness h;
   h.run("PreToolUse", "ghost");
   CHECK(h.logged("No MCP config found for ghost; skipping preflight probe"));
   auto snap = state::load_state(h.state_path());
-  CHECK(bound_names(snap).at("ghost").at("standing") == "none");
-  CHECK(bound_names(snap).at("svc").as_object().contains("definition"));
+  CHECK(bound_names(h).at("ghost").at("standing") == "none");
+  CHECK(bound_names(h).at("svc").as_object().contains("definition"));
   CHECK(h.prober.calls == 0);
 }
 
@@ -285,7 +288,7 @@ TEST_CASE("a changed config file undoes the folder's bindings", "[engine]") {
   h.run("PreToolUse", "ghost");
   CHECK(h.prober.calls == 1);
   auto snap = state::load_state(h.state_path());
-  CHECK(bound_names(snap).at("ghost").as_object().contains("definition"));
+  CHECK(bound_names(h).at("ghost").as_object().contains("definition"));
 }
 
 TEST_CASE("a cache hit needs no config file: a bound name is decided from the state file alone", "[engine]") {
@@ -293,8 +296,7 @@ TEST_CASE("a cache hit needs no config file: a bound name is decided from the st
   h.run("PreToolUse");
   CHECK(h.prober.calls == 1);
   const auto stamp = [&] {
-    auto snap = state::load_state(h.state_path());
-    return snap.doc.at("bindings").as_object().begin()->value().at("stamp").as_string();
+    return std::string(bound_folder(h).at("stamp").as_string());
   };
   const auto before = stamp();
   h.run("PreToolUse");
@@ -556,7 +558,8 @@ TEST_CASE("in memory: a cache hit reads no config file and writes nothing, and a
   CHECK(h.prober.calls == 1);
   REQUIRE(h.entry());
   CHECK(h.entry()->healthy());
-  CHECK(h.store.updates >= 2); // the folder's bindings, then the verdict
+  CHECK(h.store.binds == 1); // the folder's bindings
+  CHECK(h.store.updates >= 1); // the verdict
   CHECK_FALSE(h.disk.read_paths.empty());
 
   const int updates = h.store.updates;

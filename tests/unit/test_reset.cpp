@@ -16,10 +16,11 @@ state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock)
     state::entry_of(doc, "b") = json::object{{"status", "healthy"}};
     state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, 1, state::Writer::probe,
                           [](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = 1; });
-    state::bind_folder(doc, "/p", "s", {}, {}, {{"a", {std::string("fpA"), "active", {}}}}, 1);
     return true;
   });
   REQUIRE(seeded_ok.ok());
+  REQUIRE(store.bind("/p", {.stamp = "s", .names = {{"a", {std::string("fpA"), "active", {}}}, {"b", {std::string("fpB"), "active", {}}}}},
+                     1));
   return store;
 }
 bool none(const std::string&, const json::object&) { return false; }
@@ -37,7 +38,10 @@ TEST_CASE("reset removes named entries with their verdicts and bindings", "[rese
   CHECK_FALSE(snap.server("a"));
   CHECK(snap.server("b"));
   CHECK(state::verdicts(snap.doc).empty());
-  CHECK_FALSE(state::folder_bindings(snap.doc, "/p")->find("a"));
+  const auto bound = store.bindings("/p");
+  REQUIRE(bound);
+  CHECK_FALSE(bound->find("a"));
+  CHECK(bound->find("b"));
 }
 
 TEST_CASE("reset picks by predicate when no names are given, and a dry run writes nothing", "[reset]") {

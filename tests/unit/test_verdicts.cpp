@@ -32,30 +32,41 @@ TEST_CASE("an entry without a definition (the JS hook's) is adopted by the first
 }
 
 TEST_CASE("a folder's bindings are replaced when the stamp changes and merged when it holds", "[verdicts]") {
-  json::object doc = empty_doc();
-  state::bind_folder(doc, "/p", "s1", {}, {}, {{"a", {std::string("fpA"), "active", {}}}}, 1000);
-  state::bind_folder(doc, "/p", "s1", {}, {}, {{"b", {std::nullopt, "none", {}}}}, 1000);
-  auto f = state::folder_bindings(doc, "/p");
+  json::object stored;
+  state::bind_folder(stored, {.stamp = "s1", .names = {{"a", {std::string("fpA"), "active", {}}}}}, 1000);
+  state::bind_folder(stored, {.stamp = "s1", .names = {{"b", {std::nullopt, "none", {}}}}}, 1000);
+  auto f = state::FolderBindings::from_json(stored);
   REQUIRE(f);
   CHECK(f->find("a")->definition == std::optional<std::string>("fpA"));
   CHECK(f->find("b")->standing == "none");
-  state::bind_folder(doc, "/p", "s2", {"/x"}, {"V"}, {{"b", {std::string("fpB"), "active", {}}}}, 2000);
-  f = state::folder_bindings(doc, "/p");
+  state::bind_folder(stored, {.stamp = "s2", .files = {"/x"}, .variables = {"V"}, .names = {{"b", {std::string("fpB"), "active", {}}}}},
+                     2000);
+  f = state::FolderBindings::from_json(stored);
   CHECK_FALSE(f->find("a"));
   CHECK(f->find("b")->definition == std::optional<std::string>("fpB"));
   CHECK(f->files == std::vector<std::string>{"/x"});
   CHECK(f->variables == std::vector<std::string>{"V"});
 }
 
-TEST_CASE("forgetting a server removes its entry, its verdicts and its bindings", "[verdicts]") {
+TEST_CASE("forgetting a server removes its entry and its verdicts", "[verdicts]") {
   json::object doc = empty_doc();
   state::record_verdict(doc, {"fpA", "dup", "dup", "project", "/a", std::nullopt}, 1000, state::Writer::probe, mark);
   state::record_verdict(doc, {"fpK", "keep", "keep", "user", std::nullopt, std::nullopt}, 1000, state::Writer::probe, mark);
-  state::bind_folder(doc, "/a", "s", {}, {}, {{"dup", {std::string("fpA"), "active", {}}}}, 1000);
   CHECK(state::forget_server(doc, "dup"));
   CHECK_FALSE(doc.at("servers").as_object().contains("dup"));
   CHECK_FALSE(doc.at("definitions").as_object().contains("fpA"));
   CHECK(doc.at("definitions").as_object().contains("fpK"));
-  CHECK_FALSE(state::folder_bindings(doc, "/a")->find("dup"));
   CHECK_FALSE(state::forget_server(doc, "dup"));
+}
+
+TEST_CASE("a verdict unchecked for a month goes with the servers entry that mirrors it", "[verdicts]") {
+  json::object doc = empty_doc();
+  state::record_verdict(doc, {"fpOld", "old", "old", "user", std::nullopt, std::nullopt}, 1000, state::Writer::probe, mark);
+  REQUIRE(doc.at("servers").as_object().contains("old"));
+  const util::EpochMs later = 1000 + state::k_keep_unused_ms + 2000;
+  state::record_verdict(doc, {"fpNew", "new", "new", "user", std::nullopt, std::nullopt}, later, state::Writer::probe,
+                        [&](json::object& e) { e["checkedAt"] = later; });
+  CHECK_FALSE(doc.at("definitions").as_object().contains("fpOld"));
+  CHECK_FALSE(doc.at("servers").as_object().contains("old"));
+  CHECK(doc.at("servers").as_object().contains("new"));
 }

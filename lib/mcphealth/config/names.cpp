@@ -1,5 +1,7 @@
 #include <mcphealth/config/names.hpp>
 
+#include <mcphealth/util/text.hpp>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -81,16 +83,6 @@ std::string qwen_replaced(std::string_view text) {
 
 bool qwen_renames(std::string_view server) { return tool_server_name(server) != server; }
 
-std::string hash_hex(std::string_view text) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  static constexpr char k_digits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = k_digits[h & 0xF];
-  return out;
-}
+std::string hash_hex(std::string_view text) { return util::fnv1a_hex(text); }
 
 } // namespace mcphealth::config

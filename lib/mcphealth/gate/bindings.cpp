@@ -37,12 +37,12 @@ std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Re
   return names;
 }
 
-void record_bindings(boost::json::object& doc, const std::string& key, const config::DiscoveryInputs& inputs,
-                     const config::Resolution& res, const util::Environment& env, util::EpochMs now,
-                     const ExtraBinding& extra) {
-  std::vector<std::string> files;
-  for (const auto& f : res.read_files) files.push_back(f.string());
-  state::bind_folder(doc, key, config::resolution_stamp(inputs, res, env), files, res.variables, bindings_of(res, extra), now);
+state::FolderBind bind_of(const config::DiscoveryInputs& inputs, const config::Resolution& res,
+                          const util::Environment& env, const ExtraBinding& extra) {
+  state::FolderBind out{.stamp = config::resolution_stamp(inputs, res, env), .variables = res.variables,
+                        .names = bindings_of(res, extra)};
+  for (const auto& f : res.read_files) out.files.push_back(f.string());
+  return out;
 }
 
 std::string binding_key(const hook::CallTarget& call) {

@@ -1,6 +1,7 @@
 #pragma once
 // A folder's bindings: what every server name means there (the definition its agent starts, or why there is none),
-// stored in the state file under the folder's key with the stamp that says when they no longer hold. The hook
+// stored beside the state file under the folder's key (state/bindings.hpp) with the stamp that says when they no
+// longer hold. The hook
 // binds a folder when it reads its configs, and `probe` binds every folder it covers, both through these, so the
 // next call there is a cache hit either way.
 #include <mcphealth/config/discovery.hpp>
@@ -37,10 +38,9 @@ inline constexpr std::size_t k_max_bound_names = 512;
 std::vector<std::pair<std::string, state::Binding>> bindings_of(const config::Resolution& res,
                                                                 const ExtraBinding& extra = std::nullopt);
 
-/// Records `res` (read for `inputs`) as the bindings of folder `key` in `doc`, stamped with what it read.
-void record_bindings(boost::json::object& doc, const std::string& key, const config::DiscoveryInputs& inputs,
-                     const config::Resolution& res, const util::Environment& env, util::EpochMs now,
-                     const ExtraBinding& extra = std::nullopt);
+/// What `res` (read for `inputs`) binds in its folder, stamped with what it read (state::Store::bind records it).
+state::FolderBind bind_of(const config::DiscoveryInputs& inputs, const config::Resolution& res,
+                          const util::Environment& env, const ExtraBinding& extra = std::nullopt);
 
 /// Where a call's binding is kept among the folder's names: its tool-name server, or `<server>@<source>` when the
 /// client names the definition (`@` is never in a tool-name server). One folder can run a user `svc` in one

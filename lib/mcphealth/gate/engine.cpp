@@ -217,7 +217,7 @@ private:
     if constexpr (std::is_same_v<Facts, SessionFacts>) {
       return false;
     } else {
-      f.bound = m_reader.bound_here(*f.state, f.c.call);
+      f.bound = m_reader.bound_here(f.c.call);
       m_sink.trace([&] {
         const std::optional<state::Binding>& b = *f.bound;
         return "folder " + m_reader.folder_key() + ": " +

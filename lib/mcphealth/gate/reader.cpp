@@ -129,16 +129,18 @@ std::string Reader::folder_key() {
   return agent::folder_key(m_agent, in.project_dir.string(), how);
 }
 
-std::optional<state::FolderBindings> Reader::current_bindings(const state::StateSnapshot& snap) {
-  std::optional<state::FolderBindings> folder = state::folder_bindings(snap.doc, folder_key());
-  if (!folder) return std::nullopt;
-  const std::vector<std::filesystem::path> files(folder->files.begin(), folder->files.end());
-  if (config::resolution_stamp(files, folder->variables, m_deps.env, reader()) != folder->stamp) return std::nullopt;
-  return folder;
+const std::optional<state::FolderBindings>& Reader::current_bindings() {
+  if (m_bindings) return *m_bindings;
+  std::optional<state::FolderBindings> folder = store().bindings(folder_key());
+  if (folder) {
+    const std::vector<std::filesystem::path> files(folder->files.begin(), folder->files.end());
+    if (config::resolution_stamp(files, folder->variables, m_deps.env, reader()) != folder->stamp) folder.reset();
+  }
+  return m_bindings.emplace(std::move(folder));
 }
 
-std::optional<state::Binding> Reader::bound_here(const state::StateSnapshot& snap, const hook::CallTarget& call) {
-  const std::optional<state::FolderBindings> folder = current_bindings(snap);
+std::optional<state::Binding> Reader::bound_here(const hook::CallTarget& call) {
+  const std::optional<state::FolderBindings>& folder = current_bindings();
   if (!folder) return std::nullopt;
   std::optional<state::Binding> bound = folder->find(binding_key(call));
   if (bound) m_bound_project = bound->project;
@@ -196,8 +198,7 @@ hook::CallTarget Reader::settle_split(const hook::CallTarget& first) {
     }
     return std::optional<hook::CallTarget>();
   };
-  const state::StateSnapshot snap = store().read();
-  if (const std::optional<state::FolderBindings> folder = current_bindings(snap)) {
+  if (const std::optional<state::FolderBindings>& folder = current_bindings()) {
     return known([&](const std::string& server) {
              const auto b = folder->find(config::tool_server_name(server));
              return b && b->meaning() != state::Binding::Meaning::undefined;
@@ -220,10 +221,8 @@ std::optional<hook::CallTarget> Reader::respelled() {
     }
     return t;
   };
-  const state::StateSnapshot snap = store().read();
-  if (const std::optional<state::FolderBindings> folder = current_bindings(snap)) {
-    if (folder->names == nullptr) return std::nullopt;
-    for (const auto& kv : *folder->names) {
+  if (const std::optional<state::FolderBindings>& folder = current_bindings()) {
+    for (const auto& kv : folder->names) {
       if (std::optional<hook::CallTarget> t = found(kv.key())) return t;
     }
     return std::nullopt;

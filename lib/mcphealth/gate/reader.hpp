@@ -1,6 +1,6 @@
 #pragma once
-// What one hook run reads, each piece on first use (a cache hit reads the state file and a few stats, nothing
-// else): the state, the settings, the policy, the folder's configs and bindings. A Reader writes nothing: every
+// What one hook run reads, each piece on first use (a cache hit reads the state file, its folder's bindings and a
+// few stats, nothing else): the state, the settings, the policy, the folder's configs and bindings. A Reader writes nothing: every
 // write is the Recorder's (gate/recorder.hpp), and what is said goes through the Sink. gate/engine.cpp performs the
 // steps of gate/steps.hpp with them.
 #include <mcphealth/config/discovery.hpp>
@@ -95,12 +95,15 @@ public:
   const config::DiscoveryInputs& inputs();
   /// The folder's key in the state file's bindings.
   std::string folder_key();
-  /// This folder's stored bindings, when they still hold (no watched file or variable changed): stats only.
-  std::optional<state::FolderBindings> current_bindings(const state::StateSnapshot& snap);
+  /// This folder's stored bindings, when they still hold (no watched file or variable changed): its one file,
+  /// and stats. Read once per run, until forget_bindings.
+  const std::optional<state::FolderBindings>& current_bindings();
+  /// Reads the bindings again at their next use: the run bound the folder.
+  void forget_bindings() { m_bindings.reset(); }
   /// The stored binding of `call`'s server in this folder (of the definition the client names, when it names
   /// one), when the bindings still hold. The binding's project is remembered for the server's settings: a
   /// per-project policy rule must not depend on the order of calls.
-  std::optional<state::Binding> bound_here(const state::StateSnapshot& snap, const hook::CallTarget& call);
+  std::optional<state::Binding> bound_here(const hook::CallTarget& call);
 
   /// The folder's configs as the agent reads them (read once per run).
   const config::Resolution& read_configs();
@@ -135,6 +138,7 @@ private:
   std::optional<config::Settings> m_server_settings;
   std::string m_server_settings_key;
   std::optional<std::string> m_bound_project;
+  std::optional<std::optional<state::FolderBindings>> m_bindings;
   std::optional<hook::CallTarget> m_target_call;
   const config::Candidate* m_candidate = nullptr;
   /// The definition the client named, resolved here when the folder's rules would not start it.

@@ -72,15 +72,27 @@ const config::Resolution& Recorder::bind_folder(const ExtraBinding& extra) {
   const config::Resolution& res = m_reader.read_configs();
   const std::string key = m_reader.folder_key();
   const util::EpochMs at = m_reader.now();
-  update_state([&](json::object& doc) {
-    record_bindings(doc, key, m_reader.inputs(), res, m_reader.deps().env, at, extra);
-    // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
+  if (auto bound = m_reader.store().bind(key, bind_of(m_reader.inputs(), res, m_reader.deps().env, extra), at); !bound) {
+    m_reader.sink().trace([&] { return "folder " + key + " not bound: " + bound.error().message; });
+  }
+  m_reader.forget_bindings();
+  // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
+  auto adoptable = [&](const json::object& doc) {
+    std::vector<const config::Candidate*> out;
     for (const config::Candidate* c : res.winners()) {
       if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_server, std::nullopt)) {
-        state::record_verdict(doc, info_of(*c), at, state::Writer::adopted, [](json::object&) {});
+        out.push_back(c);
       }
     }
-    return true;
+    return out;
+  };
+  if (adoptable(m_reader.store().read().doc).empty()) return res;
+  update_state([&](json::object& doc) {
+    const std::vector<const config::Candidate*> adopt = adoptable(doc);
+    for (const config::Candidate* c : adopt) {
+      state::record_verdict(doc, info_of(*c), at, state::Writer::adopted, [](json::object&) {});
+    }
+    return !adopt.empty();
   });
   return res;
 }

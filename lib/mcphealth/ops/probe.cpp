@@ -120,7 +120,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   state::StateStore store(settings.state_path.value, clock);
   const state::StateSnapshot before = store.read();
   const std::vector<Folder> folders =
-      agent::folders_in_use(base, env, {request.agents, request.project, state::bound_folders(before.doc)});
+      agent::folders_in_use(base, env, {request.agents, request.project, state::bound_folders(store.shelf())});
   for (const auto& f : folders) {
     for (const auto& file : f.resolution.files) {
       if (file.status == config::FileReport::Status::parse_error || file.status == config::FileReport::Status::unreadable) {
@@ -190,12 +190,22 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   if (request.record == Record::yes) {
     std::vector<std::string> skipped;
     const util::EpochMs now = clock.now_ms();
-    const state::UpdateResult written = store.update([&](json::object& doc) {
-      // Each folder's bindings too, so the hook's next call there is a cache hit.
-      for (const auto& f : folders) {
-        gate::record_bindings(doc, agent::folder_key(*f.agent, f.inputs.project_dir.string()), f.inputs, f.resolution,
-                              env, now);
+    // Each folder's bindings too, so the hook's next call there is a cache hit; a folder whose bindings still
+    // hold is not written again.
+    for (const auto& f : folders) {
+      const std::string key = agent::folder_key(*f.agent, f.inputs.project_dir.string());
+      state::FolderBind bind = gate::bind_of(f.inputs, f.resolution, env);
+      const std::optional<state::FolderBindings> stored = store.bindings(key);
+      if (stored && stored->stamp == bind.stamp && std::all_of(bind.names.begin(), bind.names.end(), [&](const auto& n) {
+            return stored->names.contains(n.first);
+          })) {
+        continue;
       }
+      if (auto bound = store.bind(key, bind, now); !bound) {
+        report.warnings.push_back("folder " + key + " not bound: " + bound.error().message);
+      }
+    }
+    const state::UpdateResult written = store.update([&](json::object& doc) {
       probe::record_probes(doc, to_record, state::Writer::probe, skipped);
       return true;
     });

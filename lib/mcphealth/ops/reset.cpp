@@ -43,8 +43,14 @@ ResetResult remove_entries(state::StateStore& store, const std::vector<std::stri
     }
     return out;
   };
-  return remove(store, choose, [](json::object& doc, const std::string& name) { return state::forget_server(doc, name); },
-                dry_run);
+  ResetResult out = remove(store, choose, [](json::object& doc, const std::string& name) { return state::forget_server(doc, name); },
+                           dry_run);
+  // And their bindings, in every folder (no binding is kept for a name whose entry is gone: a call binds it again).
+  if (dry_run == DryRun::no && out.update && out.update->written) {
+    state::Shelf bindings = store.shelf();
+    (void)state::forget_bound_names(bindings, out.removed, store.clock().now_ms());
+  }
+  return out;
 }
 
 ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::string>& fingerprints, DryRun dry_run) {

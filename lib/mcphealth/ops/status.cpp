@@ -202,7 +202,7 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
 }
 
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<Configured>& configured,
-                          const config::Settings& settings, util::EpochMs now) {
+                          const config::Settings& settings, util::EpochMs now, const std::vector<std::string>& bound) {
   StatusReport report;
   // A config that cannot be read hides what is configured: one line for it, and no server called gone for it.
   const bool known_whole = !configured || configured->problems.empty();
@@ -266,7 +266,6 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   }
   // Superseded: a verdict nothing points at any more. Without bindings at all (a state file the JS hook wrote) or
   // without configs (the status line) the file alone cannot tell, unless some folder is bound.
-  const std::vector<std::string> bound = state::bound_definitions(snapshot.doc);
   if (known_whole && (configured || !bound.empty())) {
     for (auto& row : report.rows) {
       if (!row.cached || !row.definition || row.configured == true) continue;
@@ -298,9 +297,8 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   return report;
 }
 
-void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, const std::string& folder) {
-  const auto here = state::folder_bindings(snapshot.doc, folder);
-  if (!here || here->names == nullptr) return;
+void keep_bound_in(StatusReport& report, const std::optional<state::FolderBindings>& here) {
+  if (!here) return;
   const auto not_here = [&](const StatusRow& r) {
     // A name the folder binds to no definition (a failed call's, a connector's) is not one of its servers.
     const std::optional<state::Binding> b = here->find(r.name);

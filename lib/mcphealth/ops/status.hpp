@@ -121,7 +121,7 @@ util::Result<void> select_rows(StatusReport& report, const RowSelection& selecti
 
 /// Keeps the rows of the definitions `folder`'s binding points at (Claude Code's binding of it), when the folder is
 /// bound; else all of them. A name bound to no definition there is dropped.
-void keep_bound_in(StatusReport& report, const state::StateSnapshot& snapshot, const std::string& folder);
+void keep_bound_in(StatusReport& report, const std::optional<state::FolderBindings>& here);
 
 /// What the agents' configs say is configured.
 struct Configured {
@@ -141,8 +141,11 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.
+/// `bound` lists the definitions some folder's bindings point at (state::bound_definitions): with no configs
+/// read, a verdict is superseded when some folder is bound and none to it (none given: none is called so).
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<Configured>& configured,
-                          const config::Settings& settings, util::EpochMs now);
+                          const config::Settings& settings, util::EpochMs now,
+                          const std::vector<std::string>& bound = {});
 
 /// The warnings about the state file and settings alone: fail-open on (and by which variable), the file or its folder
 /// not writable, a corrupt file moved aside, a newer version, an unreadable file.

@@ -183,7 +183,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
     // The folders in use, as status counts them (agent::folders_in_use); a definition two agents share is one
     // candidate.
-    agent::FolderScope scope{.bound_folders = state::bound_folders(before.doc)};
+    agent::FolderScope scope{.bound_folders = state::bound_folders(store.shelf())};
     if (m_only != nullptr) scope.agents = {m_only};
     m_folders = agent::folders_in_use(m_base, m_env, scope);
     m_resolved_at = now;
@@ -301,11 +301,12 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
   if (m_plan.report_status) {
     const util::EpochMs now = m_clock.now_ms();
     if (!m_configured_once || now - m_configured_at > m_plan.interval_ms) {
-      m_configured = configured_everywhere(m_inputs, m_env, m_settings, state::bound_folders(after.doc));
+      m_configured = configured_everywhere(m_inputs, m_env, m_settings, state::bound_folders(m_store.shelf()));
+      m_bound = state::bound_definitions(m_store.shelf());
       m_configured_at = now;
       m_configured_once = true;
     }
-    StatusReport report = build_status(after, m_configured, m_settings, now);
+    StatusReport report = build_status(after, m_configured, m_settings, now, m_bound);
     // The verdicts in force (superseded ones are not shown), of the agent asked about.
     RowSelection rows;
     if (m_plan.agent) rows.agent = std::string(m_plan.agent->id);

@@ -171,6 +171,8 @@ private:
   Configured m_configured;
   util::EpochMs m_configured_at = 0;
   bool m_configured_once = false;
+  /// The definitions some folder is bound to, read with m_configured.
+  std::vector<std::string> m_bound;
   bool m_down = false;
 };
 

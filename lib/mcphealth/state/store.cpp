@@ -101,6 +101,22 @@ util::Result<util::RecordLock, util::LockError> StateStore::lock_probe(std::stri
   return util::RecordLock::acquire(m_path.string() + ".probe.lock", key, wait_ms, m_clock);
 }
 
+std::optional<FolderBindings> StateStore::bindings(std::string_view folder) const {
+  if (disabled()) return std::nullopt;
+  const std::optional<json::object> stored = shelf().get(folder);
+  return stored ? FolderBindings::from_json(*stored) : std::nullopt;
+}
+
+util::Result<void> StateStore::bind(std::string_view folder, const FolderBind& bind, util::EpochMs now) {
+  if (disabled()) return util::ok();
+  const auto lock = util::FileLock::acquire(lock_path(), k_lock_wait_ms, m_clock);
+  if (!lock) return util::fail(lock.error().message);
+  Shelf folders = shelf();
+  json::object stored = folders.get(folder).value_or(json::object());
+  bind_folder(stored, bind, now);
+  return folders.put(folder, stored, now);
+}
+
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
   auto refuse = [](UpdateFailure kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
   if (disabled()) return Update{}; // the cache is off: nothing to lock, nothing to write
@@ -122,7 +138,9 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
   }
 
   const boost::json::object before{{"servers", servers_of(snap.doc)}};
-  if (!mutate(snap.doc)) return Update{};
+  Shelf folders = shelf();
+  const bool moved = snap.status == LoadStatus::ok && move_bindings_out(snap.doc, folders, m_clock.now_ms());
+  if (!mutate(snap.doc) && !moved) return Update{};
 
   Update done;
   if (snap.status == LoadStatus::corrupt) {

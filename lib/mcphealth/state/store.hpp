@@ -1,6 +1,7 @@
 #pragma once
 // The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook: lock-free reads for the hot path,
 // and one writer for every change: lock, re-read, mutate, write a temp file, fsync, rename.
+#include <mcphealth/state/bindings.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/lockfile.hpp>
@@ -76,8 +77,8 @@ using UpdateResult = util::Result<Update, UpdateError>;
 /// anything, false to write nothing.
 using Mutator = std::function<bool(boost::json::object& doc)>;
 
-/// What the gate needs of the state: a read, an update through the one writer, and a per-definition probe lock. An
-/// interface so the gate's executor runs in a unit test on a document in memory (tests/unit/fakes.hpp), with no file.
+/// What the gate needs of the state: a read, an update through the one writer, a folder's bindings, and a
+/// per-definition probe lock. An interface so the gate's executor runs in a unit test on a document in memory (tests/unit/fakes.hpp), with no file.
 class Store {
 public:
   using Mutator = state::Mutator;
@@ -90,6 +91,11 @@ public:
   virtual UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) = 0;
   /// Takes the probe lock of `key` (a definition's fingerprint, or a server name), waiting at most `wait_ms`.
   virtual util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms) = 0;
+  /// The bindings of `folder` (a folder key, agent::folder_key), as stored.
+  virtual std::optional<FolderBindings> bindings(std::string_view folder) const = 0;
+  /// Records bindings of `folder` at `now` (state::bind_folder's rule), under the writers' lock; words when it
+  /// could not (the next call binds again).
+  virtual util::Result<void> bind(std::string_view folder, const FolderBind& bind, util::EpochMs now) = 0;
   /// Adds `events` to the history kept beside the state (state/history.hpp); best effort, words when it failed. A
   /// store in memory keeps none.
   virtual std::optional<std::string> append_history(const std::vector<HistoryEvent>& events) {
@@ -105,6 +111,8 @@ public:
 
   /// The state file's path.
   const std::filesystem::path& path() const override { return m_path; }
+  /// The clock its writes are stamped with.
+  util::Clock& clock() const { return m_clock; }
   /// True when the state path is the null device (`/dev/null`): the cache is off. Reads find nothing, writes write nothing, and no
   /// lock file is made next to it.
   bool disabled() const { return is_cache_off(m_path); }
@@ -118,8 +126,15 @@ public:
   /// Reads the current file without locking (writes are atomic renames, so a read sees a whole file).
   StateSnapshot read() const override { return load_state(m_path); }
 
+  /// Where the folders' bindings are: `<path>.d/bindings`, a file per folder (state/bindings.hpp).
+  Shelf shelf() const { return bindings_shelf(m_path); }
+  /// Reads `folder`'s file alone; nothing with the cache off.
+  std::optional<FolderBindings> bindings(std::string_view folder) const override;
+  /// Under the writers' lock: re-reads `folder`'s file, binds, and replaces that file alone.
+  util::Result<void> bind(std::string_view folder, const FolderBind& bind, util::EpochMs now) override;
+
   /// Under the lock: re-reads the file, moves a corrupt one aside, applies `mutate`, and replaces the file
-  /// atomically. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
+  /// atomically. Bindings a file from before they had their own files still holds are moved onto the shelf. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
   /// The history gets the transitions a written update made (state::transitions), under the same lock.
   UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) override;
   std::optional<std::string> append_history(const std::vector<HistoryEvent>& events) override;

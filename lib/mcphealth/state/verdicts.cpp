@@ -12,29 +12,12 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view k_definitions = "definitions";
-constexpr std::string_view k_bindings = "bindings";
 constexpr std::string_view k_definition = "definition";
 
 json::object& object_at(json::object& doc, std::string_view key) {
   json::value& v = doc[key];
   if (!v.is_object()) v = json::object();
   return v.get_object();
-}
-
-std::vector<std::string> strings_of(const json::object& o, std::string_view key) {
-  std::vector<std::string> out;
-  if (auto it = o.find(key); it != o.end() && it->value().is_array()) {
-    for (const auto& v : it->value().get_array()) {
-      if (v.is_string()) out.emplace_back(v.get_string());
-    }
-  }
-  return out;
-}
-
-json::array array_of(const std::vector<std::string>& items) {
-  json::array out;
-  for (const auto& s : items) out.emplace_back(s);
-  return out;
 }
 
 json::value optional_string(const std::optional<std::string>& s) { return s ? json::value(*s) : json::value(nullptr); }
@@ -51,66 +34,6 @@ std::string_view writer_name(Writer by) {
   case Writer::adopted: return "adopted";
   }
   return {};
-}
-
-std::optional<Binding> FolderBindings::find(std::string_view server) const {
-  if (names == nullptr) return std::nullopt;
-  const json::object* b = util::get_object(*names, server);
-  if (b == nullptr) return std::nullopt;
-  Binding out;
-  out.definition = util::get_string(*b, k_definition);
-  out.standing =
-      util::get_string(*b, "standing").value_or(std::string(out.definition ? k_standing_active : k_standing_undefined));
-  out.reason = util::get_string(*b, "reason").value_or("");
-  if (out.definition) out.project = util::get_string(*b, "project");
-  return out;
-}
-
-std::optional<FolderBindings> folder_bindings(const json::object& doc, std::string_view folder) {
-  const json::object* all = util::get_object(doc, k_bindings);
-  const json::object* f = all ? util::get_object(*all, folder) : nullptr;
-  if (f == nullptr) return std::nullopt;
-  FolderBindings out;
-  out.stamp = util::get_string(*f, "stamp").value_or("");
-  if (!f->contains("files")) return std::nullopt; // made before the stamp covered every file read
-  out.files = strings_of(*f, "files");
-  out.variables = strings_of(*f, "variables");
-  out.names = util::get_object(*f, "names");
-  return out;
-}
-
-void bind_folder(json::object& doc, std::string_view folder, std::string_view stamp,
-                 const std::vector<std::string>& files, const std::vector<std::string>& variables,
-                 const std::vector<std::pair<std::string, Binding>>& names, util::EpochMs now) {
-  json::object& all = object_at(doc, k_bindings);
-  std::vector<std::string> stale;
-  for (const auto& kv : all) {
-    const json::object* f = kv.value().is_object() ? &kv.value().get_object() : nullptr;
-    const auto at = f ? util::get_epoch_ms(*f, "boundAt") : std::nullopt;
-    if (!at || *at + k_keep_unused_ms < now) stale.emplace_back(kv.key());
-  }
-  for (const auto& key : stale) all.erase(key);
-  json::object& f = object_at(all, folder);
-  if (util::get_string(f, "stamp") != std::optional<std::string>(std::string(stamp))) {
-    f.clear();
-    f["stamp"] = stamp;
-    f["files"] = array_of(files);
-    f["variables"] = array_of(variables);
-  }
-  f["boundAt"] = now;
-  json::object& bound = object_at(f, "names");
-  for (const auto& [name, b] : names) {
-    if (name.size() > k_max_name_bytes) continue; // no such name is real; it would only grow the file
-    json::object o;
-    if (b.definition) {
-      o[k_definition] = *b.definition;
-      if (b.project) o["project"] = *b.project;
-    } else {
-      o["standing"] = b.standing;
-      if (!b.reason.empty()) o["reason"] = b.reason;
-    }
-    bound[name] = std::move(o);
-  }
 }
 
 std::optional<std::string> definition_of(const json::object& entry) { return util::get_string(entry, k_definition); }
@@ -148,7 +71,9 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
     const auto at = v ? util::get_epoch_ms(*v, field::checked_at) : std::nullopt;
     if (kv.key() != who.fingerprint && (!at || *at + k_keep_unused_ms < now)) stale.emplace_back(kv.key());
   }
-  for (const auto& key : stale) all.erase(key);
+  // With its mirror in `servers` (when that still mirrors it): the JS hook's map does not keep a server no
+  // definition has been checked as for a month.
+  for (const auto& key : stale) forget_verdict(doc, key);
   json::value& slot = all[who.fingerprint];
   if (!slot.is_object()) {
     const json::object* adopted = decision_entry(doc, who.tool_server, std::nullopt);
@@ -196,36 +121,7 @@ bool forget_server(json::object& doc, std::string_view server) {
   if (json::value* misses = doc.if_contains("unconfigured"); misses && misses->is_object()) {
     removed = misses->get_object().erase(server) > 0 || removed;
   }
-  json::object& bindings = object_at(doc, k_bindings);
-  for (auto& kv : bindings) {
-    if (!kv.value().is_object()) continue;
-    if (json::value* names = kv.value().get_object().if_contains("names"); names && names->is_object()) {
-      names->get_object().erase(server);
-    }
-  }
   return removed;
-}
-
-std::vector<std::string> bound_definitions(const json::object& doc) {
-  std::vector<std::string> out;
-  const json::object* all = util::get_object(doc, k_bindings);
-  for (const auto& folder : all ? *all : json::object{}) {
-    const json::object* names = folder.value().is_object() ? util::get_object(folder.value().get_object(), "names") : nullptr;
-    for (const auto& name : names ? *names : json::object{}) {
-      if (!name.value().is_object()) continue;
-      auto fp = util::get_string(name.value().get_object(), k_definition);
-      if (fp && std::find(out.begin(), out.end(), *fp) == out.end()) out.push_back(std::move(*fp));
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> bound_folders(const json::object& doc) {
-  std::vector<std::string> out;
-  if (const json::object* all = util::get_object(doc, k_bindings)) {
-    for (const auto& folder : *all) out.emplace_back(folder.key());
-  }
-  return out;
 }
 
 bool forget_verdict(json::object& doc, std::string_view fingerprint) {

@@ -70,7 +70,7 @@ Result<void> make_private_dirs(const fs::path& dir) {
   return ok();
 }
 
-Result<void> atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode, Folders folders) {
+Result<void> atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode, Folders folders, Sync sync) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (S_ISLNK(st.st_mode)) return fail(path.string() + " is a symlink; refusing to write through it");
@@ -108,10 +108,11 @@ Result<void> atomic_replace(const fs::path& path, std::string_view bytes, unsign
     done += static_cast<std::size_t>(n);
   }
   if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) return abandon("cannot chmod " + tmp.string());
-  if (::fsync(fd.get()) != 0) return abandon("cannot fsync " + tmp.string());
+  if (sync == Sync::yes && ::fsync(fd.get()) != 0) return abandon("cannot fsync " + tmp.string());
   if (::close(fd.release()) != 0) return abandon("cannot close " + tmp.string());
   if (::rename(tmp.c_str(), path.c_str()) != 0) return abandon("cannot rename onto " + path.string());
   // Make the rename itself durable; a failure here loses nothing already visible, so it is not reported.
+  if (sync == Sync::no) return ok();
   if (const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); dir_fd.valid()) ::fsync(dir_fd.get());
   return ok();
 }

@@ -33,9 +33,11 @@ Result<void> make_private_dirs(const std::filesystem::path& dir);
 
 /// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode `mode`, 0600 unless said), fsync,
 /// rename. Refuses a `path` that is a symlink or anything but a regular file. A missing folder is created (0700)
-/// with `Folders::create`, an error with `Folders::must_exist`.
+/// with `Folders::create`, an error with `Folders::must_exist`. `Sync::no` skips the two fsyncs, for a file that
+/// is a cache of what can be read again (a crash may leave it empty or old, never half written and visible).
 enum class Folders { create, must_exist };
+enum class Sync { yes, no };
 Result<void> atomic_replace(const std::filesystem::path& path, std::string_view bytes, unsigned mode = 0600,
-                            Folders folders = Folders::create);
+                            Folders folders = Folders::create, Sync sync = Sync::yes);
 
 } // namespace mcphealth::util

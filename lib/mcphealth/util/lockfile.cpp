@@ -1,6 +1,7 @@
 #include <mcphealth/util/lockfile.hpp>
 
 #include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -69,12 +70,7 @@ Result<RecordLock, LockError> RecordLock::acquire(const fs::path& path, std::str
                                                   Clock& clock) {
   auto fd = open_lock_file(path);
   if (!fd) return fail(fd.error());
-  // FNV-1a: stable across runs and platforms, unlike std::hash.
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  const std::uint64_t h = fnv1a(key);
   struct flock rec {};
   rec.l_type = F_WRLCK;
   rec.l_whence = SEEK_SET;

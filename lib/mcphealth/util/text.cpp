@@ -351,4 +351,12 @@ std::optional<std::string> version_in(std::string_view text) {
   return std::nullopt;
 }
 
+std::string fnv1a_hex(std::string_view text) {
+  static constexpr char k_digits[] = "0123456789abcdef";
+  std::uint64_t h = fnv1a(text);
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = k_digits[h & 0xF];
+  return out;
+}
+
 } // namespace mcphealth::util

@@ -2,6 +2,7 @@
 // Text helpers every layer uses: trimming, cutting to a byte budget without splitting a character, and making text
 // from outside safe to print on one line.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <optional>
 #include <string_view>
@@ -80,5 +81,19 @@ std::optional<std::string> version_in(std::string_view text);
 
 /// Compares dotted versions number by number (`2.1.1000` > `2.1.332`): negative, zero or positive.
 int compare_versions(std::string_view a, std::string_view b);
+
+/// The 64-bit FNV-1a hash of `text`: stable across runs, builds and platforms (unlike std::hash), for keys and
+/// file names; not a digest that keeps anything secret.
+constexpr std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+/// fnv1a(text) as 16 hex digits.
+std::string fnv1a_hex(std::string_view text);
 
 } // namespace mcphealth::util

@@ -1,0 +1,146 @@
+#include <mcphealth/state/shelf.hpp>
+
+#include <mcphealth/util/files.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <system_error>
+#include <vector>
+
+namespace mcphealth::state {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_key = "key";
+constexpr std::string_view k_suffix = ".json";
+
+bool is_entry(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.size() > k_suffix.size() && name.ends_with(k_suffix);
+}
+
+/// The modification time of `path` in ms since the epoch, when it can be read.
+std::optional<util::EpochMs> written_at(const fs::path& path) {
+  const std::optional<util::FileStamp> st = util::disk().stat(path);
+  if (!st || !st->regular) return std::nullopt;
+  return st->mtime_ns / 1'000'000;
+}
+
+/// Sets `path`'s modification time to `at` (the clock's), leaving its access time alone.
+void stamp(const fs::path& path, util::EpochMs at) {
+  struct timespec times[2] {};
+  times[0].tv_nsec = UTIME_OMIT;
+  times[1].tv_sec = static_cast<time_t>(at / 1000);
+  times[1].tv_nsec = static_cast<long>((at % 1000) * 1'000'000);
+  (void)::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
+std::optional<json::object> read_entry(const fs::path& path, std::string* key_out) {
+  const auto text = util::read_file(path, Shelf::k_max_file_bytes);
+  if (!text) return std::nullopt;
+  util::JsonParse parsed = util::parse_json(*text);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  json::object obj = std::move(parsed->get_object());
+  const json::value* key = obj.if_contains(k_key);
+  if (key == nullptr || !key->is_string()) return std::nullopt;
+  if (key_out != nullptr) *key_out = std::string(key->get_string());
+  obj.erase(k_key);
+  return obj;
+}
+
+} // namespace
+
+fs::path Shelf::file_of(std::string_view key) const {
+  const std::string h = util::fnv1a_hex(key);
+  return m_dir / h.substr(0, 2) / (h.substr(2) + std::string(k_suffix));
+}
+
+std::optional<json::object> Shelf::get(std::string_view key) const {
+  std::string stored;
+  std::optional<json::object> obj = read_entry(file_of(key), &stored);
+  if (!obj || stored != key) return std::nullopt; // another key with the same hash: none stored for this one
+  return obj;
+}
+
+util::Result<void> Shelf::put(std::string_view key, const json::object& value, util::EpochMs now) {
+  json::object stored;
+  stored[k_key] = key;
+  for (const auto& kv : value) {
+    if (kv.key() != k_key) stored[kv.key()] = kv.value();
+  }
+  const fs::path file = file_of(key);
+  if (auto written = util::atomic_replace(file, json::serialize(stored), 0600, util::Folders::create, util::Sync::no);
+      !written) {
+    return written;
+  }
+  stamp(file, now);
+  tend(file.parent_path(), file, now);
+  return util::ok();
+}
+
+bool Shelf::remove(std::string_view key) {
+  std::error_code ec;
+  return fs::remove(file_of(key), ec);
+}
+
+void Shelf::tend(const fs::path& shard, const fs::path& kept, util::EpochMs now) const {
+  std::vector<std::pair<util::EpochMs, fs::path>> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(shard, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path p = it->path();
+    const std::optional<util::EpochMs> at = written_at(p);
+    if (!at) continue;
+    if (!is_entry(p)) {
+      // A writer's temp file, left by a crash: gone once it is clearly no one's work in progress.
+      if (*at + 3'600'000 < now) fs::remove(p, ec);
+      continue;
+    }
+    if (p == kept) continue;
+    if (*at + m_keep_ms < now) {
+      fs::remove(p, ec);
+      continue;
+    }
+    files.emplace_back(*at, p);
+  }
+  if (files.size() + 1 <= m_per_shard) return;
+  std::sort(files.begin(), files.end());
+  const std::size_t over = files.size() + 1 - m_per_shard;
+  for (std::size_t i = 0; i < over; ++i) fs::remove(files[i].second, ec);
+}
+
+void Shelf::each(const std::function<void(const std::string&, const json::object&)>& visit) const {
+  std::error_code ec;
+  for (fs::directory_iterator shards(m_dir, ec), end; !ec && shards != end; shards.increment(ec)) {
+    std::error_code inner;
+    for (fs::directory_iterator it(shards->path(), inner), stop; !inner && it != stop; it.increment(inner)) {
+      if (!is_entry(it->path())) continue;
+      std::string key;
+      if (std::optional<json::object> obj = read_entry(it->path(), &key)) visit(key, *obj);
+    }
+  }
+}
+
+Shelf::Size Shelf::size() const {
+  Size out;
+  std::error_code ec;
+  for (fs::directory_iterator shards(m_dir, ec), end; !ec && shards != end; shards.increment(ec)) {
+    std::error_code inner;
+    for (fs::directory_iterator it(shards->path(), inner), stop; !inner && it != stop; it.increment(inner)) {
+      const std::optional<util::FileStamp> st = is_entry(it->path()) ? util::disk().stat(it->path()) : std::nullopt;
+      if (!st || !st->regular) continue;
+      ++out.files;
+      out.bytes += static_cast<std::uintmax_t>(st->size);
+    }
+  }
+  return out;
+}
+
+} // namespace mcphealth::state

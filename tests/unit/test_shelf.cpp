@@ -1,0 +1,135 @@
+#include "fakes.hpp"
+
+#include <mcphealth/state/bindings.hpp>
+#include <mcphealth/state/shelf.hpp>
+#include <mcphealth/state/store.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::int64_t k_day = 24LL * 3600 * 1000;
+
+/// `count` keys whose files share one shard (the first two hex digits of their hash).
+std::vector<std::string> keys_in_one_shard(std::size_t count) {
+  std::vector<std::string> out;
+  const std::string shard = util::fnv1a_hex("/k0").substr(0, 2);
+  for (int i = 0; out.size() < count; ++i) {
+    const std::string key = "/k" + std::to_string(i);
+    if (util::fnv1a_hex(key).substr(0, 2) == shard) out.push_back(key);
+  }
+  return out;
+}
+
+json::object value(std::int64_t n) { return json::object{{"n", n}}; }
+
+} // namespace
+
+TEST_CASE("a shelf gives back what was put under a key, and nothing for another key", "[shelf]") {
+  testing::TempDir dir;
+  state::Shelf shelf(dir.path() / "shelf", 64, 30 * k_day);
+  CHECK_FALSE(shelf.get("/a"));
+  REQUIRE(shelf.put("/a", value(1), 1000));
+  REQUIRE(shelf.get("/a"));
+  CHECK(shelf.get("/a")->at("n") == 1);
+  CHECK_FALSE(shelf.get("/a")->contains("key"));
+  CHECK_FALSE(shelf.get("/b"));
+  // A file holding another key (two keys with one hash) is none of this key's.
+  const auto other = util::atomic_replace(shelf.file_of("/b"), R"({"key":"/c","n":3})");
+  REQUIRE(other);
+  CHECK_FALSE(shelf.get("/b"));
+  // Nor is a file that does not parse (a crash left it empty).
+  const auto torn = util::atomic_replace(shelf.file_of("/a"), "");
+  REQUIRE(torn);
+  CHECK_FALSE(shelf.get("/a"));
+}
+
+TEST_CASE("a shelf's shard keeps the most recently written files, up to its bound", "[shelf]") {
+  testing::TempDir dir;
+  state::Shelf shelf(dir.path() / "shelf", 3, 30 * k_day);
+  const std::vector<std::string> keys = keys_in_one_shard(5);
+  for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(shelf.put(keys[i], value(static_cast<std::int64_t>(i)), 1000 + static_cast<util::EpochMs>(i)));
+  CHECK_FALSE(shelf.get(keys[0]));
+  CHECK_FALSE(shelf.get(keys[1]));
+  CHECK(shelf.get(keys[2]));
+  CHECK(shelf.get(keys[4]));
+  CHECK(shelf.size().files == 3);
+  CHECK(shelf.capacity() == 3 * state::Shelf::k_shards);
+  // Written again, the oldest is the newest: the next new key pushes out the one after it.
+  REQUIRE(shelf.put(keys[2], value(2), 2000));
+  REQUIRE(shelf.put(keys[0], value(0), 2001));
+  CHECK(shelf.get(keys[2]));
+  CHECK_FALSE(shelf.get(keys[3]));
+}
+
+TEST_CASE("a shelf forgets what was not written for its keeping time, by the clock it is given", "[shelf]") {
+  testing::TempDir dir;
+  state::Shelf shelf(dir.path() / "shelf", 64, 30 * k_day);
+  const std::vector<std::string> keys = keys_in_one_shard(2);
+  REQUIRE(shelf.put(keys[0], value(0), 1000));
+  REQUIRE(shelf.put(keys[1], value(1), 1000 + 29 * k_day));
+  CHECK(shelf.get(keys[0]));
+  REQUIRE(shelf.put(keys[1], value(1), 1000 + 31 * k_day));
+  CHECK_FALSE(shelf.get(keys[0]));
+  std::vector<std::string> seen;
+  shelf.each([&](const std::string& key, const json::object&) { seen.push_back(key); });
+  CHECK(seen == std::vector<std::string>{keys[1]});
+}
+
+TEST_CASE("a state file's bindings are read and written one folder at a time, beside it", "[shelf][bindings]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  state::StateStore store(dir.path() / "state.json", clock);
+  CHECK_FALSE(store.bindings("/p"));
+  REQUIRE(store.bind("/p", {.stamp = "s", .names = {{"a", {std::string("fpA"), "active", {}}}}}, clock.now_ms()));
+  REQUIRE(store.bind("/q", {.stamp = "t", .names = {{"a", {std::string("fpQ"), "active", {}}}}}, clock.now_ms()));
+  CHECK(store.bindings("/p")->find("a")->definition == std::optional<std::string>("fpA"));
+  CHECK(std::filesystem::exists(dir.path() / "state.json.d" / "bindings"));
+  // The state file itself is neither written nor needed.
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "state.json"));
+  CHECK(state::bound_folders(store.shelf()) == std::vector<std::string>{"/p", "/q"});
+  CHECK(state::bound_definitions(store.shelf()) == std::vector<std::string>{"fpA", "fpQ"});
+  state::Shelf shelf = store.shelf();
+  CHECK(state::forget_bound_names(shelf, {"a"}, clock.now_ms()));
+  CHECK_FALSE(store.bindings("/p")->find("a"));
+  CHECK(state::bound_definitions(store.shelf()).empty());
+}
+
+TEST_CASE("bindings kept inside a state file move out at its next write, all but the month-old", "[shelf][bindings]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  const util::EpochMs now = clock.now_ms();
+  const auto path = dir.path() / "state.json";
+  json::object old{{"version", 1}, {"servers", json::object{}}};
+  old["bindings"] = json::object{
+      {"/p", json::object{{"stamp", "s"}, {"files", json::array{}}, {"variables", json::array{}}, {"boundAt", now - 1000},
+                          {"names", json::object{{"a", json::object{{"definition", "fpA"}}}}}}},
+      {"/old", json::object{{"stamp", "s"}, {"files", json::array{}}, {"variables", json::array{}},
+                            {"boundAt", now - 31 * k_day}, {"names", json::object{}}}}};
+  REQUIRE(util::atomic_replace(path, json::serialize(old)));
+  state::StateStore store(path, clock);
+  CHECK_FALSE(store.bindings("/p")); // read where they are kept now, not from the old place
+  const auto written = store.update([](json::object&) { return false; });
+  REQUIRE(written);
+  CHECK(written->written);
+  CHECK_FALSE(store.read().doc.contains("bindings"));
+  REQUIRE(store.bindings("/p"));
+  CHECK(store.bindings("/p")->find("a")->definition == std::optional<std::string>("fpA"));
+  CHECK_FALSE(store.bindings("/old"));
+}
+
+TEST_CASE("with the cache off, binding writes nothing anywhere", "[shelf][bindings]") {
+  testing::FakeClock clock;
+  state::StateStore store("/dev/null", clock);
+  REQUIRE(store.bind("/p", {.stamp = "s"}, clock.now_ms()));
+  CHECK_FALSE(store.bindings("/p"));
+  CHECK_FALSE(std::filesystem::exists("/dev/null.d"));
+}
