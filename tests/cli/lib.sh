@@ -169,18 +169,23 @@ PYEOF
 }
 
 # seed_binding FOLDER_KEY [JSON]: stores a folder's bindings (default: none bound) where the state keeps them, as a
-# hook that ran there would have: `<state>.d/bindings/<2 hex>/<14 hex>.json`, named by the key's FNV-1a hash.
+# hook that ran there would have: `<state>.d/bindings/<shard>/<hash>.json` (state::Shelf::file_of).
 seed_binding() {
   "$PY" - "$(STATE).d/bindings" "$1" "${2:-{\}}" <<'PYEOF'
 import json, os, sys
+M = (1 << 64) - 1
 h = 1469598103934665603
 for b in sys.argv[2].encode():
-    h = ((h ^ b) * 1099511628211) % (1 << 64)
-name = "%016x" % h
-os.makedirs(os.path.join(sys.argv[1], name[:2]), exist_ok=True)
+    h = ((h ^ b) * 1099511628211) & M
+m = h
+m ^= m >> 33; m = (m * 0xff51afd7ed558ccd) & M
+m ^= m >> 33; m = (m * 0xc4ceb9fe1a85ec53) & M
+m ^= m >> 33
+shard = os.path.join(sys.argv[1], "%02x" % (m & 0xff))
+os.makedirs(shard, exist_ok=True)
 stored = json.loads(sys.argv[3])
 stored["key"] = sys.argv[2]
-json.dump(stored, open(os.path.join(sys.argv[1], name[:2], name[2:] + ".json"), "w"))
+json.dump(stored, open(os.path.join(shard, "%016x.json" % h), "w"))
 PYEOF
 }
 

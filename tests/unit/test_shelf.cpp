@@ -18,13 +18,13 @@ namespace {
 
 constexpr std::int64_t k_day = 24LL * 3600 * 1000;
 
-/// `count` keys whose files share one shard (the first two hex digits of their hash).
-std::vector<std::string> keys_in_one_shard(std::size_t count) {
+/// `count` keys whose files share one shard of `shelf`.
+std::vector<std::string> keys_in_one_shard(const state::Shelf& shelf, std::size_t count) {
   std::vector<std::string> out;
-  const std::string shard = util::fnv1a_hex("/k0").substr(0, 2);
+  const auto shard = shelf.file_of("/k0").parent_path();
   for (int i = 0; out.size() < count; ++i) {
     const std::string key = "/k" + std::to_string(i);
-    if (util::fnv1a_hex(key).substr(0, 2) == shard) out.push_back(key);
+    if (shelf.file_of(key).parent_path() == shard) out.push_back(key);
   }
   return out;
 }
@@ -55,7 +55,7 @@ TEST_CASE("a shelf gives back what was put under a key, and nothing for another 
 TEST_CASE("a shelf's shard keeps the most recently written files, up to its bound", "[shelf]") {
   testing::TempDir dir;
   state::Shelf shelf(dir.path() / "shelf", 3, 30 * k_day);
-  const std::vector<std::string> keys = keys_in_one_shard(5);
+  const std::vector<std::string> keys = keys_in_one_shard(shelf, 5);
   for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(shelf.put(keys[i], value(static_cast<std::int64_t>(i)), 1000 + static_cast<util::EpochMs>(i)));
   CHECK_FALSE(shelf.get(keys[0]));
   CHECK_FALSE(shelf.get(keys[1]));
@@ -70,10 +70,20 @@ TEST_CASE("a shelf's shard keeps the most recently written files, up to its boun
   CHECK_FALSE(shelf.get(keys[3]));
 }
 
+TEST_CASE("sibling folders spread over every shard of a shelf", "[shelf]") {
+  const state::Shelf shelf("/nowhere", 64, 30 * k_day);
+  std::map<std::filesystem::path, int> per_shard;
+  for (int i = 0; i < 5000; ++i) ++per_shard[shelf.file_of("/home/u/wt/task-" + std::to_string(i)).parent_path()];
+  CHECK(per_shard.size() == state::Shelf::k_shards);
+  int fullest = 0;
+  for (const auto& [shard, n] : per_shard) fullest = std::max(fullest, n);
+  CHECK(fullest < 40); // about 20 each: no shard near its bound of 64
+}
+
 TEST_CASE("a shelf forgets what was not written for its keeping time, by the clock it is given", "[shelf]") {
   testing::TempDir dir;
   state::Shelf shelf(dir.path() / "shelf", 64, 30 * k_day);
-  const std::vector<std::string> keys = keys_in_one_shard(2);
+  const std::vector<std::string> keys = keys_in_one_shard(shelf, 2);
   REQUIRE(shelf.put(keys[0], value(0), 1000));
   REQUIRE(shelf.put(keys[1], value(1), 1000 + 29 * k_day));
   CHECK(shelf.get(keys[0]));
@@ -124,6 +134,25 @@ TEST_CASE("bindings kept inside a state file move out at its next write, all but
   REQUIRE(store.bindings("/p"));
   CHECK(store.bindings("/p")->find("a")->definition == std::optional<std::string>("fpA"));
   CHECK_FALSE(store.bindings("/old"));
+}
+
+TEST_CASE("many bindings move out a few hundred at a write, so no write holds the lock for long", "[shelf][bindings]") {
+  testing::TempDir dir;
+  const util::EpochMs now = 1'800'000'000'000;
+  json::object doc{{"version", 1}, {"servers", json::object{}}, {"bindings", json::object{}}};
+  const std::size_t total = state::k_folders_moved_per_write + 10;
+  for (std::size_t i = 0; i < total; ++i) {
+    doc["bindings"].as_object()["/f" + std::to_string(i)] =
+        json::object{{"stamp", "s"}, {"files", json::array{}}, {"boundAt", now}, {"names", json::object{}}};
+  }
+  state::Shelf shelf = state::bindings_shelf(dir.path() / "state.json");
+  CHECK(state::move_bindings_out(doc, shelf, now));
+  CHECK(doc.at("bindings").as_object().size() == 10);
+  CHECK(shelf.size().files == state::k_folders_moved_per_write);
+  CHECK(state::move_bindings_out(doc, shelf, now));
+  CHECK_FALSE(doc.contains("bindings"));
+  CHECK(shelf.size().files == total);
+  CHECK_FALSE(state::move_bindings_out(doc, shelf, now));
 }
 
 TEST_CASE("with the cache off, binding writes nothing anywhere", "[shelf][bindings]") {

@@ -86,19 +86,28 @@ Shelf bindings_shelf(const std::filesystem::path& state_path) {
   return Shelf(state_path.string() + ".d/bindings", k_folders_per_shard, k_keep_unused_ms);
 }
 
-bool move_bindings_out(json::object& doc, Shelf& shelf, util::EpochMs now) {
-  const json::value* all = doc.if_contains("bindings");
+bool move_bindings_out(json::object& doc, Shelf& shelf, util::EpochMs now, std::size_t limit) {
+  json::value* all = doc.if_contains("bindings");
   if (all == nullptr) return false;
-  if (all->is_object()) {
-    for (const auto& kv : all->get_object()) {
-      if (!kv.value().is_object()) continue;
-      const json::object& f = kv.value().get_object();
-      const auto at = util::get_epoch_ms(f, "boundAt");
-      if (!at || *at + k_keep_unused_ms < now || shelf.get(kv.key())) continue;
-      (void)shelf.put(kv.key(), f, std::min(*at, now)); // best effort: a folder not moved is bound again when used
-    }
+  if (!all->is_object()) {
+    doc.erase("bindings");
+    return true;
   }
-  doc.erase("bindings");
+  json::object& folders = all->get_object();
+  std::vector<std::string> done;
+  std::size_t moved = 0;
+  for (const auto& kv : folders) {
+    if (moved == limit) break;
+    done.emplace_back(kv.key());
+    const json::object* f = kv.value().is_object() ? &kv.value().get_object() : nullptr;
+    const auto at = f ? util::get_epoch_ms(*f, "boundAt") : std::nullopt;
+    if (!at || *at + k_keep_unused_ms < now || shelf.get(kv.key())) continue;
+    // Best effort: a folder not moved is bound again when used. Its shard is tended at its next write.
+    (void)shelf.put(kv.key(), *f, std::min(*at, now), Shelf::Tend::no);
+    ++moved;
+  }
+  for (const auto& key : done) folders.erase(key);
+  if (folders.empty()) doc.erase("bindings");
   return true;
 }
 

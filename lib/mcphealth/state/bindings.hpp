@@ -83,9 +83,15 @@ void bind_folder(boost::json::object& stored, const FolderBind& bind, util::Epoc
 /// The shelf of a state file's bindings: `<state>.d/bindings`.
 Shelf bindings_shelf(const std::filesystem::path& state_path);
 
+/// How many folders' bindings one write moves out of a state file that kept them inside itself: each is a file
+/// to create, and the writers' lock is held meanwhile (5,000 folders move in 20 writes, not one of seconds).
+inline constexpr std::size_t k_folders_moved_per_write = 256;
+
 /// Moves the bindings a state file kept inside itself (`bindings.<folder>`, before they had files of their own)
-/// onto `shelf`, each that still holds and has no file there yet; true when `doc` had any (it has none after).
-bool move_bindings_out(boost::json::object& doc, Shelf& shelf, util::EpochMs now);
+/// onto `shelf`, at most `limit` of them, each that was bound in the last month and has no file there yet (a
+/// month-old one is dropped); `bindings` goes when it is empty. True when `doc` changed.
+bool move_bindings_out(boost::json::object& doc, Shelf& shelf, util::EpochMs now,
+                       std::size_t limit = k_folders_moved_per_write);
 
 /// The keys of every folder's bindings (`<dir>`, `<dir> (<agent>)`): the folders the hooks have run in.
 std::vector<std::string> bound_folders(const Shelf& shelf);

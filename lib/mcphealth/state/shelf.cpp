@@ -59,8 +59,18 @@ std::optional<json::object> read_entry(const fs::path& path, std::string* key_ou
 } // namespace
 
 fs::path Shelf::file_of(std::string_view key) const {
-  const std::string h = util::fnv1a_hex(key);
-  return m_dir / h.substr(0, 2) / (h.substr(2) + std::string(k_suffix));
+  // FNV-1a's high bits barely move between keys that differ in their last characters (`task-1`, `task-2`): the
+  // shard comes from the hash mixed again (MurmurHash3's finaliser), so sibling folders spread over every shard.
+  std::uint64_t h = util::fnv1a(key);
+  std::uint64_t m = h;
+  m ^= m >> 33;
+  m *= 0xff51afd7ed558ccdULL;
+  m ^= m >> 33;
+  m *= 0xc4ceb9fe1a85ec53ULL;
+  m ^= m >> 33;
+  static constexpr char k_digits[] = "0123456789abcdef";
+  const std::string shard{k_digits[(m >> 4) & 0xF], k_digits[m & 0xF]};
+  return m_dir / shard / (util::fnv1a_hex(key) + std::string(k_suffix));
 }
 
 std::optional<json::object> Shelf::get(std::string_view key) const {
@@ -70,7 +80,7 @@ std::optional<json::object> Shelf::get(std::string_view key) const {
   return obj;
 }
 
-util::Result<void> Shelf::put(std::string_view key, const json::object& value, util::EpochMs now) {
+util::Result<void> Shelf::put(std::string_view key, const json::object& value, util::EpochMs now, Tend tend_shard) {
   json::object stored;
   stored[k_key] = key;
   for (const auto& kv : value) {
@@ -82,7 +92,7 @@ util::Result<void> Shelf::put(std::string_view key, const json::object& value, u
     return written;
   }
   stamp(file, now);
-  tend(file.parent_path(), file, now);
+  if (tend_shard == Tend::yes) tend(file.parent_path(), file, now);
   return util::ok();
 }
 

@@ -4,7 +4,7 @@
 // ccache keeps one file per cache entry). Files are `<dir>/<2 hex>/<14 hex>.json`, named by the key's FNV-1a hash
 // and holding the key itself (a file of another key, or one that does not parse, reads as none). A shard keeps at
 // most `per_shard` files and none older than `keep_ms`: writing one tends its shard, so the whole directory has a
-// bound that use never moves (256 × per_shard files). A file's modification time is the clock's time of its last
+// bound that use never moves (256 × per_shard files; `Tend::no` defers it to the shard's next write, for a batch). A file's modification time is the clock's time of its last
 // write, so tending and the tests follow the clock seam.
 //
 // What a shelf holds must be worth no more than a cache: files are replaced atomically but not synced, and a crash
@@ -44,7 +44,9 @@ public:
   std::optional<boost::json::object> get(std::string_view key) const;
   /// Stores `value` under `key`, written at `now`; then tends the key's shard: files unwritten for `keep_ms` go,
   /// and the least recently written beyond `per_shard`.
-  util::Result<void> put(std::string_view key, const boost::json::object& value, util::EpochMs now);
+  enum class Tend { yes, no };
+  util::Result<void> put(std::string_view key, const boost::json::object& value, util::EpochMs now,
+                         Tend tend = Tend::yes);
   /// Removes `key`'s file; true when there was one.
   bool remove(std::string_view key);
   /// Calls `visit` with every key and object that reads back, in no particular order.
