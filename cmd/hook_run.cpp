@@ -60,7 +60,8 @@ public:
   ReadOnly(std::filesystem::path path, util::Clock& clock) : m_file(std::move(path), clock) {}
   const std::filesystem::path& path() const override { return m_file.path(); }
   state::StateSnapshot read() const override { return m_file.read(); }
-  state::UpdateResult update(const Mutator&, std::int64_t) override { throw NeedsFullRun{}; }
+  state::StateSnapshot read_lazily() const override { return m_file.read_lazily(); }
+  state::UpdateResult update(const Mutator&, std::int64_t, const state::Touches&) override { throw NeedsFullRun{}; }
   std::optional<state::FolderBindings> bindings(std::string_view folder) const override { return m_file.bindings(folder); }
   util::Result<void> bind(std::string_view, const state::FolderBind&, util::EpochMs) override { throw NeedsFullRun{}; }
   util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view, std::int64_t) override {

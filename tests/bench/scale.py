@@ -76,13 +76,17 @@ def grow(home, proj, folders, old_definitions):
         json.dump(copy, open(path, "w"))
         os.utime(path, ns=(copy["boundAt"] * 1000000, copy["boundAt"] * 1000000))
     doc = json.load(open(state))
-    model = next(iter(doc["definitions"].values()))
+    verdicts = state + ".d/verdicts"
+    model = next(iter(doc["servers"].values()))
     for i in range(old_definitions):
         fp = "%016x" % rnd.getrandbits(64)
         name = "old-%d" % (i % 30)
         v = dict(model, definition=fp, server=name, toolName=name, checkedAt=now - rnd.randrange(0, 29 * DAY),
                  project="/home/u/src/repo-%d/.worktrees/task-%d" % (i % 40, i), scope="project")
-        doc["definitions"][fp] = v
+        path = shelf_file(verdicts, fp)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        json.dump(dict(v, key=fp), open(path, "w"))
+        os.utime(path, ns=(v["checkedAt"] * 1000000, v["checkedAt"] * 1000000))
         doc["servers"][name] = dict(v)
     json.dump(doc, open(state, "w"), indent=2)
     size = os.path.getsize(state)
@@ -147,7 +151,7 @@ def main():
         "folders", "state", "hit ms", "ratio", "hit RSS", "1 write ms", "burst ms", "lost", "status", "report",
         "watch", "probe-all"))
     for n, size, h, w, burst, whole, cmds in rows:
-        print("%-8d %7.1fMB %10.3f %6.2fx %6.1fMB %11.2f %10.0f %6s %8.0f %8.0f %8.0f %10.0f" % (
+        print("%-8d %7.2fMB %10.3f %6.2fx %6.1fMB %11.2f %10.0f %6s %8.0f %8.0f %8.0f %10.0f" % (
             n, size / 1e6, h["median_ms"], h["ratio_beside"], h["max_rss_kb"] / 1024, w["median_ms"], burst,
             "none" if whole else "SOME", cmds["status"], cmds["report"], cmds["watch --once"], cmds["probe --all -q"]))
     first, last = rows[0], rows[-1]

@@ -168,6 +168,25 @@ PYEOF
   echo "$out"
 }
 
+# STATE_ALL [STATE_FILE]: the state file with every verdict kept beside it (`<state>.d/verdicts`, a file per
+# definition) under `definitions`, as mcphealth reads it whole: prints the path of a JSON file to give json_get.
+STATE_ALL() {
+  local state=${1:-$(STATE)} out
+  out=$(mktemp "$T/state-all.XXXXXX")
+  "$PY" - "$state" "$out" <<'PYEOF'
+import glob, json, os, sys
+doc = json.load(open(sys.argv[1])) if os.path.exists(sys.argv[1]) else {"version": 1, "servers": {}}
+for path in glob.glob(os.path.join(sys.argv[1] + ".d", "verdicts", "*", "*.json")):
+    try:
+        stored = json.load(open(path))
+    except ValueError:
+        continue
+    doc.setdefault("definitions", {})[stored.pop("key")] = stored
+json.dump(doc, open(sys.argv[2], "w"))
+PYEOF
+  echo "$out"
+}
+
 # seed_binding FOLDER_KEY [JSON]: stores a folder's bindings (default: none bound) where the state keeps them, as a
 # hook that ran there would have: `<state>.d/bindings/<shard>/<hash>.json` (state::Shelf::file_of).
 seed_binding() {
@@ -201,27 +220,43 @@ copy_mcphealth() {
   cp "$full" "$1/../libexec/mcphealth/mcphealth-full"
 }
 
-# age_state MS: moves every verdict in the state file MS milliseconds into the past (its checks, expiries, retries
-# and outages), as if that long had passed: a test of TTLs and backoffs moves time instead of sleeping through it.
-age_state() {
+# edit_entries CODE: runs CODE (Python, `e` the entry) on every server entry of the state file and on every verdict
+# kept beside it (`<state>.d/verdicts`), as a test that moves time or edits a mark by hand needs.
+edit_entries() {
   "$PY" - "$(STATE)" "$1" <<'PYEOF'
-import json, os, sys
-path, ms = sys.argv[1], int(sys.argv[2])
-d = json.load(open(path))
-fields = ("checkedAt", "expiresAt", "nextRetryAt", "lastRestoredAt", "downSince", "lastFailedCallAt")
-for group in ("servers", "definitions"):
-    for entry in d.get(group, {}).values():
-        for f in fields:
-            if isinstance(entry.get(f), int):
-                entry[f] -= ms
-with open(path + ".aged", "w") as out:
-    json.dump(d, out)
-os.replace(path + ".aged", path)
+import glob, json, os, sys
+path, code = sys.argv[1], sys.argv[2]
+def rewrite(p, entries_of):
+    d = json.load(open(p))
+    for e in entries_of(d):
+        exec(code, {"e": e})
+    with open(p + ".edit", "w") as out:
+        json.dump(d, out)
+    os.replace(p + ".edit", p)
+if os.path.exists(path):
+    rewrite(path, lambda d: list(d.get("servers", {}).values()) + list(d.get("definitions", {}).values()))
+for p in glob.glob(os.path.join(path + ".d", "verdicts", "*", "*.json")):
+    rewrite(p, lambda d: [d])
 PYEOF
 }
 
-# seed_state JSON: writes the state file directly.
-seed_state() { mkdir -p "$HOME/.claude"; printf '%s\n' "$1" > "$(STATE)"; }
+# age_state MS: moves every verdict MS milliseconds into the past (its checks, expiries, retries and outages), as
+# if that long had passed: a test of TTLs and backoffs moves time instead of sleeping through it.
+age_state() {
+  edit_entries "
+for f in ('checkedAt', 'expiresAt', 'nextRetryAt', 'lastRestoredAt', 'downSince', 'lastFailedCallAt'):
+    if isinstance(e.get(f), int):
+        e[f] -= $1"
+}
+
+# assert_no_state: nothing was recorded: no state file, and no verdict beside it.
+assert_no_state() { assert_no_file "$(STATE)"; assert_no_file "$(STATE).d/verdicts"; }
+
+# forget_state: removes the state file and all mcphealth keeps beside it (verdicts, bindings).
+forget_state() { rm -rf "$(STATE)" "$(STATE).d"; }
+
+# seed_state JSON: writes the state file directly, and removes the verdicts kept beside it: the file says them all.
+seed_state() { mkdir -p "$HOME/.claude"; rm -rf "$(STATE).d/verdicts"; printf '%s\n' "$1" > "$(STATE)"; }
 
 run_case() {
   local name=$1

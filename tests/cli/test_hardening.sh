@@ -233,7 +233,7 @@ case_no_secret_in_a_servers_stderr_is_kept_or_shown() {
   export MCPHEALTH_HOOK_CAPTURE="$T/capture.jsonl"
   local example secret
   while IFS='|' read -r example secret; do
-    rm -f "$(STATE)" "$(STATE)".history*.jsonl "$T/capture.jsonl"
+    forget_state; rm -f "$(STATE)".history*.jsonl "$T/capture.jsonl"
     "$PY" - "$PROJ/.mcp.json" "$PY" "$STDIO_SERVER" "$example" <<'PYEOF'
 import json, sys
 path, py, server, message = sys.argv[1:]

@@ -27,12 +27,12 @@ case_local_scope_is_the_repository_roots_and_never_a_parents() {
   hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/src/deep\"}"
   assert_contains "$ERR" "(from user)"
   mkdir "$PROJ/.git"
-  rm -f "$(STATE)"
+  forget_state
   hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/src/deep\"}"
   assert_contains "$ERR" "(from local)"
   # A clone inside the repository is a repository of its own: the parent's local server is not its.
   mkdir -p "$PROJ/clone/.git"
-  rm -f "$(STATE)"
+  forget_state
   hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__svc__x\",\"cwd\":\"$PROJ/clone\"}"
   assert_contains "$ERR" "(from user)"
 }
@@ -72,7 +72,7 @@ case_a_projects_own_server_keeps_its_own_verdict() {
   assert_not_contains "$OUT" "deny" "b's healthy server, defined by the same line, is allowed"
   hook "$in_a"
   assert_contains "$OUT" '"permissionDecision":"deny"' "a stays blocked after b's probe"
-  assert_eq "$(json_get "$(STATE)" "sorted(v['status'] for v in d['definitions'].values())")" '["healthy", "unhealthy"]'
+  assert_eq "$(json_get "$(STATE_ALL)" "sorted(v['status'] for v in d['definitions'].values())")" '["healthy", "unhealthy"]'
   # A user's server is one program wherever it is used: one verdict serves both folders.
   rm "$a/.mcp.json" "$b/.mcp.json"
   write_config "$HOME/.claude.json" "{\"mcpServers\":{\"u\":$(stdio_def healthy)}}"
@@ -80,7 +80,7 @@ case_a_projects_own_server_keeps_its_own_verdict() {
   hook "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"mcp__u__x\",\"cwd\":\"$b\"}"
   assert_eq "$RC" 0
   assert_not_contains "$OUT" "deny"
-  assert_eq "$(json_get "$(STATE)" "len([v for v in d['definitions'].values() if v['server'] == 'u'])")" 1
+  assert_eq "$(json_get "$(STATE_ALL)" "len([v for v in d['definitions'].values() if v['server'] == 'u'])")" 1
 }
 
 case_claude_config_dir_moves_claude_json() {
@@ -124,7 +124,7 @@ case_config_path_variable_replaces_search() {
   export ECC_MCP_CONFIG_PATH="$T/a.json:$T/b.json"
   hook "$(pre_payload svc)"
   assert_contains "$ERR" "(from explicit)"
-  rm -f "$(STATE)"
+  forget_state
   export ECC_MCP_CONFIG_PATH="$T/a.json"
   hook "$(pre_payload svc)"
   assert_contains "$ERR" "No MCP config found for svc"

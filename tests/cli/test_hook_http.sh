@@ -13,7 +13,7 @@ case_reachable_statuses_are_healthy() {
   for status in 200 204 302 400 405 406; do
     start_http --status "$status"
     http_config "http://127.0.0.1:$HTTP_PORT/mcp"
-    rm -f "$(STATE)"
+    forget_state
     hook "$(pre_payload remote)"
     assert_eq "$RC" 0
     assert_eq "$OUT" "" "status $status allows"
@@ -32,7 +32,7 @@ case_liveness_depth_probes_with_a_plain_get() {
   assert_eq "$("$PY" -c 'import json,sys; print([json.loads(l)["method"] for l in open(sys.argv[1])])' "$T/requests")" "['GET']"
   start_http --status 503 --retry-after 300
   http_config "http://127.0.0.1:$HTTP_PORT/mcp"
-  rm -f "$(STATE)"
+  forget_state
   hook "$(pre_payload remote)"
   assert_contains "$ERR" "remote is unavailable (HTTP 503)"
   assert_eq "$(entry '["nextRetryAt"] - d["servers"]["remote"]["checkedAt"]')" "300000"
@@ -70,7 +70,7 @@ case_server_errors_are_unhealthy() {
   assert_eq "$(entry '["lastFailureCode"]')" "500" # its row (server error) says what follows: a reconnect
   start_http --status 404
   http_config "http://127.0.0.1:$HTTP_PORT/mcp"
-  rm -f "$(STATE)"
+  forget_state
   hook "$(pre_payload remote)"
   assert_contains "$ERR" "remote is unavailable (HTTP 404)"
 }
@@ -171,7 +171,7 @@ case_streamable_and_sse_types_and_bare_url_are_probed() {
              "{\"type\":\"sse\",\"url\":\"http://127.0.0.1:$HTTP_PORT/sse\"}" \
              "{\"url\":\"http://127.0.0.1:$HTTP_PORT/mcp\"}"; do
     write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"remote\":$def}}"
-    rm -f "$(STATE)"
+    forget_state
     hook "$(pre_payload remote)"
     assert_eq "$(entry '["status"]')" "healthy" "$def"
   done
@@ -187,7 +187,7 @@ case_loopback_never_goes_through_a_proxy() {
   assert_eq "$(entry '["status"]')" "healthy"
   assert_no_file "$T/proxy-log"
   http_config "http://localhost:$HTTP_PORT/mcp"
-  rm -f "$(STATE)"
+  forget_state
   hook "$(pre_payload remote)"
   assert_eq "$(entry '["status"]')" "healthy"
   assert_no_file "$T/proxy-log"
@@ -222,7 +222,7 @@ case_cache_hit_does_not_load_libcurl() {
   printf '{"hook_event_name":"PreToolUse","tool_name":"Read"}' | LD_DEBUG=libs "$MCPHEALTH_BIN" hook >/dev/null 2>"$T/ld2"
   assert_not_contains "$(cat "$T/ld2")" "libcurl" "non-MCP call must not load libcurl"
   # ...while an HTTP probe does, so the check above can fail.
-  rm -f "$(STATE)"
+  forget_state
   pre_payload remote | LD_DEBUG=libs "$MCPHEALTH_BIN" hook >/dev/null 2>"$T/ld3" || true
   assert_contains "$(cat "$T/ld3")" "libcurl" "an HTTP probe loads libcurl"
 }
@@ -240,7 +240,7 @@ case_a_urls_password_appears_in_no_output() {
     "htp//deploy:$secret@127.0.0.1:$closed/mcp")
   local url
   for url in "${urls[@]}"; do
-    rm -f "$(STATE)"
+    forget_state
     http_config "$url"
     hook "$(pre_payload remote)"
     all+="$OUT$ERR"

@@ -66,7 +66,8 @@ case_mcphealth_spelling_wins() {
   export MCPHEALTH_STATE_PATH="$T/elsewhere/state.json"
   export ECC_MCP_HEALTH_STATE_PATH="$T/ignored.json"
   hook "$(pre_payload other)"
-  assert_file_exists "$T/elsewhere/state.json"
+  assert_file_exists "$T/elsewhere/state.json.d/bindings" # the folder's bindings, beside the state file
+  assert_no_file "$T/ignored.json.d"
   assert_no_file "$T/ignored.json"
 }
 
@@ -141,7 +142,7 @@ case_truncated_post_failure_never_blocks() {
   hook "$(post_failure_payload svc 'HTTP 503 Service Unavailable')" --output exit-code
   assert_eq "$RC" 0
   assert_contains "$ERR" "Hook input exceeded"
-  assert_no_file "$(STATE)"
+  assert_no_state
 }
 
 case_truncated_flag_variable_blocks_pre() {

@@ -25,7 +25,7 @@ case_each_failure_class_is_recognised() {
   # definition, so nothing is marked).
   local text code
   while IFS='|' read -r text code; do
-    rm -f "$(STATE)"
+    forget_state
     hook "$(post_failure_payload svc "$text")" -v
     assert_contains "$ERR" "($code)" "class of [$text]"
     assert_contains "$ERR" "svc failed with words that may be the tool's own ($code)" "[$text] is a lead"
@@ -50,13 +50,13 @@ case_unmatched_failure_writes_nothing() {
   assert_eq "$RC" 0
   assert_eq "$ERR" ""
   assert_eq "$OUT" ""
-  assert_no_file "$(STATE)"
+  assert_no_state
 }
 
 case_interrupt_is_ignored() {
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","error":"Request timed out","is_interrupt":true}'
   assert_eq "$ERR" ""
-  assert_no_file "$(STATE)"
+  assert_no_state
 }
 
 case_failure_text_from_nested_fields() {
@@ -64,7 +64,7 @@ case_failure_text_from_nested_fields() {
   assert_contains "$ERR" "svc failed with words that may be the tool's own (429)"
   # The model's arguments are never the failure's text: a tool taking an `error` argument says nothing of its server.
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc2__x","tool_input":{"error":"HTTP 503"},"error":"MCP error -32602: Invalid params"}'
-  assert_eq "$(json_get "$(STATE)" 'd["servers"].get("svc2", {}).get("lastFailureCode")')" null
+  assert_eq "$(json_get "$(STATE_ALL)" 'd["servers"].get("svc2", {}).get("lastFailureCode")')" null
 }
 
 case_rate_limit_never_reconnects() {
@@ -149,7 +149,7 @@ case_post_tool_use_extends_only_a_stale_ttl() {
 
 case_post_tool_use_for_unknown_server_writes_nothing() {
   hook '{"hook_event_name":"PostToolUse","tool_name":"mcp__svc__x"}'
-  assert_no_file "$(STATE)"
+  assert_no_state
 }
 
 case_parallel_failures_of_one_outage_count_once() {
@@ -172,9 +172,9 @@ case_a_failure_naming_the_calls_own_host_marks_nothing() {
   hook "$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__fetch","tool_input":{"url":"https://Example.invalid:8443/page"},"error":"getaddrinfo ENOTFOUND example.invalid","cwd":"%s"}' "$PROJ")"
   assert_eq "$RC" 0
   assert_contains "$ERR" "a host this call's input named"
-  assert_no_file "$(STATE)"
+  assert_no_state
   hook "$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__fetch","tool_input":{"url":"http://news.example.com/a"},"error":"GET http://news.example.com/a: 503 Service Unavailable","cwd":"%s"}' "$PROJ")"
-  assert_no_file "$(STATE)"
+  assert_no_state
   # Claude Code's own words about the server are never the input's fault.
   hook "$(printf '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__fetch","tool_input":{"url":"http://news.example.com/a"},"error":"MCP server \\"svc\\" is not connected","cwd":"%s"}' "$PROJ")"
   assert_eq "$(entry_field svc lastFailureCode)" transport

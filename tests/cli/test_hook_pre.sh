@@ -12,7 +12,7 @@ case_cached_healthy_allows_without_probe() {
   assert_eq "$ERR" "" "stderr"
   assert_eq "$(line_count "$T/count")" 0 "probes run"
   # The first call in a folder binds its names (once); from then on a cache hit writes nothing.
-  assert_eq "$(json_get "$(STATE)" 'd["definitions"][d["servers"]["svc"]["definition"]]["status"]')" healthy "adopted verdict"
+  assert_eq "$(json_get "$(STATE_ALL)" 'd["definitions"][d["servers"]["svc"]["definition"]]["status"]')" healthy "adopted verdict"
   local before; before=$(cat "$(STATE)")
   hook "$(pre_payload svc)"
   assert_eq "$ERR" "" "stderr"
@@ -200,7 +200,7 @@ case_non_mcp_call_prints_nothing() {
   assert_eq "$RC" 0
   assert_eq "$OUT" ""
   assert_eq "$ERR" ""
-  assert_no_file "$(STATE)"
+  assert_no_state
 }
 
 main "$@"

@@ -137,10 +137,7 @@ case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {
     echo "failed call $n: blocked for $retry ms" >&2
     [ -n "$first" ] || first=$retry
     # The backoff ends (the file says so), the next call is probed, passes its handshake, and goes through.
-    "$PY" -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p))
-for e in [d["servers"]["svc"]] + list(d.get("definitions", {}).values()):
-    e["nextRetryAt"] = e["checkedAt"] = e["expiresAt"] = e["checkedAt"] - 600000
-json.dump(d, open(p, "w"))' "$(STATE)"
+    edit_entries 'e["nextRetryAt"] = e["checkedAt"] = e["expiresAt"] = e["checkedAt"] - 600000'
     hook "$(pre_payload svc)"
     assert_not_contains "$OUT" deny
     assert_eq "$(entry_field svc status)" healthy

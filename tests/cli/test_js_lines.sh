@@ -35,7 +35,7 @@ case_pre_a_reconnect_attempt_is_the_last_words_of_the_block_line() {
   hook "$(pre_payload svc)"
   assert_contains "$ERR" "so Claude can fall back to non-MCP tools. Reconnect attempt: "
   assert_contains "$ERR" "pm2 is not running"
-  rm -f "$(STATE)"
+  forget_state
   export ECC_MCP_RECONNECT_COMMAND=true # it "succeeds", and the server is still down
   hook "$(pre_payload svc)"
   assert_contains "$ERR" "; reconnect reprobe failed: "

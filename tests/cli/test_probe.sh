@@ -368,7 +368,7 @@ case_no_update_writes_nothing() {
   config "a=$(stdio_def healthy)"
   mcph probe a --no-update
   assert_eq "$RC" 0
-  assert_no_file "$(STATE)"
+  assert_no_state
 }
 
 case_newer_check_by_a_hook_wins() {
@@ -639,13 +639,7 @@ case_probing_a_server_in_backoff_by_hand_does_not_back_it_off_further() {
   assert_eq "$(entry_field svc nextRetryAt)" "$retry"
   assert_contains "$(entry_field svc lastError)" "fixture crashed"
   # Once its retry is due, a probe is that retry: it counts.
-  "$PY" - "$(STATE)" <<'PYEOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for e in list(d["servers"].values()) + list(d.get("definitions", {}).values()):
-    e["nextRetryAt"] = 1
-json.dump(d, open(sys.argv[1], "w"))
-PYEOF
+  edit_entries 'e["nextRetryAt"] = 1'
   mcph probe svc
   assert_eq "$(entry_field svc failureCount)" 2
 }

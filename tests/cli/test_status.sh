@@ -333,13 +333,13 @@ case_a_server_another_agent_uses_in_another_folder_is_in_use() {
   write_config "$gem/.gemini/settings.json" "{\"mcpServers\":{\"psvc\":$(stdio_def healthy)}}"
   hook "{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"mcp_psvc_echo\",\"tool_input\":{},\"cwd\":\"$gem\",\"mcp_context\":{\"server_name\":\"psvc\",\"tool_name\":\"echo\"}}" --agent gemini
   assert_eq "$RC" 0 "$ERR"
-  assert_eq "$(json_get "$(STATE)" "[v['status'] for v in d['definitions'].values()]")" '["healthy"]'
+  assert_eq "$(json_get "$(STATE_ALL)" "[v['status'] for v in d['definitions'].values()]")" '["healthy"]'
   mcph status --json
   assert_eq "$RC" 0 "$ERR"
   assert_not_contains "$ERR" "no folder"
   assert_eq "$(json_eval "$OUT" "[(s['name'], s['agents']) for s in d['servers']]")" '[["psvc", ["gemini"]]]'
   mcph reset --stale
-  assert_eq "$(json_get "$(STATE)" "len(d['definitions'])")" 1 "reset --stale removed a verdict in use"
+  assert_eq "$(json_get "$(STATE_ALL)" "len(d['definitions'])")" 1 "reset --stale removed a verdict in use"
 }
 
 case_in_80_columns_the_reason_is_shown_whole_and_hints_break_between_words() {

@@ -34,8 +34,8 @@ case_two_projects_keep_two_verdicts_and_alternating_costs_two_probes() {
     assert_eq "$RC" 2 "project b's dup is down (round $i)"
   done
   assert_eq "$(line_count "$T/count")" 2 "probes for 20 alternating calls"
-  assert_eq "$(json_get "$(STATE)" 'sorted(v["status"] for v in d["definitions"].values())')" '["healthy", "unhealthy"]'
-  assert_eq "$(json_get "$(STATE)" 'sorted(v["project"] for v in d["definitions"].values())')" "[\"$T/a\", \"$T/b\"]"
+  assert_eq "$(json_get "$(STATE_ALL)" 'sorted(v["status"] for v in d["definitions"].values())')" '["healthy", "unhealthy"]'
+  assert_eq "$(json_get "$(STATE_ALL)" 'sorted(v["project"] for v in d["definitions"].values())')" "[\"$T/a\", \"$T/b\"]"
 }
 
 case_unapproved_project_server_never_runs_and_the_user_server_is_probed() {
@@ -116,7 +116,7 @@ case_each_approval_key_approves() {
   write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
   hook "$(pre_payload p)"
   assert_file_exists "$T/ran-p"
-  rm -f "$T/ran-p" "$(STATE)"
+  rm -f "$T/ran-p"; forget_state
   # In ~/.claude.json's entry for the folder, by name.
   no_approvals
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"enabledMcpjsonServers\":[\"p\"]}}}"
@@ -125,7 +125,7 @@ case_each_approval_key_approves() {
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"enabledMcpjsonServers\":[\"p\"],\"hasTrustDialogAccepted\":true}}}"
   hook "$(pre_payload p)"
   assert_file_exists "$T/ran-p"
-  rm -f "$T/ran-p" "$(STATE)"
+  rm -f "$T/ran-p"; forget_state
   # In the project's own settings: only once the folder is trusted.
   write_config "$HOME/.claude.json" '{}'
   write_config "$PROJ/.claude/settings.local.json" '{"enabledMcpjsonServers":["p"]}'
@@ -135,7 +135,7 @@ case_each_approval_key_approves() {
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true}}}"
   hook "$(pre_payload p)"
   assert_file_exists "$T/ran-p"
-  rm -f "$T/ran-p" "$(STATE)"
+  rm -f "$T/ran-p"; forget_state
   # A rejection wins over any approval.
   write_config "$HOME/.claude.json" "{\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true,\"disabledMcpjsonServers\":[\"p\"]}}}"
   hook "$(pre_payload p)"

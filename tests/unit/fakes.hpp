@@ -128,7 +128,7 @@ public:
     snap.doc = doc;
     return snap;
   }
-  state::UpdateResult update(const Mutator& mutate, std::int64_t) override {
+  state::UpdateResult update(const Mutator& mutate, std::int64_t, const state::Touches&) override {
     ++updates;
     if (failing) return util::fail(*failing);
     boost::json::object next = doc;

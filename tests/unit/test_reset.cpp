@@ -11,16 +11,17 @@ namespace json = boost::json;
 namespace {
 state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock) {
   state::StateStore store(dir.path() / "state.json", clock);
-  const auto seeded_ok = store.update([](json::object& doc) {
+  const util::EpochMs now = clock.now_ms();
+  const auto seeded_ok = store.update([now](json::object& doc) {
     state::entry_of(doc, "a") = json::object{{"status", "unhealthy"}};
     state::entry_of(doc, "b") = json::object{{"status", "healthy"}};
-    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, 1, state::Writer::probe,
-                          [](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = 1; });
+    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, now, state::Writer::probe,
+                          [now](json::object& e) { e["status"] = "unhealthy"; e["checkedAt"] = now; });
     return true;
   });
   REQUIRE(seeded_ok.ok());
   REQUIRE(store.bind("/p", {.stamp = "s", .names = {{"a", {std::string("fpA"), "active", {}}}, {"b", {std::string("fpB"), "active", {}}}}},
-                     1));
+                     now));
   return store;
 }
 bool none(const std::string&, const json::object&) { return false; }

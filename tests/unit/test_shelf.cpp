@@ -3,6 +3,7 @@
 #include <mcphealth/state/bindings.hpp>
 #include <mcphealth/state/shelf.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
@@ -161,4 +162,101 @@ TEST_CASE("with the cache off, binding writes nothing anywhere", "[shelf][bindin
   REQUIRE(store.bind("/p", {.stamp = "s"}, clock.now_ms()));
   CHECK_FALSE(store.bindings("/p"));
   CHECK_FALSE(std::filesystem::exists("/dev/null.d"));
+}
+
+TEST_CASE("each verdict is a file beside the state file, read whole by commands and one at a time by a hook", "[shelf][verdicts]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  const util::EpochMs now = clock.now_ms();
+  state::StateStore store(dir.path() / "state.json", clock);
+  const auto mark = [now](const char* status) {
+    return [now, status](json::object& e) {
+      e["status"] = status;
+      e["checkedAt"] = now;
+    };
+  };
+  REQUIRE(store.update([&](json::object& doc) {
+    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, now, state::Writer::probe, mark("healthy"));
+    state::record_verdict(doc, {"fpB", "b", "b", "user", std::nullopt, std::nullopt}, now, state::Writer::probe, mark("unhealthy"));
+    return true;
+  }));
+  CHECK(std::filesystem::exists(state::verdicts_shelf(store.path()).file_of("fpA")));
+  // The state file keeps the JS hook's map alone.
+  const auto file = state::load_state(store.path(), state::Verdicts::when_asked);
+  CHECK_FALSE(file.doc.contains("definitions"));
+  CHECK(file.server("a") != nullptr);
+  REQUIRE(file.verdict("fpB"));
+  CHECK(file.verdict("fpB")->at("status") == "unhealthy");
+  CHECK(file.verdict("fpZ") == nullptr);
+  CHECK(state::verdicts(store.read().doc).size() == 2);
+
+  // A write that touches one verdict reads and rewrites that one alone: the other's file is left as it was.
+  const auto other = state::verdicts_shelf(store.path()).file_of("fpB");
+  const auto other_before = std::filesystem::last_write_time(other);
+  REQUIRE(store.update(
+      [&](json::object& doc) {
+        CHECK(state::verdicts(doc).size() == 1);
+        state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, now, state::Writer::probe,
+                              mark("unhealthy"));
+        return true;
+      },
+      state::k_lock_wait_ms, state::Touches::only({"fpA"})));
+  CHECK(std::filesystem::last_write_time(other) == other_before);
+  CHECK(store.read_lazily().verdict("fpA")->at("status") == "unhealthy");
+
+  // Removed from the document, removed from the shelf.
+  REQUIRE(store.update([](json::object& doc) { return state::forget_verdict(doc, "fpB"); }));
+  CHECK_FALSE(std::filesystem::exists(other));
+  CHECK(state::verdicts(store.read().doc).size() == 1);
+}
+
+TEST_CASE("a lazily read snapshot keeps what it found, whatever is written after", "[shelf][verdicts]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  state::StateStore store(dir.path() / "state.json", clock);
+  const state::StateSnapshot before = store.read_lazily();
+  CHECK(before.verdict("fpA") == nullptr);
+  REQUIRE(store.update([&](json::object& doc) {
+    state::record_verdict(doc, {"fpA", "a", "a", "user", std::nullopt, std::nullopt}, clock.now_ms(), state::Writer::probe,
+                          [](json::object& e) { e["status"] = "unhealthy"; });
+    return true;
+  }));
+  CHECK(before.verdict("fpA") == nullptr);
+  CHECK(store.read_lazily().verdict("fpA") != nullptr);
+}
+
+TEST_CASE("verdicts kept inside a state file are read as before, and move out at its next write", "[shelf][verdicts]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  const util::EpochMs now = clock.now_ms();
+  const auto path = dir.path() / "state.json";
+  const json::object verdict{{"status", "unhealthy"}, {"checkedAt", now}, {"definition", "fpA"}, {"toolName", "a"}};
+  json::object old{{"version", 1}, {"servers", json::object{{"a", verdict}}}, {"definitions", json::object{{"fpA", verdict}}}};
+  REQUIRE(util::atomic_replace(path, json::serialize(old)));
+  state::StateStore store(path, clock);
+  CHECK(store.read_lazily().verdict("fpA") != nullptr);
+  CHECK(state::verdicts(store.read().doc).contains("fpA"));
+  const auto written = store.update([](json::object&) { return false; }, state::k_lock_wait_ms, state::Touches::only({}));
+  REQUIRE(written);
+  CHECK(written->written);
+  CHECK_FALSE(state::load_state(path, state::Verdicts::when_asked).doc.contains("definitions"));
+  REQUIRE(store.read_lazily().verdict("fpA") != nullptr);
+  CHECK(store.read_lazily().verdict("fpA")->at("status") == "unhealthy");
+}
+
+TEST_CASE("a servers entry mirroring a verdict unchecked for a month goes at the next write", "[shelf][verdicts]") {
+  testing::TempDir dir;
+  testing::FakeClock clock;
+  const util::EpochMs now = clock.now_ms();
+  state::StateStore store(dir.path() / "state.json", clock);
+  REQUIRE(store.update([&](json::object& doc) {
+    state::entry_of(doc, "old") = json::object{{"status", "healthy"}, {"checkedAt", now - 31 * k_day}, {"definition", "fpOld"}};
+    state::entry_of(doc, "js") = json::object{{"status", "healthy"}, {"checkedAt", now - 31 * k_day}};
+    state::entry_of(doc, "new") = json::object{{"status", "healthy"}, {"checkedAt", now}, {"definition", "fpNew"}};
+    return true;
+  }));
+  const auto snap = store.read();
+  CHECK_FALSE(snap.server("old"));
+  CHECK(snap.server("js")); // the JS hook's own entry: its to keep
+  CHECK(snap.server("new"));
 }

@@ -46,6 +46,13 @@ TEST_CASE("a folder's bindings are replaced when the stamp changes and merged wh
   CHECK(f->find("b")->definition == std::optional<std::string>("fpB"));
   CHECK(f->files == std::vector<std::string>{"/x"});
   CHECK(f->variables == std::vector<std::string>{"V"});
+  // Binding what is held already would rewrite the folder's file for nothing.
+  const state::FolderBind same{.stamp = "s2", .names = {{"b", {std::string("fpB"), "active", {}}}}};
+  CHECK(state::holds(f, same));
+  CHECK_FALSE(state::holds(f, {.stamp = "s3", .names = same.names}));
+  CHECK_FALSE(state::holds(f, {.stamp = "s2", .names = {{"b", {std::string("fpC"), "active", {}}}}}));
+  CHECK_FALSE(state::holds(f, {.stamp = "s2", .names = {{"c", {std::nullopt, "none", {}}}}}));
+  CHECK_FALSE(state::holds(std::nullopt, same));
 }
 
 TEST_CASE("forgetting a server removes its entry and its verdicts", "[verdicts]") {

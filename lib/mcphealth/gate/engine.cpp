@@ -195,7 +195,16 @@ private:
 
   template <typename Facts>
   bool perform(const step::ReadState& s, Facts& f) {
-    state::StateSnapshot snap = m_reader.store().read();
+    state::StateSnapshot snap = m_reader.store().read_lazily();
+    // A snapshot reads its verdicts as they are asked for: those of the definitions known now are read now, so
+    // the rules see them as they stood, not as this run's own writes left them.
+    if constexpr (!std::is_same_v<Facts, SessionFacts>) {
+      if (f.target) {
+        if (f.target->binding.definition) (void)snap.verdict(*f.target->binding.definition);
+        if (f.target->candidate != nullptr) (void)snap.verdict(f.target->candidate->fingerprint);
+      }
+      if (f.bound && *f.bound && (**f.bound).definition) (void)snap.verdict(*(**f.bound).definition);
+    }
     m_sink.trace([&] {
       return "state file " + m_reader.store().path().string() + (s.under_lock ? " (again, under the lock): " : ": ") +
              std::string(state::load_status_words(snap.status));

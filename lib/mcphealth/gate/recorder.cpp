@@ -12,7 +12,7 @@ namespace mcphealth::gate {
 namespace json = boost::json;
 using state::ServerEntry;
 
-bool Recorder::update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms) {
+bool Recorder::update_state(const state::Mutator& mutate, const state::Touches& touches, std::int64_t lock_wait_ms) {
   // A write the hook makes anyway also says the hook ran, and with which PATH (doctor; probes outside a session):
   // no write of its own, so the cache hit stays without one.
   const state::HookSeen seen{.agent = std::string(m_reader.agent().id), .at = m_reader.now(),
@@ -25,7 +25,7 @@ bool Recorder::update_state(const state::Mutator& mutate, std::int64_t lock_wait
         state::note_hook_seen(doc, seen);
         return true;
       },
-      lock_wait_ms);
+      lock_wait_ms, touches);
   if (!r) {
     m_reader.sink().log(r.error().message);
     return false;
@@ -38,7 +38,7 @@ bool Recorder::update_state(const state::Mutator& mutate, std::int64_t lock_wait
 }
 
 void Recorder::note_seen() {
-  update_state([](json::object&) { return true; });
+  update_state([](json::object&) { return true; }, state::Touches::only({}));
 }
 
 void Recorder::note_blocked(const std::optional<hook::CallTarget>& call, const hook::HookOutcome& answer) {
@@ -59,41 +59,52 @@ void Recorder::note_failed_call(const hook::CallTarget& call, const std::string&
 void Recorder::say_policy_problem() {
   const std::optional<PolicyProblem> problem = m_reader.policy_problem();
   if (!problem) return;
-  const state::StateSnapshot snap = m_reader.store().read();
+  const state::StateSnapshot snap = m_reader.store().read_lazily();
   if (state::policy_problem_said(snap.doc) == problem->stamp) return;
   m_reader.sink().log(problem->line);
-  update_state([&](json::object& doc) {
-    state::remember_policy_problem(doc, problem->stamp);
-    return true;
-  });
+  update_state(
+      [&](json::object& doc) {
+        state::remember_policy_problem(doc, problem->stamp);
+        return true;
+      },
+      state::Touches::only({}));
 }
 
 const config::Resolution& Recorder::bind_folder(const ExtraBinding& extra) {
   const config::Resolution& res = m_reader.read_configs();
   const std::string key = m_reader.folder_key();
   const util::EpochMs at = m_reader.now();
-  if (auto bound = m_reader.store().bind(key, bind_of(m_reader.inputs(), res, m_reader.deps().env, extra), at); !bound) {
-    m_reader.sink().trace([&] { return "folder " + key + " not bound: " + bound.error().message; });
+  const state::FolderBind bind = bind_of(m_reader.inputs(), res, m_reader.deps().env, extra);
+  if (!state::holds(m_reader.store().bindings(key), bind)) {
+    if (auto bound = m_reader.store().bind(key, bind, at); !bound) {
+      m_reader.sink().trace([&] { return "folder " + key + " not bound: " + bound.error().message; });
+    }
+    m_reader.forget_bindings();
   }
-  m_reader.forget_bindings();
   // An entry from before definitions were told apart (or the JS hook's) becomes its definition's verdict.
-  auto adoptable = [&](const json::object& doc) {
+  std::vector<std::string> fingerprints;
+  for (const config::Candidate* c : res.winners()) fingerprints.push_back(c->fingerprint);
+  const auto adoptable = [&](const state::StateSnapshot& snap) {
     std::vector<const config::Candidate*> out;
     for (const config::Candidate* c : res.winners()) {
-      if (!state::verdicts(doc).contains(c->fingerprint) && state::decision_entry(doc, c->tool_server, std::nullopt)) {
+      if (snap.verdict(c->fingerprint) == nullptr && state::decision_entry(snap.doc, c->tool_server, std::nullopt)) {
         out.push_back(c);
       }
     }
     return out;
   };
-  if (adoptable(m_reader.store().read().doc).empty()) return res;
-  update_state([&](json::object& doc) {
-    const std::vector<const config::Candidate*> adopt = adoptable(doc);
-    for (const config::Candidate* c : adopt) {
-      state::record_verdict(doc, info_of(*c), at, state::Writer::adopted, [](json::object&) {});
-    }
-    return !adopt.empty();
-  });
+  if (adoptable(m_reader.store().read_lazily()).empty()) return res;
+  update_state(
+      [&](json::object& doc) {
+        state::StateSnapshot locked;
+        locked.doc = doc;
+        const std::vector<const config::Candidate*> adopt = adoptable(locked);
+        for (const config::Candidate* c : adopt) {
+          state::record_verdict(doc, info_of(*c), at, state::Writer::adopted, [](json::object&) {});
+        }
+        return !adopt.empty();
+      },
+      state::Touches::only(fingerprints));
   return res;
 }
 
@@ -108,7 +119,7 @@ std::optional<util::EpochMs> Recorder::record(const config::Candidate& c, const 
       retry_at = ServerEntry::from_json(entry).next_retry_at;
     });
     return true;
-  });
+  }, state::Touches::only({c.fingerprint}));
   m_reader.sink().trace([&] {
     if (!written) return std::string("nothing recorded (the state file could not be written)");
     return "recorded definitions." + c.fingerprint.substr(0, 12) + " and servers." + c.tool_server + ": " +
@@ -146,7 +157,7 @@ MarkWritten Recorder::mark_down(const config::Candidate* c, const std::string& n
           state::record_unbound(doc, name, state::Writer::hook, mark_entry);
         return true;
       },
-      k_mark_lock_wait_ms);
+      c != nullptr ? state::Touches::only({c->fingerprint}) : state::Touches::only({}), k_mark_lock_wait_ms);
   return out;
 }
 
@@ -168,7 +179,7 @@ bool Recorder::take_success(const hook::CallTarget& call, const std::optional<st
       state::record_unbound(doc, call.server, state::Writer::tool_success, apply);
     }
     return changed;
-  });
+  }, definition ? state::Touches::only({*definition}) : state::Touches::only({}));
   return restored;
 }
 

@@ -16,7 +16,8 @@ public:
 
   /// Writes through the state's one writer; says on stderr what went wrong. True when written.
   /// Every write also records that this agent's hook ran (state::note_hook_seen).
-  bool update_state(const state::Mutator& mutate, std::int64_t lock_wait_ms = state::k_lock_wait_ms);
+  bool update_state(const state::Mutator& mutate, const state::Touches& touches,
+                    std::int64_t lock_wait_ms = state::k_lock_wait_ms);
   /// Records that this agent's hook ran, with a write of its own (a session start, which may write nothing else).
   void note_seen();
   /// Adds a blocked call of `call`'s server to the history; nothing for an allow.

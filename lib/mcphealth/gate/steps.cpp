@@ -67,7 +67,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   std::vector<std::string> traced;
   if (!f.target && *f.bound) {
     const state::Binding& b = **f.bound;
-    if (auto cached = answer_cached(c, state::decision_entry(f.state->doc, call.server, b.definition), in, traced))
+    if (auto cached = answer_cached(c, state::decision_entry(*f.state, call.server, b.definition), in, traced))
       return answer(std::move(*cached), std::move(traced));
     if (!b.definition) return answer(allow_unbound(c.event, call.server, b), std::move(traced));
     // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
@@ -75,7 +75,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   }
   if (!f.target) return {step::FindTarget{.bind = true}, {}, std::move(traced)};
   const Target& t = *f.target;
-  const json::object* entry = state::decision_entry(f.state->doc, call.server, t.binding.definition);
+  const json::object* entry = state::decision_entry(*f.state, call.server, t.binding.definition);
   if (f.lock == LockState::untried) {
     if (auto cached = answer_cached(c, entry, in, traced)) return answer(std::move(*cached), std::move(traced));
     if (t.candidate == nullptr) return answer(allow_unbound(c.event, call.server, t.binding), std::move(traced));
@@ -174,7 +174,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     if (!f.bound) return {step::ReadBinding{}};
     if (!*f.bound && !f.target) return {step::FindTarget{.bind = false}};
     const std::optional<std::string> definition = *f.bound ? (*f.bound)->definition : f.target->binding.definition;
-    const json::object* entry = state::decision_entry(f.state->doc, name, definition);
+    const json::object* entry = state::decision_entry(*f.state, name, definition);
     const std::optional<util::EpochMs> checked = entry ? ServerEntry::from_json(*entry).checked_at : std::nullopt;
     if (checked && *f.failed.missed_ended_at <= *checked) {
       return answer(allow(c.event), {"the session's last call to " + name + " failed, before its last verdict: counted"});
@@ -202,7 +202,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
   if (f.lock == LockState::untried) return {step::LockProbe{cand ? cand->fingerprint : name, s.timeout_ms.value + 1000}};
   if (!f.under_lock) return {step::ReadState{.under_lock = true}};
-  if (const json::object* entry = state::decision_entry(f.under_lock->doc, name, f.target->binding.definition);
+  if (const json::object* entry = state::decision_entry(*f.under_lock, name, f.target->binding.definition);
       entry != nullptr && state::marked_since(*entry, f.failed.began)) {
     // A failure of a call that began before the server's current mark: that outage, already recorded (a parallel
     // call failing in the same moment). The model is told what the first failure told it; nothing is marked.
@@ -229,7 +229,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   if (ask_server) {
     if (!f.asked) {
       return {step::AskServer{&*cand->resolved,
-                              probe::spec_of(s, state::decision_entry(f.under_lock->doc, cand->tool_server,
+                              probe::spec_of(s, state::decision_entry(*f.under_lock, cand->tool_server,
                                                                       cand->fingerprint))}};
     }
     const Asked said = read_asked(reading, f.failed.text, *f.asked, mark);
@@ -302,7 +302,7 @@ Step next(const SuccessFacts& f, RuleInputs& in) {
   if (!f.bound) return {step::ReadBinding{}};
   if (!*f.bound && !f.target) return {step::FindTarget{.bind = false}};
   const std::optional<std::string> definition = *f.bound ? (*f.bound)->definition : f.target->binding.definition;
-  const json::object* entry = state::decision_entry(f.state->doc, c.call.server, definition);
+  const json::object* entry = state::decision_entry(*f.state, c.call.server, definition);
   if (entry == nullptr) return answer(allow(c.event));
   if (!f.restored) {
     const ServerEntry e = ServerEntry::from_json(*entry);
@@ -326,7 +326,7 @@ Step next(const SessionFacts& f, RuleInputs& in) {
   if (!f.state) return {step::ReadState{}};
   std::vector<SessionServer> servers;
   for (const config::Candidate* cand : f.resolution->winners()) {
-    const json::object* entry = state::decision_entry(f.state->doc, cand->tool_server, cand->fingerprint);
+    const json::object* entry = state::decision_entry(*f.state, cand->tool_server, cand->fingerprint);
     SessionServer s{.name = cand->tool_server};
     if (entry) {
       s.entry = ServerEntry::from_json(*entry);

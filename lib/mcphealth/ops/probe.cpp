@@ -194,13 +194,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     // hold is not written again.
     for (const auto& f : folders) {
       const std::string key = agent::folder_key(*f.agent, f.inputs.project_dir.string());
-      state::FolderBind bind = gate::bind_of(f.inputs, f.resolution, env);
-      const std::optional<state::FolderBindings> stored = store.bindings(key);
-      if (stored && stored->stamp == bind.stamp && std::all_of(bind.names.begin(), bind.names.end(), [&](const auto& n) {
-            return stored->names.contains(n.first);
-          })) {
-        continue;
-      }
+      const state::FolderBind bind = gate::bind_of(f.inputs, f.resolution, env);
+      if (state::holds(store.bindings(key), bind)) continue;
       if (auto bound = store.bind(key, bind, now); !bound) {
         report.warnings.push_back("folder " + key + " not bound: " + bound.error().message);
       }

@@ -57,6 +57,30 @@ std::optional<FolderBindings> FolderBindings::from_json(const json::object& stor
   return out;
 }
 
+namespace {
+
+json::object stored_form(const Binding& b) {
+  json::object o;
+  if (b.definition) {
+    o[k_definition] = *b.definition;
+    if (b.project) o["project"] = *b.project;
+  } else {
+    o["standing"] = b.standing;
+    if (!b.reason.empty()) o["reason"] = b.reason;
+  }
+  return o;
+}
+
+} // namespace
+
+bool holds(const std::optional<FolderBindings>& stored, const FolderBind& bind) {
+  if (!stored || stored->stamp != bind.stamp) return false;
+  return std::all_of(bind.names.begin(), bind.names.end(), [&](const auto& n) {
+    const json::value* was = stored->names.if_contains(n.first);
+    return n.first.size() > k_max_bound_name_bytes || (was != nullptr && *was == json::value(stored_form(n.second)));
+  });
+}
+
 void bind_folder(json::object& f, const FolderBind& bind, util::EpochMs now) {
   if (util::get_string(f, "stamp") != std::optional<std::string>(bind.stamp)) {
     f.clear();
@@ -70,15 +94,7 @@ void bind_folder(json::object& f, const FolderBind& bind, util::EpochMs now) {
   json::object& bound = slot.get_object();
   for (const auto& [name, b] : bind.names) {
     if (name.size() > k_max_bound_name_bytes) continue;
-    json::object o;
-    if (b.definition) {
-      o[k_definition] = *b.definition;
-      if (b.project) o["project"] = *b.project;
-    } else {
-      o["standing"] = b.standing;
-      if (!b.reason.empty()) o["reason"] = b.reason;
-    }
-    bound[name] = std::move(o);
+    bound[name] = stored_form(b);
   }
 }
 

@@ -80,6 +80,10 @@ struct FolderBind {
 /// names merged in.
 void bind_folder(boost::json::object& stored, const FolderBind& bind, util::EpochMs now);
 
+/// True when `stored` already holds all `bind` would record (the same stamp, each name bound alike): binding again
+/// would rewrite the folder's file for nothing.
+bool holds(const std::optional<FolderBindings>& stored, const FolderBind& bind);
+
 /// The shelf of a state file's bindings: `<state>.d/bindings`.
 Shelf bindings_shelf(const std::filesystem::path& state_path);
 

@@ -87,7 +87,7 @@ util::Result<void> Shelf::put(std::string_view key, const json::object& value, u
     if (kv.key() != k_key) stored[kv.key()] = kv.value();
   }
   const fs::path file = file_of(key);
-  if (auto written = util::atomic_replace(file, json::serialize(stored), 0600, util::Folders::create, util::Sync::no);
+  if (auto written = util::atomic_replace(file, json::serialize(stored), 0600, util::Folders::create, m_sync);
       !written) {
     return written;
   }

@@ -7,9 +7,10 @@
 // bound that use never moves (256 × per_shard files; `Tend::no` defers it to the shard's next write, for a batch). A file's modification time is the clock's time of its last
 // write, so tending and the tests follow the clock seam.
 //
-// What a shelf holds must be worth no more than a cache: files are replaced atomically but not synced, and a crash
-// may leave one missing or old, never half written.
+// Files are replaced atomically, and synced when the shelf says (`util::Sync::yes`, for what is learned, not
+// read again: verdicts); otherwise a crash may leave one missing or old, never half written (a cache: bindings).
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
@@ -31,8 +32,8 @@ public:
   /// How many shards the keys spread over.
   static constexpr std::size_t k_shards = 256;
 
-  Shelf(std::filesystem::path dir, std::size_t per_shard, std::int64_t keep_ms)
-      : m_dir(std::move(dir)), m_per_shard(per_shard), m_keep_ms(keep_ms) {}
+  Shelf(std::filesystem::path dir, std::size_t per_shard, std::int64_t keep_ms, util::Sync sync = util::Sync::no)
+      : m_dir(std::move(dir)), m_per_shard(per_shard), m_keep_ms(keep_ms), m_sync(sync) {}
 
   const std::filesystem::path& dir() const { return m_dir; }
   /// The most files the shelf ever holds.
@@ -65,6 +66,7 @@ private:
   std::filesystem::path m_dir;
   std::size_t m_per_shard;
   std::int64_t m_keep_ms;
+  util::Sync m_sync;
 };
 
 } // namespace mcphealth::state

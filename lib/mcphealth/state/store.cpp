@@ -44,6 +44,19 @@ const json::object* StateSnapshot::server(std::string_view name) const {
 
 const json::object& StateSnapshot::servers() const { return doc.at("servers").get_object(); }
 
+const json::object* StateSnapshot::verdict(std::string_view fingerprint) const {
+  const json::object* inside = util::get_object(doc, "definitions");
+  if (const json::object* in_doc = inside ? util::get_object(*inside, fingerprint) : nullptr) return in_doc;
+  if (!verdict_files) return nullptr;
+  auto it = m_read.find(fingerprint);
+  if (it == m_read.end()) it = m_read.emplace(std::string(fingerprint), verdict_files->get(fingerprint)).first;
+  return it->second ? &*it->second : nullptr;
+}
+
+Shelf verdicts_shelf(const fs::path& state_path) {
+  return Shelf(state_path.string() + ".d/verdicts", 64, k_keep_unused_ms, util::Sync::yes);
+}
+
 json::object& servers_of(json::object& doc) { return doc["servers"].as_object(); }
 
 const json::object& servers_of(const json::object& doc) {
@@ -66,7 +79,10 @@ bool is_cache_off(const fs::path& path) {
          S_ISCHR(null_st.st_mode) && st.st_rdev == null_st.st_rdev;
 }
 
-StateSnapshot load_state(const fs::path& path) {
+namespace {
+
+/// The state file alone.
+StateSnapshot load_file(const fs::path& path) {
   StateSnapshot snap;
   snap.doc = empty_doc();
   if (is_cache_off(path)) {
@@ -96,6 +112,45 @@ StateSnapshot load_state(const fs::path& path) {
   return snap;
 }
 
+json::object& object_at(json::object& doc, std::string_view key) {
+  json::value& v = doc[key];
+  if (!v.is_object()) v = json::object();
+  return v.get_object();
+}
+
+/// A verdict's mirror in `servers` whose verdict has not been checked for a month goes with it (the verdict's file
+/// goes when its shard is next written): the JS hook's map keeps no server for ever.
+bool prune_mirrors(json::object& doc, util::EpochMs now) {
+  std::vector<std::string> old;
+  for (const auto& kv : servers_of(doc)) {
+    const json::object* e = kv.value().is_object() ? &kv.value().get_object() : nullptr;
+    if (e == nullptr || !e->contains("definition")) continue;
+    const auto at = util::get_epoch_ms(*e, "checkedAt");
+    if (at && *at + k_keep_unused_ms < now) old.emplace_back(kv.key());
+  }
+  for (const auto& key : old) servers_of(doc).erase(key);
+  return !old.empty();
+}
+
+} // namespace
+
+StateSnapshot load_state(const fs::path& path, Verdicts verdicts) {
+  StateSnapshot snap = load_file(path);
+  if (snap.status != LoadStatus::ok && snap.status != LoadStatus::newer_version && snap.status != LoadStatus::missing)
+    return snap;
+  if (is_cache_off(path)) return snap;
+  const Shelf files = verdicts_shelf(path);
+  if (verdicts == Verdicts::when_asked) {
+    snap.verdict_files = files;
+    return snap;
+  }
+  // A verdict in the file itself was written before verdicts had files of their own: one in a file is newer.
+  json::object& all = object_at(snap.doc, "definitions");
+  files.each([&](const std::string& fp, const json::object& v) { all[fp] = v; });
+  if (all.empty()) snap.doc.erase("definitions");
+  return snap;
+}
+
 util::Result<util::RecordLock, util::LockError> StateStore::lock_probe(std::string_view key, std::int64_t wait_ms) {
   if (disabled()) return util::RecordLock{};
   return util::RecordLock::acquire(m_path.string() + ".probe.lock", key, wait_ms, m_clock);
@@ -117,7 +172,7 @@ util::Result<void> StateStore::bind(std::string_view folder, const FolderBind& b
   return folders.put(folder, stored, now);
 }
 
-UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms) {
+UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms, const Touches& touches) {
   auto refuse = [](UpdateFailure kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
   if (disabled()) return Update{}; // the cache is off: nothing to lock, nothing to write
   const auto lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock);
@@ -127,7 +182,7 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
   }
   if (!lock) return refuse(UpdateFailure::failed, lock.error().message);
 
-  StateSnapshot snap = load_state(m_path);
+  StateSnapshot snap = load_file(m_path);
   if (snap.status == LoadStatus::newer_version) {
     return refuse(UpdateFailure::refused_newer_version,
                   m_path.string() + " has version " + std::to_string(snap.version) + ", newer than " +
@@ -137,10 +192,28 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
     return refuse(UpdateFailure::failed, "cannot read " + m_path.string() + ": " + snap.error);
   }
 
+  // The verdicts the mutator may touch, from their files; a verdict the file itself still holds (written before
+  // they had files) is older than one in a file, and moves out with this write.
+  Shelf verdict_files = verdicts_shelf(m_path);
+  json::object on_file;
+  if (touches.all) {
+    verdict_files.each([&](const std::string& fp, const json::object& v) { on_file[fp] = v; });
+  } else {
+    for (const std::string& fp : touches.definitions) {
+      if (std::optional<json::object> v = verdict_files.get(fp)) on_file[fp] = std::move(*v);
+    }
+  }
+  json::object& definitions = object_at(snap.doc, "definitions");
+  const bool verdicts_inside = !definitions.empty();
+  for (const auto& kv : on_file) definitions[kv.key()] = kv.value();
+
   const boost::json::object before{{"servers", servers_of(snap.doc)}};
+  const util::EpochMs now = m_clock.now_ms();
   Shelf folders = shelf();
-  const bool moved = snap.status == LoadStatus::ok && move_bindings_out(snap.doc, folders, m_clock.now_ms());
-  if (!mutate(snap.doc) && !moved) return Update{};
+  const bool moved = snap.status == LoadStatus::ok && move_bindings_out(snap.doc, folders, now);
+  const bool changed = mutate(snap.doc);
+  if (!changed && !moved && !verdicts_inside) return Update{};
+  prune_mirrors(snap.doc, now);
 
   Update done;
   if (snap.status == LoadStatus::corrupt) {
@@ -149,6 +222,22 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
       return refuse(UpdateFailure::failed, "cannot move corrupt " + m_path.string() + " aside: " + std::strerror(errno));
     }
     done.moved_aside = aside;
+  }
+  // Each verdict that changed, in its file; each removed, its file gone. Before the state file: its `servers`
+  // mirrors them.
+  const json::object after = std::move(object_at(snap.doc, "definitions"));
+  snap.doc.erase("definitions");
+  for (const auto& kv : after) {
+    if (!kv.value().is_object()) continue;
+    const json::value* was = on_file.if_contains(kv.key());
+    if (was != nullptr && util::same_json(*was, kv.value())) continue;
+    if (auto written = verdict_files.put(kv.key(), kv.value().get_object(), now); !written) {
+      return refuse(UpdateFailure::failed, "cannot write the verdict of " + std::string(kv.key()) + ": " +
+                                               written.error().message);
+    }
+  }
+  for (const auto& kv : on_file) {
+    if (!after.contains(kv.key())) verdict_files.remove(kv.key());
   }
   snap.doc["version"] = k_state_version;
   const std::string text = util::pretty_json(snap.doc);

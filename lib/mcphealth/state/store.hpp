@@ -1,6 +1,8 @@
 #pragma once
-// The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook: lock-free reads for the hot path,
-// and one writer for every change: lock, re-read, mutate, write a temp file, fsync, rename.
+// The state file (`~/.claude/mcp-health-cache.json`), shared with the JS hook, and what mcphealth keeps beside it
+// (`<state>.d/`): each definition's verdict and each folder's bindings, a file apiece (state/shelf.hpp), so a hook
+// reads what its call needs and a write rewrites what changed, however much the state has learned. Lock-free
+// reads for the hot path, and one writer for every change: lock, re-read, mutate, write a temp file, rename.
 #include <mcphealth/state/bindings.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -11,6 +13,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,25 +32,49 @@ enum class LoadStatus { ok, missing, corrupt, newer_version, unreadable };
 /// What a load status means, in a few words: `read`, `missing (nothing cached yet)`, `not a state file (ignored)`, ...
 std::string_view load_status_words(LoadStatus status);
 
-/// A parsed state file. `doc` is always an object with an object `servers` (empty when the file was not usable).
+/// A parsed state file. `doc` is always an object with an object `servers` (empty when the file was not usable),
+/// and `definitions`, the verdicts: every one (a whole read), or those read so far (a read of what is asked for:
+/// `verdict` reads the others from their files on first use).
 struct StateSnapshot {
   LoadStatus status = LoadStatus::missing;
   boost::json::object doc;
   std::int64_t version = k_state_version;
   /// Why the file was corrupt or unreadable.
   std::string error;
+  /// Where verdicts not in `doc` are, for a snapshot that reads them when asked for; none when `doc` holds all.
+  std::optional<Shelf> verdict_files = std::nullopt;
 
   /// Returns the entry of `server`, if there is one.
   const boost::json::object* server(std::string_view name) const;
   /// Returns the `servers` object.
   const boost::json::object& servers() const;
+  /// The verdict of definition `fingerprint`: from `doc`, else read from its file once (a verdict found missing
+  /// stays missing for this snapshot), when there is one.
+  const boost::json::object* verdict(std::string_view fingerprint) const;
+
+private:
+  mutable std::map<std::string, std::optional<boost::json::object>, std::less<>> m_read;
+};
+
+/// Where a state file keeps its verdicts: `<state>.d/verdicts`, a file per definition. Kept for a month after
+/// their last check (as in the file before), 16,384 at most.
+Shelf verdicts_shelf(const std::filesystem::path& state_path);
+
+/// Which verdicts an update reads before its mutator runs: every one, or a few definitions' (a hook's write
+/// touches one: reading every verdict would make each write cost what months of use have left).
+struct Touches {
+  bool all = true;
+  std::vector<std::string> definitions = {};
+  static Touches only(std::vector<std::string> fingerprints) { return {false, std::move(fingerprints)}; }
 };
 
 /// True for a path that switches the cache off: `/dev/null`, or another node of the null device.
 bool is_cache_off(const std::filesystem::path& path);
 
-/// Reads and validates the state file at `path`; never throws. `/dev/null` reads as missing.
-StateSnapshot load_state(const std::filesystem::path& path);
+/// Reads and validates the state file at `path` and every verdict beside it; never throws. `/dev/null` reads as
+/// missing. `Verdicts::when_asked` reads none of the verdicts beside it until StateSnapshot::verdict asks.
+enum class Verdicts { all, when_asked };
+StateSnapshot load_state(const std::filesystem::path& path, Verdicts verdicts = Verdicts::all);
 
 /// Returns the `servers` object of a document that `load_state` produced.
 boost::json::object& servers_of(boost::json::object& doc);
@@ -85,10 +112,14 @@ public:
   virtual ~Store() = default;
   /// Where the state lives, as the user's messages name it.
   virtual const std::filesystem::path& path() const = 0;
-  /// The current state, read without locking.
+  /// The current state, read without locking, with every verdict.
   virtual StateSnapshot read() const = 0;
-  /// Applies `mutate` to the current state under the writers' lock, waiting at most `lock_wait_ms` for it.
-  virtual UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) = 0;
+  /// The same, its verdicts read as they are asked for (StateSnapshot::verdict): what one call reads.
+  virtual StateSnapshot read_lazily() const { return read(); }
+  /// Applies `mutate` to the current state under the writers' lock, waiting at most `lock_wait_ms` for it; the
+  /// document it is given holds the verdicts `touches` names (all, unless it says).
+  virtual UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms,
+                              const Touches& touches = {}) = 0;
   /// Takes the probe lock of `key` (a definition's fingerprint, or a server name), waiting at most `wait_ms`.
   virtual util::Result<util::RecordLock, util::LockError> lock_probe(std::string_view key, std::int64_t wait_ms) = 0;
   /// The bindings of `folder` (a folder key, agent::folder_key), as stored.
@@ -125,6 +156,7 @@ public:
 
   /// Reads the current file without locking (writes are atomic renames, so a read sees a whole file).
   StateSnapshot read() const override { return load_state(m_path); }
+  StateSnapshot read_lazily() const override { return load_state(m_path, Verdicts::when_asked); }
 
   /// Where the folders' bindings are: `<path>.d/bindings`, a file per folder (state/bindings.hpp).
   Shelf shelf() const { return bindings_shelf(m_path); }
@@ -133,10 +165,12 @@ public:
   /// Under the writers' lock: re-reads `folder`'s file, binds, and replaces that file alone.
   util::Result<void> bind(std::string_view folder, const FolderBind& bind, util::EpochMs now) override;
 
-  /// Under the lock: re-reads the file, moves a corrupt one aside, applies `mutate`, and replaces the file
-  /// atomically. Bindings a file from before they had their own files still holds are moved onto the shelf. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
+  /// Under the lock: re-reads the file and the verdicts `touches` names, moves a corrupt file aside, applies
+  /// `mutate`, writes the verdicts that changed (each its file, removing those it removed) and replaces the file
+  /// atomically. Verdicts and bindings a file from before they had their own files still holds are moved out. Refuses to overwrite a newer version. Waits at most `lock_wait_ms` for the lock.
   /// The history gets the transitions a written update made (state::transitions), under the same lock.
-  UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms) override;
+  UpdateResult update(const Mutator& mutate, std::int64_t lock_wait_ms = k_lock_wait_ms,
+                      const Touches& touches = {}) override;
   std::optional<std::string> append_history(const std::vector<HistoryEvent>& events) override;
 
 private:

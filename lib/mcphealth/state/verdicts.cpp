@@ -61,6 +61,14 @@ const json::object* decision_entry(const json::object& doc, std::string_view ser
   return mirror;
 }
 
+const json::object* decision_entry(const StateSnapshot& snap, std::string_view server,
+                                   const std::optional<std::string>& fingerprint) {
+  if (fingerprint) {
+    if (const json::object* v = snap.verdict(*fingerprint)) return v;
+  }
+  return decision_entry(snap.doc, server, std::nullopt);
+}
+
 void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(json::object&)>& mark) {
   if (who.tool_server.size() > k_max_name_bytes || who.server.size() > k_max_name_bytes) return;

@@ -40,6 +40,9 @@ struct DefinitionInfo {
 /// of `server` when it names no definition (the JS hook's, or one written before definitions were told apart).
 const boost::json::object* decision_entry(const boost::json::object& doc, std::string_view server,
                                           const std::optional<std::string>& fingerprint);
+/// The same from a snapshot, whose verdict of `fingerprint` may be read from its file only now (a hook's read).
+const boost::json::object* decision_entry(const StateSnapshot& snap, std::string_view server,
+                                          const std::optional<std::string>& fingerprint);
 
 /// The longest server name ever written (a tool name's server, or a config's): no real one comes near it, and a
 /// longer one (a payload's, a hostile `.mcp.json`'s) must not grow the state file past what it can read back.
