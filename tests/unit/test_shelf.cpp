@@ -183,9 +183,10 @@ TEST_CASE("each verdict is a file beside the state file, read whole by commands 
   CHECK(std::filesystem::exists(state::verdicts_shelf(store.path()).file_of("fpA")));
   // The state file keeps the JS hook's map alone.
   const auto file = state::load_state(store.path(), state::Verdicts::when_asked);
-  CHECK_FALSE(file.doc.contains("definitions"));
-  CHECK(file.server("a") != nullptr);
   REQUIRE(file.verdict("fpB"));
+  CHECK(file.unread_file); // decided from the verdict's file: the state file itself not parsed
+  CHECK_FALSE(file.read_file().doc.contains("definitions"));
+  CHECK(file.server("a") != nullptr);
   CHECK(file.verdict("fpB")->at("status") == "unhealthy");
   CHECK(file.verdict("fpZ") == nullptr);
   CHECK(state::verdicts(store.read().doc).size() == 2);
@@ -239,7 +240,7 @@ TEST_CASE("verdicts kept inside a state file are read as before, and move out at
   const auto written = store.update([](json::object&) { return false; }, state::k_lock_wait_ms, state::Touches::only({}));
   REQUIRE(written);
   CHECK(written->written);
-  CHECK_FALSE(state::load_state(path, state::Verdicts::when_asked).doc.contains("definitions"));
+  CHECK_FALSE(state::load_state(path, state::Verdicts::when_asked).read_file().doc.contains("definitions"));
   REQUIRE(store.read_lazily().verdict("fpA") != nullptr);
   CHECK(store.read_lazily().verdict("fpA")->at("status") == "unhealthy");
 }

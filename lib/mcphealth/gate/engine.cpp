@@ -206,8 +206,9 @@ private:
       if (f.bound && *f.bound && (**f.bound).definition) (void)snap.verdict(*(**f.bound).definition);
     }
     m_sink.trace([&] {
+      // Read now when traced (its status is worth saying); otherwise when a rule needs more than a verdict.
       return "state file " + m_reader.store().path().string() + (s.under_lock ? " (again, under the lock): " : ": ") +
-             std::string(state::load_status_words(snap.status));
+             std::string(state::load_status_words(snap.read_file().status));
     });
     if constexpr (std::is_same_v<Facts, PreFacts>) {
       f.reread = f.reread || s.under_lock;

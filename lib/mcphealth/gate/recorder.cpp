@@ -60,7 +60,7 @@ void Recorder::say_policy_problem() {
   const std::optional<PolicyProblem> problem = m_reader.policy_problem();
   if (!problem) return;
   const state::StateSnapshot snap = m_reader.store().read_lazily();
-  if (state::policy_problem_said(snap.doc) == problem->stamp) return;
+  if (state::policy_problem_said(snap.read_file().doc) == problem->stamp) return;
   m_reader.sink().log(problem->line);
   update_state(
       [&](json::object& doc) {
@@ -87,7 +87,8 @@ const config::Resolution& Recorder::bind_folder(const ExtraBinding& extra) {
   const auto adoptable = [&](const state::StateSnapshot& snap) {
     std::vector<const config::Candidate*> out;
     for (const config::Candidate* c : res.winners()) {
-      if (snap.verdict(c->fingerprint) == nullptr && state::decision_entry(snap.doc, c->tool_server, std::nullopt)) {
+      if (snap.verdict(c->fingerprint) == nullptr &&
+          state::decision_entry(snap.read_file().doc, c->tool_server, std::nullopt)) {
         out.push_back(c);
       }
     }

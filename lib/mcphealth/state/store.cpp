@@ -42,15 +42,17 @@ const json::object* StateSnapshot::server(std::string_view name) const {
   return &it->value().get_object();
 }
 
-const json::object& StateSnapshot::servers() const { return doc.at("servers").get_object(); }
+const json::object& StateSnapshot::servers() const { return read_file().doc.at("servers").get_object(); }
 
 const json::object* StateSnapshot::verdict(std::string_view fingerprint) const {
-  const json::object* inside = util::get_object(doc, "definitions");
-  if (const json::object* in_doc = inside ? util::get_object(*inside, fingerprint) : nullptr) return in_doc;
-  if (!verdict_files) return nullptr;
-  auto it = m_read.find(fingerprint);
-  if (it == m_read.end()) it = m_read.emplace(std::string(fingerprint), verdict_files->get(fingerprint)).first;
-  return it->second ? &*it->second : nullptr;
+  if (verdict_files) {
+    auto it = m_read.find(fingerprint);
+    if (it == m_read.end()) it = m_read.emplace(std::string(fingerprint), verdict_files->get(fingerprint)).first;
+    if (it->second) return &*it->second;
+  }
+  // A verdict the file itself holds, written before verdicts had files of their own.
+  const json::object* inside = util::get_object(read_file().doc, "definitions");
+  return inside ? util::get_object(*inside, fingerprint) : nullptr;
 }
 
 Shelf verdicts_shelf(const fs::path& state_path) {
@@ -134,16 +136,30 @@ bool prune_mirrors(json::object& doc, util::EpochMs now) {
 
 } // namespace
 
+const StateSnapshot& StateSnapshot::read_file() const {
+  if (!unread_file) return *this;
+  StateSnapshot file = load_file(*unread_file);
+  unread_file.reset();
+  status = file.status;
+  doc = std::move(file.doc);
+  version = file.version;
+  error = std::move(file.error);
+  return *this;
+}
+
 StateSnapshot load_state(const fs::path& path, Verdicts verdicts) {
+  if (verdicts == Verdicts::when_asked && !is_cache_off(path)) {
+    StateSnapshot snap;
+    snap.doc = empty_doc();
+    snap.verdict_files = verdicts_shelf(path);
+    snap.unread_file = path;
+    return snap;
+  }
   StateSnapshot snap = load_file(path);
   if (snap.status != LoadStatus::ok && snap.status != LoadStatus::newer_version && snap.status != LoadStatus::missing)
     return snap;
   if (is_cache_off(path)) return snap;
   const Shelf files = verdicts_shelf(path);
-  if (verdicts == Verdicts::when_asked) {
-    snap.verdict_files = files;
-    return snap;
-  }
   // A verdict in the file itself was written before verdicts had files of their own: one in a file is newer.
   json::object& all = object_at(snap.doc, "definitions");
   files.each([&](const std::string& fp, const json::object& v) { all[fp] = v; });

@@ -33,16 +33,26 @@ enum class LoadStatus { ok, missing, corrupt, newer_version, unreadable };
 std::string_view load_status_words(LoadStatus status);
 
 /// A parsed state file. `doc` is always an object with an object `servers` (empty when the file was not usable),
-/// and `definitions`, the verdicts: every one (a whole read), or those read so far (a read of what is asked for:
-/// `verdict` reads the others from their files on first use).
+/// and `definitions`, the verdicts: every one (a whole read), or none (a read of what is asked for: `verdict`
+/// reads each from its file on first use).
+///
+/// A snapshot read as asked (load_state(path, Verdicts::when_asked)) reads the state file itself only when
+/// something needs it (`read_file`, or a verdict that has no file): a call decided from its verdict's file never
+/// parses the JS hook's map. Until then `doc` is empty and `status` says `missing`; so the fields are `mutable`,
+/// filled on that first use. Every other snapshot is read whole when made.
 struct StateSnapshot {
-  LoadStatus status = LoadStatus::missing;
-  boost::json::object doc;
-  std::int64_t version = k_state_version;
+  mutable LoadStatus status = LoadStatus::missing;
+  mutable boost::json::object doc;
+  mutable std::int64_t version = k_state_version;
   /// Why the file was corrupt or unreadable.
-  std::string error;
+  mutable std::string error;
   /// Where verdicts not in `doc` are, for a snapshot that reads them when asked for; none when `doc` holds all.
   std::optional<Shelf> verdict_files = std::nullopt;
+  /// The state file not read yet, for a snapshot read as asked.
+  mutable std::optional<std::filesystem::path> unread_file = std::nullopt;
+
+  /// This snapshot with its state file read (now, when it was not).
+  const StateSnapshot& read_file() const;
 
   /// Returns the entry of `server`, if there is one.
   const boost::json::object* server(std::string_view name) const;

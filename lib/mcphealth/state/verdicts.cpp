@@ -66,7 +66,7 @@ const json::object* decision_entry(const StateSnapshot& snap, std::string_view s
   if (fingerprint) {
     if (const json::object* v = snap.verdict(*fingerprint)) return v;
   }
-  return decision_entry(snap.doc, server, std::nullopt);
+  return decision_entry(snap.read_file().doc, server, std::nullopt);
 }
 
 void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
