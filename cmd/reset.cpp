@@ -52,7 +52,7 @@ void print_removed(const ResetOptions& o, const std::vector<std::string>& labels
 int reset_stale(const ResetOptions& o, const util::Environment& env, const config::Settings& settings,
                 state::StateStore& store, const state::StateSnapshot& snapshot, util::Clock& clock) {
   const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings,
-                                                     state::bound_folders(store.shelf()));
+                                                     ops::bound_scope(settings.state_path.value, env));
   const ops::StatusReport report =
       ops::build_status(snapshot, configured, settings, clock.now_ms(), state::bound_definitions(store.shelf()));
   std::vector<std::string> fingerprints;

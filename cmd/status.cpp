@@ -135,11 +135,10 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
 
   // Every folder Claude Code knows: a definition some project still uses is never "gone".
-  const state::Shelf bindings = state::bindings_shelf(settings.state_path.value);
   const std::optional<ops::Configured> configured = ops::configured_everywhere(
-      discovery_for(env, settings, o.cwd), env, settings, state::bound_folders(bindings));
-  ops::StatusReport report =
-      ops::build_status(snapshot, configured, settings, clock.now_ms(), state::bound_definitions(bindings));
+      discovery_for(env, settings, o.cwd), env, settings, ops::bound_scope(settings.state_path.value, env));
+  ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms(),
+                                               state::bound_definitions(state::bindings_shelf(settings.state_path.value)));
   const std::size_t superseded =
       std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
   const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,

@@ -68,8 +68,11 @@ def grow(home, proj, folders, old_definitions):
     mine = json.load(open(shelf_file(shelf, proj)))
     now = int(time.time() * 1000)
     rnd = random.Random(39)
+    worktrees = os.path.join(os.path.dirname(home), "src")
     for i in range(folders - 1):
-        key = "/home/u/src/repo-%d/.worktrees/task-%d" % (i % 40, i)
+        # Real folders: status, watch and probe --all read each one's configs, as a folder still in use.
+        key = os.path.join(worktrees, "repo-%d" % (i % 40), ".worktrees", "task-%d" % i)
+        os.makedirs(key)
         path = shelf_file(shelf, key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         copy = dict(mine, key=key, boundAt=now - rnd.randrange(0, 29 * DAY))
@@ -82,7 +85,7 @@ def grow(home, proj, folders, old_definitions):
         fp = "%016x" % rnd.getrandbits(64)
         name = "old-%d" % (i % 30)
         v = dict(model, definition=fp, server=name, toolName=name, checkedAt=now - rnd.randrange(0, 29 * DAY),
-                 project="/home/u/src/repo-%d/.worktrees/task-%d" % (i % 40, i), scope="project")
+                 project=os.path.join(worktrees, "repo-%d" % (i % 40), ".worktrees", "task-%d" % i), scope="project")
         path = shelf_file(verdicts, fp)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         json.dump(dict(v, key=fp), open(path, "w"))

@@ -56,6 +56,37 @@ TEST_CASE("the folders in use: every agent's own, and every folder an agent's ho
   CHECK(agent::folders_in_use(given, env, {.bound_folders = bound}).size() == agent::agents().size());
 }
 
+TEST_CASE("a bound folder whose bindings still name only definitions its agent starts elsewhere is not read again",
+          "[agents]") {
+  testing::MemoryDisk disk;
+  disk.files["/mem/b"] = "";
+  disk.files["/mem/c"] = "";
+  disk.files["/mem/home/.claude.json"] = R"({"mcpServers":{"u":{"command":"/bin/true"}}})";
+  const util::MapEnvironment env{{"HOME", "/mem/home"}};
+  config::DiscoveryInputs base = config::discovery_inputs(env, {}, "/mem/a");
+  base.reader = &disk;
+  const agent::Agent* claude = &agent::default_agent();
+  const auto here = agent::folders_in_use(base, env, {.agents = {claude}});
+  REQUIRE(here.size() == 1);
+  REQUIRE(here.front().resolution.winners().size() == 1);
+  const std::string user_fp = here.front().resolution.winners().front()->fingerprint;
+
+  agent::FolderScope scope{.agents = {claude}, .bound_folders = {"/mem/b", "/mem/c"}};
+  std::vector<std::string> asked;
+  scope.still_binds = [&](const std::string& key) -> std::optional<std::vector<std::string>> {
+    asked.push_back(key);
+    if (key == "/mem/b") return std::vector<std::string>{user_fp}; // started in /mem/a already
+    return std::vector<std::string>{user_fp, "fp-of-its-own"};
+  };
+  const auto all = listed(agent::folders_in_use(base, env, scope));
+  CHECK(asked.size() == 2);
+  CHECK_FALSE(has(all, "claude-code /mem/b elsewhere"));
+  CHECK(has(all, "claude-code /mem/c elsewhere"));
+  // Bindings that no longer hold say nothing: the folder is read.
+  scope.still_binds = [](const std::string&) { return std::optional<std::vector<std::string>>(); };
+  CHECK(has(listed(agent::folders_in_use(base, env, scope)), "claude-code /mem/b elsewhere"));
+}
+
 // doctor and explain-config tell the user's own hook files from a repository's by asking each agent for its files
 // with no project: what remains for a project must lie inside it, and nothing of the user's may.
 TEST_CASE("every agent's hook files split into the user's own and the project's, by the project asked for",

@@ -235,6 +235,10 @@ struct FolderScope {
   std::optional<std::filesystem::path> project = std::nullopt;
   /// The state file's bindings keys (state::bound_folders): every folder an agent's hook has run in.
   std::vector<std::string> bound_folders = {};
+  /// For one of those, the definitions its stored bindings name while they still hold (stats only): a folder whose
+  /// every definition its agent starts elsewhere already adds nothing, and is not read again (thousands of
+  /// worktrees of a few repositories). Unset: every bound folder is read.
+  std::function<std::optional<std::vector<std::string>>(const std::string& key)> still_binds = {};
 };
 
 /// The folders each agent runs servers in, each resolved as that agent reads it: `base`'s folder; every folder the

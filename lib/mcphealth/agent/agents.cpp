@@ -6,6 +6,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace mcphealth::agent {
 
@@ -70,16 +71,31 @@ std::vector<AgentFolder> folders_in_use(const config::DiscoveryInputs& base, con
   }
   if (!base.explicit_paths.empty()) return out;
   util::FileReader& reader = base.reader ? *base.reader : util::disk();
+  // Each agent's folder once: a set, as thousands of folders may be bound (a key per agent, headless run, version).
+  std::set<std::pair<const Agent*, std::string>> done;
+  std::set<std::pair<const Agent*, std::string>> started; // each agent's definitions in the folders so far
+  const auto note_started = [&](const AgentFolder& f) {
+    for (const config::Candidate* c : f.resolution.winners()) started.emplace(f.agent, c->fingerprint);
+  };
+  for (const AgentFolder& f : out) {
+    done.emplace(f.agent, f.inputs.project_dir.string());
+    note_started(f);
+  }
   for (const std::string& key : scope.bound_folders) {
     const auto [agent, dir] = read_folder_key(key);
     if (std::find(who.begin(), who.end(), agent) == who.end()) continue;
-    const bool done = std::any_of(out.begin(), out.end(), [&, agent = agent, dir = dir](const AgentFolder& f) {
-      return f.agent == agent && f.inputs.project_dir == dir;
-    });
-    if (done || !reader.stat(dir)) continue;
+    if (!done.emplace(agent, dir.string()).second || !reader.stat(dir)) continue;
+    if (scope.still_binds) {
+      const std::optional<std::vector<std::string>> binds = scope.still_binds(key);
+      if (binds && std::all_of(binds->begin(), binds->end(),
+                               [&, a = agent](const std::string& fp) { return started.contains({a, fp}); })) {
+        continue;
+      }
+    }
     config::DiscoveryInputs in = base;
     in.project_dir = dir;
     add(*agent, std::move(in), false);
+    note_started(out.back());
   }
   return out;
 }

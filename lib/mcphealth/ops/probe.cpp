@@ -120,7 +120,12 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   state::StateStore store(settings.state_path.value, clock);
   const state::StateSnapshot before = store.read();
   const std::vector<Folder> folders =
-      agent::folders_in_use(base, env, {request.agents, request.project, state::bound_folders(store.shelf())});
+      agent::folders_in_use(base, env, [&] {
+        agent::FolderScope scope = bound_scope(settings.state_path.value, env);
+        scope.agents = request.agents;
+        scope.project = request.project;
+        return scope;
+      }());
   for (const auto& f : folders) {
     for (const auto& file : f.resolution.files) {
       if (file.status == config::FileReport::Status::parse_error || file.status == config::FileReport::Status::unreadable) {

@@ -162,8 +162,31 @@ std::optional<std::string> why_not_started(const std::vector<NotStarted>& not_st
   return std::nullopt;
 }
 
+agent::FolderScope bound_scope(const std::filesystem::path& state_path, const util::Environment& env) {
+  agent::FolderScope scope;
+  auto stored = std::make_shared<std::map<std::string, state::FolderBindings>>();
+  state::bindings_shelf(state_path).each([&](const std::string& key, const json::object& f) {
+    scope.bound_folders.push_back(key);
+    if (auto b = state::FolderBindings::from_json(f)) stored->emplace(key, std::move(*b));
+  });
+  std::sort(scope.bound_folders.begin(), scope.bound_folders.end());
+  scope.still_binds = [stored, &env](const std::string& key) -> std::optional<std::vector<std::string>> {
+    const auto it = stored->find(key);
+    if (it == stored->end()) return std::nullopt;
+    const state::FolderBindings& b = it->second;
+    const std::vector<std::filesystem::path> files(b.files.begin(), b.files.end());
+    if (config::resolution_stamp(files, b.variables, env) != b.stamp) return std::nullopt;
+    std::vector<std::string> out;
+    for (const auto& kv : b.names) {
+      if (const auto binding = b.find(kv.key()); binding && binding->definition) out.push_back(*binding->definition);
+    }
+    return out;
+  };
+  return scope;
+}
+
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
-                                 const config::Settings& settings, const std::vector<std::string>& bound_folders) {
+                                 const config::Settings& settings, const agent::FolderScope& scope) {
   Configured all;
   std::vector<ConfiguredServer>& out = all.servers;
   const config::Policy policy = config::load_policy(settings.policy_path, env);
@@ -187,7 +210,7 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
       it->here = it->here || here;
     }
   };
-  for (const agent::AgentFolder& f : agent::folders_in_use(base, env, {.bound_folders = bound_folders})) {
+  for (const agent::AgentFolder& f : agent::folders_in_use(base, env, scope)) {
     add(f.resolution, *f.agent, f.here);
     if (!f.here) continue;
     for (NotStarted& n : not_started_in(f.resolution, *f.agent)) {

@@ -137,7 +137,11 @@ struct Configured {
 /// agent's in `base`'s folder, and each agent's in the folders its hooks have run in (`bound_folders`, the state
 /// file's bindings keys); each once, with the agents that start it and whether one does in `base`'s folder.
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
-                                 const config::Settings& settings, const std::vector<std::string>& bound_folders = {});
+                                 const config::Settings& settings, const agent::FolderScope& scope = {});
+
+/// The folders the hooks have run in, from the bindings beside `state_path`, as agent::folders_in_use takes them:
+/// each with what its bindings still say it starts, so only a folder that may add a definition is read again.
+agent::FolderScope bound_scope(const std::filesystem::path& state_path, const util::Environment& env);
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.
