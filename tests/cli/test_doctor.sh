@@ -192,4 +192,15 @@ case_a_named_agent_is_checked_even_when_not_found() {
   assert_eq "$RC" 2
 }
 
+case_doctor_says_how_much_the_state_holds_and_its_bound() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  write_config "$HOME/.claude/settings.json" '{"enableAllProjectMcpServers":true}'
+  hook "$(pre_payload svc)"
+  seed_binding "$T/elsewhere (gemini)"
+  mcph doctor
+  assert_contains "$OUT" "state size: "
+  assert_contains "$OUT" ": 1 verdicts, 2 folders bound, the history "
+  assert_contains "$OUT" "verdicts and folders unused for 30 days are pruned, at most 16384 of each"
+}
+
 main "$@"

@@ -203,4 +203,31 @@ case_non_mcp_call_prints_nothing() {
   assert_no_state
 }
 
+case_a_state_file_from_before_the_files_beside_it_is_read_and_moved_out_at_the_next_write() {
+  # mcphealth up to 0.x kept every verdict and every folder's bindings inside the state file; this one keeps them
+  # beside it (<state>.d/), a file apiece. An old file must still decide, and move out at the next write.
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  local old=$T/old-state.json
+  "$PY" - "$(STATE_ALL)" "$(BINDINGS)" "$old" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["bindings"] = json.load(open(sys.argv[2]))
+json.dump(d, open(sys.argv[3], "w"))
+PYEOF
+  forget_state
+  cp "$old" "$(STATE)"
+  assert_eq "$(json_get "$(STATE)" 'len(d["definitions"]), len(d["bindings"])')" "[1, 1]"
+  # Decided from the old file: blocked, not probed again (its retry is not due).
+  hook "$(pre_payload svc)" -v
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$ERR" "cache: unhealthy (fixture crashed"
+  # The next write moves them out.
+  mcph probe svc
+  assert_eq "$(json_get "$(STATE)" '"definitions" in d or "bindings" in d')" false
+  assert_eq "$(json_get "$(STATE_ALL)" 'len(d["definitions"])')" 1
+  assert_eq "$(json_get "$(BINDINGS)" "'$PROJ' in d")" true
+}
+
 main "$@"

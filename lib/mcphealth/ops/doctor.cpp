@@ -5,11 +5,13 @@
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/version.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <unistd.h>
 
@@ -299,6 +301,20 @@ void common_checks(const DoctorInputs& in, std::vector<Check>& out) {
   case state::LoadStatus::unreadable:
     out.push_back(problem("state", "cannot read " + state.string() + ": " + snap.error, "give this user read access to it"));
     break;
+  }
+  // How much it holds, and why that stays bounded (issue 39: months of use, thousands of folders).
+  if (snap.status == state::LoadStatus::ok) {
+    const state::StateSize size = state::state_size(state);
+    const auto mb = [](std::uintmax_t bytes) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+      return std::string(buf);
+    };
+    out.push_back(ok("state size", mb(size.total()) + ": " + std::to_string(state::verdicts(snap.doc).size()) + " verdicts, " +
+                                       std::to_string(size.bindings.files) + " folders bound, the history " +
+                                       mb(size.history_bytes) + "; verdicts and folders unused for 30 days are "
+                                       "pruned, at most " + std::to_string(state::verdicts_shelf(state).capacity()) +
+                                       " of each"));
   }
   const fs::path history = state::history_path(state);
   if (fs::exists(history, ec) && ::access(history.c_str(), W_OK) != 0) {

@@ -147,6 +147,20 @@ const StateSnapshot& StateSnapshot::read_file() const {
   return *this;
 }
 
+StateSize state_size(const fs::path& state_path) {
+  StateSize out;
+  std::error_code ec;
+  const auto bytes_of = [&](const fs::path& p) -> std::uintmax_t {
+    const std::uintmax_t n = fs::file_size(p, ec);
+    return ec ? 0 : n;
+  };
+  out.file_bytes = bytes_of(state_path);
+  out.verdicts = verdicts_shelf(state_path).size();
+  out.bindings = bindings_shelf(state_path).size();
+  out.history_bytes = bytes_of(history_path(state_path)) + bytes_of(rotated_history_path(state_path));
+  return out;
+}
+
 StateSnapshot load_state(const fs::path& path, Verdicts verdicts) {
   if (verdicts == Verdicts::when_asked && !is_cache_off(path)) {
     StateSnapshot snap;

@@ -70,6 +70,17 @@ private:
 /// their last check (as in the file before), 16,384 at most.
 Shelf verdicts_shelf(const std::filesystem::path& state_path);
 
+/// What the state holds on disk, all of it: the file, the verdicts and the folders' bindings beside it, and the
+/// history. Each part has a bound use does not move (a shelf's capacity; the history rotates).
+struct StateSize {
+  std::uintmax_t file_bytes = 0;
+  Shelf::Size verdicts = {};
+  Shelf::Size bindings = {};
+  std::uintmax_t history_bytes = 0;
+  std::uintmax_t total() const { return file_bytes + verdicts.bytes + bindings.bytes + history_bytes; }
+};
+StateSize state_size(const std::filesystem::path& state_path);
+
 /// Which verdicts an update reads before its mutator runs: every one, or a few definitions' (a hook's write
 /// touches one: reading every verdict would make each write cost what months of use have left).
 struct Touches {
