@@ -5,6 +5,7 @@
 #include <mcphealth/ops/reset.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/history.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/log.hpp>
@@ -28,9 +29,10 @@ void register_reset(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--dry-run", o->dry_run, "Say what would be removed; write nothing");
   sub->add_flag("--json", o->json, "Print {\"removed\":[...],\"dryRun\":...}");
   sub->add_flag("--list", o->list, "Print the names in the cache, one per line, and change nothing");
-  sub->add_flag("--strict", o->strict, "A name not in the cache is an error (exit 2), not a note");
-  sub->footer("Exit: 0 done (or nothing to remove, or a name not in the cache: scripts re-run it), 2 usage error, a "
-              "name not in the cache with --strict, or the state file could not be written.");
+  sub->add_flag("--strict", o->strict, "A name forgotten already is an error (exit 2) too, not a note");
+  sub->footer("Exit: 0 done (or nothing to remove, or a name cached before and forgotten already: scripts re-run "
+              "it), 2 usage error, a name never cached (a typo: nothing is reset), one not in the cache with "
+              "--strict, or the state file could not be written.");
   sub->callback([o, &command_line] { command_line.exit_code = run_reset(*o, command_line.globals); });
 }
 
@@ -100,6 +102,21 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
   }
   if (o.stale) return reset_stale(o, env, settings, store, snapshot, clock);
   std::vector<std::string> names;
+  // A name forgotten already is what reset is for (a script that runs it twice must not fail the second time): one
+  // the history remembers, or a config defines. One neither knows is a typo, and nothing is reset.
+  std::optional<std::vector<std::string>> seen_before;
+  const auto known_before = [&](const std::string& name) {
+    if (!seen_before) {
+      seen_before.emplace();
+      for (const state::HistoryEvent& e : state::read_history(settings.state_path.value).events) seen_before->push_back(e.server);
+      const ops::Configured configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings,
+                                                                    ops::bound_scope(settings.state_path.value, env));
+      for (const ops::ConfiguredServer& s : configured.servers) seen_before->push_back(s.name);
+      for (const ops::NotStarted& n : configured.not_started) seen_before->push_back(n.name);
+    }
+    return std::find(seen_before->begin(), seen_before->end(), name) != seen_before->end();
+  };
+  std::vector<std::string> not_cached;
   for (const auto& name : o.servers) {
     if (std::find(cached.begin(), cached.end(), name) != cached.end()) {
       names.push_back(name);
@@ -108,12 +125,12 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
     const auto close = util::closest_match(name, cached);
     const std::string what = "'" + name + "' is not in " + settings.state_path.value.string() +
                              (close ? " (did you mean " + *close + "?)" : std::string()) + "; cached: " + join_names(cached);
-    if (o.strict) {
-      util::log::error(what);
+    const bool forgotten = known_before(name);
+    if (o.strict || !forgotten) {
+      util::log::error(what + (forgotten ? std::string() : " (nor was it ever: nothing reset)"));
       return k_exit_usage;
     }
-    // Already forgotten is what reset is for: a script that runs it twice must not fail the second time.
-    util::log::warn(what + " (nothing to reset for it)");
+    util::log::warn(what + " (forgotten already: nothing to reset for it)");
   }
   if (!o.servers.empty() && names.empty()) {
     if (o.json) print_json(json::object{{"removed", json::array()}, {"dryRun", o.dry_run}});

@@ -36,28 +36,34 @@ case_dry_run_writes_nothing() {
   assert_eq "$(cat "$(STATE)")" "$before"
 }
 
-case_unknown_name_is_a_note_and_strict_makes_it_an_error() {
+case_a_typo_is_an_error_and_a_name_forgotten_already_a_note() {
   seed_three
   local before; before=$(cat "$(STATE)")
-  # Scripts re-run reset: a name already gone is what they wanted, not a failure.
+  # A name never cached, nor configured, is a typo: said with the name meant, nothing reset, exit 2.
   mcph reset agentmem
-  assert_eq "$RC" 0
-  assert_contains "$ERR" "'agentmem' is not in"
-  assert_contains "$ERR" "cached: agentmemory, github, notes"
-  assert_eq "$(cat "$(STATE)")" "$before"
-  mcph reset agentmem --json
-  assert_eq "$RC" 0
-  assert_eq "$(json_eval "$OUT" 'd["removed"]')" "[]"
-  mcph reset agentmem --strict
   assert_eq "$RC" 2
+  assert_contains "$ERR" "'agentmem' is not in"
+  assert_contains "$ERR" "(did you mean agentmemory?)"
+  assert_contains "$ERR" "cached: agentmemory, github, notes (nor was it ever: nothing reset)"
   assert_eq "$(cat "$(STATE)")" "$before"
-  # Known names are still reset when an unknown one comes with them.
-  mcph reset agentmem github
+  mcph reset agentmem notes
+  assert_eq "$RC" 2
+  assert_eq "$(cat "$(STATE)")" "$before" "nothing reset beside a typo"
+  # Scripts re-run reset: a name already gone is what they wanted, not a failure. The history remembers notes
+  # (unhealthy, forgotten); a config defines github.
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"github\":$(stdio_def healthy)}}"
+  mcph reset notes github
   assert_eq "$RC" 0
   assert_contains "$OUT" "reset github"
   assert_eq "$(json_get "$(STATE)" '"github" in d["servers"]')" false
-  mcph reset github
+  mcph reset notes
   assert_eq "$RC" 0 "running it twice is fine"
+  assert_contains "$ERR" "(forgotten already: nothing to reset for it)"
+  mcph reset github --json
+  assert_eq "$RC" 0 "a configured name, running it twice"
+  assert_eq "$(json_eval "$OUT" 'd["removed"]')" "[]"
+  mcph reset github --strict
+  assert_eq "$RC" 2
 }
 
 case_usage_errors() {
