@@ -354,4 +354,20 @@ case_a_crash_loop_behind_a_reconnect_reaches_the_server_at_most_twice() {
   wait_for_quiet
 }
 
+case_a_call_slower_than_the_client_waits_for_is_a_timeout_not_a_lost_connection() {
+  # A server that answers every call in 4 s under a client that waits 1.5 s (MCP_TOOL_TIMEOUT): alive (its
+  # handshake passes), but every call fails. Claude Code says `MCP server "svc" tool "echo" timed out after 1s`
+  # (2.1.197 and 2.1.332): its own kind, one failed call, then blocked.
+  need_claude
+  svc_stdio
+  export MCP_TOOL_TIMEOUT=1500
+  outage_session "slow 4000"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc lastFailureCode)" timeout
+  assert_contains "$(entry_field svc lastError)" 'timed out after'
+  assert_contains "$(tool_results | sed -n '$p')" 'The MCP server \"svc\" has been down' "the second call blocked"
+  assert_eq "$(calls_seen)" "one" "the second call never reached the slow server"
+  wait_for_quiet
+}
+
 main "$@"

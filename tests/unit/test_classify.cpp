@@ -104,6 +104,7 @@ TEST_CASE("Claude Code's own failure texts are read by the wording table", "[cla
       {"HTTP 401: Invalid OAuth error response: SyntaxError: JSON Parse error: Unexpected EOF. Raw body:", Says::status},
       {"The access token expired", Says::nothing},
       {"MCP error -32603: fixture backend exploded", Says::nothing},
+      {"MCP server \"svc\" tool \"echo\" timed out after 1s", Says::timeout},
   };
   for (const auto& [text, says] : cases) {
     INFO(text);
@@ -111,6 +112,11 @@ TEST_CASE("Claude Code's own failure texts are read by the wording table", "[cla
     CHECK(r.says == says);
   }
   CHECK(hook::read_failure("HTTP 401: Invalid OAuth error response", nullptr, claude()).code == FailureCode::http(401));
+  // The client gave up waiting: its own kind, not a lost connection (tests/cli/test_real_claude.sh, 2.1.197 and
+  // 2.1.332). The same words from a tool are only a generic sign, asked of the server.
+  CHECK(hook::read_failure("MCP server \"svc\" tool \"echo\" timed out after 60s", nullptr, claude()).code ==
+        FailureCode::timeout());
+  CHECK(hook::read_failure("upstream: request timed out", nullptr, claude()).wording.empty());
   // Every row of every agent's table is found by its own text, under that agent.
   for (const agent::Agent* a : agent::agents()) {
     for (const hook::ClientWording& w : a->dialect.failure_wordings()) {

@@ -120,9 +120,12 @@ TEST_CASE("a healthy mark resets failures and stamps a restore only after troubl
 }
 
 TEST_CASE("failure codes read numbers, strings and nothing", "[entry]") {
-  json::value n = 401, t = "transport", s = "503", bad = "weird";
+  json::value n = 401, t = "transport", s = "503", bad = "weird", slow = "timeout";
   CHECK(state::FailureCode::from_json(&n) == state::FailureCode::http(401));
   CHECK(state::FailureCode::from_json(&t) == state::FailureCode::transport());
+  CHECK(state::FailureCode::from_json(&slow) == state::FailureCode::timeout());
+  CHECK(state::FailureCode::timeout().to_json() == "timeout");
+  CHECK(state::FailureCode::timeout().text() == "timeout");
   CHECK(state::FailureCode::from_json(&s) == state::FailureCode::http(503));
   CHECK_FALSE(state::FailureCode::from_json(&bad).present());
   CHECK_FALSE(state::FailureCode::from_json(nullptr).present());

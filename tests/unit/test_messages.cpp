@@ -77,6 +77,16 @@ TEST_CASE("a rate limit says wait, and never mentions a reconnect", "[messages]"
   CHECK_FALSE(has(text, "reconnect"));
 }
 
+TEST_CASE("a call the client gave up waiting for reads as a slow server, not a lost connection", "[messages]") {
+  const std::string text = m::failed_and_marked_down(
+      {"svc", "", "MCP server \"svc\" tool \"echo\" timed out after 1s", FailureCode::timeout(), 30'000});
+  CHECK(has(text, "The MCP server \"svc\" answers slower than the client waits for a call: MCP server \"svc\" tool "
+                  "\"echo\" timed out after 1s."));
+  CHECK_FALSE(has(text, "not answering"));
+  CHECK(has(m::failed_then_restored("svc", FailureCode::timeout()), "failed (timed out)"));
+  CHECK(has(m::failed_then_restored("svc", FailureCode::transport()), "failed (connection lost)"));
+}
+
 TEST_CASE("a failure that could not be recorded promises no block", "[messages]") {
   const std::string text = m::failed_not_recorded({"svc", "", "HTTP 503", FailureCode::http(503)});
   CHECK(has(text, "failing on its side (HTTP 503)"));

@@ -195,6 +195,12 @@ TEST_CASE(
   CHECK(gate::is_proof(reading));
   CHECK_FALSE(gate::ask_after_failure(reading, true, false)); // the client's own framing gave the status
   CHECK_FALSE(gate::ask_after_failure(reading, false, false));
+  // The client gave up waiting for the call: a slow server answers a probe, which says nothing of the call.
+  reading.says = hook::FailureReading::Says::timeout;
+  reading.code = state::FailureCode::timeout();
+  reading.wording = "MCP server \"*\" tool \"*\" timed out after *";
+  CHECK_FALSE(gate::ask_after_failure(reading, true, false));
+  CHECK_FALSE(gate::ask_after_failure(reading, false, false));
 }
 
 TEST_CASE("SessionStart refreshes what is missing or stale and names what is down, skipped servers left alone",

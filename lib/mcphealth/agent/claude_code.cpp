@@ -28,6 +28,8 @@ constexpr hook::ClientWording k_wordings[] = {
      "a stdio server that exited between two calls and could not be restarted"},
     {"Claude Code 2.1.197", "MCP error -32000: Connection closed", Says::transport,
      "a stdio server that died during the call"},
+    {"Claude Code 2.1.197", "MCP server \"*\" tool \"*\" timed out after *", Says::timeout,
+     "a call slower than MCP_TOOL_TIMEOUT (the same words in 2.1.332)"},
     {"Claude Code 2.1.197", "*Unable to connect. Is the computer able to access the url?", Says::transport,
      "an HTTP server refusing connections (stopped); 2.1.332 puts `ECONNREFUSED: ` before it"},
     {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:*", Says::http_unknown,

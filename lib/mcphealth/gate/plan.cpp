@@ -239,8 +239,12 @@ bool is_proof(const hook::FailureReading& reading) { return reading.code.has_val
 
 bool ask_after_failure(const hook::FailureReading& reading, bool remote, bool probe_skipped) {
   if (probe_skipped) return false;
-  // A remote server is cheap to ask: asked unless the client's own framing gave the status.
-  if (remote) return !is_proof(reading) || reading.says != hook::FailureReading::Says::status;
+  // A remote server is cheap to ask: asked unless the client's own framing gave the status, or said it gave up
+  // waiting (a slow server answers a probe: that says nothing of a call it does not answer in time).
+  if (remote) {
+    return !is_proof(reading) || (reading.says != hook::FailureReading::Says::status &&
+                                  reading.says != hook::FailureReading::Says::timeout);
+  }
   // A stdio server is asked only when generic words in the text are all there is: they may be the tool's own.
   return reading.code.has_value() && !is_proof(reading);
 }

@@ -175,6 +175,7 @@ std::string_view failure_says_name(Says says) {
   case Says::status: return "an HTTP status";
   case Says::transport: return "a transport failure";
   case Says::http_unknown: return "an HTTP failure without status";
+  case Says::timeout: return "a call the client gave up waiting for";
   }
   return "?";
 }
@@ -187,6 +188,7 @@ FailureReading read_failure(std::string_view text, const json::object* tool_inpu
     reading.says = w.says;
     reading.wording = w.text;
     if (w.says == Says::transport) reading.code = state::FailureCode::transport();
+    if (w.says == Says::timeout) reading.code = state::FailureCode::timeout();
     if (w.says == Says::status) reading.code = classify_failure(text);
     if (w.says == Says::status && !reading.code) reading.says = Says::http_unknown;
     return reading;

@@ -28,6 +28,7 @@ struct FailureReading {
     status,       // an HTTP status (or its words): `code` holds it
     transport,    // the connection to the server failed or closed: `code` is transport
     http_unknown, // an HTTP request to the server failed and the client did not say with which status
+    timeout,      // the client gave up waiting for the call: `code` is timeout
   };
   Says says = Says::nothing;
   std::optional<state::FailureCode> code;

@@ -26,6 +26,9 @@ std::string what_happened(const state::FailureCode& code, const std::string& rea
     if (!happened.empty()) return std::string(happened) + " (" + http + ")";
     return "answered " + http + (why.empty() || why == http ? "" : ": " + why);
   }
+  if (const std::string_view happened = state::row_of(code).happened; !happened.empty()) {
+    return std::string(happened) + (why.empty() ? "" : ": " + why);
+  }
   return why.empty() ? "stopped answering" : "is not answering: " + why;
 }
 
@@ -124,6 +127,8 @@ std::string failed_not_recorded(const Down& d) {
 std::string failed_then_restored(const std::string& server, const state::FailureCode& code) {
   return "The MCP server " + quoted(server) + " failed (" + (code.kind == state::FailureCode::Kind::http_status
                                                                  ? "HTTP " + std::to_string(code.status)
+                                                   : code.kind == state::FailureCode::Kind::timeout
+                                                                 ? std::string("timed out")
                                                                  : std::string("connection lost")) +
          "), but its reconnect command restarted it and it answers again: the call can be retried now.";
 }

@@ -16,6 +16,7 @@ json::value FailureCode::to_json() const {
   switch (kind) {
   case Kind::http_status: return json::value(static_cast<std::int64_t>(status));
   case Kind::transport: return json::value("transport");
+  case Kind::timeout: return json::value("timeout");
   case Kind::none: break;
   }
   return json::value(nullptr);
@@ -25,6 +26,7 @@ std::string FailureCode::text() const {
   switch (kind) {
   case Kind::http_status: return std::to_string(status);
   case Kind::transport: return "transport";
+  case Kind::timeout: return "timeout";
   case Kind::none: break;
   }
   return {};
@@ -36,6 +38,7 @@ FailureCode FailureCode::from_json(const json::value* v) {
   constexpr std::int64_t k_max_status = 999;
   if (v == nullptr) return none();
   if (v->is_string() && v->get_string() == "transport") return transport();
+  if (v->is_string() && v->get_string() == "timeout") return timeout();
   std::optional<std::int64_t> n;
   if (v->is_string()) {
     std::string_view s = v->get_string();

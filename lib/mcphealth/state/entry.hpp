@@ -13,20 +13,22 @@
 
 namespace mcphealth::state {
 
-/// `lastFailureCode`: an HTTP status (its meaning is its row in state/outage.hpp), `"transport"`, or none.
+/// `lastFailureCode`: an HTTP status (its meaning is its row in state/outage.hpp), `"transport"`, `"timeout"` (the
+/// client gave up waiting for a call: mcphealth's own), or none.
 struct FailureCode {
-  enum class Kind { none, http_status, transport };
+  enum class Kind { none, http_status, transport, timeout };
   Kind kind = Kind::none;
   int status = 0;
 
   static FailureCode none() { return {}; }
   static FailureCode http(int status) { return {Kind::http_status, status}; }
   static FailureCode transport() { return {Kind::transport, 0}; }
+  static FailureCode timeout() { return {Kind::timeout, 0}; }
   /// True unless this is `none`.
   bool present() const { return kind != Kind::none; }
-  /// The JSON form: a number, `"transport"` or null.
+  /// The JSON form: a number, `"transport"`, `"timeout"` or null.
   boost::json::value to_json() const;
-  /// The text form used in messages: `401`, `transport`, or empty.
+  /// The text form used in messages: `401`, `transport`, `timeout`, or empty.
   std::string text() const;
   /// Reads the JSON form; anything else is `none`.
   static FailureCode from_json(const boost::json::value* v);

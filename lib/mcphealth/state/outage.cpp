@@ -48,6 +48,11 @@ constexpr std::array<OutageRow, k_outage_kinds> k_rows{{
     {Outage::transport, "transport failure", {}, {}, k_transport_signs, ProbeReads::down,
      {}, Advice::other_tools, {},
      AfterFailure::reconnect, {}, RetryTiming::backoff},
+    {Outage::timed_out, "timed out", {}, {}, {}, ProbeReads::down,
+     "answers slower than the client waits for a call", Advice::other_tools,
+     "the client gave up waiting for a call: the server is slow or stuck; if it is only slow, raise the "
+     "client's tool timeout (Claude Code: MCP_TOOL_TIMEOUT)",
+     AfterFailure::reconnect, {}, RetryTiming::backoff},
     {Outage::not_found, "not found", k_404, {}, {}, ProbeReads::down,
      {}, Advice::other_tools, "check the URL's path (Streamable HTTP servers usually serve /mcp)",
      AfterFailure::reconnect, {}, RetryTiming::backoff},
@@ -87,6 +92,7 @@ Outage outage_of(const FailureCode& code) {
   switch (code.kind) {
   case FailureCode::Kind::none: return Outage::none;
   case FailureCode::Kind::transport: return Outage::transport;
+  case FailureCode::Kind::timeout: return Outage::timed_out;
   case FailureCode::Kind::http_status: break;
   }
   for (const OutageRow& row : k_rows) {
@@ -99,6 +105,7 @@ const OutageRow& row_of(Outage kind) { return k_rows[static_cast<std::size_t>(ki
 
 FailureCode code_of(Outage kind) {
   if (kind == Outage::transport) return FailureCode::transport();
+  if (kind == Outage::timed_out) return FailureCode::timeout();
   const int status = row_of(kind).status();
   return status != 0 ? FailureCode::http(status) : FailureCode::none();
 }

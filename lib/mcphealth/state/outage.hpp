@@ -19,6 +19,7 @@ enum class Outage {
   rate_limited,    ///< HTTP 429
   unavailable,     ///< HTTP 503: overloaded or down for maintenance
   transport,       ///< no HTTP answer: refused, reset, closed, timed out
+  timed_out,       ///< the client gave up waiting for a call (a server slower than it waits, or stuck)
   not_found,       ///< HTTP 404: nothing serves the URL's path
   refused_request, ///< HTTP 400, 405, 406: a live endpoint refusing a request it does not take
   server_error,    ///< another 5xx
@@ -94,7 +95,7 @@ const OutageRow& row_of(Outage kind);
 inline const OutageRow& row_of(const FailureCode& code) { return row_of(outage_of(code)); }
 /// The row of an HTTP status.
 inline const OutageRow& row_of_status(int status) { return row_of(FailureCode::http(status)); }
-/// The code recorded for a kind: its first status, transport, or none.
+/// The code recorded for a kind: its first status, transport, timeout, or none.
 FailureCode code_of(Outage kind);
 
 /// What a probe's request that met HTTP `status` says of the server: a success or a redirect is up, any other
