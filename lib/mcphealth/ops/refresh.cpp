@@ -23,7 +23,7 @@ namespace {
 /// needs one (no mark, a healthy one expired, or an unhealthy one whose retry is due).
 std::optional<std::string> no_check_needed(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now,
                                            std::int64_t bound, std::int64_t ttl, std::int64_t look_ms) {
-  const json::object* entry = state::decision_entry(snap.doc, c.tool_server, c.fingerprint);
+  const json::object* entry = state::decision_entry(snap, c.tool_server, c.fingerprint);
   if (entry == nullptr) return std::nullopt;
   const state::ServerEntry e = state::ServerEntry::from_json(*entry);
   const state::Outlook o = state::outlook_of(e, now, bound, ttl);
@@ -57,7 +57,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     const config::Settings server_settings = config::settings_for(settings, policy, *c);
     const std::int64_t ttl = server_settings.ttl_ms.value;
     const std::int64_t look_ms = request.look_again ? gate::look_again_after_ms(server_settings.backoff_ms.value) : 0;
-    if (auto why = no_check_needed(store.read(), *c, clock.now_ms(), bound, ttl, look_ms)) {
+    // The one verdict each check needs (StateStore::read_lazily), not every verdict the state has learned.
+    if (auto why = no_check_needed(store.read_lazily(), *c, clock.now_ms(), bound, ttl, look_ms)) {
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
@@ -66,12 +67,12 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       report.lines.push_back(c->tool_server + ": skipped (being probed)");
       continue;
     }
-    const state::StateSnapshot snap = store.read();
+    const state::StateSnapshot snap = store.read_lazily();
     if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound, ttl, look_ms)) { // checked by someone else since
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
-    const json::object* prev = state::decision_entry(snap.doc, c->tool_server, c->fingerprint);
+    const json::object* prev = state::decision_entry(snap, c->tool_server, c->fingerprint);
     const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
     const bool look = prev != nullptr && gate::is_a_look(state::ServerEntry::from_json(*prev), clock.now_ms());
     const recover::RecoveryRequest rr =
@@ -84,10 +85,13 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     const probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
     const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_server,
                                     std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
-    const state::UpdateResult written = store.update([&](json::object& doc) {
-      state::record_verdict(doc, who, context.now, state::Writer::refresh, [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
-      return true;
-    });
+    const state::UpdateResult written = store.update(
+        [&](json::object& doc) {
+          state::record_verdict(doc, who, context.now, state::Writer::refresh,
+                                [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
+          return true;
+        },
+        state::k_lock_wait_ms, state::Touches::only({c->fingerprint}));
     if (!written) {
       report.lines.push_back(c->tool_server + ": not recorded (" + written.error().message + ")");
       continue;
