@@ -53,10 +53,9 @@ void print_removed(const ResetOptions& o, const std::vector<std::string>& labels
 /// `reset --stale`: the verdicts status calls superseded, and nothing else.
 int reset_stale(const ResetOptions& o, const util::Environment& env, const config::Settings& settings,
                 state::StateStore& store, const state::StateSnapshot& snapshot, util::Clock& clock) {
-  const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings,
-                                                     ops::bound_scope(settings.state_path.value, env));
-  const ops::StatusReport report =
-      ops::build_status(snapshot, configured, settings, clock.now_ms(), state::bound_definitions(store.shelf()));
+  const ops::Bound bound = ops::read_bound(settings.state_path.value, env);
+  const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings, bound.scope);
+  const ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms(), bound.definitions);
   std::vector<std::string> fingerprints;
   std::vector<std::pair<std::string, std::string>> named; // fingerprint, what to call it
   for (const auto& row : report.rows) {
@@ -110,7 +109,7 @@ int run_reset(const ResetOptions& o, const GlobalOptions& globals) {
       seen_before.emplace();
       for (const state::HistoryEvent& e : state::read_history(settings.state_path.value).events) seen_before->push_back(e.server);
       const ops::Configured configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings,
-                                                                    ops::bound_scope(settings.state_path.value, env));
+                                                                    ops::read_bound(settings.state_path.value, env).scope);
       for (const ops::ConfiguredServer& s : configured.servers) seen_before->push_back(s.name);
       for (const ops::NotStarted& n : configured.not_started) seen_before->push_back(n.name);
     }

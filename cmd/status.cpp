@@ -135,10 +135,10 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   }
 
   // Every folder Claude Code knows: a definition some project still uses is never "gone".
-  const std::optional<ops::Configured> configured = ops::configured_everywhere(
-      discovery_for(env, settings, o.cwd), env, settings, ops::bound_scope(settings.state_path.value, env));
-  ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms(),
-                                               state::bound_definitions(state::bindings_shelf(settings.state_path.value)));
+  const ops::Bound bound = ops::read_bound(settings.state_path.value, env);
+  const std::optional<ops::Configured> configured =
+      ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings, bound.scope);
+  ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms(), bound.definitions);
   const std::size_t superseded =
       std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
   const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,

@@ -1,5 +1,6 @@
 #include "fakes.hpp"
 
+#include <mcphealth/ops/status.hpp>
 #include <mcphealth/state/bindings.hpp>
 #include <mcphealth/state/shelf.hpp>
 #include <mcphealth/state/store.hpp>
@@ -106,12 +107,13 @@ TEST_CASE("a state file's bindings are read and written one folder at a time, be
   CHECK(std::filesystem::exists(dir.path() / "state.json.d" / "bindings"));
   // The state file itself is neither written nor needed.
   CHECK_FALSE(std::filesystem::exists(dir.path() / "state.json"));
-  CHECK(state::bound_folders(store.shelf()) == std::vector<std::string>{"/p", "/q"});
-  CHECK(state::bound_definitions(store.shelf()) == std::vector<std::string>{"fpA", "fpQ"});
+  const util::MapEnvironment env;
+  CHECK(ops::read_bound(store.path(), env).scope.bound_folders == std::vector<std::string>{"/p", "/q"});
+  CHECK(ops::read_bound(store.path(), env).definitions == std::vector<std::string>{"fpA", "fpQ"});
   state::Shelf shelf = store.shelf();
   CHECK(state::forget_bound_names(shelf, {"a"}, clock.now_ms()));
   CHECK_FALSE(store.bindings("/p")->find("a"));
-  CHECK(state::bound_definitions(store.shelf()).empty());
+  CHECK(ops::read_bound(store.path(), env).definitions.empty());
 }
 
 TEST_CASE("bindings kept inside a state file move out at its next write, all but the month-old", "[shelf][bindings]") {

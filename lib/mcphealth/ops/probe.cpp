@@ -121,7 +121,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   const state::StateSnapshot before = store.read();
   const std::vector<Folder> folders =
       agent::folders_in_use(base, env, [&] {
-        agent::FolderScope scope = bound_scope(settings.state_path.value, env);
+        agent::FolderScope scope = read_bound(settings.state_path.value, env).scope;
         scope.agents = request.agents;
         scope.project = request.project;
         return scope;

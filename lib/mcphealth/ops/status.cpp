@@ -13,6 +13,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 #include <cerrno>
 #include <cstring>
@@ -162,14 +163,23 @@ std::optional<std::string> why_not_started(const std::vector<NotStarted>& not_st
   return std::nullopt;
 }
 
-agent::FolderScope bound_scope(const std::filesystem::path& state_path, const util::Environment& env) {
-  agent::FolderScope scope;
+Bound read_bound(const std::filesystem::path& state_path, const util::Environment& env) {
+  Bound out;
+  agent::FolderScope& scope = out.scope;
   auto stored = std::make_shared<std::map<std::string, state::FolderBindings>>();
+  std::set<std::string> seen;
   state::bindings_shelf(state_path).each([&](const std::string& key, const json::object& f) {
     scope.bound_folders.push_back(key);
-    if (auto b = state::FolderBindings::from_json(f)) stored->emplace(key, std::move(*b));
+    std::optional<state::FolderBindings> b = state::FolderBindings::from_json(f);
+    if (!b) return;
+    for (const auto& kv : b->names) {
+      if (const auto binding = b->find(kv.key()); binding && binding->definition && seen.insert(*binding->definition).second)
+        out.definitions.push_back(*binding->definition);
+    }
+    stored->emplace(key, std::move(*b));
   });
   std::sort(scope.bound_folders.begin(), scope.bound_folders.end());
+  std::sort(out.definitions.begin(), out.definitions.end());
   scope.still_binds = [stored, &env](const std::string& key) -> std::optional<std::vector<std::string>> {
     const auto it = stored->find(key);
     if (it == stored->end()) return std::nullopt;
@@ -182,7 +192,7 @@ agent::FolderScope bound_scope(const std::filesystem::path& state_path, const ut
     }
     return out;
   };
-  return scope;
+  return out;
 }
 
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,

@@ -139,9 +139,14 @@ struct Configured {
 Configured configured_everywhere(const config::DiscoveryInputs& base, const util::Environment& env,
                                  const config::Settings& settings, const agent::FolderScope& scope = {});
 
-/// The folders the hooks have run in, from the bindings beside `state_path`, as agent::folders_in_use takes them:
-/// each with what its bindings still say it starts, so only a folder that may add a definition is read again.
-agent::FolderScope bound_scope(const std::filesystem::path& state_path, const util::Environment& env);
+/// What the bindings beside `state_path` say, read in one pass over them: the folders the hooks have run in, as
+/// agent::folders_in_use takes them (each with what its bindings still say it starts, so only a folder that may add
+/// a definition is read again), and every definition some folder is bound to, each once (build_status's `bound`).
+struct Bound {
+  agent::FolderScope scope;
+  std::vector<std::string> definitions;
+};
+Bound read_bound(const std::filesystem::path& state_path, const util::Environment& env);
 
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.

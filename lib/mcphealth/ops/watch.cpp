@@ -183,7 +183,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   if (m_folders.empty() || now - m_resolved_at >= m_resolve_every_ms) {
     // The folders in use, as status counts them (agent::folders_in_use); a definition two agents share is one
     // candidate.
-    agent::FolderScope scope = bound_scope(m_settings.state_path.value, m_env);
+    agent::FolderScope scope = read_bound(m_settings.state_path.value, m_env).scope;
     if (m_only != nullptr) scope.agents = {m_only};
     m_folders = agent::folders_in_use(m_base, m_env, scope);
     m_resolved_at = now;
@@ -301,8 +301,9 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
   if (m_plan.report_status) {
     const util::EpochMs now = m_clock.now_ms();
     if (!m_configured_once || now - m_configured_at > m_plan.interval_ms) {
-      m_configured = configured_everywhere(m_inputs, m_env, m_settings, bound_scope(m_settings.state_path.value, m_env));
-      m_bound = state::bound_definitions(m_store.shelf());
+      Bound bound = read_bound(m_settings.state_path.value, m_env);
+      m_configured = configured_everywhere(m_inputs, m_env, m_settings, bound.scope);
+      m_bound = std::move(bound.definitions);
       m_configured_at = now;
       m_configured_once = true;
     }

@@ -3,7 +3,6 @@
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace mcphealth::state {
 
@@ -125,28 +124,6 @@ bool move_bindings_out(json::object& doc, Shelf& shelf, util::EpochMs now, std::
   for (const auto& key : done) folders.erase(key);
   if (folders.empty()) doc.erase("bindings");
   return true;
-}
-
-std::vector<std::string> bound_folders(const Shelf& shelf) {
-  std::vector<std::string> out;
-  shelf.each([&](const std::string& key, const json::object&) { out.push_back(key); });
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> bound_definitions(const Shelf& shelf) {
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> out;
-  shelf.each([&](const std::string&, const json::object& f) {
-    const json::object* names = util::get_object(f, "names");
-    for (const auto& name : names ? *names : json::object{}) {
-      if (!name.value().is_object()) continue;
-      auto fp = util::get_string(name.value().get_object(), k_definition);
-      if (fp && seen.insert(*fp).second) out.push_back(std::move(*fp));
-    }
-  });
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 bool forget_bound_names(Shelf& shelf, const std::vector<std::string>& servers, util::EpochMs now) {

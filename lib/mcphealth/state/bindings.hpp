@@ -97,12 +97,6 @@ inline constexpr std::size_t k_folders_moved_per_write = 256;
 bool move_bindings_out(boost::json::object& doc, Shelf& shelf, util::EpochMs now,
                        std::size_t limit = k_folders_moved_per_write);
 
-/// The keys of every folder's bindings (`<dir>`, `<dir> (<agent>)`): the folders the hooks have run in.
-std::vector<std::string> bound_folders(const Shelf& shelf);
-
-/// Every fingerprint some folder's binding points at, each once: the definitions in use somewhere.
-std::vector<std::string> bound_definitions(const Shelf& shelf);
-
 /// Removes the bindings of `servers` from every folder, in one pass over the shelf; true when any was removed.
 bool forget_bound_names(Shelf& shelf, const std::vector<std::string>& servers, util::EpochMs now);
 
