@@ -23,28 +23,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import shelf  # noqa: E402  (state::Shelf's file names)
+
 BIN, NOOP, HARNESS, FIXTURES = sys.argv[1:5]
 args = sys.argv[5:]
 RUNS = int(args[args.index("--runs") + 1]) if "--runs" in args else 200
 SIZES = [int(s) for s in (args[args.index("--sizes") + 1] if "--sizes" in args else "1,100,1000,5000").split(",")]
 PY = sys.executable
 SERVERS = ["s%d" % i for i in range(10)]
-M64 = (1 << 64) - 1
 DAY = 86400000
-
-
-def shelf_file(shelf, key):
-    """Where state::Shelf keeps `key` (state/shelf.cpp: FNV-1a, the shard from its MurmurHash3 mix)."""
-    h = 1469598103934665603
-    for b in key.encode():
-        h = ((h ^ b) * 1099511628211) & M64
-    m = h
-    m ^= m >> 33
-    m = (m * 0xFF51AFD7ED558CCD) & M64
-    m ^= m >> 33
-    m = (m * 0xC4CEB9FE1A85EC53) & M64
-    m ^= m >> 33
-    return os.path.join(shelf, "%02x" % (m & 0xFF), "%016x.json" % h)
 
 
 def fresh():
@@ -64,8 +52,8 @@ def fresh():
 
 def grow(home, proj, folders, old_definitions):
     state = os.path.join(home, ".claude", "mcp-health-cache.json")
-    shelf = state + ".d/bindings"
-    mine = json.load(open(shelf_file(shelf, proj)))
+    bindings = state + ".d/bindings"
+    mine = json.load(open(shelf.file_of(bindings, proj)))
     now = int(time.time() * 1000)
     rnd = random.Random(39)
     worktrees = os.path.join(os.path.dirname(home), "src")
@@ -73,7 +61,7 @@ def grow(home, proj, folders, old_definitions):
         # Real folders: status, watch and probe --all read each one's configs, as a folder still in use.
         key = os.path.join(worktrees, "repo-%d" % (i % 40), ".worktrees", "task-%d" % i)
         os.makedirs(key)
-        path = shelf_file(shelf, key)
+        path = shelf.file_of(bindings, key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         copy = dict(mine, key=key, boundAt=now - rnd.randrange(0, 29 * DAY))
         json.dump(copy, open(path, "w"))
@@ -86,7 +74,7 @@ def grow(home, proj, folders, old_definitions):
         name = "old-%d" % (i % 30)
         v = dict(model, definition=fp, server=name, toolName=name, checkedAt=now - rnd.randrange(0, 29 * DAY),
                  project=os.path.join(worktrees, "repo-%d" % (i % 40), ".worktrees", "task-%d" % i), scope="project")
-        path = shelf_file(verdicts, fp)
+        path = shelf.file_of(verdicts, fp)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         json.dump(dict(v, key=fp), open(path, "w"))
         os.utime(path, ns=(v["checkedAt"] * 1000000, v["checkedAt"] * 1000000))

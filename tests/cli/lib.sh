@@ -190,21 +190,15 @@ PYEOF
 # seed_binding FOLDER_KEY [JSON]: stores a folder's bindings (default: none bound) where the state keeps them, as a
 # hook that ran there would have: `<state>.d/bindings/<shard>/<hash>.json` (state::Shelf::file_of).
 seed_binding() {
-  "$PY" - "$(STATE).d/bindings" "$1" "${2:-{\}}" <<'PYEOF'
+  "$PY" - "$(STATE).d/bindings" "$1" "${2:-{\}}" "$MCPHEALTH_FIXTURES" <<'PYEOF'
 import json, os, sys
-M = (1 << 64) - 1
-h = 1469598103934665603
-for b in sys.argv[2].encode():
-    h = ((h ^ b) * 1099511628211) & M
-m = h
-m ^= m >> 33; m = (m * 0xff51afd7ed558ccd) & M
-m ^= m >> 33; m = (m * 0xc4ceb9fe1a85ec53) & M
-m ^= m >> 33
-shard = os.path.join(sys.argv[1], "%02x" % (m & 0xff))
-os.makedirs(shard, exist_ok=True)
+sys.path.insert(0, sys.argv[4])
+import shelf
+path = shelf.file_of(sys.argv[1], sys.argv[2])
+os.makedirs(os.path.dirname(path), exist_ok=True)
 stored = json.loads(sys.argv[3])
 stored["key"] = sys.argv[2]
-json.dump(stored, open(os.path.join(shard, "%016x.json" % h), "w"))
+json.dump(stored, open(path, "w"))
 PYEOF
 }
 
