@@ -15,6 +15,7 @@
 #include "watch.hpp"
 
 #include <mcphealth/ops/install.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>
@@ -136,6 +137,8 @@ int mcphealth_main(int argc, char** argv) {
   proc::end_groups_on_signals();
   // Started by the front (cmd/front.cpp): hooks and services are to name it, not this file. Unset, so that nothing
   // this process starts inherits it.
+  // Where the OS cannot tell a program its own file, argv[0] says it (platform::own_executable; adopt_front).
+  platform::set_program_name(argc > 0 ? argv[0] : nullptr);
   if (const char* front = std::getenv(ops::k_front_variable)) {
     ops::adopt_front(front);
     ::unsetenv(ops::k_front_variable);

@@ -8,6 +8,7 @@
 #include "statusline.hpp"
 
 #include <mcphealth/ops/install.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/text.hpp>
 
@@ -21,7 +22,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <variant>
 
@@ -30,46 +30,21 @@ namespace {
 using mcphealth::cli::hook_log_line;
 using mcphealth::cli::HookHandOff;
 
-/// This file's own path, symlinks resolved; empty when /proc cannot say.
-std::string own_path() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
-
-/// Puts `payload` on stdin, where the full binary reads it as if the agent had sent it: a file in memory (a pipe
-/// would hold only 64 KiB before the reader starts). A cut payload gets one byte more, past the input limit, so the
-/// full binary finds it cut too. Returns an error's words, or nothing.
+/// Puts `payload` on stdin, where the full binary reads it as if the agent had sent it (platform::file_holding). A
+/// cut payload gets one byte more, past the input limit, so the full binary finds it cut too. Returns an error's
+/// words, or nothing.
 std::string payload_on_stdin(const HookHandOff& payload) {
-  const int fd = ::memfd_create("mcphealth-hook-payload", MFD_CLOEXEC);
-  if (fd < 0) return std::string("memfd_create: ") + std::strerror(errno);
-  std::string_view rest = payload.raw;
-  const std::string past_limit = " ";
-  for (std::string_view part : {rest, payload.cut ? std::string_view(past_limit) : std::string_view()}) {
-    while (!part.empty()) {
-      const ssize_t n = ::write(fd, part.data(), part.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const std::string why = std::string("write: ") + std::strerror(errno);
-        ::close(fd);
-        return why;
-      }
-      part.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
-  if (::lseek(fd, 0, SEEK_SET) != 0 || ::dup2(fd, STDIN_FILENO) < 0) {
-    const std::string why = std::string("dup2: ") + std::strerror(errno);
-    ::close(fd);
-    return why;
-  }
-  ::close(fd);
+  auto file = mcphealth::platform::file_holding({payload.raw, payload.cut ? std::string_view(" ") : std::string_view()});
+  if (!file) return file.error().message;
+  if (::dup2(file->get(), STDIN_FILENO) < 0) return std::string("dup2: ") + std::strerror(errno);
   return {};
 }
 
 /// Becomes the full binary with the same arguments; returns only when that failed, with why.
 std::string become_full_binary(char** argv) {
-  const std::string self = own_path();
-  if (self.empty()) return "/proc/self/exe does not read";
+  mcphealth::platform::set_program_name(argv[0]);
+  const std::string self = mcphealth::platform::own_executable().string();
+  if (self.empty()) return "its own path cannot be told";
   const std::string slash = self.substr(0, self.rfind('/') + 1);
   const std::string full = slash + std::string(mcphealth::ops::k_full_binary_from_front);
   ::setenv(mcphealth::ops::k_front_variable, self.c_str(), 1);

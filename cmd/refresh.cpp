@@ -5,6 +5,7 @@
 
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/ops/refresh.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/child.hpp>
 #include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/util/log.hpp>
@@ -60,10 +61,8 @@ int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
 
 bool start_detached_refresh(const GlobalOptions& globals, const agent::Agent& agent, const std::string& folder,
                             const std::vector<std::string>& servers, gate::Refreshing why) {
-  char self[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return false;
-  self[n] = '\0';
+  const std::string self = platform::own_executable().string();
+  if (self.empty()) return false;
   std::vector<std::string> args{self};
   if (globals.state) args.insert(args.end(), {"--state", *globals.state});
   for (const auto& c : globals.configs) args.insert(args.end(), {"--config", c});

@@ -9,6 +9,7 @@
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/ops/watch.hpp>
 #include <mcphealth/probe/prometheus.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/groups.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
@@ -23,9 +24,6 @@
 #include <poll.h>
 #include <termios.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/inotify.h>
-#endif
 
 namespace mcphealth::cli {
 
@@ -247,12 +245,10 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     ::sigaction(SIGWINCH, &resized, nullptr);
   }
 
-  int notify = -1;
-#ifdef __linux__
-  notify = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  const std::filesystem::path dir = settings.state_path.value.has_parent_path() ? settings.state_path.value.parent_path() : ".";
-  if (notify >= 0) ::inotify_add_watch(notify, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE);
-#endif
+  // Redrawn when the state's folder changes, where the platform can say so; else the loop looks every second.
+  const util::UniqueFd watched = platform::watch_folder(
+      settings.state_path.value.has_parent_path() ? settings.state_path.value.parent_path() : std::filesystem::path("."));
+  const int notify = watched.get();
 
   ops::WatchPlan plan;
   plan.probe = o.probe;
@@ -296,10 +292,7 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
       while (::read(g_wake[0], buf, sizeof buf) > 0) { // a resize (drawn again by the next turn), or a stop
       }
     }
-    if (notify >= 0 && (fds[1].revents & POLLIN)) {
-      while (::read(notify, buf, sizeof buf) > 0) {
-      }
-    }
+    if (notify >= 0 && (fds[1].revents & POLLIN)) platform::drain_folder_watch(notify);
     if (terminal && (fds[2].revents & POLLIN)) {
       const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
       for (ssize_t i = 0; i < n; ++i) {
@@ -307,7 +300,6 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
       }
     }
   }
-  if (notify >= 0) ::close(notify);
   if (!o.once) return k_exit_ok;
   // One sweep: what it saw, as status shows it (the events instead with --events).
   if (!o.events && view.last()) {

@@ -166,6 +166,7 @@ case_explicit_target_only_for_non_mcp_names() {
 # Claude Code's --mcp-config is read from its own command line: the nearest `claude` above the hook, whatever
 # wrappers fork between (a `timeout 30 mcphealth hook` registration lost it: the nearest non-shell was `timeout`).
 case_mcp_config_is_found_behind_a_forking_wrapper() {
+  sees_processes "read the client's arguments"
   write_config "$T/extra.json" "{\"mcpServers\":{\"svc\":$(crash_def command-line)}}"
   write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":$(crash_def user)}}"
   mkdir -p "$T/fakebin"

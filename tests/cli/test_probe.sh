@@ -62,6 +62,7 @@ case_silent_at_the_clients_own_start_up_timeout_is_down_with_its_stderr() {
 }
 
 case_a_server_starved_of_cpu_is_never_called_alive() {
+  sees_processes "count a group's CPU"
   # 32 servers that use 0.3 s of CPU and then exit, all at once: by a 1 s deadline most have not had the CPU to
   # exit, and such silence is the machine's, not the server's: none may be counted alive.
   local pairs=() i
@@ -537,6 +538,7 @@ case_no_process_left_after_probing_forking_servers() {
 # A child the server moved into a session of its own is out of the server's group, which the probe ends: it is
 # ended too (found among the server's descendants before the group goes). Before, it outlived the probe.
 case_a_child_moved_to_its_own_session_is_ended_with_the_probe() {
+  sees_processes "find a server's children outside its group"
   config "a=$(stdio_def fork-session-child "\"--pid-file\",\"$T/a.pid\"")"
   mcph probe --all --timeout-ms 3000
   local child i

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <sys/types.h>
@@ -21,13 +22,18 @@ namespace {
 
 proc::SpawnSpec sh(const std::string& script) { return {"/bin/sh", {"-c", script}, std::nullopt}; }
 
-/// True while `pid` runs: a zombie (ended, not yet reaped by whoever inherited it) counts as gone.
+/// True while `pid` runs: a zombie (ended, not yet reaped by whoever inherited it) counts as gone. Asked of ps(1),
+/// whose `stat` column says Z for a zombie on Linux and macOS alike.
 bool alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text)) return false;
-  const std::size_t close = text.rfind(')');
-  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+  const std::string command = "ps -o stat= -p " + std::to_string(pid) + " 2>/dev/null";
+  FILE* ps = ::popen(command.c_str(), "r");
+  if (ps == nullptr) return false;
+  char state[16] = {0};
+  const bool listed = std::fgets(state, sizeof state, ps) != nullptr;
+  ::pclose(ps);
+  const char* s = state;
+  while (*s == ' ') ++s;
+  return listed && *s != '\0' && *s != 'Z';
 }
 
 /// Waits up to 2 s for `file` to hold a pid; 0 when it does not.

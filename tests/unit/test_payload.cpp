@@ -170,12 +170,13 @@ TEST_CASE("every dialect reads its call the same whatever depth the tool's argum
       {"windsurf", R"({"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"svc","mcp_tool_name":"echo",)"
                    R"("mcp_tool_arguments":{"a":DEEP}}})"},
   };
-  for (const auto& [id, payload] : payloads) {
+  for (const auto& entry : payloads) {
+    const auto& [id, payload] = entry;
     INFO(id << ": " << payload);
     const agent::Agent& a = *agent::find_agent(id);
-    auto read = [&](std::size_t depth) {
+    auto read = [&](std::size_t depth) { // `entry`, not `payload`: clang before 16 cannot capture a structured binding
       auto in = std::make_unique<hook::HookInput>();
-      in->raw = nested_in(payload, depth);
+      in->raw = nested_in(entry.second, depth);
       hook::parse_payload(*in);
       return std::make_pair(a.dialect.read(*in, std::nullopt, util::MapEnvironment{}), std::move(in));
     };

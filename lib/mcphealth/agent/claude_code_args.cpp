@@ -1,6 +1,7 @@
 #include <mcphealth/agent/claude_code_args.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
@@ -20,40 +21,10 @@ constexpr std::string_view k_strict = "--strict-mcp-config";
 /// How far up the hook's ancestors the client is looked for: the hook, its shell, a wrapper or three.
 constexpr int k_max_hops = 6;
 
-struct Process {
-  std::vector<std::string> argv;
-  pid_t parent = 0;
-};
-
-std::optional<Process> read_process(pid_t pid) {
-  const fs::path dir = "/proc/" + std::to_string(pid);
-  auto cmdline = util::read_file(dir / "cmdline", 256 * 1024);
-  auto stat = util::read_file(dir / "stat", 4096);
-  if (!cmdline || !stat) return std::nullopt;
-  Process p;
-  std::string arg;
-  for (char ch : *cmdline) {
-    if (ch == '\0') {
-      p.argv.push_back(std::move(arg));
-      arg.clear();
-    } else {
-      arg += ch;
-    }
-  }
-  if (!arg.empty()) p.argv.push_back(std::move(arg));
-  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-  const std::size_t close = stat->rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  const std::size_t ppid_at = stat->find_first_of("0123456789", close);
-  if (ppid_at == std::string::npos) return std::nullopt;
-  p.parent = static_cast<pid_t>(std::strtol(stat->c_str() + ppid_at, nullptr, 10));
-  return p;
-}
-
 std::string base_name(const std::string& path) { return fs::path(path).filename().string(); }
 
 /// `claude` itself (its native binary), or a runtime running its npm package.
-bool is_claude(const Process& p) {
+bool is_claude(const platform::ProcessInfo& p) {
   if (p.argv.empty()) return false;
   if (base_name(p.argv[0]) == "claude") return true;
   return p.argv.size() > 1 && (p.argv[1].find("claude-code") != std::string::npos || base_name(p.argv[1]) == "claude");
@@ -106,32 +77,24 @@ std::optional<std::string> claude_version(const std::optional<std::string>& seen
 
 ClientProcess client_process(const util::Environment& env) {
   ClientProcess out;
-#ifdef __linux__
   if (env.get("CLAUDECODE").value_or("") != "1") return out;
   pid_t pid = ::getppid();
   for (int hop = 0; hop < k_max_hops && pid > 1; ++hop) {
-    const std::optional<Process> p = read_process(pid);
-    if (!p) return out;
+    const std::optional<platform::ProcessInfo> p = platform::process_info(pid);
+    if (!p) return out; // gone, or not known on this platform
     // The nearest `claude` above: shells and wrappers that fork (`timeout 30 mcphealth hook`, `nice`, `env`) between
     // it and the hook are passed over.
     if (!is_claude(*p)) {
       pid = p->parent;
       continue;
     }
-    const std::string proc = "/proc/" + std::to_string(pid);
-    std::error_code ec;
-    fs::path cwd = fs::read_symlink(proc + "/cwd", ec);
-    config::ClientArguments args = parse_client_arguments({p->argv.begin() + 1, p->argv.end()}, std::move(cwd));
+    config::ClientArguments args = parse_client_arguments({p->argv.begin() + 1, p->argv.end()}, p->cwd);
     if (!args.empty()) out.args = std::move(args);
     // Its program: the executable, or the script a runtime runs (`node .../cli.js`).
-    const fs::path exe = fs::read_symlink(proc + "/exe", ec);
-    out.version = ec ? std::nullopt : claude_version_of(exe);
+    out.version = p->executable.empty() ? std::nullopt : claude_version_of(p->executable);
     if (!out.version && p->argv.size() > 1 && fs::path(p->argv[1]).is_absolute()) out.version = claude_version_of(p->argv[1]);
     return out;
   }
-#else
-  (void)env;
-#endif
   return out;
 }
 

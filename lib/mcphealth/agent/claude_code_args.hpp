@@ -1,7 +1,8 @@
 #pragma once
 // What the Claude Code process a hook runs under was started with, where it decides which servers run:
 // `claude --mcp-config FILE|JSON ... [--strict-mcp-config]`. Neither the payload nor the hook's environment says
-// it (2.1.197); the client's own command line does, so the hook reads it from /proc (Linux; elsewhere nothing).
+// it (2.1.197); the client's own command line does, so the hook reads it (platform::process_info: Linux and macOS;
+// where processes cannot be looked into, nothing).
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/util/env.hpp>
 
@@ -25,7 +26,7 @@ struct ClientProcess {
   std::optional<std::string> version;
 };
 
-/// The client this hook runs under, found by one walk up its ancestors (Linux; elsewhere nothing is known).
+/// The client this hook runs under, found by one walk up its ancestors (nothing where processes cannot be looked into).
 ClientProcess client_process(const util::Environment& env);
 
 /// The version of the Claude Code whose program is `program` (its executable, or the script Node.js runs): the

@@ -7,6 +7,7 @@
 #include <mcphealth/agent/claude_code_args.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
@@ -41,11 +42,7 @@ ClaudePaths claude_paths(const util::Environment& env) {
   if (auto dir = env.get("MCPHEALTH_MANAGED_DIR"); dir && !dir->empty()) {
     p.managed_dir = *dir;
   } else {
-#ifdef __APPLE__
-    p.managed_dir = "/Library/Application Support/ClaudeCode";
-#else
-    p.managed_dir = "/etc/claude-code";
-#endif
+    p.managed_dir = platform::claude_managed_dir();
   }
   return p;
 }

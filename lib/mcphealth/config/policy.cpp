@@ -2,6 +2,7 @@
 
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
@@ -185,7 +186,8 @@ private:
 std::string file_stamp(const fs::path& path) {
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) return {};
-  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
+  const std::int64_t ns = platform::modified_ns(st);
+  return std::to_string(st.st_size) + ":" + std::to_string(ns / 1'000'000'000) + "." + std::to_string(ns % 1'000'000'000) +
          ":" + std::to_string(st.st_ino);
 }
 

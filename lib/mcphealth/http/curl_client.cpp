@@ -1,6 +1,7 @@
 // The libcurl client, resolved symbol by symbol from a dlopen'd libcurl: the binary never links it.
 #include <mcphealth/http/client.hpp>
 
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/util/version.hpp>
 
@@ -97,7 +98,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
 curl_socket_t open_socket(void* user, curlsocktype, curl_sockaddr* addr) {
   auto* cancel = static_cast<Cancel*>(user);
   if (cancel->cancelled()) return CURL_SOCKET_BAD;
-  int fd = ::socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+  int fd = platform::socket_cloexec(addr->family, addr->socktype, addr->protocol);
   if (fd >= 0) cancel->attach(fd);
   return fd;
 }

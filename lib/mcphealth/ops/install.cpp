@@ -1,5 +1,7 @@
 #include <mcphealth/ops/install.hpp>
 
+#include <mcphealth/platform/platform.hpp>
+
 #include <mcphealth/agent/hook_file.hpp>
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/util/fs.hpp>
@@ -471,18 +473,20 @@ std::optional<fs::path>& adopted_front() {
 }
 
 std::optional<fs::path> running_binary() {
-#ifdef __linux__
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) return fs::path(std::string(buf, static_cast<std::size_t>(n)));
-#endif
-  return std::nullopt;
+  fs::path self = platform::own_executable();
+  return self.empty() ? std::nullopt : std::optional<fs::path>(std::move(self));
 }
 } // namespace
 
 bool adopt_front(const fs::path& front) {
-  const std::optional<fs::path> self = running_binary();
+  std::optional<fs::path> self = running_binary();
   std::error_code ec;
+  // Where the platform knows a program's file only from argv[0], a front's execv kept the front's argv[0]: when it
+  // names that front, this process is the full binary beside it (checked below like any other).
+  if (self && front.is_absolute() && fs::equivalent(*self, front, ec)) {
+    platform::set_program_name((front.parent_path() / k_full_binary_from_front).c_str());
+    self = running_binary();
+  }
   // The front must be there: a name that exists nowhere would be registered in hooks the agent cannot start.
   if (!self || !front.is_absolute() || !fs::is_regular_file(front, ec) ||
       !fs::equivalent(front.parent_path() / k_full_binary_from_front, *self, ec))

@@ -126,7 +126,7 @@ inline constexpr const char* k_front_variable = "MCPHEALTH_FRONT_BINARY";
 bool adopt_front(const std::filesystem::path& front);
 
 /// The absolute path of the binary that users and hooks run: the front that started this process (adopt_front),
-/// else the running binary (/proc/self/exe on Linux, symlinks resolved), or nothing.
+/// else the running binary (platform::own_executable, symlinks resolved), or nothing.
 std::optional<std::filesystem::path> this_binary();
 
 /// The path a hook should name for this binary: the one the user ran it by (`argv[0]`, looked up on PATH when a bare

@@ -1,5 +1,7 @@
 #include <mcphealth/probe/pacer.hpp>
 
+#include <mcphealth/platform/platform.hpp>
+
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -95,9 +97,9 @@ void StartPacer::watch() {
       if (h.holds && h.group > 0) watched.emplace_back(id, h.group);
     }
     if (watched.empty()) continue;
-    lock.unlock(); // a scan of /proc per server: not under the lock the probes wait on
-    std::vector<std::pair<int, std::optional<proc::GroupCpu>>> sampled;
-    for (const auto& [id, group] : watched) sampled.emplace_back(id, proc::group_cpu(group));
+    lock.unlock(); // a scan of every process per server: not under the lock the probes wait on
+    std::vector<std::pair<int, std::optional<platform::GroupCpu>>> sampled;
+    for (const auto& [id, group] : watched) sampled.emplace_back(id, platform::group_cpu(group));
     lock.lock();
     for (const auto& [id, cpu] : sampled) {
       auto it = m_holders.find(id);

@@ -1,5 +1,6 @@
 #include <mcphealth/probe/probe.hpp>
 
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/child.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/util/json.hpp>
@@ -56,7 +57,7 @@ ProbeResult local_fault(std::string_view what, int error) {
 
 std::optional<ProbeResult> starved_of_cpu(pid_t group, std::int64_t window_ms) {
   if (group <= 0) return std::nullopt;
-  const std::optional<proc::GroupCpu> cpu = proc::group_cpu(group);
+  const std::optional<platform::GroupCpu> cpu = platform::group_cpu(group);
   if (!cpu || cpu->longest_wait_ms < 100 || cpu->longest_wait_ms * 4 < window_ms) return std::nullopt;
   // A group that spent half its window on a CPU was not kept from running: its own processes took turns (a server
   // stuck in a busy loop), and its silence is its own.

@@ -10,6 +10,7 @@
 #include <boost/process/v2/start_dir.hpp>
 #include <boost/process/v2/stdio.hpp>
 
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/child.hpp>
 #include <mcphealth/proc/errno_name.hpp>
 #include <mcphealth/proc/groups.hpp>
@@ -20,15 +21,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 extern char** environ;
 
@@ -38,8 +35,8 @@ namespace bp = boost::process::v2;
 
 namespace {
 
-/// Puts the child in a process group of its own before exec, has it killed when we die (Linux: even by SIGKILL,
-/// which no handler sees), and makes a failed exec leave with `_exit`: the launcher's own `exit()` would flush
+/// Puts the child in a process group of its own before exec, has it killed when we die where the kernel can (Linux:
+/// even by SIGKILL, which no handler sees; platform::die_with_parent), and makes a failed exec leave with `_exit`: the launcher's own `exit()` would flush
 /// stdio buffers the child copied from us, printing our output twice.
 struct OwnGroupInit {
   pid_t parent = ::getpid();
@@ -47,10 +44,7 @@ struct OwnGroupInit {
   template <typename Launcher>
   bp::error_code on_exec_setup(Launcher&, const std::filesystem::path&, const char* const*) {
     if (::setpgid(0, 0) != 0) return bp::error_code(errno, boost::system::system_category());
-#ifdef __linux__
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127); // we died before the line above took effect
-#endif
+    platform::die_with_parent(parent);
     return {};
   }
   // Variadic: Boost 1.81 probes this hook with one signature and calls it with another.
@@ -90,11 +84,12 @@ util::Result<Pipe, SpawnError> make_pipe() {
 }
 
 /// Starts the group's guardian: a small process of ours that ends the whole group (the child's own children too)
-/// when this process dies, however it dies. PR_SET_PDEATHSIG reaches the child alone, so `sh script -> sleep`
+/// when this process dies, however it dies. The kernel's parent-death signal (Linux alone) reaches the child alone, so `sh script -> sleep`
 /// would leave the sleep behind. The guardian waits on a pipe only we hold the writing end of; end of file
 /// without the all-clear byte means we are gone. It holds nothing else open (our stdout is the agent's pipe),
 /// and ignores the signals a terminal or an agent sends to a whole group, so it outlives them to do its one job.
-/// Nothing when it cannot start: the child still dies with us (PDEATHSIG), its children may not.
+/// Nothing when it cannot start: the child still dies with us where the kernel sees to it, its children may not.
+/// The pipe works on every platform, so this is also how a child ends with us on macOS.
 struct Guardian {
   pid_t pid = -1;
   util::UniqueFd all_clear;
@@ -102,7 +97,7 @@ struct Guardian {
 
 std::optional<Guardian> start_guardian(pid_t group) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  if (platform::pipe_cloexec(fds) != 0) return std::nullopt;
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -112,7 +107,7 @@ std::optional<Guardian> start_guardian(pid_t group) {
   if (pid == 0) { // async-signal-safe calls only from here: we may have been forked from a threaded process
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::signal(sig, SIG_IGN);
     if (fds[0] != 0) ::dup2(fds[0], 0);
-    ::close_range(1, ~0U, 0);
+    platform::close_from(1);
     char byte = 0;
     ssize_t n;
     do n = ::read(0, &byte, 1);
@@ -317,44 +312,6 @@ util::Result<std::unique_ptr<Child>, SpawnError> spawn(const SpawnSpec& spec) {
   impl->out = nonblocking(std::move(out->read));
   impl->err = nonblocking(std::move(err->read));
   return std::make_unique<Child>(std::move(impl));
-}
-
-std::optional<GroupCpu> group_cpu(pid_t group) {
-#ifdef __linux__
-  DIR* proc_dir = ::opendir("/proc");
-  if (proc_dir == nullptr) return std::nullopt;
-  std::optional<GroupCpu> out;
-  char buf[512];
-  while (const dirent* e = ::readdir(proc_dir)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    const std::string dir = std::string("/proc/") + e->d_name;
-    util::UniqueFd stat(::open((dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
-    if (!stat.valid()) continue;
-    const ssize_t n = ::read(stat.get(), buf, sizeof buf - 1);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    // "pid (comm) state ppid pgrp ...": comm may hold anything, so read after its last ')'.
-    const char* close = std::strrchr(buf, ')');
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (close == nullptr || std::sscanf(close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || pgrp != group) continue;
-    util::UniqueFd sched(::open((dir + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC));
-    if (!sched.valid()) continue;
-    const ssize_t m = ::read(sched.get(), buf, sizeof buf - 1);
-    if (m <= 0) continue;
-    buf[m] = '\0';
-    unsigned long long on_cpu = 0, waited = 0;
-    if (std::sscanf(buf, "%llu %llu", &on_cpu, &waited) != 2) continue;
-    GroupCpu& g = out ? *out : out.emplace();
-    g.longest_wait_ms = std::max(g.longest_wait_ms, static_cast<std::int64_t>(waited / 1'000'000ULL));
-    g.on_cpu_ms += static_cast<std::int64_t>(on_cpu / 1'000'000ULL);
-  }
-  ::closedir(proc_dir);
-  return out;
-#else
-  (void)group;
-  return std::nullopt;
-#endif
 }
 
 bool drain_fd(int fd, std::string& sink, std::size_t cap) {

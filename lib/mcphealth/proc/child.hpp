@@ -71,19 +71,6 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-/// What a process group did with the CPU (Linux's schedstat), for a probe's deadline.
-struct GroupCpu {
-  /// The longest time (ms) any of its processes spent waiting for a CPU while runnable: how much of a probe's
-  /// window the machine took from it.
-  std::int64_t longest_wait_ms = 0;
-  /// The time (ms) all its processes spent on a CPU: a group that burned much of its window was not starved, it
-  /// was busy itself (its own processes compete for the CPU).
-  std::int64_t on_cpu_ms = 0;
-};
-
-/// `group`'s use of the CPU, or nothing where that is not known. A scan of /proc; not for a hot path.
-std::optional<GroupCpu> group_cpu(pid_t group);
-
 /// Why a child did not start.
 struct SpawnError {
   /// The errno (ENOENT, EACCES, ...).

@@ -1,14 +1,11 @@
 #include <mcphealth/proc/groups.hpp>
 
+#include <mcphealth/platform/platform.hpp>
+
 #include <atomic>
 #include <csignal>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <dirent.h>
-#include <fcntl.h>
 
 namespace mcphealth::proc {
 
@@ -94,48 +91,17 @@ void end_groups_on_signals() {
 
 std::vector<pid_t> descendants_outside_group(pid_t root) {
   std::vector<pid_t> out;
-#ifdef __linux__
-  // One pass over /proc: every process's parent and group, then the tree under `root`.
-  struct Entry {
-    pid_t pid, parent, group;
-  };
-  std::vector<Entry> all;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return out;
-  while (const dirent* d = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(d->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    char buf[512];
-    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    // "pid (comm) state ppid pgrp ...": comm may hold anything, so read after the last ')'.
-    const char* close = std::strrchr(buf, ')');
-    char state = 0;
-    long parent = 0, group = 0;
-    if (close == nullptr || std::sscanf(close + 1, " %c %ld %ld", &state, &parent, &group) != 3) continue;
-    all.push_back({static_cast<pid_t>(pid), static_cast<pid_t>(parent), static_cast<pid_t>(group)});
-  }
-  ::closedir(proc);
+  const std::vector<platform::ProcessLink> all = platform::process_table();
   std::vector<pid_t> frontier{root};
   while (!frontier.empty()) {
     const pid_t parent = frontier.back();
     frontier.pop_back();
-    for (const Entry& e : all) {
+    for (const platform::ProcessLink& e : all) {
       if (e.parent != parent || e.pid == root) continue;
       frontier.push_back(e.pid);
       if (e.group != root) out.push_back(e.pid);
     }
   }
-#else
-  (void)root;
-#endif
   return out;
 }
 

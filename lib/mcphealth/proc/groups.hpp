@@ -17,8 +17,8 @@ void untrack_group(pid_t group);
 void kill_tracked_groups();
 
 /// The descendants of `root` that are not in its process group: children a server moved to a session (or group)
-/// of their own, which a signal to the group misses. Read from /proc (Linux; elsewhere none are found), for a probe
-/// to end them with the group. A snapshot: call it before the group is ended, while they are still its children.
+/// of their own, which a signal to the group misses, for a probe to end them with the group (platform::process_table:
+/// none are found where the process tree cannot be read). A snapshot: call it before the group is ended, while they are still its children.
 std::vector<pid_t> descendants_outside_group(pid_t root);
 
 /// The exit code after a handled signal: 128 + the signal's number, as shells report it.

@@ -1,5 +1,7 @@
 #include <mcphealth/util/files.hpp>
 
+#include <mcphealth/platform/platform.hpp>
+
 #include <algorithm>
 #include <sys/stat.h>
 
@@ -12,14 +14,7 @@ Result<std::string, ReadError> DiskReader::read(const fs::path& path, std::size_
 std::optional<FileStamp> DiskReader::stat(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-#ifdef __APPLE__
-  const auto& mtime = st.st_mtimespec;
-#else
-  const auto& mtime = st.st_mtim;
-#endif
-  return FileStamp{static_cast<std::int64_t>(st.st_size),
-                   static_cast<std::int64_t>(mtime.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(mtime.tv_nsec),
-                   S_ISREG(st.st_mode)};
+  return FileStamp{static_cast<std::int64_t>(st.st_size), platform::modified_ns(st), S_ISREG(st.st_mode)};
 }
 
 FileReader& disk() {
