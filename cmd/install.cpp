@@ -61,8 +61,8 @@ void add_common(CLI::App* sub, const std::shared_ptr<InstallOptions>& o) {
       ->type_name("SCOPE");
   sub->add_option("--cwd", o->cwd, "Project dir for --scope project or local (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR")->check(existing_folder());
-  sub->add_flag("--dry-run", o->dry_run, "Print the change as a diff; write nothing");
-  sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"}");
+  sub->add_flag("--dry-run", o->dry_run, "Print the change as a diff (with --service, the file); write nothing");
+  sub->add_flag("--json", o->json, "Print {\"file\",\"changed\",\"backup\",\"notes\",\"jsHook\",\"diff\"} (with --service: {\"file\",\"manager\",\"changed\",\"variables\",\"envFile\",\"load\",...})");
 }
 
 std::string scope_word(agent::InstallScope scope) {
@@ -215,11 +215,14 @@ void register_install(CLI::App& app, CommandLine& command_line) {
                 "Print the id of every agent install knows, one per line; change nothing");
   sub->add_flag("--list-events", o->list_events,
                 "Print the events --agent registers by default, one per line; change nothing");
+  add_service_options(sub, o, false);
   sub->footer("Exit: 0 installed, or already installed; 2 usage error, a settings file that does not parse or "
               "cannot be written (nothing is changed then), or --agent all with no agent found here.");
   sub->callback([o, &command_line] {
     o->invoked_as = command_line.invoked_as;
-    command_line.exit_code = o->list_agents || o->list_events ? list_words(*o) : run_install(*o, false);
+    command_line.exit_code = o->service                          ? run_service(*o, false, command_line.globals)
+                             : o->list_agents || o->list_events ? list_words(*o)
+                                                                : run_install(*o, false);
   });
 }
 
@@ -228,9 +231,12 @@ void register_uninstall(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub =
       app.add_subcommand("uninstall", "Take the hook (and mcphealth's status line) out of an agent's settings");
   add_common(sub, o);
+  add_service_options(sub, o, true);
   sub->footer("Exit: 0 removed, or not installed; 2 usage error, or a settings file that does not parse or cannot "
               "be written.");
-  sub->callback([o, &command_line] { command_line.exit_code = run_install(*o, true); });
+  sub->callback([o, &command_line] {
+    command_line.exit_code = o->service ? run_service(*o, true, command_line.globals) : run_install(*o, true);
+  });
 }
 
 /// Installs in (or uninstalls from) `agent`'s file; with `collected`, its --json object goes there instead of stdout.

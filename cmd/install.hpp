@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/ops/service.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -32,6 +33,9 @@ struct InstallOptions {
   /// `--list-agents`, `--list-events`: print the table's words (for the shell completions) and do nothing else.
   bool list_agents = false;
   bool list_events = false;
+  /// `--service`: the background prober's service file instead of a hook (cmd/service.cpp), for `--manager`.
+  bool service = false;
+  std::optional<ops::ServiceManager> manager;
 };
 
 /// Adds `install` and `uninstall` to `app`.
@@ -41,5 +45,12 @@ void register_uninstall(CLI::App& app, CommandLine& command_line);
 /// Returns 0 (done, or nothing to change) or 2 (usage error, a settings file that does not parse or cannot be
 /// written).
 int run_install(const InstallOptions& options, bool uninstall);
+
+/// `--service` and `--manager`, which exclude the options that name an agent's hook.
+void add_service_options(CLI::App* sub, const std::shared_ptr<InstallOptions>& o, bool uninstall);
+
+/// Writes (shows, with --dry-run) or removes the background prober's service file: 0 done or nothing to do, 2 a
+/// usage error or a file that cannot be written.
+int run_service(const InstallOptions& options, bool uninstall, const GlobalOptions& globals);
 
 } // namespace mcphealth::cli

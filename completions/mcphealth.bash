@@ -67,6 +67,10 @@ _mcphealth() {
       COMPREPLY=($(compgen -W "user project local" -- "$cur"))
       return
       ;;
+    --manager)
+      COMPREPLY=($(compgen -W "systemd launchd" -- "$cur"))
+      return
+      ;;
     --binary)
       COMPREPLY=($(compgen -f -- "$cur"))
       return
@@ -128,8 +132,8 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --every --events --exec --exec-timeout-ms --once --prometheus --agent --cwd --help" ;;
-    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --dry-run --json --list-agents --list-events --help" ;;
-    uninstall) opts="--agent --scope --cwd --dry-run --json --help" ;;
+    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --service --manager --dry-run --json --list-agents --list-events --help" ;;
+    uninstall) opts="--agent --scope --cwd --service --manager --dry-run --json --help" ;;
     refresh)
       opts="--project --agent --look-again --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)

@@ -3,6 +3,7 @@
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/ops/explain.hpp>
 #include <mcphealth/ops/install.hpp>
+#include <mcphealth/ops/service.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
@@ -261,6 +262,21 @@ std::string ago(util::EpochMs at, util::EpochMs now) {
 }
 
 /// The state file and its history.
+/// The background prober's service file, where one is (install --service writes it; a hand-made one is checked
+/// the same). Notes, not problems: without the prober the gate still works, its verdicts are only older.
+void service_checks(const DoctorInputs& in, std::vector<Check>& out) {
+  for (const ServiceManager manager : {ServiceManager::systemd, ServiceManager::launchd}) {
+    const fs::path path = service_path(manager, util::home_dir(in.env), in.env);
+    const auto text = util::read_file(path);
+    if (!text) continue;
+    const std::vector<ServiceProblem> problems = check_service_file(manager, *text);
+    if (problems.empty()) {
+      out.push_back(ok("service", path.string() + ": " + std::string(manager_name(manager)) + " runs watch --probe"));
+    }
+    for (const ServiceProblem& p : problems) out.push_back(note("service", path.string() + ": " + p.found, p.fix));
+  }
+}
+
 void common_checks(const DoctorInputs& in, std::vector<Check>& out) {
   const fs::path& state = in.settings.state_path.value;
   if (state::is_cache_off(state)) {
@@ -321,6 +337,7 @@ void common_checks(const DoctorInputs& in, std::vector<Check>& out) {
     out.push_back(problem("history", history.string() + " is not writable: `mcphealth report` will miss what happens",
                           "chmod u+w " + util::shell_quote(history.string())));
   }
+  service_checks(in, out);
 }
 
 } // namespace

@@ -1,0 +1,132 @@
+// `mcphealth install --service` and `uninstall --service`: the background prober as a systemd user unit or a
+// launchd agent (ops/service.hpp), written, shown (--dry-run) or removed.
+#include "install.hpp"
+
+#include "choices.hpp"
+#include "output.hpp"
+
+#include <mcphealth/config/server.hpp>
+#include <mcphealth/ops/install.hpp>
+#include <mcphealth/ops/service.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
+
+namespace mcphealth::cli {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+void add_service_options(CLI::App* sub, const std::shared_ptr<InstallOptions>& o, bool uninstall) {
+  CLI::Option* service = sub->add_flag(
+      "--service", o->service,
+      uninstall ? "Remove the background prober's service file that install --service wrote, instead of a hook"
+                : "Write the background prober (watch --probe) as a service instead of a hook: a systemd user unit, or a "
+                  "launchd agent on macOS, with absolute paths, the PATH the agent's hook last ran with, and the "
+                  "variables your servers' definitions reference named (never their values); prints how to load it");
+  sub->add_option("--manager", o->manager, "With --service: systemd or launchd (default: this OS's)")
+      ->transform(one_of<ops::ServiceManager>({{"systemd", ops::ServiceManager::systemd}, {"launchd", ops::ServiceManager::launchd}}))
+      ->type_name("NAME")
+      ->needs(service);
+  // What names an agent's hook has no meaning for the service.
+  for (const char* name : {"--agent", "--scope", "--cwd", "--events", "--statusline", "--disable-js-hook", "--no-trust",
+                           "--list-agents", "--list-events"}) {
+    if (CLI::Option* other = sub->get_option_no_throw(name)) service->excludes(other);
+  }
+}
+
+namespace {
+
+/// The mcphealth the service runs: --binary (an absolute path: a service has no PATH of the user's), else this one.
+util::Result<fs::path> service_binary(const InstallOptions& o, const util::Environment& env) {
+  if (o.binary) {
+    const fs::path p = fs::absolute(*o.binary).lexically_normal();
+    if (o.binary->find('/') == std::string::npos || !config::is_executable_file(p))
+      return util::fail("--binary: a service needs the path of an executable file, not " + *o.binary);
+    return p;
+  }
+  const auto self = ops::registered_binary(o.invoked_as, env);
+  if (!self) return util::fail("cannot tell where this mcphealth is; give it with --binary PATH");
+  return *self;
+}
+
+int remove_service(const InstallOptions& o, ops::ServiceManager manager, const util::Environment& env) {
+  const fs::path path = ops::service_path(manager, util::home_dir(env), env);
+  const ops::ServiceFile shape = ops::service_file({manager}, env);
+  auto text = util::read_file(path);
+  if (!text) {
+    if (o.json) print_json(json::object{{"file", path.string()}, {"changed", false}, {"unload", nullptr}});
+    else say("no %s service file at %s: nothing to remove\n", std::string(ops::manager_name(manager)).c_str(), path.c_str());
+    return k_exit_ok;
+  }
+  if (!ops::written_by_mcphealth(*text)) {
+    util::log::error(path.string() + " was not written by mcphealth install --service: remove it yourself (" + shape.unload + ")");
+    return k_exit_usage;
+  }
+  if (!o.dry_run) {
+    std::error_code ec;
+    if (!fs::remove(path, ec) && ec) {
+      util::log::error("cannot remove " + path.string() + ": " + ec.message());
+      return k_exit_usage;
+    }
+  }
+  if (o.json) {
+    print_json(json::object{{"file", path.string()}, {"changed", !o.dry_run}, {"unload", shape.unload}});
+  } else {
+    say("%s %s\nstop what is running with: %s\n", o.dry_run ? "would remove" : "removed", path.c_str(), shape.unload.c_str());
+  }
+  return k_exit_ok;
+}
+
+} // namespace
+
+int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& globals) {
+  util::ProcessEnvironment env;
+  const ops::ServiceManager manager = o.manager.value_or(ops::native_service_manager());
+  if (uninstall) return remove_service(o, manager, env);
+  const auto binary = service_binary(o, env);
+  if (!binary) {
+    util::log::error(binary.error().message);
+    return k_exit_usage;
+  }
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  const ops::ServiceInputs in = ops::service_inputs(manager, *binary, settings, discovery_for(env, settings, std::nullopt), env);
+  const ops::ServiceFile file = ops::service_file(in, env);
+  const auto now = util::read_file(file.path);
+  const bool changed = !now || *now != file.text;
+  if (!o.dry_run && changed) {
+    std::error_code ec;
+    fs::create_directories(file.path.parent_path(), ec);
+    if (auto written = util::atomic_replace(file.path, file.text, 0644); !written) {
+      util::log::error("cannot write " + file.path.string() + ": " + written.error().message);
+      return k_exit_usage;
+    }
+  }
+  if (o.json) {
+    json::array variables;
+    for (const std::string& v : in.variables) variables.emplace_back(v);
+    json::object out{{"file", file.path.string()}, {"manager", ops::manager_name(manager)}, {"changed", changed && !o.dry_run},
+                     {"binary", in.binary.string()}, {"path", in.path}, {"pathRecorded", in.path_recorded},
+                     {"variables", std::move(variables)}, {"envFile", file.env_file.string()}, {"load", file.load}};
+    if (o.dry_run) out["text"] = file.text;
+    print_json(out);
+    return k_exit_ok;
+  }
+  if (o.dry_run) {
+    say("%s (not written: --dry-run):\n", file.path.c_str());
+    for (const std::string& line : util::split_lines(file.text)) say("%s\n", line);
+    return k_exit_ok;
+  }
+  say("%s %s\n", changed ? "wrote" : "already in place:", file.path.c_str());
+  if (!in.variables.empty()) {
+    say("your servers reference %s: set each in %s (NAME=value lines, chmod 600); the service reads it, nothing copies it\n",
+        join_names(in.variables).c_str(), file.env_file.c_str());
+  }
+  if (!in.path_recorded) {
+    say("PATH is this shell's (no agent's hook has run yet): check it is the one your agent starts servers with\n");
+  }
+  say("load it with: %s\n", file.load.c_str());
+  return k_exit_ok;
+}
+
+} // namespace mcphealth::cli
