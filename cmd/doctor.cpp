@@ -86,7 +86,7 @@ int run_doctor(const DoctorOptions& o, const GlobalOptions& globals) {
     (a.gated() ? gated : open).push_back(name);
     const std::string title = name + (a.version ? " " + *a.version : std::string()) + ": ";
     say("%s", title);
-    std::printf("%s\n", paint(a.gated() ? Cell{"gated", Color::green} : Cell{"NOT gated", Color::red}, color).c_str());
+    std::printf("%s\n", paint(Cell{std::string(a.verdict()), a.gated() ? Color::green : a.trust_unverified ? Color::yellow : Color::red}, color).c_str());
     print_checks(a.checks, color, width);
   }
   say("state:\n");

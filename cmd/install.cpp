@@ -130,6 +130,9 @@ util::Result<std::string> hook_binary(const InstallOptions& o, const agent::Agen
 struct TrustReport {
   std::string line;
   bool problem = false;
+  /// For a problem, the agent's verdict: `registered, trust unverified` (it could not be asked, or asking failed) or
+  /// `registered, not trusted` (it said so).
+  std::string verdict = {};
   json::object json;
 };
 
@@ -140,6 +143,7 @@ TrustReport trust_report(const agent::Agent& agent, const agent::HookTrust& trus
   if (!listing) {
     r.line = std::string(agent.name) + " runs these hooks only once you trust them: " + how;
     r.problem = true;
+    r.verdict = "registered, trust unverified";
     r.json = {{"asked", false}};
     return r;
   }
@@ -159,6 +163,7 @@ TrustReport trust_report(const agent::Agent& agent, const agent::HookTrust& trus
             {"error", t.error.empty() ? json::value(nullptr) : json::value(t.error)}};
   if (!t.error.empty() || ours == 0 || untrusted > 0) {
     r.problem = true;
+    r.verdict = !t.error.empty() || ours == 0 ? "registered, trust unverified" : "registered, not trusted";
     const std::string why = !t.error.empty() ? t.error
                             : ours == 0     ? std::string(agent.name) + " lists none of mcphealth's hooks here"
                                             : std::to_string(untrusted) + " of mcphealth's hooks are still untrusted";
@@ -216,8 +221,10 @@ void register_install(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--list-events", o->list_events,
                 "Print the events --agent registers by default, one per line; change nothing");
   add_service_options(sub, o, false);
-  sub->footer("Exit: 0 installed, or already installed; 2 usage error, a settings file that does not parse or "
-              "cannot be written (nothing is changed then), or --agent all with no agent found here.");
+  sub->footer("Exit: 0 installed, or already installed; 1 installed, but an agent that runs only trusted hooks "
+              "(Codex CLI) could not be made or asked to trust them (its verdict is the last line: registered, trust "
+              "unverified); 2 usage error, a settings file that does not parse or cannot be written (nothing is "
+              "changed then), or --agent all with no agent found here.");
   sub->callback([o, &command_line] {
     o->invoked_as = command_line.invoked_as;
     command_line.exit_code = o->service                          ? run_service(*o, false, command_line.globals)
@@ -239,9 +246,11 @@ void register_uninstall(CLI::App& app, CommandLine& command_line) {
   });
 }
 
-/// Installs in (or uninstalls from) `agent`'s file; with `collected`, its --json object goes there instead of stdout.
+/// Installs in (or uninstalls from) `agent`'s file; with `collected`, its --json object goes there instead of stdout,
+/// and a trust verdict that is not `trusted` goes to `verdicts` (install --agent all's summary) instead of a line.
+/// 0 done, 1 registered but not known to run (trust), 2 an error.
 int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninstall, const util::Environment& env,
-                util::Clock& clock, json::array* collected) {
+                util::Clock& clock, json::array* collected, std::vector<std::string>* verdicts = nullptr) {
   const std::optional<fs::path> where = settings_file(o, agent, env);
   if (!where) {
     // Name only the scopes this agent has (Copilot CLI has no project-scope hook file).
@@ -294,6 +303,10 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   std::optional<TrustReport> trust;
   const agent::HookTrust* trusts = agent.registration.trust();
   if (!uninstall && !o.dry_run && trusts) trust = trust_report(agent, *trusts, run.project, done->trust);
+  // The agent skips an untrusted hook without a word: installed, but not known to run, unless the user chose so.
+  const bool unverified = trust && trust->problem && !o.no_trust;
+  const int code = unverified ? k_exit_unhealthy : k_exit_ok;
+  if (unverified && verdicts) verdicts->push_back(std::string(agent.name) + ": " + trust->verdict);
   std::string forgot;
   if (!done->forget_error.empty()) {
     std::fprintf(stderr, "mcphealth: %s keeps its trust records of the removed hooks (%s)\n",
@@ -313,7 +326,10 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
                      {"notes", std::move(notes)},
                      {"jsHook", std::move(js)},
                      {"diff", diff}};
-    if (trust) out["trust"] = trust->json;
+    if (trust) {
+      out["trust"] = trust->json;
+      out["trust"].as_object()["verdict"] = trust->problem ? json::value(trust->verdict) : json::value("trusted");
+    }
     if (!forgot.empty()) out["trustRecordsRemoved"] = done->trust_forgotten.size();
     if (collected) {
       out["agent"] = std::string(agent.id);
@@ -321,7 +337,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
     } else {
       print_json(out);
     }
-    return k_exit_ok;
+    return code;
   }
   if (o.dry_run) {
     if (diff.empty()) say("%s: nothing to change\n", file.c_str());
@@ -338,13 +354,14 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   if (trust && !trust->problem) say("  %s\n", trust->line.c_str());
   if (!forgot.empty()) say("  %s\n", forgot.c_str());
   if (trust && trust->problem) std::fprintf(stderr, "mcphealth: %s\n", trust->line.c_str());
+  if (unverified && !verdicts) say("%s: %s\n", std::string(agent.name), trust->verdict);
   if (js_left) {
     std::fprintf(stderr,
                  "mcphealth: the JS hook is also registered in %s (%s): both would write the same cache without "
                  "sharing a lock; run `mcphealth install --disable-js-hook%s` to remove it\n",
                  file.c_str(), plan.js_hook.front().c_str(), o.scope == agent::InstallScope::user ? "" : (" --scope " + scope_word(o.scope)).c_str());
   }
-  return k_exit_ok;
+  return code;
 }
 
 int run_install(const InstallOptions& o, bool uninstall) {
@@ -365,6 +382,7 @@ int run_install(const InstallOptions& o, bool uninstall) {
     return k_exit_usage;
   }
   json::array collected;
+  std::vector<std::string> verdicts;
   int code = k_exit_ok;
   std::size_t done = 0;
   for (const agent::Agent* a : agent::agents()) {
@@ -375,10 +393,14 @@ int run_install(const InstallOptions& o, bool uninstall) {
     }
     InstallOptions one = o;
     one.statusline = o.statusline && a->registration.has_status_line();
-    code = std::max(code, install_for(one, *a, uninstall, env, clock, o.json ? &collected : nullptr));
+    code = std::max(code, install_for(one, *a, uninstall, env, clock, o.json ? &collected : nullptr, &verdicts));
     ++done;
   }
   if (o.json) print_json(json::value(std::move(collected)));
+  // Last, where a script or a person reads the outcome: which agents may not run what was registered.
+  if (!o.json) {
+    for (const std::string& v : verdicts) say("%s\n", v);
+  }
   if (done == 0) {
     // Where each agent keeps its user-scope hooks, from the table.
     std::string folders;

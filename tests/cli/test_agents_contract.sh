@@ -64,8 +64,9 @@ case_copilot_camel_case_payload_is_gated_and_answered_in_both_dialects() {
 case_install_and_uninstall_round_trip_for_every_agent() {
   local id file
   copy_mcphealth "$T/bin"
+  # --no-trust: codex is not here to ask (that verdict, registered but trust unverified, is test_doctor.sh's).
   for id in claude-code codex gemini copilot cursor windsurf; do
-    mcph install --agent "$id" --binary "$T/bin/mcphealth" --json
+    mcph install --agent "$id" --binary "$T/bin/mcphealth" --no-trust --json
     assert_eq "$RC" 0 "install --agent $id: $ERR"
     file=$(json_eval "$OUT" 'd["file"]')
     assert_contains "$(cat "$file")" "$T/bin/mcphealth hook"

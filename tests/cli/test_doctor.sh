@@ -203,4 +203,27 @@ case_doctor_says_how_much_the_state_holds_and_its_bound() {
   assert_contains "$OUT" "verdicts and folders unused for 30 days are pruned, at most 16384 of each"
 }
 
+case_codex_trust_that_cannot_be_checked_is_its_own_verdict_and_not_the_gate_on() {
+  # Codex CLI skips a hook it does not trust without a word; with `codex` not on PATH nobody can ask it.
+  mkdir -p "$HOME/.codex" "$HOME/.claude"
+  PATH=/usr/bin:/bin mcph install --agent all
+  assert_eq "$RC" 1 "install: registered, but not known to run"
+  assert_eq "$(printf '%s\n' "$OUT" | tail -n 1)" "Codex CLI: registered, trust unverified" "install's last line"
+  PATH=/usr/bin:/bin mcph install --agent codex --json
+  assert_eq "$RC" 1
+  assert_eq "$(echo "$OUT" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["trust"]["verdict"])')" "registered, trust unverified"
+  # Declining on purpose is not a failure.
+  PATH=/usr/bin:/bin mcph install --agent codex --no-trust
+  assert_eq "$RC" 0 "$ERR"
+  PATH=/usr/bin:/bin mcph doctor
+  assert_eq "$RC" 1 "doctor: not gated"
+  assert_contains "$OUT" "Codex CLI: registered, trust unverified"
+  assert_contains "$OUT" "whether Codex CLI trusts it could not be checked: codex is not on PATH"
+  assert_contains "$OUT" "Claude Code: gated"
+  assert_not_contains "$OUT" "the gate is on"
+  PATH=/usr/bin:/bin mcph doctor --json
+  assert_eq "$(echo "$OUT" | "$PY" -c 'import json,sys; print([a["verdict"] for a in json.load(sys.stdin)["agents"] if a["agent"] == "codex"][0])')" \
+    "registered, trust unverified"
+}
+
 main "$@"

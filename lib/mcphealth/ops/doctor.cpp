@@ -137,7 +137,8 @@ Check identify_unrun(const agent::HookCommand& hc, const std::string& file, cons
 
 /// Where the hook is registered, and whether the command registered starts and is mcphealth.
 void registration_checks(const agent::Agent& a, const DoctorInputs& in, const std::optional<state::HookSeen>& seen,
-                         std::vector<Check>& checks) {
+                         AgentCheckup& one) {
+  std::vector<Check>& checks = one.checks;
   HookRegistration reg = find_hook_registration(in.env, in.base.project_dir, a);
   ask_hook_trust(reg, in.env, in.base.project_dir, a);
   std::vector<std::string> missing;
@@ -228,8 +229,12 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
     checks.push_back(problem("trusted", std::string(a.name) + " will not run it: " + reg.trust_detail,
                              install_fix(a) + " again (it asks " + std::string(a.name) + " to trust the hooks)"));
   } else if (reg.trust == "unknown") {
-    checks.push_back(note("trusted", "could not ask " + std::string(a.name) + " whether it trusts the hook: " + reg.trust_detail,
-                          "check its /hooks screen"));
+    one.trust_unverified = true;
+    // The agent skips an untrusted hook without a word: not known to run it is not gated.
+    checks.push_back(problem("trusted", "registered, but whether " + std::string(a.name) + " trusts it could not be checked: " +
+                                            reg.trust_detail,
+                             "check its /hooks screen, or " + install_fix(a) + " again where it can ask " +
+                                 std::string(a.name)));
   } else if (reg.trust == "trusted") {
     checks.push_back(ok("trusted", std::string(a.name) + " trusts it"));
   }
@@ -355,6 +360,13 @@ bool AgentCheckup::gated() const {
   return std::none_of(checks.begin(), checks.end(), [](const Check& c) { return c.verdict == Check::Verdict::problem; });
 }
 
+std::string_view AgentCheckup::verdict() const {
+  if (gated()) return "gated";
+  // Unverified trust its own verdict only when it is the one problem.
+  const auto problems = std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.verdict == Check::Verdict::problem; });
+  return trust_unverified && problems == 1 ? "registered, trust unverified" : "NOT gated";
+}
+
 bool Checkup::ok() const {
   bool any = false;
   for (const AgentCheckup& a : agents) {
@@ -388,7 +400,7 @@ Checkup run_checkup(const DoctorInputs& in) {
       if (s.agent == a->id) seen = s;
     }
     one.checks.push_back(version_check(*a, in, one));
-    registration_checks(*a, in, seen, one.checks);
+    registration_checks(*a, in, seen, one);
     if (seen) {
       one.checks.push_back(ok("seen", "the hook was last seen running " + ago(seen->at, now) + " (" + seen->event + ")"));
     } else {
@@ -420,6 +432,7 @@ json::object checkup_json(const Checkup& c) {
     o["testedOldest"] = a.agent->tested_oldest.empty() ? json::value(nullptr) : json::value(a.agent->tested_oldest);
     o["testedNewest"] = a.agent->tested_newest.empty() ? json::value(nullptr) : json::value(a.agent->tested_newest);
     o["gated"] = a.installed ? json::value(a.gated()) : json::value(nullptr);
+    o["verdict"] = a.installed ? json::value(a.verdict()) : json::value(nullptr);
     o["checks"] = checks_json(a.checks);
     agents.push_back(std::move(o));
   }

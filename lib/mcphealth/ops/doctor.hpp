@@ -42,8 +42,13 @@ struct AgentCheckup {
   /// Its version, when its program said one.
   std::optional<std::string> version = std::nullopt;
   std::vector<Check> checks = {};
+  /// True when the hook is registered but whether the agent runs it could not be checked (Codex CLI skips an
+  /// untrusted hook without a word, and `codex` was not there to ask): its own verdict, not gated.
+  bool trust_unverified = false;
   /// True when nothing checked is a problem: mcphealth gates its MCP calls.
   bool gated() const;
+  /// The verdict in words: `gated`, `registered, trust unverified` or `NOT gated`.
+  std::string_view verdict() const;
 };
 
 /// The whole checkup.
