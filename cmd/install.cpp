@@ -12,6 +12,7 @@
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/log.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mcphealth::cli {
@@ -229,7 +230,7 @@ void register_install(CLI::App& app, CommandLine& command_line) {
     o->invoked_as = command_line.invoked_as;
     command_line.exit_code = o->service                          ? run_service(*o, false, command_line.globals)
                              : o->list_agents || o->list_events ? list_words(*o)
-                                                                : run_install(*o, false);
+                                                                : run_install(*o, false, command_line.globals);
   });
 }
 
@@ -242,7 +243,7 @@ void register_uninstall(CLI::App& app, CommandLine& command_line) {
   sub->footer("Exit: 0 removed, or not installed; 2 usage error, or a settings file that does not parse or cannot "
               "be written.");
   sub->callback([o, &command_line] {
-    command_line.exit_code = o->service ? run_service(*o, true, command_line.globals) : run_install(*o, true);
+    command_line.exit_code = o->service ? run_service(*o, true, command_line.globals) : run_install(*o, true, command_line.globals);
   });
 }
 
@@ -298,7 +299,11 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   }
   const ops::InstallPlan& plan = done->plan;
   const std::optional<fs::path>& backup = done->backup;
-  const std::string diff = ops::unified_diff(plan.before, plan.after, file.string());
+  // A file the run removes is shown going, not becoming `{}`: the dry run shows what the run does.
+  std::string diff = ops::unified_diff(plan.before, plan.remove ? std::string() : plan.after, file.string());
+  if (const std::string after = "+++ " + file.string() + " (after)\n"; plan.remove && diff.find(after) != std::string::npos) {
+    diff.replace(diff.find(after), after.size(), "+++ /dev/null (the file is removed)\n");
+  }
   const bool js_left = !plan.js_hook.empty() && !o.disable_js_hook && !uninstall;
   std::optional<TrustReport> trust;
   const agent::HookTrust* trusts = agent.registration.trust();
@@ -342,6 +347,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   if (o.dry_run) {
     if (diff.empty()) say("%s: nothing to change\n", file.c_str());
     else std::fputs(diff.c_str(), stdout);
+    if (plan.remove) say("%s would be left empty: removed\n", file.c_str());
   } else if (!plan.changed()) {
     say("%s: nothing to change (%s)\n", file.c_str(), uninstall ? "mcphealth is not registered here" : "already installed");
   } else {
@@ -364,7 +370,47 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   return code;
 }
 
-int run_install(const InstallOptions& o, bool uninstall) {
+namespace {
+
+/// After an uninstall: what of mcphealth's own stays on disk (the cache and what is kept beside it, the history,
+/// the policy, the prober's service file), and how to remove it. Nothing when none of it exists.
+void say_what_stays(const util::Environment& env, const GlobalOptions& globals) {
+  const config::Settings settings = config::resolve_settings(env, globals.overrides());
+  const fs::path& state = settings.state_path.value;
+  std::vector<std::string> kept;
+  std::error_code ec;
+  // The state file and everything named after it: what it keeps beside it (.d/), its history, its locks.
+  const std::string name = state.filename().string();
+  const fs::path folder = state.has_parent_path() ? state.parent_path() : fs::path(".");
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    if (!name.empty() && (entry == name || entry.rfind(name + ".", 0) == 0)) kept.push_back(it->path().string());
+  }
+  std::sort(kept.begin(), kept.end());
+  if (fs::exists(fs::symlink_status(settings.policy_path.value, ec))) kept.push_back(settings.policy_path.value.string());
+  if (!kept.empty()) {
+    std::vector<std::string> quoted;
+    for (const std::string& k : kept) quoted.push_back(util::shell_quote(k));
+    say("mcphealth's own files stay: %s; to remove them too: rm -r %s\n", util::join(kept, ", "), util::join(quoted, " "));
+  }
+  for (const ops::ServiceManager m : {ops::ServiceManager::systemd, ops::ServiceManager::launchd}) {
+    const fs::path service = ops::service_path(m, util::home_dir(env), env);
+    if (fs::exists(service, ec)) {
+      say("the background prober's service stays: %s; to remove it: mcphealth uninstall --service --manager %s\n",
+          service.string(), std::string(ops::manager_name(m)));
+    }
+  }
+}
+
+} // namespace
+
+int run_install(const InstallOptions& o, bool uninstall, const GlobalOptions& globals) {
+  const int code = install_each(o, uninstall);
+  if (uninstall && !o.dry_run && !o.json && code == k_exit_ok) say_what_stays(util::ProcessEnvironment(), globals);
+  return code;
+}
+
+int install_each(const InstallOptions& o, bool uninstall) {
   util::ProcessEnvironment env;
   util::SystemClock clock;
   if (o.agent != std::optional<std::string>("all")) {

@@ -44,7 +44,10 @@ void register_uninstall(CLI::App& app, CommandLine& command_line);
 
 /// Returns 0 (done, or nothing to change) or 2 (usage error, a settings file that does not parse or cannot be
 /// written).
-int run_install(const InstallOptions& options, bool uninstall);
+int run_install(const InstallOptions& options, bool uninstall, const GlobalOptions& globals);
+
+/// run_install for each agent `options` names, without the closing words.
+int install_each(const InstallOptions& options, bool uninstall);
 
 /// `--service` and `--manager`, which exclude the options that name an agent's hook.
 void add_service_options(CLI::App* sub, const std::shared_ptr<InstallOptions>& o, bool uninstall);

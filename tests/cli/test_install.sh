@@ -111,11 +111,10 @@ case_two_installs_in_one_second_keep_both_backups() {
   seed_settings
   local original; original=$(cat "$(SETTINGS)")
   mcph install
-  mcph uninstall
-  mcph install
+  mcph install --statusline
   local backups
   backups=$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')
-  assert_eq "$backups" 3 "one backup per write, none overwritten"
+  assert_eq "$backups" 2 "one backup per write, none overwritten"
   # The oldest holds the original (its name has no suffix, or the lowest one).
   local first; first=$(ls "$HOME/.claude/" | grep '^settings.json.bak-' | sort -V | head -1)
   assert_eq "$(cat "$HOME/.claude/$first")" "$original"
@@ -136,14 +135,21 @@ case_uninstall_removes_a_file_it_leaves_empty() {
 case_backups_are_kept_to_the_first_and_the_last_four() {
   seed_settings
   local original; original=$(cat "$(SETTINGS)")
-  for _ in 1 2 3 4 5 6; do
-    mcph install
-    mcph install --statusline
-    mcph uninstall
+  mkdir -p "$T/a" "$T/b"
+  ln -s "$MCPHEALTH_BIN" "$T/a/mcphealth"
+  ln -s "$MCPHEALTH_BIN" "$T/b/mcphealth"
+  for where in a b a b a b a; do # each points the hooks elsewhere: a change, so a backup
+    mcph install --binary "$T/$where/mcphealth"
   done
   assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 5
   local first; first=$(ls "$HOME/.claude/" | grep '^settings.json.bak-' | sort -V | head -1)
   assert_eq "$(cat "$HOME/.claude/$first")" "$original" "the oldest backup holds the file as it was"
+  # An uninstall gives the file back as it was: of the backups, only its own stays.
+  local before; before=$(cat "$(SETTINGS)")
+  mcph uninstall
+  assert_eq "$(cat "$(SETTINGS)")" "$original"
+  assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 1
+  assert_eq "$(cat "$HOME/.claude/$(ls "$HOME/.claude/" | grep '^settings.json.bak-')")" "$before"
 }
 
 case_install_into_a_missing_file_and_an_old_path_is_updated() {
@@ -401,6 +407,36 @@ case_a_refused_symlinked_settings_file_leaves_no_backup() {
   assert_contains "$ERR" "is a symlink; refusing to write through it"
   assert_eq "$(find "$HOME/.claude" "$T/elsewhere" -name '*.bak-*' | wc -l)" 0
   assert_eq "$(cat "$T/elsewhere/settings.json")" "{}"
+}
+
+case_uninstall_shows_the_file_going_keeps_one_backup_and_says_what_stays() {
+  # Installs that change Codex CLI's hook file over time, each leaving a backup; and a state the hook made.
+  local n file="$HOME/.codex/hooks.json"
+  mkdir -p "$HOME/.codex"
+  mkdir -p "$T/a" "$T/b"
+  ln -s "$MCPHEALTH_BIN" "$T/a/mcphealth"
+  ln -s "$MCPHEALTH_BIN" "$T/b/mcphealth"
+  for where in a b a b; do # each points the hooks elsewhere: a change, so a backup
+    mcph install --agent codex --no-trust --binary "$T/$where/mcphealth"
+    assert_eq "$RC" 0 "$ERR"
+  done
+  n=$(ls "$HOME/.codex/" | grep -c 'hooks.json.bak-')
+  [ "$n" -ge 3 ] || fail "expected backups from the installs, found $n"
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  hook "$(pre_payload svc)"
+  # The dry run shows what the run does: the file goes (it is left empty), it does not become {}.
+  mcph uninstall --agent codex --dry-run
+  assert_eq "$RC" 0 "$ERR"
+  assert_contains "$OUT" "+++ /dev/null (the file is removed)"
+  assert_contains "$OUT" "$file would be left empty: removed"
+  assert_not_contains "$OUT" "+{}"
+  assert_file_exists "$file"
+  mcph uninstall --agent codex
+  assert_eq "$RC" 0 "$ERR"
+  assert_no_file "$file"
+  assert_eq "$(ls "$HOME/.codex/" | grep -c 'hooks.json.bak-')" 1 "one backup left: the file as it was before the uninstall"
+  assert_contains "$OUT" "mcphealth's own files stay: $HOME/.claude/mcp-health-cache.json, $HOME/.claude/mcp-health-cache.json.d"
+  assert_contains "$OUT" "to remove them too: rm -r '$HOME/.claude/mcp-health-cache.json'"
 }
 
 main "$@"

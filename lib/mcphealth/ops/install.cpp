@@ -229,7 +229,11 @@ util::Result<InstallPlan> plan_install(const InstallRequest& request) {
 }
 
 util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agent& agent) {
-  if (agent::writes_plugin(agent.registration)) return plan_plugin(file, std::nullopt);
+  if (agent::writes_plugin(agent.registration)) {
+    auto plan = plan_plugin(file, std::nullopt);
+    if (plan) plan->uninstall = true;
+    return plan;
+  }
   InstallPlan plan;
   auto loaded = load(file, plan, agent.registration.comments());
   if (!loaded) return util::fail(loaded.error());
@@ -256,6 +260,7 @@ util::Result<InstallPlan> plan_uninstall(const fs::path& file, const agent::Agen
     root.clear();
   }
   if (!modified) plan.notes.push_back("mcphealth is not registered here");
+  plan.uninstall = true;
   finish(plan, root, modified);
   // Left with nothing (install made it, or emptied it), the file goes: a missing settings file means the same to
   // every agent, and a `{}` left behind is litter.
@@ -272,8 +277,9 @@ namespace {
 /// backed up) and the most recent ones; those between go, so that installs and uninstalls do not pile them up.
 constexpr std::size_t k_backups_kept = 5;
 
-/// Removes the backups of `base` (`<base>.bak-YYYYMMDD-HHMMSS[-N]`) beyond k_backups_kept, oldest after the first.
-void prune_backups(const std::string& base) {
+/// Removes the backups of `base` (`<base>.bak-YYYYMMDD-HHMMSS[-N]`) beyond `kept`, oldest after the first; with
+/// `kept` 1, all but the newest.
+void prune_backups(const std::string& base, std::size_t kept = k_backups_kept) {
   const fs::path b(base);
   const std::string prefix = b.filename().string() + ".bak-";
   std::error_code ec;
@@ -287,9 +293,10 @@ void prune_backups(const std::string& base) {
     if (rest.size() > 16 && rest[15] == '-') n = std::atoi(rest.c_str() + 16);
     found.push_back({{rest.substr(0, 15), n}, it->path()});
   }
-  if (found.size() <= k_backups_kept) return;
+  if (found.size() <= kept) return;
   std::sort(found.begin(), found.end());
-  for (std::size_t i = 1; i + (k_backups_kept - 1) < found.size(); ++i) fs::remove(found[i].second, ec);
+  const std::size_t first = kept == 1 ? 0 : 1;
+  for (std::size_t i = first; i + (kept - first) < found.size(); ++i) fs::remove(found[i].second, ec);
 }
 
 } // namespace
@@ -302,6 +309,7 @@ fs::path backup_folder(const util::Environment& env) {
 util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan& plan, std::int64_t now_ms,
                                                                const std::optional<fs::path>& backup_dir) {
   std::optional<fs::path> backup_made;
+  std::string backup_base;
   unsigned mode = 0644;
   struct stat st {};
   const bool existed = ::stat(plan.file.c_str(), &st) == 0;
@@ -322,13 +330,13 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
       if (made) return util::fail(InstallError{InstallFailure::failed, "cannot create " + backup_dir->string() + ": " + made.message()});
     }
     // Two installs in one second must not share a backup: the second would overwrite the original.
+    backup_base = base;
     fs::path backup = base + ".bak-" + stamp;
     for (int n = 2; fs::exists(fs::symlink_status(backup)); ++n) backup = base + ".bak-" + stamp + "-" + std::to_string(n);
     if (auto written = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !written) {
       return util::fail(InstallError{InstallFailure::failed, "cannot write the backup " + backup.string() + ": " + written.error().message});
     }
     backup_made = backup;
-    prune_backups(base);
   }
   // The project's .claude/ may not exist yet; a new folder gets the usual 0755, as Claude Code makes it.
   const fs::path dir = plan.file.has_parent_path() ? plan.file.parent_path() : fs::path(".");
@@ -356,12 +364,13 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
       return util::fail(
           InstallError{InstallFailure::failed, "cannot remove " + plan.file.string() + ": " + ec.message()});
     }
-    return backup_made;
-  }
-  if (auto written = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist); !written) {
+  } else if (auto written = util::atomic_replace(plan.file, plan.after, mode, util::Folders::must_exist); !written) {
     unbacked();
     return util::fail(InstallError{InstallFailure::failed, written.error().message});
   }
+  // Done: the backups pruned (after, so that a refusal prunes nothing). An uninstall keeps one, the file as it was
+  // just before: installs and uninstalls over months do not pile them up.
+  if (backup_made) prune_backups(backup_base, plan.uninstall ? 1 : k_backups_kept);
   return backup_made;
 }
 

@@ -40,6 +40,8 @@ struct InstallPlan {
   std::string after;
   /// True when the file goes: the uninstall of a file mcphealth wrote whole (an agent's plugin).
   bool remove = false;
+  /// True for an uninstall: once it is done, of the file's backups only the one it made is kept.
+  bool uninstall = false;
   bool changed() const { return before != after || remove; }
   /// One line per change or decision: "PreToolUse: added", "statusLine: already set to ..., left as it is".
   std::vector<std::string> notes;
