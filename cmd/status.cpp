@@ -37,6 +37,9 @@ void register_status(CLI::App& app, CommandLine& command_line) {
   sub->add_flag("--superseded", o->superseded,
                 "Also the superseded verdicts: of definitions nothing uses now (a config since fixed); never counted");
   sub->add_flag("-q,--quiet", o->quiet, "Print nothing; the exit code says it all");
+  sub->add_flag("--here", o->here,
+                "Only the servers an agent starts in this folder (--cwd): the exit code then judges what --statusline "
+                "counts, not a down server of another project");
   std::vector<std::string> ids;
   for (const agent::Agent* a : agent::agents()) ids.emplace_back(a->id);
   CLI::Option* agent_option =
@@ -46,7 +49,8 @@ void register_status(CLI::App& app, CommandLine& command_line) {
   agent_option->excludes(statusline);
   sub->add_option("--cwd", o->cwd, "Project dir used to know what is configured (default: $CLAUDE_PROJECT_DIR, else the current dir)")
       ->type_name("DIR")->check(existing_folder());
-  sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not), 2 error. Never writes, never probes.");
+  sub->footer("Exit: 0 nothing unhealthy, 1 a server is unhealthy (retry due or not; with --here, one this folder "
+              "starts), 2 error. Never writes, never probes.");
   sub->callback([o, &command_line] { command_line.exit_code = run_status(*o, command_line.globals); });
 }
 
@@ -142,7 +146,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   const std::size_t superseded =
       std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
   const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,
-                                    o.agent, o.superseded};
+                                    o.agent, o.superseded, o.here};
   if (auto chosen = ops::select_rows(report, selection); !chosen) {
     util::log::error(chosen.error().message);
     return k_exit_usage;
@@ -208,7 +212,8 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
       for (const auto& a : row.agents) who += (who.empty() ? "" : ", ") + a;
       scope += " [" + who + "]";
     }
-    table.add({{row.name},
+    const std::string name = ops::display_name(row, report.rows);
+    table.add({{name},
                status_cell(row),
                {scope},
                {row.cached ? std::to_string(row.entry.failure_count) : "-"},
@@ -216,7 +221,7 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {row.age_ms ? util::format_duration_short(*row.age_ms) + " ago" : "never"},
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
                {row.why}});
-    if (!row.superseded) hints += hint_lines(row.name, row.hint, row.why, width);
+    if (!row.superseded) hints += hint_lines(name, row.hint, row.why, width);
   }
   std::string out = table.render(color, width);
   if (hints_too && !hints.empty()) out += "\n" + hints;

@@ -19,6 +19,8 @@ struct StatusOptions {
   Format format = Format::table;
   bool statusline = false;
   bool quiet = false;
+  /// `--here`: only the servers an agent starts in the folder asked about.
+  bool here = false;
   bool unhealthy = false;
   /// `--superseded`: also the verdicts of definitions nothing uses now.
   bool superseded = false;

@@ -125,7 +125,9 @@ public:
     if (!ev.changes_side()) return; // the events stream has every check; the list only what changed
     // One line each, whatever the reason holds (a traceback's last meaningful line).
     const std::string reason = util::last_meaningful_line(ev.reason);
-    remember(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + "  " + ev.event + " (" + ev.from + " -> " +
+    // A project's server says which project: two folders may each have a `db`.
+    const std::string which = ev.project ? " (" + std::filesystem::path(*ev.project).filename().string() + ")" : "";
+    remember(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + which + "  " + ev.event + " (" + ev.from + " -> " +
              ev.to + ", by " + ev.by + ")" + (reason.empty() ? "" : ": " + reason));
   }
 

@@ -111,7 +111,7 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     status)
-      opts="-o --output --json --wide --names --statusline --unhealthy --superseded --agent -q --quiet --cwd --help"
+      opts="-o --output --json --wide --names --statusline --unhealthy --here --superseded --agent -q --quiet --cwd --help"
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     report)

@@ -360,4 +360,28 @@ case_in_80_columns_the_reason_is_shown_whole_and_hints_break_between_words() {
   assert_not_contains "$OUT" "why: "
 }
 
+case_here_judges_the_folder_you_are_in_and_two_servers_of_one_name_say_which() {
+  # Two projects, each with a `db` of its own: proj-b's is down, proj-a's answers.
+  local a="$T/proj-a" b="$T/proj-b"
+  write_config "$a/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def healthy)}}"
+  write_config "$b/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def crash)}}"
+  PROJ=$b hook "$(PROJ=$b pre_payload db)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "proj-b's db is blocked"
+  PROJ=$a hook "$(PROJ=$a pre_payload db)"
+  cd "$a"
+  mcph status -q
+  assert_eq "$RC" 1 "everything: a db is down"
+  mcph status -q --here
+  assert_eq "$RC" 0 "here: proj-a's db answers"
+  mcph status --statusline
+  assert_eq "$RC" 0 "the status line judges the folder too: $OUT"
+  mcph status --here
+  assert_contains "$OUT" "db"
+  assert_not_contains "$OUT" "proj-b"
+  # Every row and hint that names one of the two says which.
+  COLUMNS=80 mcph status
+  assert_contains "$OUT" "db (proj-a)"
+  assert_contains "$OUT" "db (proj-b)"
+}
+
 main "$@"

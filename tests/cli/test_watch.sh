@@ -210,14 +210,14 @@ case_terminal_view_fits_the_window_at_every_size() {
     session="at-$size"
     for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"q: quit"* ]] && break; sleep 0.1; done
     (cd "$dir" && "$MCPHEALTH_BIN" reset s03 s06 >/dev/null)
-    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"s06  reset"* ]] && break; sleep 0.1; done
+    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"s06 (below)  reset"* ]] && break; sleep 0.1; done
     (cd "$dir" && "$MCPHEALTH_BIN" probe s03 s06 >/dev/null 2>&1) || true
-    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"s06  down"* ]] && break; sleep 0.1; done
+    for i in $(seq 1 100); do [[ $(tm capture-pane -p -t "$session") == *"s06 (below)  down"* ]] && break; sleep 0.1; done
     screen=$(pane_fits "$session" "$w" "$h")
     assert_contains "$(head -1 <<<"$screen")" "mcphealth watch — ~/.claude/mcp-health-cache.json" "$size: the title"
     assert_contains "$screen" "SERVER" "$size: the table's header"
     assert_contains "$(sed -n '2p' <<<"$screen")" "! a corrupt state file was moved aside" "$size: the state file's problem in the header"
-    assert_contains "$screen" "s06  down (none -> unhealthy, by probe): " "$size: the transition"
+    assert_contains "$screen" "s06 (below)  down (none -> unhealthy, by probe): " "$size: the transition"
     assert_not_contains "$screen" "Traceback" "$size: a whole traceback"
     assert_not_contains "$screen" 'File "' "$size: a whole traceback"
     if [ "$w" -ge 150 ]; then
@@ -260,11 +260,11 @@ case_terminal_view_redraws_and_q_restores() {
   (cd "$PROJ" && hook "$(pre_payload svc)")
   for i in $(seq 1 100); do
     screen=$(tm capture-pane -p -t "$session")
-    [[ $screen == *"svc  down"* ]] && break
+    [[ $screen == *"svc (proj)  down"* ]] && break
     sleep 0.1
   done
   assert_contains "$screen" "✘ unhealthy" "the table shows the new state"
-  assert_contains "$screen" "svc  down (none -> unhealthy, by hook)" "the log pane shows the transition"
+  assert_contains "$screen" "svc (proj)  down (none -> unhealthy, by hook)" "the log pane shows the transition (and which project's svc)"
   tm send-keys -t "$session" q
   for i in $(seq 1 100); do
     screen=$(tm capture-pane -p -t "$session")

@@ -365,6 +365,19 @@ std::string status_line(const StatusReport& report) {
   return line;
 }
 
+std::string display_name(const StatusRow& row, const std::vector<StatusRow>& rows) {
+  const auto shares = [&](const StatusRow& other) {
+    return &other != &row && other.name == row.name && other.definition != row.definition;
+  };
+  if (std::none_of(rows.begin(), rows.end(), shares)) return row.name;
+  if (row.project) {
+    const std::filesystem::path folder(*row.project);
+    const std::string last = folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string();
+    if (!last.empty()) return row.name + " (" + last + ")";
+  }
+  return row.scope ? row.name + " (" + *row.scope + ")" : row.name;
+}
+
 util::Result<void> select_rows(StatusReport& report, const RowSelection& selection) {
   if (!selection.superseded) {
     report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const StatusRow& r) { return r.superseded; }),
@@ -400,6 +413,10 @@ util::Result<void> select_rows(StatusReport& report, const RowSelection& selecti
   }
   if (selection.only == RowSelection::Only::down) {
     report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const auto& r) { return !r.down(); }),
+                      report.rows.end());
+  }
+  if (selection.here) {
+    report.rows.erase(std::remove_if(report.rows.begin(), report.rows.end(), [](const auto& r) { return !r.here; }),
                       report.rows.end());
   }
   if (selection.agent) {

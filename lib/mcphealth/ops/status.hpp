@@ -113,7 +113,13 @@ struct RowSelection {
   /// An agent's id: only the definitions it starts.
   std::optional<std::string> agent = std::nullopt;
   bool superseded = false;
+  /// Only the definitions an agent starts in the folder asked about (`status --here`): what `--statusline` counts.
+  bool here = false;
 };
+
+/// How a row is named where a person reads it: its name, and where two rows share that name, which one
+/// (`db (proj-b)`: the project's folder, by its last part; `db (user)`: the scope).
+std::string display_name(const StatusRow& row, const std::vector<StatusRow>& rows);
 
 /// Keeps the rows `selection` asks for, and of the per-server warnings those of the servers kept. A name no row has
 /// is an error naming it and the names there are. A name asked for shows its row in force, not a superseded one.
