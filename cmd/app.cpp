@@ -14,6 +14,7 @@
 #include "status.hpp"
 #include "watch.hpp"
 
+#include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/groups.hpp>
@@ -153,7 +154,11 @@ int mcphealth_main(int argc, char** argv) {
   // The standard streams, which CLI11 prints --help and its errors through: built here, not before main for every
   // hook call (cmd/lazy_iostream/iostream).
   static const std::ios_base::Init k_streams;
-  CLI::App app{"mcphealth: keeps Claude Code's MCP servers honest (health cache, hook, probes)", "mcphealth"};
+  std::vector<std::string> agent_names; // from the table: a new agent is named here without an edit
+  for (const agent::Agent* a : agent::agents()) agent_names.emplace_back(a->name);
+  CLI::App app{"mcphealth: keeps coding agents (" + util::join(agent_names, ", ") +
+                   ") from calling dead MCP servers: a hook with a health cache, probes, reconnects",
+               "mcphealth"};
   app.set_version_flag("--version", "mcphealth " + std::string(util::version()));
   app.add_option("--state", command_line.globals.state,
                  "State file, in a folder that exists (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, "

@@ -98,7 +98,7 @@ int run_doctor(const DoctorOptions& o, const GlobalOptions& globals) {
     say("the gate is on for %s\n", join_names(gated));
   } else {
     say("the gate is NOT on for every agent: %s %s\n", open.empty() ? "the state file" : join_names(open),
-        "needs the fix above");
+        open.size() > 1 ? "need the fixes above" : "needs the fix above");
   }
   return code;
 }

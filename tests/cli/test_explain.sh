@@ -211,4 +211,26 @@ case_trust_is_unknown_when_the_file_that_records_it_does_not_read() {
   assert_contains "$OUT" "trusted: no"
 }
 
+case_a_gemini_server_in_an_untrusted_folder_is_fixed_by_trusting_the_folder() {
+  mkdir -p "$HOME/.gemini"
+  write_config "$PROJ/.gemini/settings.json" "{\"mcpServers\":{\"gem\":$(stdio_def healthy)}}"
+  mcph explain-config --agent gemini
+  assert_contains "$OUT" "does not trust"
+  assert_contains "$OUT" "trust the folder: start \`gemini\` in it and accept the trust prompt, or add \"$PROJ\": \"TRUST_FOLDER\" to $HOME/.gemini/trustedFolders.json"
+  assert_not_contains "$OUT" "move it to where"
+  # The fix, as said, works.
+  write_config "$HOME/.gemini/trustedFolders.json" "{\"$PROJ\":\"TRUST_FOLDER\"}"
+  mcph explain-config --agent gemini
+  assert_not_contains "$OUT" "does not trust"
+}
+
+case_an_opencode_entry_without_a_type_is_said_to_stop_the_whole_file() {
+  # opencode 1.18.33 refuses such a file whole: "Configuration is invalid ... mcp.x".
+  write_config "$PROJ/opencode.json" "{\"mcp\":{\"x\":{\"command\":[\"/bin/cat\"]}}}"
+  mcph explain-config --agent opencode
+  assert_contains "$OUT" "x in $PROJ/opencode.json (project) is not checked: it has no \"type\", so opencode refuses $PROJ/opencode.json whole"
+  assert_contains "$OUT" "hint: give it \"type\": \"local\" with a \"command\" list, or \"type\": \"remote\" with a \"url\""
+  assert_not_contains "$OUT" "move it to where"
+}
+
 main "$@"

@@ -148,4 +148,20 @@ case_help_lists_an_options_words_once() {
   assert_contains "$ERR" "(did you mean gemini?)"
 }
 
+case_help_says_what_the_tool_is_for_every_agent_it_serves() {
+  mcph --help
+  assert_eq "$RC" 0
+  local first; first=$(head -1 <<<"$OUT")
+  assert_not_contains "$first" "Claude Code's MCP servers"
+  for name in "Claude Code" "Codex CLI" "Gemini CLI" "Copilot CLI" "Qwen Code" "opencode" "Cursor" "Windsurf"; do
+    assert_contains "$first" "$name"
+  done
+  assert_contains "$(sed -n '/^\.SH NAME/,/^\.SH/p' "$MCPHEALTH_SOURCE_DIR/man/mcphealth.1")" "keep coding agents from choking"
+  # Two agents not gated: the sentence agrees with its subject.
+  mkdir -p "$HOME/.codex" "$HOME/.gemini"
+  rm -f "$HOME/.claude/settings.json"
+  mcph doctor
+  assert_contains "$OUT" "need the fixes above"
+}
+
 main "$@"

@@ -196,6 +196,12 @@ const json::value* setting(const json::object& root, std::string_view a, std::st
   return outer ? outer->if_contains(b) : nullptr;
 }
 
+/// Where Gemini CLI keeps its folder trust rules.
+fs::path trusted_folders_file(const util::Environment& env) {
+  if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) return *p;
+  return user_dir(env) / "trustedFolders.json";
+}
+
 /// Whether Gemini CLI trusts `dir`, and why: the environment, `security.folderTrust.enabled`, then the longest
 /// matching rule of trustedFolders.json (TRUST_FOLDER, TRUST_PARENT: the rule's parent, DO_NOT_TRUST). No rule:
 /// not trusted (headless `gemini -p` refuses to run there).
@@ -216,8 +222,7 @@ std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<con
     }
   }
   if (!trust_enabled) return {true, "security.folderTrust.enabled is false"};
-  fs::path file = user_dir(env) / "trustedFolders.json";
-  if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) file = *p;
+  const fs::path file = trusted_folders_file(env);
   const auto text = reader.read(file);
   if (!text) return {false, "no rule for it in " + file.string()};
   util::JsonParse parsed = util::parse_json(*text);
@@ -442,6 +447,9 @@ protected:
         if (!trusted) {
           c.standing = config::Standing::not_read;
           c.reason = "Gemini CLI starts no server in a folder it does not trust (" + why + ")";
+          c.fix = "trust the folder: start `gemini` in it and accept the trust prompt, or add \"" +
+                  config::absolute_normal(inputs.project_dir).string() + "\": \"TRUST_FOLDER\" to " +
+                  trusted_folders_file(env).string();
         } else if (allowed && std::find(allowed->begin(), allowed->end(), id) == allowed->end()) {
           c.standing = config::Standing::denied;
           c.reason = "not in mcp.allowed";

@@ -197,8 +197,14 @@ protected:
       c.definition.raw = def.value_or(m.entry);
       c.definition.expansion = config::VarExpansion::env_colon;
       if (!def) {
+        // opencode checks every entry against its schema and refuses the whole file for one that fails
+        // ("Configuration is invalid", seen with 1.18.33): no server of the folder starts, not only this one.
         c.standing = config::Standing::not_read;
-        c.reason = "its type is not one opencode starts (local with a command list, or remote with a url)";
+        c.reason = util::get_string(m.entry, "type") ? "it is not a local entry with a command list or a remote one with a url"
+                                                     : "it has no \"type\"";
+        c.reason += ", so opencode refuses " + m.source.string() + " whole (\"Configuration is invalid\") and starts "
+                    "nothing it defines";
+        c.fix = "give it \"type\": \"local\" with a \"command\" list, or \"type\": \"remote\" with a \"url\"";
       } else if (util::get_bool(m.entry, "enabled") == std::optional<bool>(false)) {
         c.standing = config::Standing::disabled;
         c.reason = "\"enabled\": false in " + m.source.string();

@@ -60,6 +60,9 @@ struct Candidate {
   Standing standing = Standing::active;
   /// Why it is not active (empty when it is).
   std::string reason;
+  /// What to do about it, where the agent knows better than the standing's own advice (Gemini CLI's untrusted
+  /// folder: trust it); empty otherwise.
+  std::string fix = {};
   /// For active definitions: the definition resolved against the environment (an unset ${VAR} without a default
   /// stays literal text, as Claude Code starts it; `resolved->unset_vars` names it).
   std::optional<ResolvedServer> resolved;

@@ -219,7 +219,8 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       e.skipped.push_back({c.definition, c.tool_server, c.scope, c.standing, c.reason, written_target(c.definition)});
       add(e, Finding::Severity::warning, std::string(config::standing_name(c.standing)),
           c.definition.name + " in " + where(c) + " is not checked: " + c.reason,
-          c.standing == config::Standing::not_approved
+          !c.fix.empty() ? c.fix
+          : c.standing == config::Standing::not_approved
               ? (claude ? "approve it in Claude Code (it asks when the project opens), or list it in "
                           "enabledMcpjsonServers; mcphealth runs nothing Claude Code would not"
                         : "approve or trust it in " + name + "; mcphealth runs nothing " + name + " would not")
