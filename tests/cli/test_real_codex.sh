@@ -45,6 +45,8 @@ case_a_server_that_dies_during_a_call_is_blocked_from_the_next_call_without_a_pr
   assert_contains "$(sed -n '2p' <<<"$results")" 'Transport closed' "the failed call's result"
   assert_contains "$(sed -n '3p' <<<"$results")" 'Tool call blocked by PreToolUse hook: Blocked on purpose by mcphealth, the MCP health check (not a hook failure). The MCP server \"svc\" has been down' \
     "the model's text for the next call"
+  # Codex's own words, its cause and not only the heading: `Caused by:\n    Transport closed`.
+  assert_contains "$(sed -n '3p' <<<"$results")" 'Caused by: Transport closed' "the cause, in the model's text"
   wait_for_quiet
 }
 

@@ -24,6 +24,15 @@ TEST_CASE("the last meaningful line of a Node crash skips frames, braces and the
         "Error: Cannot find module '/srv/x.js'");
 }
 
+TEST_CASE("a heading with its words indented under it keeps its first line: Codex CLI's cause", "[text]") {
+  // Codex CLI 0.171.0's rollout, a stdio server that died during the call.
+  CHECK(util::last_meaningful_line("tool call error: tool call failed for `svc/echo`\n\nCaused by:\n    Transport closed") ==
+        "Caused by: Transport closed");
+  CHECK(util::last_meaningful_line("Error: x\nCaused by:\n\n    0: connection refused\n    1: os error 111\n") ==
+        "Caused by: 0: connection refused");
+  CHECK(util::last_meaningful_line("nothing under it:") == "nothing under it:");
+}
+
 TEST_CASE("one line comes back trimmed: nothing meaningful falls back to the first line", "[text]") {
   CHECK(util::last_meaningful_line("  HTTP 503  ") == "HTTP 503");
   CHECK(util::last_meaningful_line("spawn nosuch ENOENT") == "spawn nosuch ENOENT");

@@ -247,7 +247,19 @@ std::string last_meaningful_line(std::string_view text) {
     const std::size_t cut = rest.find_last_of('\n', rest.size() - 1);
     std::string_view line = cut == std::string_view::npos ? rest : rest.substr(cut + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (says_something(line)) return std::string(line.substr(0, line.find_last_not_of(" \t") + 1));
+    if (says_something(line)) {
+      std::string found(line.substr(0, line.find_last_not_of(" \t") + 1));
+      // A heading whose words are indented under it (Rust's `Caused by:\n    Transport closed`, as Codex CLI
+      // reports a call's failure): the heading and the first line under it. Every line after the one found is
+      // indented or blank, or it would have been found instead.
+      if (found.back() == ':') {
+        const std::size_t after = static_cast<std::size_t>(line.data() - text.data()) + line.size();
+        for (const std::string& next : split_lines(text.substr(after))) {
+          if (std::string words = trim(next); !words.empty()) return found + " " + words;
+        }
+      }
+      return found;
+    }
     if (cut == std::string_view::npos) break;
     rest = rest.substr(0, cut);
   }
