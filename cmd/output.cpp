@@ -8,6 +8,7 @@
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <cstdlib>
 #include <sys/ioctl.h>
@@ -40,6 +41,18 @@ std::size_t terminal_height() {
   winsize ws{};
   if (::isatty(STDOUT_FILENO) != 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row >= 5) return ws.ws_row;
   return 24;
+}
+
+std::string local_time(util::EpochMs at, util::EpochMs now) {
+  const std::time_t t = static_cast<std::time_t>(at / 1000);
+  const std::time_t n = static_cast<std::time_t>(now / 1000);
+  std::tm tm{}, today{};
+  ::localtime_r(&t, &tm);
+  ::localtime_r(&n, &today);
+  char buf[32];
+  const bool same_day = tm.tm_year == today.tm_year && tm.tm_yday == today.tm_yday;
+  std::strftime(buf, sizeof buf, same_day ? "%H:%M:%S" : "%b %d %H:%M:%S", &tm);
+  return buf;
 }
 
 std::string tilde(const std::string& path) {

@@ -2,6 +2,7 @@
 // Output shared by the listing commands: whether to colour, terminal width, and a plain table that measures text
 // by what a terminal shows (✔ is one column, not three bytes).
 #include <mcphealth/state/health.hpp>
+#include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <CLI/CLI.hpp>
@@ -31,6 +32,9 @@ std::optional<std::size_t> terminal_width();
 
 /// How tall the terminal is: `LINES` when set, else the terminal's height when stdout is one; 24 otherwise.
 std::size_t terminal_height();
+
+/// A time people read, in local time: `02:14:07` on `now`'s day, `Dec 02 23:40:05` before.
+std::string local_time(util::EpochMs at, util::EpochMs now);
 
 /// `path` with the home folder written `~` (`/home/u/src/app` -> `~/src/app`), for tables people read.
 std::string tilde(const std::string& path);

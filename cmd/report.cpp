@@ -31,21 +31,8 @@ void register_report(CLI::App& app, CommandLine& command_line) {
 
 namespace {
 
-/// A time people read: `02:14:07` today, `Dec 02 23:40` before, in local time.
-std::string when(util::EpochMs at, util::EpochMs now) {
-  const std::time_t t = static_cast<std::time_t>(at / 1000);
-  const std::time_t n = static_cast<std::time_t>(now / 1000);
-  std::tm tm{}, today{};
-  ::localtime_r(&t, &tm);
-  ::localtime_r(&n, &today);
-  char buf[32];
-  const bool same_day = tm.tm_year == today.tm_year && tm.tm_yday == today.tm_yday;
-  std::strftime(buf, sizeof buf, same_day ? "%H:%M:%S" : "%b %d %H:%M:%S", &tm);
-  return buf;
-}
-
 void print_text(const ops::Report& r, bool verbose) {
-  say("since %s (local time; now %s)\n", when(r.since, r.now), when(r.now, r.now));
+  say("since %s (local time; now %s)\n", local_time(r.since, r.now), local_time(r.now, r.now));
   if (r.servers.empty()) {
     say("nothing went down, and no call was blocked\n");
     return;
@@ -72,10 +59,10 @@ void print_text(const ops::Report& r, bool verbose) {
     }
     for (const ops::Outage& o : s.outages) {
       std::string line = s.server + ": ";
-      line += o.down_at ? "down " + when(*o.down_at, r.now) : std::string("down before the window");
+      line += o.down_at ? "down " + local_time(*o.down_at, r.now) : std::string("down before the window");
       if (!o.down_by.empty()) line += " (" + o.down_by + ")";
       if (o.up_at) {
-        line += std::string(o.forgotten ? ", reset " : ", back ") + when(*o.up_at, r.now);
+        line += std::string(o.forgotten ? ", reset " : ", back ") + local_time(*o.up_at, r.now);
         if (!o.up_by.empty() && !o.forgotten) line += " (" + o.up_by + ")";
       } else {
         line += ", still down";

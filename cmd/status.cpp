@@ -58,18 +58,29 @@ namespace {
 
 Cell status_cell(const ops::StatusRow& row) { return health_cell(row.health); }
 
+/// The NEXT CHECK column, in words that read without the manual: how long a healthy verdict is taken as it is
+/// (`good for 1m59s`: no call probes it until then; `on next call` once that is over), when a down one is tried again (`retry in 29s`, `retry due`),
+/// and that a misconfigured one is checked again but needs a fix first (`recheck in 29s, fix first`).
 std::string timing(const ops::StatusRow& row) {
   if (row.superseded) return "superseded";
   if (row.fresh_ms) {
-    return *row.fresh_ms > 0 ? "fresh " + util::format_duration_short(*row.fresh_ms) : std::string("expired");
+    return *row.fresh_ms > 0 ? "good for " + util::format_duration_short(*row.fresh_ms) : std::string("on next call");
   }
   if (row.retry_in_ms) {
-    // A misconfigured server does not come back by waiting: it is checked again, but it needs a fix first.
-    const std::string word = row.health == state::Health::misconfigured ? "check" : "retry";
-    const std::string when = *row.retry_in_ms > 0 ? word + " in " + util::format_duration_short(*row.retry_in_ms) : word + " due";
-    return row.pinned_at_cap ? when + " (cap)" : when;
+    const bool misconfigured = row.health == state::Health::misconfigured;
+    const std::string word = misconfigured ? "recheck" : "retry";
+    std::string when = *row.retry_in_ms > 0 ? word + " in " + util::format_duration_short(*row.retry_in_ms) : word + " due";
+    if (row.pinned_at_cap) when += " (at the longest backoff)";
+    return misconfigured ? when + ", fix first" : when;
   }
   return "-";
+}
+
+/// The DOWN FOR column: how long the current outage has lasted, and since when (`6h12m, since 02:14:07`).
+std::string down_for(const ops::StatusRow& row) {
+  if (!row.down_for_ms || !row.entry.down_since) return "-";
+  return util::format_duration_short(*row.down_for_ms) + ", since " +
+         local_time(*row.entry.down_since, *row.entry.down_since + *row.down_for_ms);
 }
 
 json::value opt(const std::optional<std::int64_t>& v) { return v ? json::value(*v) : json::value(nullptr); }
@@ -89,6 +100,7 @@ json::object row_json(const ops::StatusRow& row) {
   o["configured"] = row.configured ? json::value(*row.configured) : json::value(nullptr);
   o["configSource"] = row.config_source ? json::value(*row.config_source) : json::value(nullptr);
   o["ageMs"] = opt(row.age_ms);
+  o["downForMs"] = opt(row.down_for_ms);
   o["freshForMs"] = opt(row.fresh_ms);
   o["retryInMs"] = opt(row.retry_in_ms);
   o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
@@ -201,7 +213,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
 std::string render_status_table(const ops::StatusReport& report, bool color, std::optional<std::size_t> width,
                                 bool hints_too) {
   // Narrow, the least needed columns go first: the failure code, the count, when it was checked, the scope.
-  Table table({"SERVER", "STATUS", "SCOPE", "FAILS", "CODE", "CHECKED", "NEXT", "LAST ERROR"}, {4, 3, 5, 2});
+  Table table({"SERVER", "STATUS", "DOWN FOR", "SCOPE", "FAILS", "FAILURE", "LAST CHECK", "NEXT CHECK", "LAST ERROR"}, {5, 4, 6, 3});
   std::string hints;
   for (const auto& row : report.rows) {
     const std::string code_text = row.entry.last_failure_code.text();
@@ -215,6 +227,7 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
     const std::string name = ops::display_name(row, report.rows);
     table.add({{name},
                status_cell(row),
+               {down_for(row)},
                {scope},
                {row.cached ? std::to_string(row.entry.failure_count) : "-"},
                {code_text.empty() ? "-" : code_text},

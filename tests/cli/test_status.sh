@@ -7,7 +7,7 @@ seed_mixed() {
   seed_state "{\"version\":1,\"servers\":{
     \"good\":{\"status\":\"healthy\",\"checkedAt\":$((now - 180000)),\"expiresAt\":$((now + 100000)),\"failureCount\":0,\"lastError\":null,\"lastFailureCode\":null},
     \"authy\":{\"status\":\"healthy\",\"checkedAt\":$now,\"expiresAt\":$((now + 100000)),\"probe\":{\"kind\":\"needs-auth\",\"httpStatus\":401}},
-    \"down\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 10000)),\"expiresAt\":$((now - 10000)),\"nextRetryAt\":$((now + 492000)),\"failureCount\":2,\"lastError\":\"HTTP 503\",\"lastFailureCode\":503},
+    \"down\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 10000)),\"expiresAt\":$((now - 10000)),\"nextRetryAt\":$((now + 492000)),\"failureCount\":2,\"lastError\":\"HTTP 503\",\"lastFailureCode\":503,\"downSince\":$((now - 22260000))},
     \"due\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 90000)),\"expiresAt\":$((now - 90000)),\"nextRetryAt\":$((now - 1000)),\"failureCount\":1,\"lastError\":\"spawn x ENOENT\",\"lastFailureCode\":null}}}"
   write_config "$PROJ/.mcp.json" '{"mcpServers":{"good":{"command":"true"},"authy":{"url":"http://127.0.0.1:1/mcp"},"down":{"command":"true"},"due":{"command":"true"},"fresh":{"command":"true"}}}'
 }
@@ -23,9 +23,15 @@ case_table_shows_every_server_and_timing() {
   assert_contains "$OUT" "? never checked"
   # Columns line up with their headers: the status under STATUS, the scope under SCOPE.
   assert_contains "$(grep -E '^SERVER' <<<"$OUT")" "SERVER  STATUS"
-  grep -qE '^good +✔ healthy +project ' <<<"$OUT" || fail "the good row's cells are not under their headers: $OUT"
+  grep -qE '^good +✔ healthy +- +project ' <<<"$OUT" || fail "the good row's cells are not under their headers: $OUT"
+  # Words that read without the manual: how long an outage has lasted and since when, how long a healthy verdict
+  # holds, when a down one is tried again.
+  assert_contains "$(grep -E '^SERVER' <<<"$OUT")" "DOWN FOR"
+  assert_contains "$(grep -E '^SERVER' <<<"$OUT")" "LAST CHECK"
+  assert_contains "$(grep -E '^SERVER' <<<"$OUT")" "NEXT CHECK"
+  assert_contains "$(grep -E '^down ' <<<"$OUT")" "6h11m, since "
   assert_contains "$OUT" "3m0s ago"
-  assert_contains "$OUT" "fresh 1m"
+  assert_contains "$OUT" "good for 1m"
   assert_contains "$OUT" "retry in 8m1"
   assert_contains "$OUT" "retry due"
   assert_contains "$OUT" "HTTP 503"
@@ -127,7 +133,7 @@ case_warns_about_a_server_pinned_at_the_cap() {
   # In the table its row says so; the sentence is no warning on every run, only with -v.
   mcph status
   assert_contains "$OUT" "retry in "
-  assert_contains "$OUT" "(cap)"
+  assert_contains "$OUT" "(at the longest backoff)"
   assert_not_contains "$ERR" "pinned at the backoff cap"
   mcph status -v
   assert_contains "$ERR" "stuck is pinned at the backoff cap"

@@ -218,7 +218,8 @@ case_unset_variable_is_started_literally_and_misconfigured_when_it_fails() {
   assert_contains "$(json_eval "$OUT" '[r["entry"]["lastError"] for r in d["servers"]]')" "misconfigured: \${API_KEY} is not set"
   # It does not come back by waiting: the table says when it is checked again, not when it is "retried".
   mcph status --wide
-  assert_contains "$OUT" "check in "
+  assert_contains "$OUT" "recheck in "
+  assert_contains "$OUT" ", fix first"
   assert_not_contains "$OUT" "retry in"
   mcph explain-config --json
   assert_eq "$(json_eval "$OUT" '[f["severity"] for f in d["findings"] if f["id"] == "unset-variable"]')" '["warning"]'

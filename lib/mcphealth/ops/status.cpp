@@ -120,6 +120,7 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
   row.why = with_pattern(row.entry, row.why);
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
+  if (row.down() && row.entry.down_since && *row.entry.down_since <= now) row.down_for_ms = now - *row.entry.down_since;
   if (row.entry.healthy() && row.entry.expires_at) {
     // As long as the gate believes it: an expiresAt past the TTL in force is not (state::outlook_of).
     const state::Outlook o = state::outlook_of(row.entry, now, 0, settings.ttl_ms.value);

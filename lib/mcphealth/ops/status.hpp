@@ -82,6 +82,8 @@ struct StatusRow {
   /// The cache entry as stored, every field.
   boost::json::object raw;
   std::optional<std::int64_t> age_ms;
+  /// How long the current outage has lasted (since the entry's `downSince`), while it is down.
+  std::optional<std::int64_t> down_for_ms;
   /// Until a healthy mark expires (negative once expired).
   std::optional<std::int64_t> fresh_ms;
   /// Until an unhealthy server's next retry (negative once due).
