@@ -154,15 +154,15 @@ case_settings_show_their_origin() {
   assert_eq "$(json_eval "$OUT" "($q)['config files']['origin']")" "flag --config"
   assert_eq "$(json_eval "$OUT" "($q)['probe timeout']['origin']")" default
   # What each path waits: the hook its 5 s; probe, watch and refresh the client's own start-up timeout.
-  assert_eq "$(json_eval "$OUT" "($q)['probe timeout']['value']")" "5000 ms (the hook's)"
-  assert_eq "$(json_eval "$OUT" "($q)['off a session']['value']")" "30000 ms (probe, watch, refresh)"
-  assert_eq "$(json_eval "$OUT" "($q)['off a session']['origin']")" "default (Claude Code's start-up timeout; no agent waits)"
+  assert_eq "$(json_eval "$OUT" "($q)['probe timeout']['value']")" "5000 ms (in a call's hook)"
+  assert_eq "$(json_eval "$OUT" "($q)['probe timeout, no call waiting']['value']")" "30000 ms (probe, watch, refresh)"
+  assert_eq "$(json_eval "$OUT" "($q)['probe timeout, no call waiting']['origin']")" "default (Claude Code's start-up timeout; no agent waits)"
   MCP_TIMEOUT=45000 mcph --config "$T/c.json" explain-config --json
-  assert_eq "$(json_eval "$OUT" "($q)['off a session']['value']")" "45000 ms (probe, watch, refresh)"
-  assert_contains "$(json_eval "$OUT" "($q)['off a session']['origin']")" "variable MCP_TIMEOUT"
+  assert_eq "$(json_eval "$OUT" "($q)['probe timeout, no call waiting']['value']")" "45000 ms (probe, watch, refresh)"
+  assert_contains "$(json_eval "$OUT" "($q)['probe timeout, no call waiting']['origin']")" "variable MCP_TIMEOUT"
   export MCPHEALTH_TIMEOUT_MS=7000
   mcph --config "$T/c.json" explain-config --json
-  assert_eq "$(json_eval "$OUT" "($q)['off a session']['value']")" "7000 ms (probe, watch, refresh)"
+  assert_eq "$(json_eval "$OUT" "($q)['probe timeout, no call waiting']['value']")" "7000 ms (probe, watch, refresh)"
   unset MCPHEALTH_TIMEOUT_MS
   for name in "backoff base" "backoff cap" "probe depth" "input limit" "output mode" "fail-open"; do
     assert_eq "$(json_eval "$OUT" "'$name' in ($q)")" true "$name listed"

@@ -39,6 +39,15 @@ TEST_CASE("a hint says what to do about each way of being down", "[hints]") {
   CHECK(says({Health::alive_silent, probe::Kind::alive_silent, "", {}}, "MCPHEALTH_TIMEOUT_MS"));
 }
 
+TEST_CASE("a timeout's hint names the wait it outlasted and the setting of each path", "[hints]") {
+  const ops::Seen off_call{Health::unhealthy, probe::Kind::timeout, "no MCP answer within 30000 ms; its stderr: loading", {}};
+  CHECK(says(off_call, "did not answer within 30000 ms"));
+  CHECK(says(off_call, "a call's hook waits MCPHEALTH_TIMEOUT_MS, 5000 ms unless set"));
+  CHECK(says(off_call, "MCP_TIMEOUT, 30000 ms unless set"));
+  CHECK(says({Health::unhealthy, probe::Kind::timeout, "no MCP answer within 5000 ms", {}}, "within 5000 ms:"));
+  CHECK(says({Health::unhealthy, probe::Kind::timeout, "timed out", {}}, "did not answer in time:"));
+}
+
 TEST_CASE("a server that is fine gets no hint", "[hints]") {
   CHECK(ops::hint_for({Health::healthy, probe::Kind::answered, "", {}}).empty());
   CHECK(ops::hint_for({Health::reachable, probe::Kind::reachable, "HTTP 200", 200}).empty());

@@ -313,8 +313,8 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
   e.settings = {
       {"state file", settings.state_path.value.string(), settings.state_path.origin.text()},
       {"TTL", std::to_string(settings.ttl_ms.value) + " ms", settings.ttl_ms.origin.text()},
-      {"probe timeout", std::to_string(settings.timeout_ms.value) + " ms (the hook's)", settings.timeout_ms.origin.text()},
-      {"off a session", std::to_string(config::unhurried(settings, env).timeout_ms.value) + " ms (probe, watch, refresh)",
+      {"probe timeout", std::to_string(settings.timeout_ms.value) + " ms (in a call's hook)", settings.timeout_ms.origin.text()},
+      {"probe timeout, no call waiting", std::to_string(config::unhurried(settings, env).timeout_ms.value) + " ms (probe, watch, refresh)",
        config::unhurried(settings, env).timeout_ms.origin.text()},
       {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin.text()},
       {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin.text()},

@@ -79,7 +79,15 @@ std::string hint_for(const Seen& s) {
       return "it never answers within Claude Code's own start-up timeout, so Claude Code fails it too: check what it "
              "waits for, or raise MCP_TIMEOUT if it is only slow";
     }
-    return "it did not answer in time: check it is not stuck, or raise MCPHEALTH_TIMEOUT_MS";
+    // Which wait it outlasted, and the setting of each path: the hook's and the others' differ.
+    std::string waited = "in time";
+    if (const std::size_t at = s.reason.find("within "); at != std::string_view::npos) {
+      const std::string_view rest = s.reason.substr(at + 7);
+      if (const std::size_t ms = rest.find(" ms"); ms != std::string_view::npos) waited = "within " + std::string(rest.substr(0, ms + 3));
+    }
+    return "it did not answer " + waited + ": check it is not stuck; if it is only slow, give it longer where it was "
+           "probed (a call's hook waits MCPHEALTH_TIMEOUT_MS, 5000 ms unless set; probe, watch and refresh wait "
+           "MCPHEALTH_TIMEOUT_MS too when set, else the agent's start-up timeout, MCP_TIMEOUT, 30000 ms unless set)";
   }
   if (s.kind == probe::Kind::protocol_error) return "it answered, but not as an MCP server: check the command or URL";
   if (s.kind == probe::Kind::transport) {
