@@ -233,4 +233,11 @@ case_an_opencode_entry_without_a_type_is_said_to_stop_the_whole_file() {
   assert_not_contains "$OUT" "move it to where"
 }
 
+case_a_config_that_does_not_parse_is_fixed_before_one_is_added() {
+  printf '{"mcpServers": {"x": ' > "$T/broken.json"
+  mcph --config "$T/broken.json" explain-config
+  assert_contains "$OUT" "hint: fix $T/broken.json first: the servers it defines are not read while it does not parse"
+  assert_not_contains "$OUT" "claude mcp add"
+}
+
 main "$@"

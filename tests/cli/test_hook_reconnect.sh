@@ -145,4 +145,12 @@ case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {
   [ "$retry" -gt "$first" ] || fail "the third failed call in a row backed off $retry ms, as long as the first"
 }
 
+case_the_reconnect_it_ran_is_a_line_of_the_trace() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="echo reconnecting {server}"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")" -vv
+  assert_eq "$RC" 0
+  assert_contains "$ERR" "reconnect of svc: the command ok; the re-probe: exited: fixture crashed: missing API key ("
+}
+
 main "$@"

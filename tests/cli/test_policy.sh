@@ -208,4 +208,11 @@ case_policy_path_from_xdg_variable_and_flag() {
   assert_eq "$(json_eval "$OUT" 'd["policy"]["pathOrigin"]')" "flag --policy"
 }
 
+case_a_syntax_error_says_where_with_the_text_there() {
+  printf '{"defaults": {"ttlMs": 5000,}}\n' > "$T/policy.json"
+  mcph --policy "$T/policy.json" policy
+  assert_eq "$RC" 1
+  assert_contains "$OUT" 'line 1, column 29: syntax error near `{"defaults": {"ttlMs": 5000,}}`'
+}
+
 main "$@"

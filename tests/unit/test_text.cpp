@@ -33,6 +33,14 @@ TEST_CASE("a heading with its words indented under it keeps its first line: Code
   CHECK(util::last_meaningful_line("nothing under it:") == "nothing under it:");
 }
 
+TEST_CASE("where a parser stopped reads as the text there", "[text]") {
+  CHECK(util::text_at("{\n  \"a\": 1,\n}", 3, 1) == " near `}`");
+  const std::string long_line = std::string(50, 'a') + "X" + std::string(50, 'b');
+  CHECK(util::text_at(long_line, 1, 51) == " near `…" + std::string(30, 'a') + "X" + std::string(29, 'b') + "…`");
+  CHECK(util::text_at("one line", 2, 1).empty());
+  CHECK(util::text_at("x\x1b[31m", 1, 1) == " near `x\\x1b[31m`");
+}
+
 TEST_CASE("one line comes back trimmed: nothing meaningful falls back to the first line", "[text]") {
   CHECK(util::last_meaningful_line("  HTTP 503  ") == "HTTP 503");
   CHECK(util::last_meaningful_line("spawn nosuch ENOENT") == "spawn nosuch ENOENT");

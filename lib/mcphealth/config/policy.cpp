@@ -246,7 +246,9 @@ Policy parse_policy(std::string_view text, const Setting<fs::path>& path, const 
   out.status = Policy::Status::invalid;
   const util::JsonParse parsed = util::parse_json(text);
   if (!parsed) {
-    out.problems.push_back({{}, parsed.error().line, parsed.error().column, parsed.error().message});
+    // The parser's words ("syntax error") say little: the line's text at the column says where.
+    out.problems.push_back({{}, parsed.error().line, parsed.error().column,
+                            parsed.error().message + util::text_at(text, parsed.error().line, parsed.error().column)});
     return out;
   }
   EntryReader reader(out.problems, env);

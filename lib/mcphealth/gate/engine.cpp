@@ -314,7 +314,13 @@ private:
   }
 
   bool perform(const step::AskServer& s, FailureFacts& f) {
+    const util::EpochMs began = m_reader.now();
     f.asked = m_reader.deps().prober.probe(*s.server, s.spec);
+    m_sink.trace([&] {
+      return "asked " + f.c.call.server + " whether it is up: " + probe::kind_name(f.asked->kind) + " in " +
+             std::to_string(m_reader.now() - began) + " ms" +
+             (f.asked->ok || f.asked->reason.empty() ? "" : ": " + util::last_meaningful_line(f.asked->reason));
+    });
     return true;
   }
 
@@ -331,7 +337,16 @@ private:
 
   bool perform(const step::Reconnect& s, FailureFacts& f) {
     const HookDeps& deps = m_reader.deps();
+    const util::EpochMs began = m_reader.now();
     f.reconnect = recover::reconnect_and_reprobe(s.request, s.code, deps.prober, deps.runner, deps.env);
+    m_sink.trace([&] {
+      std::string text = "reconnect of " + f.c.call.server + ": the command " + recover::describe(*f.reconnect);
+      if (const auto& again = f.reconnect->reprobe) {
+        text += "; the re-probe: " + std::string(probe::kind_name(again->kind)) +
+                (again->ok || again->reason.empty() ? "" : ": " + util::last_meaningful_line(again->reason));
+      }
+      return text + " (" + std::to_string(m_reader.now() - began) + " ms in all)";
+    });
     return true;
   }
 

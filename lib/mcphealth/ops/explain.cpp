@@ -299,9 +299,14 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
     e.servers.push_back(std::move(s));
   }
   if (res.winners().empty() && only.empty()) {
+    // A file that does not parse may hold them: fixing it comes before adding one.
+    const auto broken = std::find_if(res.files.begin(), res.files.end(), [](const config::FileReport& f) {
+      return f.status == config::FileReport::Status::parse_error;
+    });
     add(e, Finding::Severity::warning, "no-servers", name + " would start no MCP server in this folder",
-        claude ? "add one with `claude mcp add`, or point ECC_MCP_CONFIG_PATH at your config"
-               : "add one where " + name + " reads its servers (explain-config lists the files)");
+        broken != res.files.end() ? "fix " + broken->source.file.string() + " first: the servers it defines are not read while it does not parse"
+        : claude ? "add one with `claude mcp add`, or point ECC_MCP_CONFIG_PATH at your config"
+                 : "add one where " + name + " reads its servers (explain-config lists the files)");
   }
 }
 

@@ -266,6 +266,19 @@ std::string last_meaningful_line(std::string_view text) {
   return trim(text.substr(0, text.find('\n')));
 }
 
+std::string text_at(std::string_view text, std::size_t line, std::size_t column) {
+  if (line == 0) return {};
+  const std::vector<std::string> lines = split_lines(text);
+  if (line > lines.size()) return {};
+  const std::string& whole = lines[line - 1];
+  const std::size_t at = std::min(column == 0 ? 0 : column - 1, whole.size());
+  const std::size_t from = at > 30 ? at - 30 : 0;
+  std::string near = escape_control(whole.substr(from, at - from + 30));
+  if (from > 0) near = "…" + near;
+  if (at + 30 < whole.size()) near += "…";
+  return " near `" + near + "`";
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
   for (const std::string& item : items) {

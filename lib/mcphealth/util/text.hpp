@@ -75,6 +75,10 @@ std::vector<std::string> shell_words(std::string_view command);
 /// with one line comes back trimmed.
 std::string last_meaningful_line(std::string_view text);
 
+/// Where a parser stopped, for a person: ` near `…"ttl": 5000,}…` (line 3)` with up to 30 characters each side of
+/// `column` (1-based) of `line`; empty when the text has no such line.
+std::string text_at(std::string_view text, std::size_t line, std::size_t column);
+
 /// The first `N.N.N` in a program's `--version` text (`2.1.197 (Claude Code)`, `codex-cli 0.171.0`, `GitHub Copilot
 /// CLI 1.0.102.`); nothing when there is none.
 std::optional<std::string> version_in(std::string_view text);
