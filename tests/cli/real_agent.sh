@@ -403,10 +403,12 @@ PYEOF
 # The Claude Agent SDK (@anthropic-ai/claude-agent-sdk, pinned by scripts/test): query() runs its own bundled
 # Claude Code, which reads the same files and sends the same hooks.
 
-# need_sdk: the case needs the SDK (MCPHEALTH_SDK names its sdk.mjs; scripts/test installs it).
+# need_sdk: the case needs the SDK (MCPHEALTH_SDK names its sdk.mjs, MCPHEALTH_SDK_NEWEST the newest's, which
+# MCPHEALTH_REAL_SDK=newest picks; scripts/test installs both).
 need_sdk() {
   SDK_MJS=${MCPHEALTH_SDK:-}
-  [ -n "$SDK_MJS" ] && [ -f "$SDK_MJS" ] || skip "needs the Agent SDK (MCPHEALTH_SDK; scripts/test installs it)"
+  [ "${MCPHEALTH_REAL_SDK:-}" != newest ] || SDK_MJS=${MCPHEALTH_SDK_NEWEST:-}
+  [ -n "$SDK_MJS" ] && [ -f "$SDK_MJS" ] || skip "needs the Agent SDK (MCPHEALTH_SDK, MCPHEALTH_SDK_NEWEST; scripts/test installs them)"
   command -v node >/dev/null || skip "needs node"
 }
 

@@ -60,9 +60,21 @@ PYEOF
   sdk_session "$options"
   assert_third_blocked
   assert_eq "$(entry_field svc status)" unhealthy
-  # The client calls it `dynamic`; the hook found its definition on the client's command line, where the SDK put it.
-  assert_eq "$(entry_field svc scope)" command-line
-  assert_eq "$(json_get "$(BINDINGS)" '"svc@dynamic" in [k for b in d.values() for k in b["names"] if "definition" in b["names"][k]]')" true
+  if [ "${MCPHEALTH_REAL_SDK:-}" != newest ]; then
+    # The client calls it `dynamic`; the hook found its definition on the client's command line, where the SDK put it.
+    assert_eq "$(entry_field svc scope)" command-line
+    assert_eq "$(json_get "$(BINDINGS)" '"svc@dynamic" in [k for b in d.values() for k in b["names"] if "definition" in b["names"][k]]')" true
+    mcph doctor
+    assert_contains "$OUT" "sdk: an Agent SDK 0.3.332 script ran the hook"
+    assert_contains "$OUT" "gated like any other"
+  else
+    # 0.3.336 hands it to Claude Code over stdin: known by its name from the failed call alone (no definition, so
+    # never probed), its third call blocked all the same; doctor says so.
+    assert_eq "$(entry_field svc scope)" ""
+    mcph doctor
+    assert_contains "$OUT" "sdk: an Agent SDK 0.3.336 script ran the hook"
+    assert_contains "$OUT" "known only by its name, from its first failed call"
+  fi
   wait_for_quiet
 }
 

@@ -180,3 +180,19 @@ TEST_CASE("a report names a server flapping when it went down again within a TTL
   CHECK(ops::report_json(r).at("servers").as_array()[0].as_object().contains("flapping"));
   CHECK(ops::build_report(h, 0, 200'000).servers[0].flaps == 0); // no window: nothing flaps
 }
+
+TEST_CASE("the last Agent SDK script a hook ran under is kept through other sessions' runs", "[history]") {
+  boost::json::object doc;
+  state::note_hook_seen(doc, {.agent = "claude-code", .at = 1000, .event = "PreToolUse", .path = "/bin", .sdk_version = "0.3.336"});
+  state::note_hook_seen(doc, {.agent = "claude-code", .at = 2000, .event = "SessionStart", .path = "/usr/bin"});
+  const std::vector<state::HookSeen> seen = state::hooks_seen(doc);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].at == 2000);
+  CHECK(seen[0].event == "SessionStart");
+  CHECK(seen[0].sdk_version == "0.3.336");
+  CHECK(seen[0].sdk_at == 1000);
+  // A newer script's SDK replaces it.
+  state::note_hook_seen(doc, {.agent = "claude-code", .at = 3000, .event = "PreToolUse", .path = "", .sdk_version = "0.3.400"});
+  CHECK(state::hooks_seen(doc)[0].sdk_version == "0.3.400");
+  CHECK(state::hooks_seen(doc)[0].sdk_at == 3000);
+}

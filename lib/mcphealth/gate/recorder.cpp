@@ -17,7 +17,8 @@ bool Recorder::update_state(const state::Mutator& mutate, const state::Touches& 
   // no write of its own, so the cache hit stays without one.
   const state::HookSeen seen{.agent = std::string(m_reader.agent().id), .at = m_reader.now(),
                              .event = m_reader.call().event_name,
-                             .path = m_reader.deps().env.get("PATH").value_or("")};
+                             .path = m_reader.deps().env.get("PATH").value_or(""),
+                             .sdk_version = m_reader.deps().env.get("CLAUDE_AGENT_SDK_VERSION").value_or("")};
   state::Store& store = m_reader.store();
   const state::UpdateResult r = store.update(
       [&](json::object& doc) {

@@ -267,6 +267,27 @@ std::string ago(util::EpochMs at, util::EpochMs now) {
 }
 
 /// The state file and its history.
+/// The first Agent SDK that sends a script's own servers (`mcpServers`) to Claude Code over stdin, not on its
+/// command line where the hook reads them (found by scripts/drift; seen with 0.3.336).
+constexpr std::string_view k_sdk_servers_over_stdin = "0.3.335";
+
+/// What the gate does for an Agent SDK script's own servers, by the SDK its hook last ran under.
+Check sdk_check(const state::HookSeen& seen, util::EpochMs now) {
+  const std::string which = "an Agent SDK " + seen.sdk_version + " script ran the hook " + ago(seen.sdk_at, now);
+  if (util::compare_versions(seen.sdk_version, k_sdk_servers_over_stdin) < 0) {
+    return ok("sdk", which + ": the servers a script defines in its options are read from Claude Code's command line "
+                             "and gated like any other");
+  }
+  return note("sdk",
+              which + ": since " + std::string(k_sdk_servers_over_stdin) + " the SDK hands the servers a script defines "
+                  "in its options to Claude Code over stdin, where the hook cannot read them. Such a server is known "
+                  "only by its name, from its first failed call: from then its calls are blocked with the backoff, and a "
+                  "reconnect command runs by its name, but it is never probed (its definition is not known), so it "
+                  "comes back only when a call succeeds or the backoff ends",
+              "define the script's servers in a .mcp.json or settings file the script loads (settingSources) to have "
+              "them probed");
+}
+
 /// The background prober's service file, where one is (install --service writes it; a hand-made one is checked
 /// the same). Notes, not problems: without the prober the gate still works, its verdicts are only older.
 void service_checks(const DoctorInputs& in, std::vector<Check>& out) {
@@ -408,6 +429,7 @@ Checkup run_checkup(const DoctorInputs& in) {
                                 "start a session and run doctor again (the hook leaves a mark when a session starts, "
                                 "or when it probes or records a failure)"));
     }
+    if (seen && !seen->sdk_version.empty()) one.checks.push_back(sdk_check(*seen, now));
     one.checks.push_back(config_check(*a, in));
     out.agents.push_back(std::move(one));
   }

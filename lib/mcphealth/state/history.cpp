@@ -46,6 +46,8 @@ constexpr std::string_view k_agents = "agents";
 constexpr std::string_view k_seen_at = "seenAt";
 constexpr std::string_view k_seen_event = "event";
 constexpr std::string_view k_seen_path = "path";
+constexpr std::string_view k_sdk_version = "sdkVersion";
+constexpr std::string_view k_sdk_seen_at = "sdkSeenAt";
 
 /// The longest PATH kept.
 constexpr std::size_t k_max_path_bytes = 8192;
@@ -202,10 +204,23 @@ History read_history(const fs::path& state_path, util::EpochMs since) {
 void note_hook_seen(json::object& doc, const HookSeen& seen) {
   json::value& agents = doc[k_agents];
   if (!agents.is_object()) agents = json::object();
-  json::object& entry = agents.get_object()[seen.agent].emplace_object();
+  json::value& slot = agents.get_object()[seen.agent];
+  // The last Agent SDK script seen stays through other sessions' runs.
+  const json::object* was = slot.if_object();
+  const std::optional<std::string> sdk = was ? util::get_string(*was, k_sdk_version) : std::nullopt;
+  const std::optional<std::int64_t> sdk_at = was ? util::get_int(*was, k_sdk_seen_at) : std::nullopt;
+  json::object entry;
   entry[k_seen_at] = seen.at;
   entry[k_seen_event] = seen.event;
   if (!seen.path.empty()) entry[k_seen_path] = util::cap_utf8(seen.path, k_max_path_bytes);
+  if (!seen.sdk_version.empty()) {
+    entry[k_sdk_version] = util::cap_utf8(seen.sdk_version, 64);
+    entry[k_sdk_seen_at] = seen.at;
+  } else if (sdk && sdk_at) {
+    entry[k_sdk_version] = *sdk;
+    entry[k_sdk_seen_at] = *sdk_at;
+  }
+  slot = std::move(entry);
 }
 
 std::vector<HookSeen> hooks_seen(const json::object& doc) {
@@ -218,7 +233,9 @@ std::vector<HookSeen> hooks_seen(const json::object& doc) {
     const auto at = util::get_int(*e, k_seen_at);
     if (!at) continue;
     out.push_back({.agent = kv.key(), .at = *at, .event = util::get_string(*e, k_seen_event).value_or(""),
-                   .path = util::get_string(*e, k_seen_path).value_or("")});
+                   .path = util::get_string(*e, k_seen_path).value_or(""),
+                   .sdk_version = util::get_string(*e, k_sdk_version).value_or(""),
+                   .sdk_at = util::get_int(*e, k_sdk_seen_at).value_or(0)});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at > b.at; });
   return out;

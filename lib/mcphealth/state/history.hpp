@@ -96,6 +96,10 @@ struct HookSeen {
   std::string event;
   /// The PATH it ran with (a variable's names and PATH only: never a secret value).
   std::string path;
+  /// The Claude Agent SDK whose script ran it (`CLAUDE_AGENT_SDK_VERSION`), and when: kept across the runs of
+  /// other sessions, so doctor can say what the gate does for such a script's own servers. Empty: none seen.
+  std::string sdk_version = {};
+  util::EpochMs sdk_at = 0;
 };
 
 /// Records in `doc` that `seen.agent`'s hook ran.
