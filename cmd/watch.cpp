@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <termios.h>
+#include <thread>
 #include <unistd.h>
 
 namespace mcphealth::cli {
@@ -84,6 +85,40 @@ extern "C" void stop_watching(int) {
   const char byte = 1;
   [[maybe_unused]] ssize_t n = ::write(g_wake[1], &byte, 1);
 }
+
+/// On a terminal, the keys, read by a thread of their own so that `q` (or Ctrl-C: a byte in raw mode) is heard while
+/// a sweep probes a server that hangs: it stops the watch as SIGINT does, ending the probes in flight, instead of
+/// after the hung server's timeout. Joined by the destructor.
+class WatchKeys {
+public:
+  WatchKeys() : m_thread([this] { listen(); }) {}
+  ~WatchKeys() {
+    m_done.store(true);
+    m_thread.join();
+  }
+  WatchKeys(const WatchKeys&) = delete;
+  WatchKeys& operator=(const WatchKeys&) = delete;
+
+private:
+  void listen() {
+    while (!m_done.load() && !g_stop.load()) {
+      pollfd key{STDIN_FILENO, POLLIN, 0};
+      if (::poll(&key, 1, 100) <= 0) continue;
+      char buf[64];
+      const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+      if (n <= 0) return; // the terminal went away: SIGHUP says the rest
+      for (ssize_t i = 0; i < n; ++i) {
+        if (buf[i] == 'q' || buf[i] == 'Q' || buf[i] == 3) {
+          stop_watching(0);
+          return;
+        }
+      }
+    }
+  }
+
+  std::atomic<bool> m_done{false};
+  std::thread m_thread;
+};
 
 /// The terminal in raw mode (keys without Enter, no echo) on the alternate screen, restored by the destructor.
 class RawTerminal {
@@ -270,6 +305,8 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
   ops::WatchLoop loop(settings, inputs, env, clock, runner, plan, view);
   std::optional<RawTerminal> screen;
   if (terminal) screen.emplace();
+  std::optional<WatchKeys> keys;
+  if (terminal) keys.emplace();
   // Running unattended (a systemd unit, launchd): one line says it started and what it watches, for the journal.
   if (!terminal && !o.once) {
     // A unit's PATH is short: say so when servers start with the one the agent's hook ran with instead.
@@ -285,22 +322,16 @@ int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
     const util::EpochMs next = loop.turn(g_stop);
     if (o.once || g_stop.load()) break;
 
-    // Sleep until the next due probe or redraw, a change of the state file, a key, or a signal.
-    pollfd fds[3] = {{g_wake[0], POLLIN, 0}, {notify, POLLIN, 0}, {terminal ? STDIN_FILENO : -1, POLLIN, 0}};
+    // Sleep until the next due probe or redraw, a change of the state file, or a stop (a signal, or `q`: WatchKeys).
+    pollfd fds[2] = {{g_wake[0], POLLIN, 0}, {notify, POLLIN, 0}};
     const auto wait = std::max<std::int64_t>(0, std::min<std::int64_t>(next - clock.now_ms(), notify >= 0 ? 60'000 : 1000));
-    ::poll(fds, 3, static_cast<int>(wait));
+    ::poll(fds, 2, static_cast<int>(wait));
     char buf[4096];
     if (fds[0].revents & POLLIN) {
       while (::read(g_wake[0], buf, sizeof buf) > 0) { // a resize (drawn again by the next turn), or a stop
       }
     }
     if (notify >= 0 && (fds[1].revents & POLLIN)) platform::drain_folder_watch(notify);
-    if (terminal && (fds[2].revents & POLLIN)) {
-      const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-      for (ssize_t i = 0; i < n; ++i) {
-        if (buf[i] == 'q' || buf[i] == 'Q' || buf[i] == 3) g_stop.store(true);
-      }
-    }
   }
   if (!o.once) return k_exit_ok;
   // One sweep: what it saw, as status shows it (the events instead with --events).

@@ -331,4 +331,22 @@ case_exec_runs_for_changes_not_for_each_failed_check() {
   assert_eq "$(grep -c '"event":"still-down"' "$T/exec.log")" 0
 }
 
+case_q_is_heard_while_a_sweep_waits_for_a_hung_server() {
+  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
+  local marker="hung-for-q-$$-$RANDOM" session="mcphealth-q-$$" i
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--message\",\"$marker\"")}}"
+  cleanup_add "tmux -S '$T/tmux' kill-server"
+  # The probe would wait 60 s for the hung server: q must not wait with it.
+  tm new-session -d -s "$session" -x 160 -y 40 \
+    "cd '$PROJ' && HOME='$HOME' MCPHEALTH_TIMEOUT_MS=60000 '$MCPHEALTH_BIN' watch --probe; echo watch-ended-\$? > '$T/ended'; sleep 30"
+  for i in $(seq 1 100); do pgrep -f "$marker" >/dev/null && break; sleep 0.1; done
+  pgrep -f "$marker" >/dev/null || fail "the hung server was never started"
+  tm send-keys -t "$session" q
+  # Heard within the probe's wait, not after it: 20 s is a third of it.
+  for i in $(seq 1 200); do [ -s "$T/ended" ] && break; sleep 0.1; done
+  assert_eq "$(cat "$T/ended" 2>/dev/null)" "watch-ended-0" "q ends the watch while the probe waits"
+  for i in $(seq 1 50); do pgrep -f "$marker" >/dev/null || break; sleep 0.1; done
+  ! pgrep -f "$marker" >/dev/null || fail "the hung server outlived the watch"
+}
+
 main "$@"
