@@ -20,12 +20,14 @@ namespace json = boost::json;
 void add_service_options(CLI::App* sub, const std::shared_ptr<InstallOptions>& o, bool uninstall) {
   CLI::Option* service = sub->add_flag(
       "--service", o->service,
-      uninstall ? "Remove the background prober's service file that install --service wrote, instead of a hook"
-                : "Write the background prober (watch --probe) as a service instead of a hook: a systemd user unit, or a "
-                  "launchd agent on macOS, with absolute paths, the PATH the agent's hook last ran with, and the "
-                  "variables your servers' definitions reference named (never their values); prints how to load it");
+      uninstall
+          ? "Remove the background prober's service file that install --service wrote, instead of a hook"
+          : "Write the background prober (watch --probe) as a service instead of a hook: a systemd user unit, or a "
+            "launchd agent on macOS, with absolute paths, the PATH the agent's hook last ran with, and the "
+            "variables your servers' definitions reference named (never their values); prints how to load it");
   sub->add_option("--manager", o->manager, "With --service: systemd or launchd (default: this OS's)")
-      ->transform(one_of<ops::ServiceManager>({{"systemd", ops::ServiceManager::systemd}, {"launchd", ops::ServiceManager::launchd}}))
+      ->transform(one_of<ops::ServiceManager>(
+          {{"systemd", ops::ServiceManager::systemd}, {"launchd", ops::ServiceManager::launchd}}))
       ->type_name("NAME")
       ->needs(service);
   // What names an agent's hook has no meaning for the service.
@@ -55,12 +57,16 @@ int remove_service(const InstallOptions& o, ops::ServiceManager manager, const u
   const ops::ServiceFile shape = ops::service_file({manager}, env);
   auto text = util::read_file(path);
   if (!text) {
-    if (o.json) print_json(json::object{{"file", path.string()}, {"changed", false}, {"unload", nullptr}});
-    else say("no %s service file at %s: nothing to remove\n", std::string(ops::manager_name(manager)).c_str(), path.c_str());
+    if (o.json)
+      print_json(json::object{{"file", path.string()}, {"changed", false}, {"unload", nullptr}});
+    else
+      say("no %s service file at %s: nothing to remove\n", std::string(ops::manager_name(manager)).c_str(),
+          path.c_str());
     return k_exit_ok;
   }
   if (!ops::written_by_mcphealth(*text)) {
-    util::log::error(path.string() + " was not written by mcphealth install --service: remove it yourself (" + shape.unload + ")");
+    util::log::error(path.string() + " was not written by mcphealth install --service: remove it yourself (" +
+                     shape.unload + ")");
     return k_exit_usage;
   }
   if (!o.dry_run) {
@@ -73,7 +79,8 @@ int remove_service(const InstallOptions& o, ops::ServiceManager manager, const u
   if (o.json) {
     print_json(json::object{{"file", path.string()}, {"changed", !o.dry_run}, {"unload", shape.unload}});
   } else {
-    say("%s %s\nstop what is running with: %s\n", o.dry_run ? "would remove" : "removed", path.c_str(), shape.unload.c_str());
+    say("%s %s\nstop what is running with: %s\n", o.dry_run ? "would remove" : "removed", path.c_str(),
+        shape.unload.c_str());
   }
   return k_exit_ok;
 }
@@ -90,7 +97,8 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
     return k_exit_usage;
   }
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
-  const ops::ServiceInputs in = ops::service_inputs(manager, *binary, settings, discovery_for(env, settings, std::nullopt), env);
+  const ops::ServiceInputs in =
+      ops::service_inputs(manager, *binary, settings, discovery_for(env, settings, std::nullopt), env);
   const ops::ServiceFile file = ops::service_file(in, env);
   const auto now = util::read_file(file.path);
   const bool changed = !now || *now != file.text;
@@ -105,9 +113,15 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
   if (o.json) {
     json::array variables;
     for (const std::string& v : in.variables) variables.emplace_back(v);
-    json::object out{{"file", file.path.string()}, {"manager", ops::manager_name(manager)}, {"changed", changed && !o.dry_run},
-                     {"binary", in.binary.string()}, {"path", in.path}, {"pathRecorded", in.path_recorded},
-                     {"variables", std::move(variables)}, {"envFile", file.env_file.string()}, {"load", file.load}};
+    json::object out{{"file", file.path.string()},
+                     {"manager", ops::manager_name(manager)},
+                     {"changed", changed && !o.dry_run},
+                     {"binary", in.binary.string()},
+                     {"path", in.path},
+                     {"pathRecorded", in.path_recorded},
+                     {"variables", std::move(variables)},
+                     {"envFile", file.env_file.string()},
+                     {"load", file.load}};
     if (o.dry_run) out["text"] = file.text;
     print_json(out);
     return k_exit_ok;
@@ -119,7 +133,8 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
   }
   say("%s %s\n", changed ? "wrote" : "already in place:", file.path.c_str());
   if (!in.variables.empty()) {
-    say("your servers reference %s: set each in %s (NAME=value lines, chmod 600); the service reads it, nothing copies it\n",
+    say("your servers reference %s: set each in %s (NAME=value lines, chmod 600); the service reads it, nothing copies "
+        "it\n",
         join_names(in.variables).c_str(), file.env_file.c_str());
   }
   if (!in.path_recorded) {

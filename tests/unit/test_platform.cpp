@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <sys/wait.h>
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace mcphealth;
@@ -83,7 +83,8 @@ TEST_CASE("argv[0] finds a program by a path or along PATH, as a shell would", "
 TEST_CASE("a payload's file holds every part, reads from its start and closes on exec", "[platform]") {
   const std::string big(200 * 1024, 'x'); // more than a pipe holds
   for (const bool portable : {false, true}) {
-    auto file = portable ? platform::posix::file_holding({"{\"a\":", big, "}"}) : platform::file_holding({"{\"a\":", big, "}"});
+    auto file =
+        portable ? platform::posix::file_holding({"{\"a\":", big, "}"}) : platform::file_holding({"{\"a\":", big, "}"});
     REQUIRE(file);
     CHECK(closes_on_exec(file->get()));
     CHECK(read_all(file->get()) == "{\"a\":" + big + "}");
@@ -100,8 +101,10 @@ TEST_CASE("a payload's file in a folder that cannot hold one says why", "[platfo
   const std::string kept = was != nullptr ? was : "";
   ::setenv("TMPDIR", "/nonexistent/folder", 1);
   auto file = platform::posix::file_holding({"x"});
-  if (was != nullptr) ::setenv("TMPDIR", kept.c_str(), 1);
-  else ::unsetenv("TMPDIR");
+  if (was != nullptr)
+    ::setenv("TMPDIR", kept.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
   REQUIRE_FALSE(file);
   CHECK(file.error().message.find("/nonexistent/folder") != std::string::npos);
 }
@@ -152,7 +155,8 @@ TEST_CASE("a process says its arguments, parent and folder where the platform ca
   CHECK(fs::equivalent(info->cwd, tmp.path()));
   CHECK_FALSE(info->executable.empty());
   const std::vector<platform::ProcessLink> table = platform::process_table();
-  const auto it = std::find_if(table.begin(), table.end(), [&](const platform::ProcessLink& l) { return l.pid == pid; });
+  const auto it =
+      std::find_if(table.begin(), table.end(), [&](const platform::ProcessLink& l) { return l.pid == pid; });
   REQUIRE(it != table.end());
   CHECK(it->parent == ::getpid());
   CHECK(it->group == pid); // spawn gives every child a group of its own

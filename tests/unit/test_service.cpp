@@ -29,7 +29,8 @@ TEST_CASE("a systemd unit quotes what holds a space and doubles what systemd wou
   const util::MapEnvironment env{};
   const ops::ServiceFile f = ops::service_file(inputs(ops::ServiceManager::systemd, "/opt/my apps/mcphealth%1$x"), env);
   CHECK(f.path == "/home/u--x/.config/systemd/user/mcphealth-watch.service");
-  CHECK(f.text.find("\nExecStart=\"/opt/my apps/mcphealth%%1$$x\" watch --probe --events --interval 60\n") != std::string::npos);
+  CHECK(f.text.find("\nExecStart=\"/opt/my apps/mcphealth%%1$$x\" watch --probe --events --interval 60\n") !=
+        std::string::npos);
   CHECK(f.text.find("\nEnvironment=\"PATH=/opt/agent bin:/usr/bin\"\n") != std::string::npos);
   CHECK(f.text.find("\nEnvironmentFile=-/home/u--x/.config/mcphealth/env\n") != std::string::npos);
   CHECK(f.text.find("reference API_KEY, GITHUB_TOKEN") != std::string::npos);
@@ -50,7 +51,8 @@ TEST_CASE("a launchd plist escapes its strings and keeps -- out of its comment",
   REQUIRE(open != std::string::npos);
   REQUIRE(close != std::string::npos);
   CHECK(f.text.substr(open + 4, close - open - 4).find("--") == std::string::npos);
-  CHECK(f.text.find("<string>/home/u--x/.config/mcphealth/env</string>") != std::string::npos); // outside the comment, as it is
+  CHECK(f.text.find("<string>/home/u--x/.config/mcphealth/env</string>") !=
+        std::string::npos); // outside the comment, as it is
   CHECK(f.load == "launchctl bootstrap gui/$(id -u) '/home/u--x/Library/LaunchAgents/com.mcphealth.watch.plist'");
 }
 
@@ -71,14 +73,17 @@ TEST_CASE("doctor's check finds what makes a service file fail, and passes one t
     for (const auto& p : ps) all += p.found + "\n";
     return all;
   };
-  const std::string hand_made = "[Service]\nExecStart=mcphealth watch --probe\nEnvironment=ECC_MCP_HEALTH_FAIL_OPEN=1\n";
+  const std::string hand_made =
+      "[Service]\nExecStart=mcphealth watch --probe\nEnvironment=ECC_MCP_HEALTH_FAIL_OPEN=1\n";
   const std::string problems = found(ops::check_service_file(ops::ServiceManager::systemd, hand_made));
   CHECK(problems.find("not an absolute path") != std::string::npos);
   CHECK(problems.find("fail-open") != std::string::npos);
   CHECK(problems.find("sets no PATH") != std::string::npos);
-  CHECK(found(ops::check_service_file(ops::ServiceManager::systemd, "[Service]\nExecStart=/usr/bin/env x\n")).find("starts no mcphealth") ==
+  CHECK(found(ops::check_service_file(ops::ServiceManager::systemd, "[Service]\nExecStart=/usr/bin/env x\n"))
+            .find("starts no mcphealth") ==
         std::string::npos); // a program is named: whether it is there is what is checked
-  CHECK(found(ops::check_service_file(ops::ServiceManager::launchd, "<key>ProgramArguments</key><array><string>~/bin/mcphealth</string></array>"))
+  CHECK(found(ops::check_service_file(ops::ServiceManager::launchd,
+                                      "<key>ProgramArguments</key><array><string>~/bin/mcphealth</string></array>"))
             .find("~") != std::string::npos);
   CHECK_FALSE(ops::written_by_mcphealth(hand_made));
 }

@@ -74,12 +74,16 @@ std::vector<std::string> watch_arguments(const ServiceInputs& in) {
 /// The comment lines on the PATH and the variables, without the comment marks.
 std::vector<std::string> environment_notes(const ServiceInputs& in, const fs::path& env_file) {
   std::vector<std::string> notes;
-  notes.push_back(in.path_recorded ? "PATH: the one the agent's hook last ran with, so servers are found where the agent finds them."
-                                   : "PATH: the shell's that wrote this file (no agent's hook has run yet): check it is the agent's.");
+  notes.push_back(
+      in.path_recorded
+          ? "PATH: the one the agent's hook last ran with, so servers are found where the agent finds them."
+          : "PATH: the shell's that wrote this file (no agent's hook has run yet): check it is the agent's.");
   if (in.variables.empty()) {
-    notes.push_back("No server definition references a variable; should one come to, set it in " + env_file.string() + ".");
+    notes.push_back("No server definition references a variable; should one come to, set it in " + env_file.string() +
+                    ".");
   } else {
-    notes.push_back("The servers' definitions reference " + util::join(in.variables, ", ") + ". A service does not read");
+    notes.push_back("The servers' definitions reference " + util::join(in.variables, ", ") +
+                    ". A service does not read");
     notes.push_back("your shell profile: set each in " + env_file.string() + ", one NAME=value per line, readable by");
     notes.push_back("you alone (chmod 600). Their values are never copied here.");
   }
@@ -88,12 +92,14 @@ std::vector<std::string> environment_notes(const ServiceInputs& in, const fs::pa
 
 std::string systemd_unit(const ServiceInputs& in, const fs::path& env_file, const std::string& load) {
   std::string t;
-  t += "# " + std::string(k_written_by) + " --service (mcphealth " + std::string(util::version()) + "): the background\n";
+  t += "# " + std::string(k_written_by) + " --service (mcphealth " + std::string(util::version()) +
+       "): the background\n";
   t += "# prober, which keeps every server's verdict fresh so the hook answers from its cache. Remove it with\n";
   t += "# `mcphealth uninstall --service`; `mcphealth doctor` checks it.\n";
   t += "# Load: " + load + "\n";
   t += "# Events, one JSON line per transition: journalctl --user -u mcphealth-watch -o cat\n";
-  t += "[Unit]\nDescription=mcphealth: keep MCP servers' health fresh for coding agents\nDocumentation=man:mcphealth(1)\n\n";
+  t += "[Unit]\nDescription=mcphealth: keep MCP servers' health fresh for coding "
+       "agents\nDocumentation=man:mcphealth(1)\n\n";
   t += "[Service]\nType=simple\n";
   std::string exec;
   for (const std::string& a : watch_arguments(in)) exec += (exec.empty() ? "" : " ") + systemd_word(a);
@@ -107,11 +113,13 @@ std::string systemd_unit(const ServiceInputs& in, const fs::path& env_file, cons
 }
 
 std::string launchd_plist(const ServiceInputs& in, const fs::path& env_file, const std::string& load) {
-  std::string t = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"
-                  "<!--\n";
+  std::string t =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"
+      "<!--\n";
   // No `--` in a comment: the options are named in words.
-  t += "  " + std::string(k_written_by) + " with its service option (mcphealth " + std::string(util::version()) + "): the\n";
+  t += "  " + std::string(k_written_by) + " with its service option (mcphealth " + std::string(util::version()) +
+       "): the\n";
   t += "  background prober, which keeps every server's verdict fresh so the hook answers from its cache. Remove it\n";
   t += "  with mcphealth uninstall and the same option; mcphealth doctor checks it. Every path is absolute: launchd\n";
   t += "  expands no ~.\n";
@@ -123,7 +131,8 @@ std::string launchd_plist(const ServiceInputs& in, const fs::path& env_file, con
   t += "-->\n<plist version=\"1.0\">\n<dict>\n";
   t += "  <key>Label</key>\n  <string>" + std::string(k_label) + "</string>\n";
   t += "  <key>ProgramArguments</key>\n  <array>\n";
-  std::vector<std::string> args{"/bin/sh", "-c", "if [ -r \"$1\" ]; then set -a; . \"$1\"; set +a; fi; shift; exec \"$@\"",
+  std::vector<std::string> args{"/bin/sh", "-c",
+                                "if [ -r \"$1\" ]; then set -a; . \"$1\"; set +a; fi; shift; exec \"$@\"",
                                 "mcphealth-watch", env_file.string()};
   for (const std::string& a : watch_arguments(in)) args.push_back(a);
   for (const std::string& a : args) t += "    <string>" + xml_text(a) + "</string>\n";
@@ -143,7 +152,8 @@ std::string launchd_plist(const ServiceInputs& in, const fs::path& env_file, con
 /// The value of `key=` on a line of its own in a unit, or nothing.
 std::optional<std::string> unit_value(const std::string& text, std::string_view key) {
   for (const std::string& line : util::split_lines(text)) {
-    if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == '=') return line.substr(key.size() + 1);
+    if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == '=')
+      return line.substr(key.size() + 1);
   }
   return std::nullopt;
 }
@@ -168,24 +178,31 @@ std::vector<std::string> plist_arguments(const std::string& text) {
   const std::size_t key = text.find("<key>ProgramArguments</key>");
   if (key == std::string::npos) return out;
   const std::size_t end = text.find("</array>", key);
-  for (std::size_t at = text.find("<string>", key); at != std::string::npos && at < end; at = text.find("<string>", at)) {
+  for (std::size_t at = text.find("<string>", key); at != std::string::npos && at < end;
+       at = text.find("<string>", at)) {
     at += 8;
     const std::size_t close = text.find("</string>", at);
     if (close == std::string::npos) break;
     std::string s = text.substr(at, close - at);
-    for (const auto& [entity, c] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
-      for (std::size_t p = s.find(entity); p != std::string::npos; p = s.find(entity, p + c.size())) s.replace(p, entity.size(), c);
+    for (const auto& [entity, c] :
+         {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+      for (std::size_t p = s.find(entity); p != std::string::npos; p = s.find(entity, p + c.size()))
+        s.replace(p, entity.size(), c);
     }
     out.push_back(std::move(s));
   }
   return out;
 }
 
-bool executable(const fs::path& p) { return p.is_absolute() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+bool executable(const fs::path& p) {
+  return p.is_absolute() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p);
+}
 
 } // namespace
 
-std::string_view manager_name(ServiceManager manager) { return manager == ServiceManager::launchd ? "launchd" : "systemd"; }
+std::string_view manager_name(ServiceManager manager) {
+  return manager == ServiceManager::launchd ? "launchd" : "systemd";
+}
 
 ServiceManager native_service_manager() {
   return platform::name() == "macos" ? ServiceManager::launchd : ServiceManager::systemd;
@@ -200,11 +217,14 @@ ServiceInputs service_inputs(ServiceManager manager, const fs::path& binary, con
   const ProbePath path = probe_path(state::load_state(settings.state_path.value).doc, {}, env);
   in.path = path.path;
   in.path_recorded = path.origin == probe::PathOrigin::agents;
-  if (settings.state_path.origin.kind != config::Origin::Kind::built_in) in.state = fs::absolute(settings.state_path.value);
+  if (settings.state_path.origin.kind != config::Origin::Kind::built_in)
+    in.state = fs::absolute(settings.state_path.value);
   // The definitions the agents start, in every folder in use: what they reference, whichever wins.
   std::vector<std::string> referenced;
-  for (const agent::AgentFolder& f : agent::folders_in_use(base, env, read_bound(settings.state_path.value, env).scope)) {
-    for (const config::Candidate* c : f.resolution.winners()) config::referenced_variables(boost::json::value(c->definition.raw), referenced);
+  for (const agent::AgentFolder& f :
+       agent::folders_in_use(base, env, read_bound(settings.state_path.value, env).scope)) {
+    for (const config::Candidate* c : f.resolution.winners())
+      config::referenced_variables(boost::json::value(c->definition.raw), referenced);
   }
   for (std::string& v : referenced) {
     if (v != "PATH" && v != "HOME") in.variables.push_back(std::move(v));
@@ -258,7 +278,8 @@ std::vector<ServiceProblem> check_service_file(ServiceManager manager, const std
   if (program.empty()) {
     problems.push_back({"it starts no mcphealth", again});
   } else if (!fs::path(program).is_absolute()) {
-    problems.push_back({"it starts `" + program + "`, not an absolute path: the service manager's PATH decides which", again});
+    problems.push_back(
+        {"it starts `" + program + "`, not an absolute path: the service manager's PATH decides which", again});
   } else if (!executable(program)) {
     problems.push_back({"it starts " + program + ", which is not an executable file (moved, or uninstalled)", again});
   }
@@ -270,8 +291,9 @@ std::vector<ServiceProblem> check_service_file(ServiceManager manager, const std
                                                                  text.find("Environment=\"PATH=") != std::string::npos
                                                            : text.find("<key>PATH</key>") != std::string::npos;
   if (!has_path) {
-    problems.push_back({"it sets no PATH: servers start with the service manager's, where commands your shell finds are missing",
-                        again});
+    problems.push_back(
+        {"it sets no PATH: servers start with the service manager's, where commands your shell finds are missing",
+         again});
   }
   return problems;
 }

@@ -53,11 +53,13 @@ struct ServiceFile {
 
 /// The inputs as this machine has them: the PATH the agents' hooks last ran with (the state file's record), the
 /// variables every definition in the folders in use references, the state file when it is not the default.
-ServiceInputs service_inputs(ServiceManager manager, const std::filesystem::path& binary, const config::Settings& settings,
-                             const config::DiscoveryInputs& base, const util::Environment& env);
+ServiceInputs service_inputs(ServiceManager manager, const std::filesystem::path& binary,
+                             const config::Settings& settings, const config::DiscoveryInputs& base,
+                             const util::Environment& env);
 
 /// Where `manager`'s file for the prober goes under `home` (XDG_CONFIG_HOME, when `env` sets it, for systemd).
-std::filesystem::path service_path(ServiceManager manager, const std::filesystem::path& home, const util::Environment& env);
+std::filesystem::path service_path(ServiceManager manager, const std::filesystem::path& home,
+                                   const util::Environment& env);
 
 /// The file for `in` (pure: the same inputs give the same bytes).
 ServiceFile service_file(const ServiceInputs& in, const util::Environment& env);

@@ -116,7 +116,8 @@ std::optional<GroupCpu> group_cpu(pid_t group) {
     if (read_proc(pid, "stat", buf, sizeof buf) <= 0 || !parse_stat(buf, parent, in_group) || in_group != group) return;
     // schedstat: time on a CPU, time waiting for one while runnable (ns), timeslices.
     unsigned long long on_cpu = 0, waited = 0;
-    if (read_proc(pid, "schedstat", buf, sizeof buf) <= 0 || std::sscanf(buf, "%llu %llu", &on_cpu, &waited) != 2) return;
+    if (read_proc(pid, "schedstat", buf, sizeof buf) <= 0 || std::sscanf(buf, "%llu %llu", &on_cpu, &waited) != 2)
+      return;
     GroupCpu& g = out ? *out : out.emplace();
     g.longest_wait_ms = std::max(g.longest_wait_ms, static_cast<std::int64_t>(waited / 1'000'000ULL));
     g.on_cpu_ms += static_cast<std::int64_t>(on_cpu / 1'000'000ULL);
@@ -147,7 +148,9 @@ util::Result<util::UniqueFd> file_holding(std::initializer_list<std::string_view
 
 util::UniqueFd watch_folder(const fs::path& dir) {
   util::UniqueFd fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-  if (fd.valid() && ::inotify_add_watch(fd.get(), dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE) < 0) fd.reset();
+  if (fd.valid() &&
+      ::inotify_add_watch(fd.get(), dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE) < 0)
+    fd.reset();
   return fd;
 }
 

@@ -111,16 +111,17 @@ std::optional<ProcessInfo> process_info(pid_t pid) {
 
 std::vector<ProcessLink> process_table() {
   std::vector<ProcessLink> all;
-  for (pid_t pid : list_pids([](void* buf, int size) { return ::proc_listallpids(buf, size); })) {
+  for (pid_t pid : list_pids([](void*buf, int size) { return ::proc_listallpids(buf, size); })) {
     proc_bsdinfo bsd{};
-    if (pid > 0 && bsd_info(pid, bsd)) all.push_back({pid, static_cast<pid_t>(bsd.pbi_ppid), static_cast<pid_t>(bsd.pbi_pgid)});
+    if (pid > 0 && bsd_info(pid, bsd))
+      all.push_back({pid, static_cast<pid_t>(bsd.pbi_ppid), static_cast<pid_t>(bsd.pbi_pgid)});
   }
   return all;
 }
 
 std::optional<GroupCpu> group_cpu(pid_t group) {
   std::optional<GroupCpu> out;
-  for (pid_t pid : list_pids([group](void* buf, int size) { return ::proc_listpgrppids(group, buf, size); })) {
+  for (pid_t pid : list_pids([group](void*buf, int size) { return ::proc_listpgrppids(group, buf, size); })) {
     rusage_info_v4 usage{};
     if (::proc_pid_rusage(pid, RUSAGE_INFO_V4, reinterpret_cast<rusage_info_t*>(&usage)) != 0) continue;
     GroupCpu& g = out ? *out : out.emplace();
@@ -147,7 +148,9 @@ int socket_cloexec(int family, int type, int protocol) {
   return fd;
 }
 
-util::Result<util::UniqueFd> file_holding(std::initializer_list<std::string_view> parts) { return posix::file_holding(parts); }
+util::Result<util::UniqueFd> file_holding(std::initializer_list<std::string_view> parts) {
+  return posix::file_holding(parts);
+}
 
 util::UniqueFd watch_folder(const fs::path& dir) {
   // A kqueue is itself a descriptor poll(2) waits on; it holds the folder open for EVFILT_VNODE.
@@ -159,7 +162,8 @@ util::UniqueFd watch_folder(const fs::path& dir) {
   }
   ::fcntl(queue.get(), F_SETFD, FD_CLOEXEC);
   struct kevent change {};
-  EV_SET(&change, folder, EVFILT_VNODE, EV_ADD | EV_CLEAR, NOTE_WRITE | NOTE_DELETE | NOTE_RENAME | NOTE_EXTEND, 0, nullptr);
+  EV_SET(&change, folder, EVFILT_VNODE, EV_ADD | EV_CLEAR, NOTE_WRITE | NOTE_DELETE | NOTE_RENAME | NOTE_EXTEND, 0,
+         nullptr);
   if (::kevent(queue.get(), &change, 1, nullptr, 0, nullptr) != 0) {
     ::close(folder);
     return {};
@@ -175,7 +179,8 @@ void drain_folder_watch(int watch) {
 }
 
 std::int64_t modified_ns(const struct stat& st) {
-  return static_cast<std::int64_t>(st.st_mtimespec.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(st.st_mtimespec.tv_nsec);
+  return static_cast<std::int64_t>(st.st_mtimespec.tv_sec) * 1'000'000'000 +
+         static_cast<std::int64_t>(st.st_mtimespec.tv_nsec);
 }
 
 fs::path claude_managed_dir() { return "/Library/Application Support/ClaudeCode"; }

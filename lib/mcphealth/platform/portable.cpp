@@ -30,7 +30,9 @@ void close_from(int lowest) { posix::close_from(lowest); }
 
 int socket_cloexec(int family, int type, int protocol) { return posix::socket_cloexec(family, type, protocol); }
 
-util::Result<util::UniqueFd> file_holding(std::initializer_list<std::string_view> parts) { return posix::file_holding(parts); }
+util::Result<util::UniqueFd> file_holding(std::initializer_list<std::string_view> parts) {
+  return posix::file_holding(parts);
+}
 
 util::UniqueFd watch_folder(const std::filesystem::path&) { return {}; }
 

@@ -84,9 +84,11 @@ std::string write_and_rewind(int fd, std::initializer_list<std::string_view> par
 
 util::Result<util::UniqueFd> file_holding(std::initializer_list<std::string_view> parts) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string name = (tmp != nullptr && *tmp != '\0' ? std::string(tmp) : std::string("/tmp")) + "/mcphealth-payload-XXXXXX";
+  std::string name =
+      (tmp != nullptr && *tmp != '\0' ? std::string(tmp) : std::string("/tmp")) + "/mcphealth-payload-XXXXXX";
   util::UniqueFd fd(::mkstemp(name.data()));
-  if (!fd.valid()) return util::fail(std::string("mkstemp in ") + name.substr(0, name.rfind('/')) + ": " + std::strerror(errno));
+  if (!fd.valid())
+    return util::fail(std::string("mkstemp in ") + name.substr(0, name.rfind('/')) + ": " + std::strerror(errno));
   ::unlink(name.c_str()); // no name: nothing to clean up, whatever ends this process
   if (!set_cloexec(fd.get())) return util::fail(std::string("fcntl: ") + std::strerror(errno));
   if (std::string why = write_and_rewind(fd.get(), parts); !why.empty()) return util::fail(why);

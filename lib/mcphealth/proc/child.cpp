@@ -36,8 +36,8 @@ namespace bp = boost::process::v2;
 namespace {
 
 /// Puts the child in a process group of its own before exec, has it killed when we die where the kernel can (Linux:
-/// even by SIGKILL, which no handler sees; platform::die_with_parent), and makes a failed exec leave with `_exit`: the launcher's own `exit()` would flush
-/// stdio buffers the child copied from us, printing our output twice.
+/// even by SIGKILL, which no handler sees; platform::die_with_parent), and makes a failed exec leave with `_exit`:
+/// the launcher's own `exit()` would flush stdio buffers the child copied from us, printing our output twice.
 struct OwnGroupInit {
   pid_t parent = ::getpid();
 
@@ -84,8 +84,8 @@ util::Result<Pipe, SpawnError> make_pipe() {
 }
 
 /// Starts the group's guardian: a small process of ours that ends the whole group (the child's own children too)
-/// when this process dies, however it dies. The kernel's parent-death signal (Linux alone) reaches the child alone, so `sh script -> sleep`
-/// would leave the sleep behind. The guardian waits on a pipe only we hold the writing end of; end of file
+/// when this process dies, however it dies. The kernel's parent-death signal (Linux alone) reaches the child alone,
+/// so `sh script -> sleep` would leave the sleep behind. The guardian waits on a pipe only we hold the writing end of; end of file
 /// without the all-clear byte means we are gone. It holds nothing else open (our stdout is the agent's pipe),
 /// and ignores the signals a terminal or an agent sends to a whole group, so it outlives them to do its one job.
 /// Nothing when it cannot start: the child still dies with us where the kernel sees to it, its children may not.
