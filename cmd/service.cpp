@@ -54,7 +54,9 @@ util::Result<fs::path> service_binary(const InstallOptions& o, const util::Envir
 
 int remove_service(const InstallOptions& o, ops::ServiceManager manager, const util::Environment& env) {
   const fs::path path = ops::service_path(manager, util::home_dir(env), env);
-  const ops::ServiceFile shape = ops::service_file({manager}, env);
+  ops::ServiceInputs only_manager;
+  only_manager.manager = manager;
+  const ops::ServiceFile shape = ops::service_file(only_manager, env);
   auto text = util::read_file(path);
   if (!text) {
     if (o.json)
