@@ -213,6 +213,11 @@ case_a_syntax_error_says_where_with_the_text_there() {
   mcph --policy "$T/policy.json" policy
   assert_eq "$RC" 1
   assert_contains "$OUT" 'line 1, column 29: syntax error near `{"defaults": {"ttlMs": 5000,}}`'
+  # The text shown goes through the one redactor: a credential on that line is not printed.
+  printf '{"defaults": {"reconnectCommand": "curl -H \x27Authorization: Bearer sk-ant-api03-abcdefghijklmnop\x27 x",}}\n' > "$T/policy.json"
+  mcph --policy "$T/policy.json" policy
+  assert_contains "$OUT" "syntax error near"
+  assert_not_contains "$OUT" "abcdefghijklmnop"
 }
 
 main "$@"

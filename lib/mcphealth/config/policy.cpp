@@ -5,6 +5,7 @@
 #include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <sys/stat.h>
@@ -246,9 +247,10 @@ Policy parse_policy(std::string_view text, const Setting<fs::path>& path, const 
   out.status = Policy::Status::invalid;
   const util::JsonParse parsed = util::parse_json(text);
   if (!parsed) {
-    // The parser's words ("syntax error") say little: the line's text at the column says where.
+    // The parser's words ("syntax error") say little: the line's text at the column says where. Redacted whole
+    // first (a token cut by the excerpt would not be recognised); a redaction may move the column a little.
     out.problems.push_back({{}, parsed.error().line, parsed.error().column,
-                            parsed.error().message + util::text_at(text, parsed.error().line, parsed.error().column)});
+                            parsed.error().message + util::text_at(util::redact(text), parsed.error().line, parsed.error().column)});
     return out;
   }
   EntryReader reader(out.problems, env);
