@@ -1,5 +1,6 @@
 #include <mcphealth/ops/hints.hpp>
 
+#include <mcphealth/config/settings.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
@@ -85,9 +86,11 @@ std::string hint_for(const Seen& s) {
       const std::string_view rest = s.reason.substr(at + 7);
       if (const std::size_t ms = rest.find(" ms"); ms != std::string_view::npos) waited = "within " + std::string(rest.substr(0, ms + 3));
     }
+    // The defaults from the settings' own constants, so the words follow them.
     return "it did not answer " + waited + ": check it is not stuck; if it is only slow, give it longer where it was "
-           "probed (a call's hook waits MCPHEALTH_TIMEOUT_MS, 5000 ms unless set; probe, watch and refresh wait "
-           "MCPHEALTH_TIMEOUT_MS too when set, else the agent's start-up timeout, MCP_TIMEOUT, 30000 ms unless set)";
+           "probed (a call's hook waits MCPHEALTH_TIMEOUT_MS, " + std::to_string(config::k_default_timeout_ms) +
+           " ms unless set; probe, watch and refresh wait MCPHEALTH_TIMEOUT_MS too when set, else the agent's "
+           "start-up timeout, MCP_TIMEOUT, " + std::to_string(config::k_client_startup_timeout_ms) + " ms unless set)";
   }
   if (s.kind == probe::Kind::protocol_error) return "it answered, but not as an MCP server: check the command or URL";
   if (s.kind == probe::Kind::transport) {
