@@ -41,11 +41,10 @@ void print_text(const ops::Report& r, bool verbose) {
   say("%s\n", std::to_string(r.outages) + (r.outages == 1 ? " outage, " : " outages, ") + std::to_string(r.failed) +
                  (r.failed == 1 ? " failed call" : " failed calls") + " reached the model, " + std::to_string(r.blocked) +
                  (r.blocked == 1 ? " call" : " calls") + " blocked; " +
-                 (r.still_down.empty() ? std::string("nothing is down now")
-                                       : std::to_string(r.still_down.size()) + " still down"));
+                 (r.still_down == 0 ? std::string("nothing is down now") : std::to_string(r.still_down) + " still down"));
   for (const ops::ServerReport& s : r.servers) {
     if (s.flaps >= state::k_flapping_outages) {
-      say("%s\n", s.server + ": flapping: " + std::to_string(s.outages.size()) + " outages, down again within a TTL of "
+      say("%s\n", s.name + ": flapping: " + std::to_string(s.outages.size()) + " outages, down again within a TTL of "
                                                                                   "coming back " +
                      std::to_string(s.flaps) + " times in a row");
     }
@@ -53,12 +52,12 @@ void print_text(const ops::Report& r, bool verbose) {
     for (const ops::Outage& o : s.outages) in_outages += o.failed;
     if (s.failed > in_outages) {
       // Failures the server's reconnect answered at once: no outage stayed open, and the model read each.
-      say("%s\n", s.server + ": " + std::to_string(s.failed - in_outages) +
+      say("%s\n", s.name + ": " + std::to_string(s.failed - in_outages) +
                      (s.failed - in_outages == 1 ? " failed call" : " failed calls") +
                      " reached the model outside an open outage (restored right after)");
     }
     for (const ops::Outage& o : s.outages) {
-      std::string line = s.server + ": ";
+      std::string line = s.name + ": ";
       line += o.down_at ? "down " + local_time(*o.down_at, r.now) : std::string("down before the window");
       if (!o.down_by.empty()) line += " (" + o.down_by + ")";
       if (o.up_at) {
@@ -77,13 +76,11 @@ void print_text(const ops::Report& r, bool verbose) {
       if (verbose && !o.told.empty()) say("  the model was told: %s\n", o.told);
     }
   }
-  for (const std::string& name : r.still_down) {
-    std::string line = "still down: " + name;
-    for (const auto& [who, d] : r.diagnoses) {
-      if (who != name) continue;
-      if (!d.why.empty()) line += ": " + d.why;
-      if (!d.fix.empty()) line += "; fix: " + d.fix;
-    }
+  for (const ops::ServerReport& s : r.servers) {
+    if (!s.still_down()) continue;
+    std::string line = "still down: " + s.name;
+    if (s.diagnosis && !s.diagnosis->why.empty()) line += ": " + s.diagnosis->why;
+    if (s.diagnosis && !s.diagnosis->fix.empty()) line += "; fix: " + s.diagnosis->fix;
     say("%s\n", line);
   }
 }
@@ -107,10 +104,13 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   const state::History history = state::read_history(state_file);
   // A server down again within a TTL of coming back flaps, as the hook counts it (state::flapping).
   ops::Report report = ops::build_report(history, *since, now, o.servers, settings.ttl_ms.value);
-  if (!report.still_down.empty()) {
+  if (!report.servers.empty()) {
+    // The state now: what a server still down is found to be, and which names two definitions share (a `db` of
+    // another project that had nothing to report is still another `db`).
     const state::StateSnapshot snap = state::StateStore(state_file, clock).read();
-    for (const std::string& name : report.still_down) {
-      if (auto d = ops::current_diagnosis(snap.doc, name)) report.diagnoses.emplace_back(name, std::move(*d));
+    ops::name_servers(report, ops::names_defined_twice(snap.doc));
+    for (ops::ServerReport& s : report.servers) {
+      if (s.still_down()) s.diagnosis = ops::current_diagnosis(snap.doc, s);
     }
   }
   if (report.unreadable > 0) {
@@ -123,12 +123,7 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   } else {
     print_text(report, globals.verbosity > 0);
   }
-  for (const ops::ServerReport& s : report.servers) {
-    for (const ops::Outage& out : s.outages) {
-      if (!out.up_at) return k_exit_unhealthy;
-    }
-  }
-  return k_exit_ok;
+  return report.still_down > 0 ? k_exit_unhealthy : k_exit_ok;
 }
 
 } // namespace mcphealth::cli

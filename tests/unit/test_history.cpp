@@ -37,6 +37,83 @@ TEST_CASE("transitions name a server that went down, came back, or was forgotten
   // Healthy from nothing (e) and healthy again (d) are no transitions.
 }
 
+TEST_CASE("transitions follow each definition's verdict, not the mirror two servers of one name share", "[history]") {
+  const auto verdict = [](const char* status, const char* project) {
+    return json::object{{"status", status}, {"updatedBy", "hook"}, {"toolName", "db"}, {"scope", "project"},
+                        {"project", project}};
+  };
+  // proj-b's db is down; proj-a's comes up, and the mirror `servers.db` follows the last write: proj-a's.
+  const json::object before{{"servers", {{"db", {{"status", "unhealthy"}, {"definition", "fpB"}}}}},
+                            {"definitions", {{"fpB", verdict("unhealthy", "/w/proj-b")}}}};
+  const json::object after{
+      {"servers", {{"db", {{"status", "healthy"}, {"definition", "fpA"}}}}},
+      {"definitions", {{"fpB", verdict("unhealthy", "/w/proj-b")}, {"fpA", verdict("healthy", "/w/proj-a")}}}};
+  CHECK(state::transitions(before, after, 5).empty()); // proj-b's db did not come back; proj-a's never went down
+  json::object worse = after;
+  worse["definitions"].as_object()["fpA"] = verdict("unhealthy", "/w/proj-a");
+  const auto t = state::transitions(after, worse, 6);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].kind == state::HistoryKind::down);
+  CHECK(t[0].server == "db");
+  CHECK(t[0].definition == "fpA");
+  CHECK(t[0].project == "/w/proj-a");
+  CHECK(t[0].scope == "project");
+  // A mirror without a definition (the JS hook's write) is a transition of its own.
+  json::object js = worse;
+  js["servers"].as_object()["notes"] = json::object{{"status", "unhealthy"}};
+  const auto u = state::transitions(worse, js, 7);
+  REQUIRE(u.size() == 1);
+  CHECK(u[0].server == "notes");
+  CHECK_FALSE(u[0].definition);
+  // A verdict removed while down was forgotten (reset).
+  json::object reset = js;
+  reset["definitions"].as_object().erase("fpB");
+  const auto v = state::transitions(js, reset, 8);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].kind == state::HistoryKind::forgotten);
+  CHECK(v[0].definition == "fpB");
+  // A line keeps its definition through the file.
+  CHECK(state::HistoryEvent::from_json(t[0].to_json())->project == "/w/proj-a");
+}
+
+TEST_CASE("report tells two servers of one name apart and keeps a line without a definition with the only one",
+          "[report]") {
+  using K = state::HistoryKind;
+  const std::optional<std::string> a = "fpA", b = "fpB";
+  state::History h;
+  h.events = {
+      {.at = 10, .kind = K::down, .server = "db", .definition = b, .scope = "project", .project = "/w/proj-b"},
+      {.at = 11, .kind = K::blocked, .server = "db", .definition = b, .project = "/w/proj-b"},
+      {.at = 20, .kind = K::down, .server = "db", .definition = a, .scope = "project", .project = "/w/proj-a"},
+      {.at = 30, .kind = K::up, .server = "db", .definition = a, .scope = "project", .project = "/w/proj-a"},
+      // Written before definitions were kept: with notes' one definition.
+      {.at = 40, .kind = K::down, .server = "notes"},
+      {.at = 50, .kind = K::up, .server = "notes", .definition = "fpN", .scope = "user"},
+  };
+  const ops::Report r = ops::build_report(h, 0, 100);
+  REQUIRE(r.servers.size() == 3);
+  CHECK(r.still_down == 1);
+  const auto& proj_a = r.servers[0].definition == a ? r.servers[0] : r.servers[1];
+  const auto& proj_b = r.servers[0].definition == b ? r.servers[0] : r.servers[1];
+  CHECK(proj_a.name == "db (proj-a)");
+  CHECK_FALSE(proj_a.still_down());
+  CHECK(proj_b.name == "db (proj-b)");
+  CHECK(proj_b.still_down());
+  CHECK(proj_b.blocked == 1);
+  CHECK(r.servers[2].name == "notes");
+  REQUIRE(r.servers[2].outages.size() == 1);
+  CHECK(r.servers[2].outages[0].down_at == 40);
+  CHECK(r.servers[2].outages[0].up_at == 50);
+  // Two of one folder's name, of two scopes, say their scope too.
+  state::History same;
+  same.events = {{.at = 1, .kind = K::down, .server = "db", .definition = a, .scope = "local", .project = "/p"},
+                 {.at = 1, .kind = K::down, .server = "db", .definition = b, .scope = "project", .project = "/p"}};
+  const ops::Report both = ops::build_report(same, 0, 100);
+  REQUIRE(both.servers.size() == 2);
+  CHECK(both.servers[0].name == "db (p, local)");
+  CHECK(both.servers[1].name == "db (p, project)");
+}
+
 TEST_CASE("the store's writer records its transitions, and nothing when it writes none", "[history]") {
   testing::TempDir dir;
   testing::FakeClock clock;

@@ -162,7 +162,7 @@ private:
       const Step s = next(f, m_inputs);
       for (const std::string& line : s.traced) m_sink.trace([&] { return line; });
       for (const std::string& line : s.said) m_sink.log(line);
-      if (const Plan* plan = s.answer()) return carry_out(*plan);
+      if (const Plan* plan = s.answer()) return carry_out(*plan, binding_of(f));
       if (const auto* take = std::get_if<step::LockProbe>(&s.what)) {
         if constexpr (requires { f.lock; }) {
           lock.emplace(m_recorder.lock_probe(take->key, take->wait_ms));
@@ -330,7 +330,7 @@ private:
   }
 
   bool perform(const step::NoteFailedCall&, FailureFacts& f) {
-    m_recorder.note_failed_call(f.c.call, f.failed.text);
+    m_recorder.note_failed_call(f.c.call, binding_of(f), f.failed.text);
     f.noted = true;
     return true;
   }
@@ -368,7 +368,20 @@ private:
 
   /// Carries an answer out: a block is settled against fail-open (read only now: an allow needs no settings), its
   /// lines said, its refresh started, a block added to the history.
-  HookOutcome carry_out(Plan plan) {
+  /// The folder's binding of the call's server as the steps found it (the configs' target, else the stored
+  /// binding), for the history's lines: which of two servers of one name they are about.
+  template <typename Facts>
+  static std::optional<state::Binding> binding_of(const Facts& f) {
+    if constexpr (requires { f.target; }) {
+      if (f.target) return f.target->binding;
+    }
+    if constexpr (requires { f.bound; }) {
+      if (f.bound && *f.bound) return **f.bound;
+    }
+    return std::nullopt;
+  }
+
+  HookOutcome carry_out(Plan plan, const std::optional<state::Binding>& about = std::nullopt) {
     if (plan.block_line) plan = settle(std::move(plan), m_reader.fail_open());
     for (const std::string& line : plan.said) m_sink.log(line);
     if (!plan.refresh.empty() && m_reader.deps().start_refresh) {
@@ -377,7 +390,7 @@ private:
     if (!plan.look.empty() && m_reader.deps().start_refresh) {
       m_reader.deps().start_refresh(m_reader.inputs().project_dir.string(), plan.look, Refreshing::look_again);
     }
-    m_recorder.note_blocked(m_call, plan.answer);
+    m_recorder.note_blocked(m_call, about, plan.answer);
     return plan.answer;
   }
 

@@ -42,19 +42,32 @@ void Recorder::note_seen() {
   update_state([](json::object&) { return true; }, state::Touches::only({}));
 }
 
-void Recorder::note_blocked(const std::optional<hook::CallTarget>& call, const hook::HookOutcome& answer) {
+namespace {
+/// The definition a history line is about, from the folder's binding of its server.
+state::HistoryEvent about_definition(state::HistoryEvent line, const std::optional<state::Binding>& about) {
+  if (about && about->definition) {
+    line.definition = about->definition;
+    line.project = about->project;
+  }
+  return line;
+}
+} // namespace
+
+void Recorder::note_blocked(const std::optional<hook::CallTarget>& call, const std::optional<state::Binding>& about,
+                            const hook::HookOutcome& answer) {
   if (!call || answer.decision != hook::HookOutcome::Decision::block) return;
   const state::HistoryEvent line{.at = m_reader.now(), .kind = state::HistoryKind::blocked, .server = call->server,
                                  .by = std::string(m_reader.agent().id), .text = answer.reason,
                                  .event = answer.event_name};
-  if (auto problem = m_reader.store().append_history({line})) m_reader.sink().log(*problem);
+  if (auto problem = m_reader.store().append_history({about_definition(line, about)})) m_reader.sink().log(*problem);
 }
 
-void Recorder::note_failed_call(const hook::CallTarget& call, const std::string& text) {
+void Recorder::note_failed_call(const hook::CallTarget& call, const std::optional<state::Binding>& about,
+                                const std::string& text) {
   const state::HistoryEvent line{.at = m_reader.now(), .kind = state::HistoryKind::failed_call,
                                  .server = call.server, .by = std::string(m_reader.agent().id), .text = text,
                                  .event = m_reader.call().event_name};
-  if (auto problem = m_reader.store().append_history({line})) m_reader.sink().log(*problem);
+  if (auto problem = m_reader.store().append_history({about_definition(line, about)})) m_reader.sink().log(*problem);
 }
 
 void Recorder::say_policy_problem() {

@@ -20,11 +20,14 @@ public:
                     std::int64_t lock_wait_ms = state::k_lock_wait_ms);
   /// Records that this agent's hook ran, with a write of its own (a session start, which may write nothing else).
   void note_seen();
-  /// Adds a blocked call of `call`'s server to the history; nothing for an allow.
-  void note_blocked(const std::optional<hook::CallTarget>& call, const hook::HookOutcome& answer);
+  /// Adds a blocked call of `call`'s server to the history, of the definition `about` binds when known; nothing
+  /// for an allow.
+  void note_blocked(const std::optional<hook::CallTarget>& call, const std::optional<state::Binding>& about,
+                    const hook::HookOutcome& answer);
   /// Adds a failed call of `call`'s server to the history: one the server's outage failed (not a tool's own
   /// error), which the model read. `text` is the failure as the agent gave it.
-  void note_failed_call(const hook::CallTarget& call, const std::string& text);
+  void note_failed_call(const hook::CallTarget& call, const std::optional<state::Binding>& about,
+                        const std::string& text);
   /// When the policy was read and is not valid: says so once per change of the file (its stamp is remembered in
   /// the state file). Called once, at the end of the run.
   void say_policy_problem();

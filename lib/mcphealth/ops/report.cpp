@@ -3,11 +3,13 @@
 #include <mcphealth/ops/hints.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/health.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 
 namespace mcphealth::ops {
@@ -19,16 +21,44 @@ std::optional<std::int64_t> Outage::length_ms(util::EpochMs now) const {
   return std::max<std::int64_t>(0, up_at.value_or(now) - *down_at);
 }
 
+namespace {
+
+/// A report's group: a server's name and, when its lines tell it, the definition.
+using GroupKey = std::pair<std::string, std::string>;
+
+/// The last folder of `project`: what tells two servers of one name apart to a reader (`proj-b`).
+std::string folder_word(const std::string& project) {
+  const std::filesystem::path folder(project);
+  return folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string();
+}
+
+} // namespace
+
 Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
                     const std::vector<std::string>& only, std::int64_t flap_window_ms) {
   Report report{.since = since, .now = now, .unreadable = history.unreadable};
-  std::map<std::string, ServerReport> by_server;
+  // The definitions each name has in the history: a line without one goes with the only one there is.
+  std::map<std::string, std::vector<std::string>> definitions;
+  for (const state::HistoryEvent& e : history.events) {
+    if (!e.definition) continue;
+    auto& known = definitions[e.server];
+    if (std::find(known.begin(), known.end(), *e.definition) == known.end()) known.push_back(*e.definition);
+  }
+  std::map<GroupKey, ServerReport> groups;
   // Every event is paired, those before the window too: an outage that began before it and is still open (or ended
   // inside it) overlaps the window and is shown with its real start. Blocked calls count inside the window only.
   for (const state::HistoryEvent& e : history.events) {
     if (!only.empty() && std::find(only.begin(), only.end(), e.server) == only.end()) continue;
-    ServerReport& s = by_server[e.server];
+    std::optional<std::string> definition = e.definition;
+    if (!definition) {
+      const auto known = definitions.find(e.server);
+      if (known != definitions.end() && known->second.size() == 1) definition = known->second.front();
+    }
+    ServerReport& s = groups[{e.server, definition.value_or("")}];
     s.server = e.server;
+    s.definition = definition;
+    if (e.definition && e.scope) s.scope = e.scope;
+    if (e.definition && e.project) s.project = e.project;
     const bool open = !s.outages.empty() && !s.outages.back().up_at;
     switch (e.kind) {
     case state::HistoryKind::down:
@@ -60,7 +90,7 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
     }
     }
   }
-  for (auto& [name, s] : by_server) {
+  for (auto& [key, s] : groups) {
     // Only what overlaps the window: an outage that ended before it is another night's.
     std::erase_if(s.outages, [&](const Outage& o) { return o.up_at && *o.up_at < since; });
     // Down again within a TTL of coming back, in a row: the same count the state keeps (flaps).
@@ -74,19 +104,55 @@ Report build_report(const state::History& history, util::EpochMs since, util::Ep
     }
     report.failed += s.failed;
     if (s.outages.empty() && s.failed == 0) continue;
-    for (const Outage& o : s.outages) {
-      ++report.outages;
-      if (!o.up_at) report.still_down.push_back(s.server);
-    }
+    report.outages += static_cast<std::int64_t>(s.outages.size());
+    if (s.still_down()) ++report.still_down;
     report.blocked += s.blocked;
     report.servers.push_back(std::move(s));
   }
+  name_servers(report);
   return report;
 }
 
-std::optional<Diagnosis> current_diagnosis(const json::object& doc, const std::string& server) {
-  const json::object* servers = util::get_object(doc, "servers");
-  const json::object* raw = servers ? util::get_object(*servers, server) : nullptr;
+void name_servers(Report& report, const std::vector<std::string>& shared) {
+  std::vector<ServerReport>& servers = report.servers;
+  const auto label = [](const ServerReport& s, int detail) -> std::string {
+    if (!s.definition) return "name only";
+    std::string words;
+    if (s.project) words = folder_word(*s.project);
+    if (s.scope && (words.empty() || detail >= 1)) words += (words.empty() ? "" : ", ") + *s.scope;
+    if (words.empty() || detail >= 2) words += (words.empty() ? "" : ", ") + s.definition->substr(0, 8);
+    return words;
+  };
+  for (ServerReport& s : servers) {
+    const auto same_name = [&](const ServerReport& o) { return &o != &s && o.server == s.server; };
+    const bool named_twice = std::find(shared.begin(), shared.end(), s.server) != shared.end();
+    if (!named_twice && std::none_of(servers.begin(), servers.end(), same_name)) {
+      s.name = s.server;
+      continue;
+    }
+    for (int detail = 0; detail <= 2; ++detail) {
+      s.name = s.server + " (" + label(s, detail) + ")";
+      const auto clashes = [&](const ServerReport& o) { return same_name(o) && label(o, detail) == label(s, detail); };
+      if (std::none_of(servers.begin(), servers.end(), clashes)) break;
+    }
+  }
+}
+
+std::vector<std::string> names_defined_twice(const json::object& doc) {
+  std::map<std::string, int> seen;
+  for (const auto& kv : state::verdicts(doc)) {
+    if (!kv.value().is_object()) continue;
+    if (auto name = state::verdict_tool_server(kv.value().get_object())) ++seen[*name];
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, n] : seen) {
+    if (n > 1) out.push_back(name);
+  }
+  return out;
+}
+
+std::optional<Diagnosis> current_diagnosis(const json::object& doc, const ServerReport& server) {
+  const json::object* raw = state::decision_entry(doc, server.server, server.definition);
   if (raw == nullptr) return std::nullopt;
   const state::ServerEntry e = state::ServerEntry::from_json(*raw);
   if (!e.unhealthy()) return std::nullopt;
@@ -120,9 +186,17 @@ json::object report_json(const Report& report) {
       j["agents"] = std::move(agents);
       outages.push_back(std::move(j));
     }
-    servers.push_back(json::object{
-        {"server", s.server}, {"blockedCalls", s.blocked}, {"failedCalls", s.failed}, {"flaps", s.flaps},
-        {"flapping", s.flaps >= state::k_flapping_outages}, {"outages", std::move(outages)}});
+    const auto or_null = [](const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); };
+    servers.push_back(json::object{{"server", s.server},
+                                   {"name", s.name},
+                                   {"definition", or_null(s.definition)},
+                                   {"scope", or_null(s.scope)},
+                                   {"project", or_null(s.project)},
+                                   {"blockedCalls", s.blocked},
+                                   {"failedCalls", s.failed},
+                                   {"flaps", s.flaps},
+                                   {"flapping", s.flaps >= state::k_flapping_outages},
+                                   {"outages", std::move(outages)}});
   }
   return {{"since", util::format_iso8601_ms(report.since)},
           {"now", util::format_iso8601_ms(report.now)},
@@ -132,12 +206,12 @@ json::object report_json(const Report& report) {
           {"failedCalls", report.failed},
           {"stillDown", [&] {
              json::array a;
-             for (const std::string& name : report.still_down) {
-               json::object o{{"server", name}};
-               for (const auto& [who, d] : report.diagnoses) {
-                 if (who != name) continue;
-                 o["why"] = d.why;
-                 o["fix"] = d.fix.empty() ? json::value(nullptr) : json::value(d.fix);
+             for (const ServerReport& s : report.servers) {
+               if (!s.still_down()) continue;
+               json::object o{{"server", s.server}, {"name", s.name}};
+               if (s.diagnosis) {
+                 o["why"] = s.diagnosis->why;
+                 o["fix"] = s.diagnosis->fix.empty() ? json::value(nullptr) : json::value(s.diagnosis->fix);
                }
                a.push_back(std::move(o));
              }

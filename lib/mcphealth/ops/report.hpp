@@ -38,9 +38,22 @@ struct Outage {
   std::optional<std::int64_t> length_ms(util::EpochMs now) const;
 };
 
-/// One server's part of the report.
+/// What `report` says of a server that is still down, from the state now.
+struct Diagnosis {
+  std::string why;
+  std::string fix;
+};
+
+/// One server's part of the report: one definition of it (a `db` of proj-a and one of proj-b are two), or a name
+/// whose history tells no definition apart.
 struct ServerReport {
   std::string server;
+  /// The definition, and what tells it from another of the same name (history.hpp, HistoryEvent).
+  std::optional<std::string> definition = std::nullopt;
+  std::optional<std::string> scope = std::nullopt;
+  std::optional<std::string> project = std::nullopt;
+  /// How every line names it: `server`, or `db (proj-b)` when another server of the report has its name.
+  std::string name = {};
   std::vector<Outage> outages;
   std::int64_t blocked = 0;
   /// Failed calls that reached the model, in the window (in an outage or not: a crash loop's first failure is
@@ -49,14 +62,11 @@ struct ServerReport {
   /// Outages in the window that began within the flapping window of the one before it ending: 2 or more in a row
   /// is a flapping server (state::k_flapping_outages).
   std::int64_t flaps = 0;
-};
+  /// While its outage is still open: what the state says of it now (current_diagnosis), when it says anything.
+  std::optional<Diagnosis> diagnosis = std::nullopt;
 
-/// What the state says now of a server whose outage is still open: its latest diagnosis, not the first error the
-/// history kept (a 401 first read as "run /mcp" and later found to be an unset variable says the latter), and the
-/// fix.
-struct Diagnosis {
-  std::string why;
-  std::string fix;
+  /// True when its last outage is still open.
+  bool still_down() const { return !outages.empty() && !outages.back().up_at; }
 };
 
 /// The whole report.
@@ -71,19 +81,30 @@ struct Report {
   std::int64_t outages = 0;
   std::int64_t blocked = 0;
   std::int64_t failed = 0;
-  std::vector<std::string> still_down = {};
-  /// For each of `still_down` the state knows: its latest diagnosis.
-  std::vector<std::pair<std::string, Diagnosis>> diagnoses = {};
+  std::int64_t still_down = 0;
 };
 
-/// Pairs the history's events into outages, per server (only `only`'s servers, when given), and keeps those that
-/// overlap the window from `since` to `now`: one that began before it and is still open is in it.
+/// Pairs the history's events into outages, per definition (only `only`'s servers, when given), and keeps those
+/// that overlap the window from `since` to `now`: one that began before it and is still open is in it. A line that
+/// names no definition (the JS hook's, or one written before they were told apart) goes with the one definition
+/// its name has in the history, or stands alone when it has none or several.
 Report build_report(const state::History& history, util::EpochMs since, util::EpochMs now,
                     const std::vector<std::string>& only = {}, std::int64_t flap_window_ms = 0);
 
-/// The diagnosis of `server` in the state `doc` (its `servers` entry); nothing when it holds none, or the server
-/// is no longer down there.
-std::optional<Diagnosis> current_diagnosis(const boost::json::object& doc, const std::string& server);
+/// Names every server of the report (ServerReport::name): its name alone, unless another of the report has it
+/// too, or it is one of `shared` (names the state knows more than one definition of); then with its folder, scope
+/// or, failing both, the first characters of its definition, until the names differ. build_report names them
+/// from the history alone.
+void name_servers(Report& report, const std::vector<std::string>& shared = {});
+
+/// The names the state `doc` (read whole) holds more than one definition's verdict of.
+std::vector<std::string> names_defined_twice(const boost::json::object& doc);
+
+/// What the state `doc` (read whole) says now of a server whose outage is still open: its latest diagnosis (the
+/// definition's verdict, else its `servers` entry), not the first error the history kept (a 401 first read as "run
+/// /mcp" and later found to be an unset variable says the latter), and the fix. Nothing when the state holds no
+/// entry, or it is no longer down there.
+std::optional<Diagnosis> current_diagnosis(const boost::json::object& doc, const ServerReport& server);
 
 /// The report as `report --json` prints it.
 boost::json::object report_json(const Report& report);

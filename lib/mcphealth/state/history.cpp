@@ -3,6 +3,7 @@
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/redact.hpp>
@@ -40,6 +41,9 @@ constexpr std::string_view k_by = "by";
 constexpr std::string_view k_text = "text";
 constexpr std::string_view k_code = "code";
 constexpr std::string_view k_event = "event";
+constexpr std::string_view k_definition = "definition";
+constexpr std::string_view k_scope = "scope";
+constexpr std::string_view k_project = "project";
 
 // The state file's record of the hooks seen: `agents.<id>.{seenAt,event,path}`.
 constexpr std::string_view k_agents = "agents";
@@ -51,11 +55,6 @@ constexpr std::string_view k_sdk_seen_at = "sdkSeenAt";
 
 /// The longest PATH kept.
 constexpr std::size_t k_max_path_bytes = 8192;
-
-std::string status_of(const json::object& servers, std::string_view name) {
-  const json::object* entry = util::get_object(servers, name);
-  return entry ? ServerEntry::from_json(*entry).status : std::string();
-}
 
 /// Writes all of `text` to `fd`.
 bool write_all(int fd, std::string_view text) {
@@ -118,6 +117,9 @@ json::object HistoryEvent::to_json() const {
   if (!text.empty()) o[k_text] = util::cap_utf8(util::redact(text), k_history_text_bytes);
   if (!code.empty()) o[k_code] = code;
   if (!event.empty()) o[k_event] = event;
+  if (definition) o[k_definition] = *definition;
+  if (scope) o[k_scope] = *scope;
+  if (project) o[k_project] = *project;
   return o;
 }
 
@@ -131,6 +133,9 @@ std::optional<HistoryEvent> HistoryEvent::from_json(const json::object& obj) {
   e.text = util::redact(util::get_string(obj, k_text).value_or(""));
   e.code = util::get_string(obj, k_code).value_or("");
   e.event = util::get_string(obj, k_event).value_or("");
+  e.definition = util::get_string(obj, k_definition);
+  e.scope = util::get_string(obj, k_scope);
+  e.project = util::get_string(obj, k_project);
   return e;
 }
 
@@ -138,27 +143,62 @@ fs::path history_path(const fs::path& state_path) { return state_path.string() +
 fs::path rotated_history_path(const fs::path& state_path) { return state_path.string() + ".history.1.jsonl"; }
 
 std::vector<HistoryEvent> transitions(const json::object& before, const json::object& after, util::EpochMs now) {
+  std::vector<HistoryEvent> out;
+  // One entry's change: `name` as the event names it, `label` the verdict's who (none for a mirror).
+  const auto changed = [&](const json::object* was, const json::object* is, const std::string& name,
+                           const std::optional<std::string>& fp, const json::object& label_from) {
+    const std::string old = was ? ServerEntry::from_json(*was).status : std::string();
+    HistoryEvent e{.at = now, .server = name, .definition = fp};
+    if (fp) {
+      const VerdictLabel label = label_of(label_from);
+      e.server = label.tool_server.value_or(name);
+      e.scope = label.scope;
+      e.project = label.project;
+    }
+    if (is == nullptr) {
+      if (old != "unhealthy") return;
+      e.kind = HistoryKind::forgotten;
+    } else {
+      const ServerEntry entry = ServerEntry::from_json(*is);
+      if (entry.status == old) return;
+      e.by = updated_by(*is).value_or("");
+      if (entry.unhealthy()) {
+        e.kind = HistoryKind::down;
+        e.text = entry.last_error.value_or("");
+        e.code = entry.last_failure_code.text();
+      } else if (entry.healthy() && old == "unhealthy") {
+        e.kind = HistoryKind::up;
+      } else {
+        return;
+      }
+    }
+    out.push_back(std::move(e));
+  };
+  const json::object& defs_was = verdicts(before);
+  const json::object& defs_is = verdicts(after);
+  for (const auto& kv : defs_is) {
+    if (!kv.value().is_object()) continue;
+    const json::value* was = defs_was.if_contains(kv.key());
+    changed(was && was->is_object() ? &was->get_object() : nullptr, &kv.value().get_object(), kv.key(),
+            std::string(kv.key()), kv.value().get_object());
+  }
+  for (const auto& kv : defs_was) {
+    if (defs_is.contains(kv.key()) || !kv.value().is_object()) continue;
+    changed(&kv.value().get_object(), nullptr, kv.key(), std::string(kv.key()), kv.value().get_object());
+  }
+  // The `servers` entries that name no definition: written by a hook that does not tell definitions apart.
   const json::object& was = servers_of(before);
   const json::object& is = servers_of(after);
-  std::vector<HistoryEvent> out;
+  const auto entry_at = [](const json::object& map, std::string_view key) { return util::get_object(map, key); };
   for (const auto& kv : is) {
-    if (!kv.value().is_object()) continue;
-    const ServerEntry entry = ServerEntry::from_json(kv.value().get_object());
-    const std::string old = status_of(was, kv.key());
-    if (entry.status == old) continue;
-    const std::string by = updated_by(kv.value().get_object()).value_or("");
-    if (entry.unhealthy()) {
-      out.push_back({.at = now, .kind = HistoryKind::down, .server = kv.key(), .by = by,
-                     .text = entry.last_error.value_or(""), .code = entry.last_failure_code.text()});
-    } else if (entry.healthy() && old == "unhealthy") {
-      out.push_back({.at = now, .kind = HistoryKind::up, .server = kv.key(), .by = by});
-    }
+    if (!kv.value().is_object() || definition_of(kv.value().get_object())) continue;
+    changed(entry_at(was, kv.key()), &kv.value().get_object(), kv.key(), std::nullopt, kv.value().get_object());
   }
   for (const auto& kv : was) {
-    if (is.contains(kv.key()) || status_of(was, kv.key()) != "unhealthy") continue;
-    out.push_back({.at = now, .kind = HistoryKind::forgotten, .server = kv.key()});
+    if (is.contains(kv.key()) || !kv.value().is_object() || definition_of(kv.value().get_object())) continue;
+    changed(&kv.value().get_object(), nullptr, kv.key(), std::nullopt, kv.value().get_object());
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.server < b.server; });
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.server < b.server; });
   return out;
 }
 

@@ -54,6 +54,12 @@ struct HistoryEvent {
   std::string code = {};
   /// For `blocked`: the hook event (`PreToolUse`).
   std::string event = {};
+  /// Which definition of `server` it is about (its fingerprint), and what tells it from another of the same name:
+  /// its scope (`user`, `project`, ...) and, for local and project scope, its folder. Nothing in a line about a
+  /// name without a definition (the JS hook's entry, a connector) or written before definitions were kept here.
+  std::optional<std::string> definition = std::nullopt;
+  std::optional<std::string> scope = std::nullopt;
+  std::optional<std::string> project = std::nullopt;
 
   boost::json::object to_json() const;
   /// Reads a line's object; nothing when it is not a history line.
@@ -64,7 +70,11 @@ struct HistoryEvent {
 std::filesystem::path history_path(const std::filesystem::path& state_path);
 std::filesystem::path rotated_history_path(const std::filesystem::path& state_path);
 
-/// The transitions from `before` to `after` (two state documents) at `now`, in server order.
+/// The transitions from `before` to `after` (two state documents, each with its `servers` and the `definitions`
+/// it holds) at `now`, in server order: a definition's verdict that went down, came back or was forgotten while down
+/// (with its label), and a `servers` entry that names no definition (the JS hook's, a connector's). A mirror that
+/// names a definition is that verdict's copy, not a transition of its own: two servers of one name in two projects
+/// share one mirror, and the second one's verdict is no recovery of the first.
 std::vector<HistoryEvent> transitions(const boost::json::object& before, const boost::json::object& after,
                                       util::EpochMs now);
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace mcphealth::state {
 
@@ -237,7 +238,10 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
   const bool verdicts_inside = !definitions.empty();
   for (const auto& kv : on_file) definitions[kv.key()] = kv.value();
 
-  const boost::json::object before{{"servers", servers_of(snap.doc)}};
+  // As they stood, for the history's transitions: the mirrors, and the verdicts this write may touch.
+  // (`definitions` is copied first: the non-const servers_of may add `servers` and move the document's members.)
+  json::object before{{"definitions", definitions}};
+  before["servers"] = servers_of(std::as_const(snap.doc));
   const util::EpochMs now = m_clock.now_ms();
   Shelf folders = shelf();
   const bool moved = snap.status == LoadStatus::ok && move_bindings_out(snap.doc, folders, now);
@@ -255,7 +259,7 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
   }
   // Each verdict that changed, in its file; each removed, its file gone. Before the state file: its `servers`
   // mirrors them.
-  const json::object after = std::move(object_at(snap.doc, "definitions"));
+  json::object after = std::move(object_at(snap.doc, "definitions"));
   snap.doc.erase("definitions");
   for (const auto& kv : after) {
     if (!kv.value().is_object()) continue;
@@ -281,6 +285,7 @@ UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms
   }
   done.written = true;
   // Best effort: the verdict is written; a history that cannot be is said by the commands that read it (doctor).
+  snap.doc["definitions"] = std::move(after);
   (void)append_history(transitions(before, snap.doc, m_clock.now_ms()));
   return done;
 }
