@@ -64,6 +64,35 @@ case_the_front_alone_answers_a_cache_hit_a_non_mcp_call_and_the_status_line() {
   assert_contains "$OUT" "cmake --install"
 }
 
+# On a cache hit the front's cost is mostly page faults, one per 64 KiB block of its code touched first
+# (cmd/CMakeLists.txt): the functions the calls it answers alone run (cmd/front.order) are laid out together. Linked
+# in the linker's own order they spread over 38 blocks; ordered, over 8. A front.order gone stale (most of its names
+# renamed away) is said here too.
+case_the_front_lays_out_the_code_of_its_common_path_together() {
+  if [ "${MCPHEALTH_STATIC_FRONT:-OFF}" != ON ]; then
+    echo "skip: this build links the front dynamically (MCPHEALTH_STATIC_FRONT=OFF): its code is not laid out"
+    exit 77
+  fi
+  readelf -p .comment "$MCPHEALTH_BIN" | grep -q LLD || skip "the front was not linked by lld (no ld.lld at configure time)"
+  OUT=$("$PY" - "$MCPHEALTH_SOURCE_DIR/cmd/front.order" "$MCPHEALTH_BIN" <<'PY'
+import subprocess, sys
+order = [l.strip() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+where = {}
+for line in subprocess.run(["nm", "--defined-only", sys.argv[2]], capture_output=True, text=True, check=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) == 3 and parts[1] in "tTwW":
+        where.setdefault(parts[2], int(parts[0], 16))
+found = [where[name] for name in order if name in where]
+print(len(order), len(found), len({a >> 16 for a in found}))
+PY
+)
+  local listed found blocks
+  read -r listed found blocks <<<"$OUT"
+  [ $((found * 10)) -ge $((listed * 9)) ] ||
+    fail "cmd/front.order names $listed functions, the front has $found of them: run scripts/front-order"
+  [ "$blocks" -le 12 ] || fail "the common path's functions spread over $blocks blocks of 64 KiB (at most 12)"
+}
+
 # The payload the full binary reads is the one the agent sent, however long: past a pipe's 64 KiB, and cut when it
 # was cut, said once.
 case_a_call_handed_on_arrives_whole() {
