@@ -50,9 +50,10 @@ void register_probe(CLI::App& app, CommandLine& command_line) {
       ->type_name("MS")
       ->check(whole_number(1, 3'600'000));
   sub->add_option("--parallel", o->parallel,
-                  "At most N local servers starting, or busy, at a time; one that has started and waits for its "
-                  "answer holds no slot (default: one per core, at least 3, the pace Claude Code starts local "
-                  "servers at; 0: all at once)")
+                  "At most N local servers starting, or busy, at a time until the first starts show what a start "
+                  "costs, then as many as the cores get through in 70% of the timeout; one that has started and "
+                  "waits for its answer holds no slot (default: one per core, at least 3, the pace Claude Code "
+                  "starts local servers at; 0: all at once)")
       ->type_name("N")
       ->check(whole_number(0, 4096));
   add_format_options(*sub, o->format);

@@ -116,6 +116,41 @@ TEST_CASE("a stdio probe reports a missing command without spawning", "[probe]")
   CHECK(r.reason == "spawn nope ENOENT");
 }
 
+TEST_CASE("the start pacer lets as many start together as the budget holds once a start's cost is seen",
+          "[probe][pacer]") {
+  util::SystemClock clock;
+  probe::StartPacer pacer(1);
+  pacer.allow_backlog(2000, 2);
+  CHECK(pacer.capacity() == 1); // no start seen yet: the slots alone
+  {
+    probe::StartPacer::Ticket first = pacer.enter();
+    // A start that takes some CPU, then waits as a server does for its client.
+    auto child = proc::spawn({"/bin/sh", {"-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; exec sleep 5"},
+                              std::nullopt, {}});
+    REQUIRE(child);
+    first.started((*child)->pid());
+    clock.sleep_ms(150);
+    const auto cpu = platform::group_cpu((*child)->pid());
+    first.answered();
+    if (cpu) {
+      const std::int64_t cost = std::max<std::int64_t>(cpu->on_cpu_ms, 20);
+      // As many as 2 cores get through in 2 s at that cost (the CPU read a moment later may be a tick more).
+      CHECK(pacer.capacity() > 1);
+      CHECK(pacer.capacity() <= static_cast<std::size_t>(2000 / cost) * 2);
+    } else {
+      CHECK(pacer.capacity() == 1); // the portable build: no start's cost is known
+    }
+    CHECK(pacer.free_slots() == pacer.capacity()); // the answered start holds no slot
+    (*child)->terminate_group(1000, clock);
+  }
+  probe::StartPacer no_budget(3);
+  {
+    probe::StartPacer::Ticket t = no_budget.enter();
+    t.answered();
+  }
+  CHECK(no_budget.capacity() == 3);
+}
+
 TEST_CASE("the start pacer hands a waiting server's slot on, and keeps a busy one's", "[probe][pacer]") {
   util::SystemClock clock;
   auto start = [](std::vector<std::string> args) {

@@ -1,6 +1,7 @@
 #include <mcphealth/mcp/stdio_transport.hpp>
 
 #include <mcphealth/mcp/jsonrpc.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
@@ -15,6 +16,8 @@ namespace json = boost::json;
 namespace {
 constexpr std::size_t k_max_stderr = 4000;
 constexpr std::size_t k_max_line = 16 * 1024 * 1024;
+/// How long a look at whether the child is still busy takes.
+constexpr std::int64_t k_cpu_wait_look_ms = 20;
 } // namespace
 
 bool StdioTransport::running() { return !m_child->poll_exit().has_value(); }
@@ -121,13 +124,31 @@ CallOutcome StdioTransport::call(std::string_view method, const json::object& pa
       out.reason = exit_reason();
       return out;
     }
-    if (m_clock.now_ms() >= deadline) {
+    if (m_clock.now_ms() >= deadline + m_cpu_wait_granted_ms && !waiting_for_cpu()) {
       std::erase_if(m_timed_out, [&](const auto& t) { return t.first == method; });
       m_timed_out.emplace_back(method, id);
       return no_answer_in_time(method);
     }
-    pump(deadline);
+    pump(deadline + m_cpu_wait_granted_ms);
   }
+}
+
+bool StdioTransport::waiting_for_cpu() {
+  if (m_cpu_wait_granted_ms >= m_cpu_wait_most_ms || !running()) return false;
+  // Two looks a moment apart. A child still busy (on a CPU, or waiting for one) gets back the time it was kept from
+  // running since it started; one asleep (a silent server) gets nothing, whatever it waited while it started: its
+  // silence is its own.
+  const auto before = platform::group_cpu(pid());
+  if (!before) return false; // not known here: deadlines as given
+  pump(m_clock.now_ms() + k_cpu_wait_look_ms); // reading meanwhile
+  const auto after = platform::group_cpu(pid());
+  if (!after) return false;
+  const std::int64_t busy = (after->on_cpu_ms - before->on_cpu_ms) + (after->longest_wait_ms - before->longest_wait_ms);
+  if (busy * 4 < k_cpu_wait_look_ms) return false;
+  const std::int64_t owed = std::min(m_cpu_wait_most_ms, after->longest_wait_ms);
+  if (owed <= m_cpu_wait_granted_ms) return false; // it had its time
+  m_cpu_wait_granted_ms = owed;
+  return true;
 }
 
 std::optional<CallOutcome> StdioTransport::late_answer(std::string_view method) {

@@ -30,12 +30,20 @@ public:
   std::optional<std::string> exit_status();
   /// Why the child is gone: its stderr, else `process exited before handshake (<code or signal>)`.
   std::string exit_reason();
+  /// Time the child spent waiting for a CPU it could not get does not count against a call's deadline, up to
+  /// `most_ms` in all: when a deadline passes while the child is still busy (a batch's starts share the cores), the
+  /// deadlines move by the time it was kept from running since it started. A child asleep at its deadline (a silent
+  /// server) gets nothing. 0 (the default): deadlines as given.
+  void allow_cpu_wait(std::int64_t most_ms) { m_cpu_wait_most_ms = most_ms; }
 
 private:
   /// Writes `line` and a newline; false when the child no longer reads.
   bool send(const std::string& line, util::EpochMs deadline);
   /// Reads what is available until `deadline` or until a whole line arrives; handles each line.
   void pump(util::EpochMs deadline);
+  /// At a deadline: true, and the deadlines moved, when the child is still busy and is owed time it waited for a
+  /// CPU.
+  bool waiting_for_cpu();
 
   std::unique_ptr<proc::Child> m_child;
   util::Clock& m_clock;
@@ -46,6 +54,9 @@ private:
   std::string m_err;
   std::vector<boost::json::value> m_messages;
   bool m_closed = false;
+  std::int64_t m_cpu_wait_most_ms = 0;
+  /// How far every deadline has been moved for the child's waits for a CPU.
+  std::int64_t m_cpu_wait_granted_ms = 0;
 };
 
 } // namespace mcphealth::mcp

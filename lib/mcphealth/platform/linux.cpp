@@ -108,21 +108,29 @@ std::vector<ProcessLink> process_table() {
   return all;
 }
 
-std::optional<GroupCpu> group_cpu(pid_t group) {
-  std::optional<GroupCpu> out;
+std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>& groups) {
+  std::map<pid_t, GroupCpu> out;
+  if (groups.empty()) return out;
   each_process([&](long pid) {
     char buf[512];
     long parent = 0, in_group = 0;
-    if (read_proc(pid, "stat", buf, sizeof buf) <= 0 || !parse_stat(buf, parent, in_group) || in_group != group) return;
+    if (read_proc(pid, "stat", buf, sizeof buf) <= 0 || !parse_stat(buf, parent, in_group)) return;
+    if (std::find(groups.begin(), groups.end(), static_cast<pid_t>(in_group)) == groups.end()) return;
     // schedstat: time on a CPU, time waiting for one while runnable (ns), timeslices.
     unsigned long long on_cpu = 0, waited = 0;
     if (read_proc(pid, "schedstat", buf, sizeof buf) <= 0 || std::sscanf(buf, "%llu %llu", &on_cpu, &waited) != 2)
       return;
-    GroupCpu& g = out ? *out : out.emplace();
+    GroupCpu& g = out[static_cast<pid_t>(in_group)];
     g.longest_wait_ms = std::max(g.longest_wait_ms, static_cast<std::int64_t>(waited / 1'000'000ULL));
     g.on_cpu_ms += static_cast<std::int64_t>(on_cpu / 1'000'000ULL);
   });
   return out;
+}
+
+std::optional<GroupCpu> group_cpu(pid_t group) {
+  std::map<pid_t, GroupCpu> one = groups_cpu({group});
+  if (one.empty()) return std::nullopt;
+  return one.begin()->second;
 }
 
 void die_with_parent(pid_t parent) {

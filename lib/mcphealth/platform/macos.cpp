@@ -132,6 +132,15 @@ std::optional<GroupCpu> group_cpu(pid_t group) {
   return out;
 }
 
+std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>& groups) {
+  // libproc lists a group's members directly: a group at a time costs no scan of the others.
+  std::map<pid_t, GroupCpu> out;
+  for (pid_t group : groups) {
+    if (auto cpu = group_cpu(group)) out[group] = *cpu;
+  }
+  return out;
+}
+
 void die_with_parent(pid_t) {}
 
 int pipe_cloexec(int fds[2]) { return posix::pipe_cloexec(fds); }

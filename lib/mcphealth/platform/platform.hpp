@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,9 @@ struct GroupCpu {
 
 /// `group`'s use of the CPU, or nothing where that is not known. A scan of every process: not for a hot path.
 std::optional<GroupCpu> group_cpu(pid_t group);
+/// The same for several groups at once, in one scan where a scan is what it takes (a batch's pacer asks for every
+/// server starting, each tick); a group not known is left out.
+std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>& groups);
 
 /// In a child between fork and exec (async-signal-safe only): has the kernel SIGKILL it when `parent` dies, even by
 /// SIGKILL, and `_exit`s at once if `parent` is gone already. Nothing where the kernel has no such request: the

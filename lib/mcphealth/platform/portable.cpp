@@ -22,6 +22,8 @@ std::vector<ProcessLink> process_table() { return {}; }
 
 std::optional<GroupCpu> group_cpu(pid_t) { return std::nullopt; }
 
+std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>&) { return {}; }
+
 void die_with_parent(pid_t) {}
 
 int pipe_cloexec(int fds[2]) { return posix::pipe_cloexec(fds); }

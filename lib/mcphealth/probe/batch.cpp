@@ -24,7 +24,16 @@ std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::
   // waits out its timeout holds no slot.
   const std::size_t workers = std::min(items.size(), k_max_probe_threads);
   std::optional<StartPacer> pacer;
-  if (parallel != 0) pacer.emplace(parallel);
+  if (parallel != 0) {
+    pacer.emplace(parallel);
+    // Once a start's cost is seen, as many may start together as the cores get through in part of the shortest
+    // timeout: a silent server started early waits its timeout out beside the others' starts, not after them.
+    std::int64_t shortest = 0;
+    for (const BatchItem& item : items) {
+      if (item.spec.timeout_ms > 0 && (shortest == 0 || item.spec.timeout_ms < shortest)) shortest = item.spec.timeout_ms;
+    }
+    pacer->allow_backlog(shortest * k_backlog_percent / 100, std::thread::hardware_concurrency());
+  }
   // The slowest last time first: a server that waits out its timeout should not be the last to start.
   std::vector<std::size_t> order(items.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -34,6 +34,9 @@ std::size_t default_parallelism();
 
 /// The most probes a batch runs at once (each on a thread of its own): beyond it, a probe waits for one to end.
 inline constexpr std::size_t k_max_probe_threads = 64;
+/// The part of the shortest timeout a batch's starts may take together once their cost is known (StartPacer's
+/// backlog): the rest is the margin for a start dearer than the dearest seen.
+inline constexpr std::int64_t k_backlog_percent = 70;
 
 /// Probes every item (as its spec says), results in the items' order. `parallel` local servers at most start, or
 /// run busy, at once (0 = all at once): one that has started and waits for nothing but its timeout does not count

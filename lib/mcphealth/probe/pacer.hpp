@@ -5,6 +5,12 @@
 // process group neither ran nor waited to run for a while: it sleeps) hands its slot on. One busy in a loop of its own
 // keeps it. Starved servers are still told apart by the probe itself (probe::starved_of_cpu): pacing only makes that
 // rarer.
+//
+// A batch with a backlog budget learns what a start costs from its own servers (the CPU one used until it answered
+// or went quiet) and then lets as many start at once as the machine's cores get through within the budget (a part
+// of the probes' timeout): a server's timeout runs from its start, so one that never answers is better started
+// early among the others than last, after them. That is what makes a first run, which has no history to start the
+// silent ones first, as short as the next. Until a start's cost is known, `slots` alone.
 #include <mcphealth/proc/child.hpp>
 
 #include <condition_variable>
@@ -20,6 +26,10 @@ class StartPacer {
 public:
   /// `slots`: how many servers may start or run busy at once; `tick_ms`: how often the holders' CPU is sampled.
   explicit StartPacer(std::size_t slots, std::int64_t tick_ms = 25);
+
+  /// Lets more than `slots` start at once, once a start's cost is known: as many as `cores` get through in
+  /// `budget_ms` of CPU time each, at the dearest start seen so far.
+  void allow_backlog(std::int64_t budget_ms, std::size_t cores);
   ~StartPacer();
   StartPacer(const StartPacer&) = delete;
   StartPacer& operator=(const StartPacer&) = delete;
@@ -35,6 +45,8 @@ public:
     ~Ticket() { leave(); }
     /// The server started as process group `group`: from now on its idling hands the slot on.
     void started(pid_t group);
+    /// The server answered (or ended): the CPU its start took is what a start costs, and its slot is free.
+    void answered();
 
   private:
     friend class StartPacer;
@@ -50,6 +62,8 @@ public:
 
   /// How many slots are free now (for tests).
   std::size_t free_slots();
+  /// How many may start or run busy at once now (for tests): `slots`, or more once a start's cost is known.
+  std::size_t capacity();
 
 private:
   struct Holder {
@@ -60,13 +74,21 @@ private:
     int quiet_ticks = 0;
   };
   void give_back(Holder& h);
+  /// A start's cost seen: the slots it allows from now on.
+  void learn(std::int64_t cpu_ms);
+  std::size_t capacity_locked() const;
   void watch();
 
   const std::int64_t m_tick_ms;
   std::mutex m_mutex;
   std::condition_variable m_freed;
   std::condition_variable m_wake;
-  std::size_t m_free;
+  const std::size_t m_slots;
+  std::size_t m_holding = 0;
+  std::int64_t m_budget_ms = 0;
+  std::size_t m_cores = 1;
+  /// The dearest start seen so far (CPU ms); -1: none yet.
+  std::int64_t m_start_cost_ms = -1;
   int m_next_id = 0;
   std::map<int, Holder> m_holders;
   std::multiset<std::size_t> m_waiting;

@@ -111,8 +111,12 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
   if (!started_child) return r;
   ticket.started(started_child->pid());
   mcp::StdioTransport transport(std::move(started_child), clock);
+  // In a batch, the starts share the cores (the pacer lets as many start as it expects them to get through): time a
+  // server waits for a CPU is not its silence, up to twice its timeout more.
+  if (options.pacer != nullptr) transport.allow_cpu_wait(2 * timeout_ms);
   const mcp::HandshakeResult hs = mcp::handshake(transport, first_protocol(options), started + timeout_ms, clock);
   r.latency_ms = clock.now_ms() - started; // the answer's time, not the shutdown's
+  ticket.answered(); // its start's cost is known, and the shutdown needs no slot
   if (hs.answered) {
     take_answer(hs, "stdio", r);
   } else {
