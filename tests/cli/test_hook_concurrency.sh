@@ -31,6 +31,31 @@ case_a_cold_folder_burst_loses_no_failure_mark() {
   assert_eq "$(json_get "$(STATE)" 'sum(1 for e in d["servers"].values() if e["status"] == "unhealthy")')" 64 "marks kept"
 }
 
+# A burst of successes after an outage: 60 PostToolUse restores (6 for each of 10 servers marked down) at once, beside
+# 20 new failures of other servers. Every restore is written: a write rewrites what it changed, so the lock is held
+# for milliseconds, never the 2 s a writer waits for it (issue 39 measured 8 of 60 restores dropped when each write
+# rewrote the whole state).
+case_a_burst_of_restores_loses_none() {
+  local i j pids=()
+  for i in $(seq 1 10); do post_failure_payload "up$i" "$CLIENT_CLOSED" | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err"; done
+  assert_eq "$(json_get "$(STATE)" 'sum(1 for e in d["servers"].values() if e["status"] == "unhealthy")')" 10
+  for j in $(seq 1 6); do
+    for i in $(seq 1 10); do
+      post_payload "up$i" | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
+      pids+=($!)
+    done
+  done
+  for i in $(seq 1 20); do
+    post_failure_payload "down$i" "$CLIENT_CLOSED" | "$MCPHEALTH_BIN" hook >/dev/null 2>>"$T/err" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  ERR=$(cat "$T/err")
+  assert_eq "$(json_get "$(STATE)" 'sorted(k for k, e in d["servers"].items() if e["status"] == "healthy") == sorted("up%d" % i for i in range(1, 11))')" true "every server restored"
+  assert_eq "$(json_get "$(STATE)" 'sum(1 for k, e in d["servers"].items() if k.startswith("down") and e["status"] == "unhealthy")')" 20 "every failure kept"
+  assert_not_contains "$ERR" "still held after"
+}
+
 case_parallel_hooks_share_one_probe_and_one_reconnect() {
   local now; now=$(now_ms)
   seed_state "{\"version\":1,\"servers\":{\"svc\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 60000)),\"expiresAt\":$((now - 60000)),\"nextRetryAt\":$((now - 1)),\"failureCount\":1,\"lastError\":\"x\",\"lastFailureCode\":null}}}"
