@@ -157,6 +157,18 @@ stdio_def() {
   printf '{"command":"%s","args":["%s","--mode","%s"%s]}' "$PY" "$STDIO_SERVER" "$1" "${extra:+,$extra}"
 }
 
+# two_dbs: two projects, $T/proj-a and $T/proj-b, each with a `db` of its own; proj-b's crashes and its call is
+# blocked, then proj-a's answers its call. Sets A and B to the two folders.
+two_dbs() {
+  A="$T/proj-a" B="$T/proj-b"
+  write_config "$A/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def healthy)}}"
+  write_config "$B/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def crash)}}"
+  PROJ=$B hook "$(PROJ=$B pre_payload db)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "proj-b's db is blocked"
+  PROJ=$A hook "$(PROJ=$A pre_payload db)"
+  assert_not_contains "$OUT" '"permissionDecision":"deny"' "proj-a's db answers"
+}
+
 STATE() { echo "$HOME/.claude/mcp-health-cache.json"; }
 
 # BINDINGS [STATE_FILE]: every folder's bindings, kept beside the state file a file per folder (state/bindings.hpp),

@@ -66,14 +66,8 @@ case_an_open_outage_exits_1_and_says_still_down() {
 # the history followed the `servers` mirror the two share, so proj-a's first healthy call ended proj-b's outage
 # in the report (exit 0, "nothing is down now") while proj-b's calls were still blocked.
 case_two_servers_of_one_name_are_two_lines_and_one_answering_ends_no_outage_of_the_other() {
-  local a="$T/proj-a" b="$T/proj-b"
-  write_config "$a/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def healthy)}}"
-  write_config "$b/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def crash)}}"
-  PROJ=$b hook "$(PROJ=$b pre_payload db)"
-  assert_contains "$OUT" '"permissionDecision":"deny"' "proj-b's db is blocked"
-  PROJ=$a hook "$(PROJ=$a pre_payload db)"
-  assert_not_contains "$OUT" '"permissionDecision":"deny"' "proj-a's db answers"
-  PROJ=$b hook "$(PROJ=$b pre_payload db)"
+  two_dbs
+  PROJ=$B hook "$(PROJ=$B pre_payload db)"
   assert_contains "$OUT" '"permissionDecision":"deny"' "proj-b's db is still blocked"
   mcph report
   assert_eq "$RC" 1 "proj-b's outage is still open: $OUT"
@@ -83,7 +77,7 @@ case_two_servers_of_one_name_are_two_lines_and_one_answering_ends_no_outage_of_t
   mcph report --json
   assert_eq "$(json_eval "$OUT" '" / ".join(s["name"] for s in d["stillDown"])')" "db (proj-b)"
   assert_eq "$(json_eval "$OUT" 'sum(s["blockedCalls"] for s in d["servers"] if s["name"] == "db (proj-b)")')" 2
-  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["project"]')" "$b"
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["project"]')" "$B"
 }
 
 case_a_bad_since_is_a_usage_error() {

@@ -368,13 +368,8 @@ case_in_80_columns_the_reason_is_shown_whole_and_hints_break_between_words() {
 
 case_here_judges_the_folder_you_are_in_and_two_servers_of_one_name_say_which() {
   # Two projects, each with a `db` of its own: proj-b's is down, proj-a's answers.
-  local a="$T/proj-a" b="$T/proj-b"
-  write_config "$a/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def healthy)}}"
-  write_config "$b/.mcp.json" "{\"mcpServers\":{\"db\":$(stdio_def crash)}}"
-  PROJ=$b hook "$(PROJ=$b pre_payload db)"
-  assert_contains "$OUT" '"permissionDecision":"deny"' "proj-b's db is blocked"
-  PROJ=$a hook "$(PROJ=$a pre_payload db)"
-  cd "$a"
+  two_dbs
+  cd "$A"
   mcph status -q
   assert_eq "$RC" 1 "everything: a db is down"
   mcph status -q --here
