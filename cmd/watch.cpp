@@ -177,7 +177,12 @@ public:
     if (!m_terminal) return;
     const std::size_t width = terminal_width().value_or(100);
     const std::size_t height = terminal_height();
-    std::vector<std::string> head{fit_width(m_title + "   q: quit", width)};
+    std::string title = m_title + "   q: quit";
+    if (m_sweep) {
+      title += "   probing: " + std::to_string(m_sweep->done) + " of " + std::to_string(m_sweep->total) + " done, " +
+               std::to_string(m_sweep->elapsed_ms / 1000) + "s";
+    }
+    std::vector<std::string> head{fit_width(title, width)};
     // The state file's problems (and the servers'), in the header: two lines at most.
     for (std::size_t i = 0; i < report.warnings.size() && i < 2; ++i) {
       const bool more = i == 1 && report.warnings.size() > 2;
@@ -218,6 +223,8 @@ public:
     std::fflush(stdout);
   }
 
+  void sweeping(const std::optional<ops::SweepProgress>& progress) override { m_sweep = progress; }
+
   /// The last report the loop handed over (what `--once` prints).
   const std::optional<ops::StatusReport>& last() const { return m_last; }
 
@@ -233,6 +240,7 @@ private:
   std::string m_title;
   std::deque<std::string> m_recent; // the view's log pane
   std::optional<ops::StatusReport> m_last;
+  std::optional<ops::SweepProgress> m_sweep;
 };
 
 } // namespace

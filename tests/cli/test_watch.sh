@@ -331,6 +331,31 @@ case_exec_runs_for_changes_not_for_each_failed_check() {
   assert_eq "$(grep -c '"event":"still-down"' "$T/exec.log")" 0
 }
 
+# While a sweep waits for a hung server (60 s here), the view stays live: it is drawn again every second, saying how
+# far the sweep has come and for how long. (It froze until the probe ended.)
+case_the_view_stays_live_while_a_sweep_waits_for_a_hung_server() {
+  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
+  local marker="hung-live-$$-$RANDOM" session="mcphealth-live-$$" i screen="" later=""
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--message\",\"$marker\"")}}"
+  cleanup_add "tmux -S '$T/tmux' kill-server"
+  tm new-session -d -s "$session" -x 160 -y 40 \
+    "cd '$PROJ' && HOME='$HOME' MCPHEALTH_TIMEOUT_MS=60000 '$MCPHEALTH_BIN' watch --probe; sleep 30"
+  for i in $(seq 1 100); do
+    screen=$(tm capture-pane -p -t "$session")
+    [[ $screen == *"probing: 0 of 1 done, "* ]] && break
+    sleep 0.1
+  done
+  assert_contains "$screen" "probing: 0 of 1 done, " "the view is drawn while the probe waits"
+  pgrep -f "$marker" >/dev/null || fail "the hung server is not the one being probed"
+  # Two seconds on, still within the probe's wait: drawn again, the seconds moved on.
+  sleep 2.2
+  later=$(tm capture-pane -p -t "$session")
+  assert_contains "$later" "probing: 0 of 1 done, "
+  [ "$(grep -o 'done, [0-9]*s' <<<"$later")" != "$(grep -o 'done, [0-9]*s' <<<"$screen")" ] ||
+    fail "the view did not move on in 2 s: $(grep -o 'done, [0-9]*s' <<<"$later")"
+  tm send-keys -t "$session" q
+}
+
 case_q_is_heard_while_a_sweep_waits_for_a_hung_server() {
   command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   local marker="hung-for-q-$$-$RANDOM" session="mcphealth-q-$$" i

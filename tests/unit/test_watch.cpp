@@ -72,6 +72,10 @@ struct RecordingSink final : ops::WatchSink {
   void transition(const ops::WatchEvent& e) override { events.push_back(e); }
   void warning(const std::string& text) override { warnings.push_back(text); }
   void status(const ops::StatusReport&) override { ++reports; }
+  std::vector<ops::SweepProgress> sweeps;
+  void sweeping(const std::optional<ops::SweepProgress>& p) override {
+    if (p) sweeps.push_back(*p);
+  }
 };
 } // namespace
 

@@ -175,7 +175,7 @@ Watcher::Watcher(const config::Settings& settings, config::DiscoveryInputs base,
     : m_settings(settings), m_base(std::move(base)), m_env(env), m_clock(clock), m_resolve_every_ms(resolve_every_ms),
       m_jitter(jitter), m_only(only), m_path(path), m_every_ms(every_ms) {}
 
-Sweep Watcher::sweep(const std::atomic<bool>& stop) {
+Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
   Sweep out;
   util::EpochMs now = m_clock.now_ms();
   state::StateStore store(m_settings.state_path.value, m_clock);
@@ -215,8 +215,13 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop) {
   }
   if (!due.empty()) {
     probe::LiveProber prober(m_clock);
-    std::vector<probe::BatchOutcome> outcomes =
-        probe::probe_batch(items, probe::default_parallelism(), [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock);
+    std::atomic<std::size_t> ended{0};
+    const util::EpochMs began = m_clock.now_ms();
+    probe::BatchWaiting tick;
+    if (waiting) tick = [&] { waiting(ended.load(), items.size(), began); };
+    std::vector<probe::BatchOutcome> outcomes = probe::probe_batch(
+        items, probe::default_parallelism(), [&] { return std::make_unique<probe::LiveProber>(m_clock); }, m_clock,
+        [&](std::size_t done, std::size_t, const std::string&) { ended.store(done); }, tick);
     for (std::size_t i = 0; i < due.size(); ++i) {
       if (auto r = probe::not_on_this_path(*due[i]->resolved, m_path, m_env.get("PATH").value_or(""))) outcomes[i].result = *r;
     }
@@ -272,7 +277,17 @@ WatchLoop::~WatchLoop() = default;
 util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
   util::EpochMs next = m_clock.now_ms() + 1000; // a view's "ago / retry in" columns move every second
   if (m_watcher) {
-    const Sweep sweep = m_watcher->sweep(stop);
+    // A view stays live while the probes run (a hung server's take its whole timeout): the state as it stood, its
+    // columns moving, and how far the sweep has come.
+    Watcher::Progress waiting;
+    if (m_plan.report_status) {
+      waiting = [&](std::size_t done, std::size_t total, util::EpochMs since) {
+        m_sink.sweeping(SweepProgress{done, total, m_clock.now_ms() - since});
+        report(m_store.read()); // with what hooks wrote meanwhile
+      };
+    }
+    const Sweep sweep = m_watcher->sweep(stop, waiting);
+    if (m_plan.report_status) m_sink.sweeping(std::nullopt);
     if (stop.load()) return next;
     if (sweep.not_recorded) m_sink.warning("this sweep's verdicts were not recorded: " + *sweep.not_recorded);
     next = std::min(next, sweep.next_at);
@@ -298,7 +313,12 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
       m_sink.warning("cannot write " + m_plan.prometheus->string() + ": " + written.error().message);
     }
   }
-  if (m_plan.report_status) {
+  if (m_plan.report_status) report(after);
+  return next;
+}
+
+void WatchLoop::report(const state::StateSnapshot& now_state) {
+  {
     const util::EpochMs now = m_clock.now_ms();
     if (!m_configured_once || now - m_configured_at > m_plan.interval_ms) {
       Bound bound = read_bound(m_settings.state_path.value, m_env);
@@ -307,19 +327,18 @@ util::EpochMs WatchLoop::turn(const std::atomic<bool>& stop) {
       m_configured_at = now;
       m_configured_once = true;
     }
-    StatusReport report = build_status(after, m_configured, m_settings, now, m_bound);
+    StatusReport report = build_status(now_state, m_configured, m_settings, now, m_bound);
     // The verdicts in force (superseded ones are not shown), of the agent asked about.
     RowSelection rows;
     if (m_plan.agent) rows.agent = std::string(m_plan.agent->id);
     (void)select_rows(report, rows);
     // The state file's own problems first (not writable, moved aside, newer): a view shows them in its header.
-    std::vector<std::string> warnings = state_warnings(m_settings.state_path.value, after, m_settings);
+    std::vector<std::string> warnings = state_warnings(m_settings.state_path.value, now_state, m_settings);
     warnings.insert(warnings.end(), report.warnings.begin(), report.warnings.end());
     report.warnings = std::move(warnings);
     m_down = std::any_of(report.rows.begin(), report.rows.end(), [](const auto& r) { return r.down(); });
     m_sink.status(report);
   }
-  return next;
 }
 
 } // namespace mcphealth::ops

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <map>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,9 +85,12 @@ public:
           std::int64_t resolve_every_ms, Jitter jitter, const agent::Agent* only = nullptr,
           probe::PathOrigin path = probe::PathOrigin::agents, std::int64_t every_ms = 0);
 
+  /// How far a sweep has come: probes ended of how many, and since when it runs.
+  using Progress = std::function<void(std::size_t done, std::size_t total, util::EpochMs since)>;
+
   /// Probes every definition that is due (all at once), recovers and records them; a probe cut short by `stop` is
-  /// not recorded.
-  Sweep sweep(const std::atomic<bool>& stop);
+  /// not recorded. While the probes run, `waiting` is called about every second on this thread (a view redraws).
+  Sweep sweep(const std::atomic<bool>& stop, const Progress& waiting = {});
 
   /// How many definitions it watches (after the last sweep).
   std::size_t watched() const { return m_candidates.size(); }
@@ -108,6 +112,13 @@ private:
   std::map<std::string, util::EpochMs> m_seen_at;
 };
 
+/// How far the sweep under way has come.
+struct SweepProgress {
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::int64_t elapsed_ms = 0;
+};
+
 /// Where a watch's findings go: the front end prints events, draws the view, or both.
 class WatchSink {
 public:
@@ -116,8 +127,12 @@ public:
   virtual void transition(const WatchEvent& event) = 0;
   /// A problem worth a line on stderr (a sweep not recorded, an --exec that failed, metrics not written).
   virtual void warning(const std::string& text) = 0;
-  /// The state as it stands after a turn, for a view (only when WatchOptions::report_status).
+  /// The state as it stands after a turn, for a view (only when WatchOptions::report_status); also about every
+  /// second while a sweep's probes run, the state as it stood before them.
   virtual void status(const StatusReport& report) = 0;
+  /// While a sweep's probes run: how many have ended, of how many, and for how long it has run; nothing once it is
+  /// over. Said before each status() of a sweep.
+  virtual void sweeping(const std::optional<SweepProgress>& progress) = 0;
 };
 
 /// What a watch does each turn.
@@ -158,6 +173,9 @@ public:
   bool something_down() const { return m_down; }
 
 private:
+  /// Builds the status report of `now_state` and hands it to the sink.
+  void report(const state::StateSnapshot& now_state);
+
   const config::Settings& m_settings;
   const config::DiscoveryInputs& m_inputs;
   const util::Environment& m_env;

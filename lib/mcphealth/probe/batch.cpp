@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <new>
 #include <optional>
 #include <system_error>
@@ -17,7 +19,7 @@ std::size_t default_parallelism() { return std::max<std::size_t>(3, std::thread:
 
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
                                       const ProberFactory& make_prober, util::Clock& clock,
-                                      const BatchProgress& progress) {
+                                      const BatchProgress& progress, const BatchWaiting& waiting) {
   std::vector<BatchOutcome> out(items.size());
   if (items.empty()) return out;
   // A probe per thread, up to a bound; `parallel` paces the local servers' starts (probe/pacer.hpp), so one that
@@ -71,20 +73,39 @@ std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::
       }
     }
   };
-  if (workers == 1) {
+  if (workers == 1 && !waiting) {
     work();
     return out;
   }
+  // With someone waiting on this thread, every probe runs on a worker, and this thread wakes each tick to call it.
+  std::mutex finished_lock;
+  std::condition_variable finished_cv;
+  std::size_t finished = 0;
+  auto worker = [&] {
+    work();
+    const std::lock_guard<std::mutex> held(finished_lock);
+    ++finished;
+    finished_cv.notify_all();
+  };
   std::vector<std::thread> threads;
   threads.reserve(workers);
   for (std::size_t w = 0; w < workers; ++w) {
     try {
-      threads.emplace_back(work);
+      threads.emplace_back(worker);
     } catch (const std::system_error&) {
       break; // no more threads here (EAGAIN): the ones started, or this one, take the rest
     }
   }
   if (threads.empty()) work();
+  if (waiting && !threads.empty()) {
+    std::unique_lock<std::mutex> held(finished_lock);
+    while (!finished_cv.wait_for(held, std::chrono::milliseconds(k_batch_waiting_ms),
+                                 [&] { return finished == threads.size(); })) {
+      held.unlock();
+      waiting();
+      held.lock();
+    }
+  }
   for (auto& t : threads) t.join();
   return out;
 }

@@ -38,15 +38,20 @@ inline constexpr std::size_t k_max_probe_threads = 64;
 /// backlog): the rest is the margin for a start dearer than the dearest seen.
 inline constexpr std::int64_t k_backlog_percent = 70;
 
-/// Probes every item (as its spec says), results in the items' order. `parallel` local servers at most start, or
-/// run busy, at once (0 = all at once): one that has started and waits for nothing but its timeout does not count
-/// (probe/pacer.hpp), so servers that never answer cost one timeout together, not one per round.
 /// Told after each probe of a batch ends: how many have, of how many, and the one that just did. Called from the
 /// batch's threads, one call at a time.
 using BatchProgress = std::function<void(std::size_t done, std::size_t total, const std::string& name)>;
+/// Called about every k_batch_waiting_ms on the thread that called probe_batch, while the probes run (that thread
+/// probes nothing itself then): what a live view redraws with, so that a probe waiting 30 s for a hung server does
+/// not freeze the screen.
+using BatchWaiting = std::function<void()>;
+inline constexpr std::int64_t k_batch_waiting_ms = 1000;
 
+/// Probes every item (as its spec says), results in the items' order. `parallel` local servers at most start, or
+/// run busy, at once (0 = all at once): one that has started and waits for nothing but its timeout does not count
+/// (probe/pacer.hpp), so servers that never answer cost one timeout together, not one per round.
 std::vector<BatchOutcome> probe_batch(const std::vector<BatchItem>& items, std::size_t parallel,
                                       const ProberFactory& make_prober, util::Clock& clock,
-                                      const BatchProgress& progress = {});
+                                      const BatchProgress& progress = {}, const BatchWaiting& waiting = {});
 
 } // namespace mcphealth::probe
