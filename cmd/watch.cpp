@@ -161,7 +161,7 @@ public:
     // One line each, whatever the reason holds (a traceback's last meaningful line).
     const std::string reason = util::last_meaningful_line(ev.reason);
     // A project's server says which project: two folders may each have a `db`.
-    const std::string which = ev.project ? " (" + std::filesystem::path(*ev.project).filename().string() + ")" : "";
+    const std::string which = ev.project ? " (" + ops::project_word(*ev.project) + ")" : "";
     remember(util::format_iso8601_ms(ev.ts).substr(11, 8) + "  " + ev.server + which + "  " + ev.event + " (" + ev.from + " -> " +
              ev.to + ", by " + ev.by + ")" + (reason.empty() ? "" : ": " + reason));
   }

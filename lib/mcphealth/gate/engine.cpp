@@ -366,8 +366,6 @@ private:
     return true;
   }
 
-  /// Carries an answer out: a block is settled against fail-open (read only now: an allow needs no settings), its
-  /// lines said, its refresh started, a block added to the history.
   /// The folder's binding of the call's server as the steps found it (the configs' target, else the stored
   /// binding), for the history's lines: which of two servers of one name they are about.
   template <typename Facts>
@@ -381,6 +379,8 @@ private:
     return std::nullopt;
   }
 
+  /// Carries an answer out: a block is settled against fail-open (read only now: an allow needs no settings), its
+  /// lines said, its refresh started, a block added to the history (of the definition `about` binds, when known).
   HookOutcome carry_out(Plan plan, const std::optional<state::Binding>& about = std::nullopt) {
     if (plan.block_line) plan = settle(std::move(plan), m_reader.fail_open());
     for (const std::string& line : plan.said) m_sink.log(line);

@@ -1,6 +1,7 @@
 #include <mcphealth/ops/report.hpp>
 
 #include <mcphealth/ops/hints.hpp>
+#include <mcphealth/ops/status.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/health.hpp>
 #include <mcphealth/state/verdicts.hpp>
@@ -9,7 +10,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <map>
 
 namespace mcphealth::ops {
@@ -25,12 +25,6 @@ namespace {
 
 /// A report's group: a server's name and, when its lines tell it, the definition.
 using GroupKey = std::pair<std::string, std::string>;
-
-/// The last folder of `project`: what tells two servers of one name apart to a reader (`proj-b`).
-std::string folder_word(const std::string& project) {
-  const std::filesystem::path folder(project);
-  return folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string();
-}
 
 } // namespace
 
@@ -118,7 +112,7 @@ void name_servers(Report& report, const std::vector<std::string>& shared) {
   const auto label = [](const ServerReport& s, int detail) -> std::string {
     if (!s.definition) return "name only";
     std::string words;
-    if (s.project) words = folder_word(*s.project);
+    if (s.project) words = project_word(*s.project);
     if (s.scope && (words.empty() || detail >= 1)) words += (words.empty() ? "" : ", ") + *s.scope;
     if (words.empty() || detail >= 2) words += (words.empty() ? "" : ", ") + s.definition->substr(0, 8);
     return words;

@@ -366,15 +366,18 @@ std::string status_line(const StatusReport& report) {
   return line;
 }
 
+std::string project_word(const std::string& project) {
+  const std::filesystem::path folder(project);
+  return folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string();
+}
+
 std::string display_name(const StatusRow& row, const std::vector<StatusRow>& rows) {
   const auto shares = [&](const StatusRow& other) {
     return &other != &row && other.name == row.name && other.definition != row.definition;
   };
   if (std::none_of(rows.begin(), rows.end(), shares)) return row.name;
   if (row.project) {
-    const std::filesystem::path folder(*row.project);
-    const std::string last = folder.filename().empty() ? folder.parent_path().filename().string() : folder.filename().string();
-    if (!last.empty()) return row.name + " (" + last + ")";
+    if (const std::string last = project_word(*row.project); !last.empty()) return row.name + " (" + last + ")";
   }
   return row.scope ? row.name + " (" + *row.scope + ")" : row.name;
 }

@@ -123,6 +123,10 @@ struct RowSelection {
 /// (`db (proj-b)`: the project's folder, by its last part; `db (user)`: the scope).
 std::string display_name(const StatusRow& row, const std::vector<StatusRow>& rows);
 
+/// The last folder of a project's path (`/home/u/src/proj-b/` gives `proj-b`): what tells two servers of one name
+/// apart to a reader, in status, report and watch.
+std::string project_word(const std::string& project);
+
 /// Keeps the rows `selection` asks for, and of the per-server warnings those of the servers kept. A name no row has
 /// is an error naming it and the names there are. A name asked for shows its row in force, not a superseded one.
 util::Result<void> select_rows(StatusReport& report, const RowSelection& selection);
