@@ -1,11 +1,14 @@
-// The agent table's shared rules (agent/agents.cpp): which folders count as in use.
+// The agent table's shared rules (agent/agents.cpp): which folders count as in use, and which agent a payload is.
 #include "fakes.hpp"
 
 #include <mcphealth/agent/agent.hpp>
+#include <mcphealth/util/fs.hpp>
+#include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 using namespace mcphealth;
 
@@ -108,4 +111,37 @@ TEST_CASE("every agent's hook files split into the user's own and the project's,
     // Every agent with project hook files names at least one there (Copilot CLI has none).
     if (a->registration.install_file(agent::InstallScope::project, env, project)) CHECK(in_project > 0);
   }
+}
+
+TEST_CASE("every agent's captured hook payloads are claimed by its own recogniser or by none, never by another's",
+          "[agents]") {
+  // The file's first word names the program that sent it; the Agent SDK's are Claude Code's.
+  const std::map<std::string, std::string> owner{{"claude", "claude-code"}, {"sdk", "claude-code"}, {"codex", "codex"},
+                                                 {"copilot", "copilot"},    {"gemini", "gemini"},   {"qwen", "qwen"}};
+  std::size_t read = 0;
+  for (const auto& file : std::filesystem::directory_iterator(MCPHEALTH_TEST_PAYLOADS)) {
+    if (file.path().extension() != ".json") continue;
+    const std::string name = file.path().filename().string();
+    INFO(name);
+    const auto text = util::read_file(file.path(), 1 << 20);
+    REQUIRE(text);
+    const auto parsed = util::parse_json(*text);
+    REQUIRE(parsed);
+    REQUIRE(parsed->is_object());
+    const auto sender = owner.find(name.substr(0, name.find('-')));
+    REQUIRE(sender != owner.end());
+    std::vector<std::string> claims;
+    for (const agent::Agent* a : agent::agents()) {
+      if (a->dialect.recognizes(parsed->get_object())) claims.emplace_back(a->id);
+    }
+    CHECK(claims.size() <= 1);
+    if (!claims.empty()) CHECK(claims.front() == sender->second);
+    // A shape of its own is recognised: Gemini CLI's tool events (its SessionStart is Claude Code's shape), and
+    // Copilot CLI's camelCase events (its PascalCase ones are Claude Code's shape, named by --agent).
+    const bool own_shape = (sender->second == "gemini" && name.find("Tool") != std::string::npos) ||
+                           (sender->second == "copilot" && name.find("Pascal") == std::string::npos);
+    if (own_shape) CHECK(claims == std::vector<std::string>{sender->second});
+    ++read;
+  }
+  CHECK(read >= 20);
 }
