@@ -157,6 +157,13 @@ stdio_def() {
   printf '{"command":"%s","args":["%s","--mode","%s"%s]}' "$PY" "$STDIO_SERVER" "$1" "${extra:+,$extra}"
 }
 
+# agent_ids: every agent id of the binary's agent table, one per line (as its own error for an unknown --agent lists
+# them), so that a test over every agent takes a new one without being edited.
+agent_ids() {
+  { "$MCPHEALTH_BIN" install --agent '?' 2>&1 || true; } | sed -n 's/.* is not one of \(.*\)$/\1/p' | tr -d ' ' | tr ',' '\n' |
+    grep -vx all
+}
+
 # two_dbs: two projects, $T/proj-a and $T/proj-b, each with a `db` of its own; proj-b's crashes and its call is
 # blocked, then proj-a's answers its call. Sets A and B to the two folders.
 two_dbs() {

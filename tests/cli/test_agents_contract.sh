@@ -65,7 +65,9 @@ case_install_and_uninstall_round_trip_for_every_agent() {
   local id file
   copy_mcphealth "$T/bin"
   # --no-trust: codex is not here to ask (that verdict, registered but trust unverified, is test_doctor.sh's).
-  for id in claude-code codex gemini copilot cursor windsurf; do
+  local ids; ids=$(agent_ids)
+  [ "$(wc -l <<<"$ids")" -ge 8 ] || fail "the agent table as the binary lists it: $ids"
+  for id in $ids; do
     mcph install --agent "$id" --binary "$T/bin/mcphealth" --no-trust --json
     assert_eq "$RC" 0 "install --agent $id: $ERR"
     file=$(json_eval "$OUT" 'd["file"]')

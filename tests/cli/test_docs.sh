@@ -47,6 +47,33 @@ case_man_page_documents_every_option_help_lists() {
   for cmd in $COMMANDS; do assert_contains "$text" "mcphealth $cmd"; done
 }
 
+# Every list of the agents in the man page (an option's ids, the AGENTS section's) names every agent of the binary's
+# table: a new agent missing from one fails here, not in a reader's hands.
+case_every_agent_list_of_the_man_page_names_every_agent() {
+  local ids; ids=$(agent_ids | tr '\n' ' ')
+  OUT=$("$PY" - "$MCPHEALTH_SOURCE_DIR/man/mcphealth.1" $ids <<'PY'
+import re, sys
+text = open(sys.argv[1]).read().replace("\n", " ")
+ids = sys.argv[2:]
+word = lambda i: "\\fB" + i.replace("-", "\\-") + "\\fR"
+lists = 0
+# A list: two or more agent ids one after the other, joined by commas, "or" and "and"; up to where it stops.
+for m in re.finditer(r"(?:\\fB[a-z\\-]+\\fR(?: \([^()]*(?:\([^()]*\)[^()]*)*\))?(?:, | or | and |,? or )){3,}\\fB[a-z\\-]+\\fR", text):
+    span = m.group(0)
+    named = [i for i in ids if word(i) in span]
+    if len(named) < 3:
+        continue  # a list of something else (events, scopes)
+    lists += 1
+    missing = [i for i in ids if word(i) not in span]
+    if missing:
+        print("missing %s in: %s" % (", ".join(missing), span[:160]))
+print("lists %d" % lists)
+PY
+)
+  assert_not_contains "$OUT" "missing"
+  [ "$(sed -n 's/^lists //p' <<<"$OUT")" -ge 4 ] || fail "the man page's agent lists were not found: $OUT"
+}
+
 case_man_page_documents_every_variable_in_both_spellings() {
   local text var
   text=$(groff -man -Tascii "$MAN" 2>/dev/null | col -b)
