@@ -7,6 +7,7 @@
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/diff.hpp>
 #include <mcphealth/util/env.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
@@ -300,7 +301,7 @@ int install_for(const InstallOptions& o, const agent::Agent& agent, bool uninsta
   const ops::InstallPlan& plan = done->plan;
   const std::optional<fs::path>& backup = done->backup;
   // A file the run removes is shown going, not becoming `{}`: the dry run shows what the run does.
-  std::string diff = ops::unified_diff(plan.before, plan.remove ? std::string() : plan.after, file.string());
+  std::string diff = util::unified_diff(plan.before, plan.remove ? std::string() : plan.after, file.string());
   if (const std::string after = "+++ " + file.string() + " (after)\n"; plan.remove && diff.find(after) != std::string::npos) {
     diff.replace(diff.find(after), after.size(), "+++ /dev/null (the file is removed)\n");
   }

@@ -2,6 +2,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/ops/install.hpp>
+#include <mcphealth/util/diff.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
@@ -122,8 +123,8 @@ TEST_CASE("install refuses an event the agent does not have, and a file that doe
 TEST_CASE("the diff shows only the lines that change, with three lines of context", "[install]") {
   const std::string before = "a\nb\nc\nd\ne\nf\ng\n";
   const std::string after = "a\nb\nc\nd\nE\nf\ng\n";
-  CHECK(ops::unified_diff(before, after, "x") == "--- x\n+++ x (after)\n@@ -2,6 +2,6 @@\n b\n c\n d\n-e\n+E\n f\n g\n");
-  CHECK(ops::unified_diff(before, before, "x").empty());
+  CHECK(util::unified_diff(before, after, "x") == "--- x\n+++ x (after)\n@@ -2,6 +2,6 @@\n b\n c\n d\n-e\n+E\n f\n g\n");
+  CHECK(util::unified_diff(before, before, "x").empty());
 }
 
 TEST_CASE("uninstall after install with a status line gives back the bytes: two members go at once", "[install]") {

@@ -5,6 +5,7 @@
 #include <mcphealth/agent/claude_code_servers.hpp>
 
 #include <mcphealth/agent/claude_code_args.hpp>
+#include <mcphealth/agent/claude_code_json.hpp>
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/platform/platform.hpp>
@@ -48,59 +49,6 @@ ClaudePaths claude_paths(const util::Environment& env) {
 }
 
 namespace {
-
-/// A JSON file read whole: its root object, or why there is none.
-struct JsonFile {
-  fs::path path;
-  bool exists = false;
-  std::optional<json::object> root;
-  std::string error;
-  std::size_t line = 0;
-  std::size_t column = 0;
-};
-
-/// Fills `out` from JSON text: its root object, or why there is none.
-void parse_into(JsonFile& out, std::string_view text) {
-  util::JsonParse parsed = util::parse_json(text);
-  if (!parsed) {
-    out.error = parsed.error().message;
-    out.line = parsed.error().line;
-    out.column = parsed.error().column;
-  } else if (!parsed->is_object()) {
-    out.error = "not a JSON object";
-  } else {
-    out.root = std::move(parsed->get_object());
-  }
-}
-
-JsonFile load_json(util::FileReader& reader, const fs::path& path) {
-  JsonFile out;
-  out.path = path;
-  const auto read = reader.read(path);
-  if (!read && read.error().is(util::ReadFailure::missing)) return out;
-  out.exists = true;
-  if (!read) {
-    out.error = read.error().message;
-    return out;
-  }
-  parse_into(out, *read);
-  return out;
-}
-
-/// A `--mcp-config` value that is JSON text rather than a file's name (Claude Code takes both).
-bool is_json_text(const std::string& value) {
-  const std::size_t first = value.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && value[first] == '{';
-}
-
-/// A `--mcp-config` JSON text, read as load_json reads a file (labelled as coming from the command line).
-JsonFile parse_json_text(const std::string& text) {
-  JsonFile out;
-  out.path = "--mcp-config";
-  out.exists = true;
-  parse_into(out, text);
-  return out;
-}
 
 /// A settings source that may approve project servers or enable plugins.
 struct Layer {

@@ -114,8 +114,6 @@ util::Result<InstallDone> install(const InstallRun& run, const util::Environment
 /// `~/.local/state/mcphealth/backups`.
 std::filesystem::path backup_folder(const util::Environment& env);
 
-/// A unified diff of `before` and `after` (`---`/`+++` headers, `@@` hunks with 3 lines of context), empty when equal.
-std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
 
 /// Where the full binary lies from the front's folder: mcphealth is two files (docs/developing.md, "Two binaries"),
 /// `bin/mcphealth`, which a hook runs, and this one, which it starts for everything but a call it answers by reading.
