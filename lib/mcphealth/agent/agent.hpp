@@ -191,6 +191,20 @@ struct Agent {
   std::string_view tested_newest = {};
 };
 
+/// One of an agent's hook event names, and the event it is: a dialect's table of them is its event_names() and
+/// what each means, in one place.
+struct EventName {
+  std::string_view name;
+  hook::Event event;
+};
+/// The event `name` is by `table`; Event::other for a name not in it.
+hook::Event event_in(std::span<const EventName> table, std::string_view name);
+/// The names of `table`, in its order (Dialect::event_names).
+std::vector<std::string_view> names_in(std::span<const EventName> table);
+/// Whether the payload's `key` is one of `names`: an agent's own event names, which no other agent sends
+/// (Dialect::recognizes).
+bool names_one_of(const boost::json::object& payload, std::string_view key, std::initializer_list<std::string_view> names);
+
 /// Names the call's event, the one precedence every dialect keeps: `--event` (`flag`), else the payload's own name
 /// for it (`named`, read from its field `field`), else `fallback` (what `fallback_source` says it is).
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,

@@ -144,6 +144,24 @@ std::pair<const Agent*, std::filesystem::path> read_folder_key(std::string_view 
   return {named ? named : &default_agent(), std::filesystem::path(key.substr(0, open))};
 }
 
+hook::Event event_in(std::span<const EventName> table, std::string_view name) {
+  for (const EventName& e : table) {
+    if (e.name == name) return e.event;
+  }
+  return hook::Event::other;
+}
+
+std::vector<std::string_view> names_in(std::span<const EventName> table) {
+  std::vector<std::string_view> out;
+  for (const EventName& e : table) out.push_back(e.name);
+  return out;
+}
+
+bool names_one_of(const boost::json::object& payload, std::string_view key, std::initializer_list<std::string_view> names) {
+  const std::optional<std::string> named = util::get_string(payload, key);
+  return named && std::find(names.begin(), names.end(), *named) != names.end();
+}
+
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
                 std::string_view field, std::string fallback, std::string fallback_source) {
   if (flag && !flag->empty()) {

@@ -49,10 +49,8 @@ public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment& env) const override {
     hook::HookCall call;
-    const json::object& payload = input.payload;
     // --event, else the payload's hook_event_name, else CLAUDE_HOOK_EVENT_NAME, else PreToolUse.
-    std::optional<std::string> from_payload = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
-                                                               : util::get_string(payload, "hook_event_name");
+    std::optional<std::string> from_payload = hook::string_field(input, "hook_event_name");
     const std::optional<std::string> from_env = env.get("CLAUDE_HOOK_EVENT_NAME");
     if (from_env && !from_env->empty()) name_event(call, event_flag, from_payload, "hook_event_name", *from_env, "CLAUDE_HOOK_EVENT_NAME");
     else name_event(call, event_flag, from_payload, "hook_event_name", "PreToolUse");
@@ -137,8 +135,7 @@ public:
 
 hook::HookCall read_claude_shaped_call(const hook::HookInput& input, const std::optional<std::string>& event_flag) {
   hook::HookCall call;
-  const std::optional<std::string> named = input.incomplete ? hook::find_raw_string_field(input.raw, "hook_event_name")
-                                                            : util::get_string(input.payload, "hook_event_name");
+  const std::optional<std::string> named = hook::string_field(input, "hook_event_name");
   name_event(call, event_flag, named, "hook_event_name", "PreToolUse");
   call.event = hook::event_from_name(call.event_name);
   read_claude_shape(input, call);

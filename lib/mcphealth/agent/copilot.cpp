@@ -59,13 +59,12 @@ std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
   return hook::splits_at(tool_name, '-');
 }
 
-hook::Event meaning(std::string_view name) {
-  if (name == "PreToolUse" || name == "preToolUse") return hook::Event::pre_tool_use;
-  if (name == "PostToolUseFailure" || name == "postToolUseFailure") return hook::Event::post_tool_use_failure;
-  if (name == "PostToolUse" || name == "postToolUse") return hook::Event::post_tool_use;
-  if (name == "SessionStart" || name == "sessionStart") return hook::Event::session_start;
-  return hook::Event::other;
-}
+/// Its events in both spellings: PascalCase (Claude Code's shape) and camelCase.
+constexpr EventName k_events[] = {
+    {"PreToolUse", hook::Event::pre_tool_use},   {"PostToolUseFailure", hook::Event::post_tool_use_failure},
+    {"PostToolUse", hook::Event::post_tool_use}, {"SessionStart", hook::Event::session_start},
+    {"preToolUse", hook::Event::pre_tool_use},   {"postToolUseFailure", hook::Event::post_tool_use_failure},
+    {"postToolUse", hook::Event::post_tool_use}, {"sessionStart", hook::Event::session_start}};
 
 class CopilotDialect final : public Dialect {
 public:
@@ -79,9 +78,7 @@ public:
                       const util::Environment&) const override {
     hook::HookCall call;
     const json::object& payload = input.payload;
-    auto field = [&](std::string_view key) {
-      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
-    };
+    auto field = [&](std::string_view key) { return hook::string_field(input, key); };
     // PascalCase payloads name their event; camelCase ones do not, and are told by their fields.
     const std::optional<std::string> named = field("hook_event_name");
     const bool pascal = named.has_value();
@@ -95,7 +92,7 @@ public:
                                                                          : "preToolUse",
                  "the payload's fields");
     }
-    call.event = meaning(call.event_name);
+    call.event = event_in(k_events, call.event_name);
     const char* tool_key = pascal ? "tool_name" : "toolName";
     const std::optional<std::string> tool_name = field(tool_key);
     call.names_tool = tool_name.has_value();
@@ -131,10 +128,7 @@ public:
     return {json::serialize(json::object{{"additionalContext", context}, {"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
   }
 
-  std::vector<std::string_view> event_names() const override {
-    return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart",
-            "preToolUse", "postToolUseFailure", "postToolUse", "sessionStart"};
-  }
+  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
 
   std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
 };

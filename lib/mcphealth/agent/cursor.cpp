@@ -19,32 +19,26 @@ namespace {
 
 fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".cursor"; }
 
-hook::Event meaning(std::string_view name) {
-  if (name == "beforeMCPExecution") return hook::Event::pre_tool_use;
-  if (name == "afterMCPExecution") return hook::Event::post_tool_use;
-  if (name == "postToolUseFailure") return hook::Event::post_tool_use_failure;
-  if (name == "sessionStart") return hook::Event::session_start;
-  return hook::Event::other;
-}
+constexpr EventName k_events[] = {{"beforeMCPExecution", hook::Event::pre_tool_use},
+                                  {"afterMCPExecution", hook::Event::post_tool_use},
+                                  {"postToolUseFailure", hook::Event::post_tool_use_failure},
+                                  {"sessionStart", hook::Event::session_start}};
 
 class CursorDialect final : public Dialect {
 public:
   /// Its MCP events' names.
   bool recognizes(const json::object& payload) const override {
-    const auto event = util::get_string(payload, "hook_event_name");
-    return event == std::optional<std::string>("beforeMCPExecution") || event == std::optional<std::string>("afterMCPExecution");
+    return names_one_of(payload, "hook_event_name", {"beforeMCPExecution", "afterMCPExecution"});
   }
 
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;
     const json::object& payload = input.payload;
-    auto field = [&](std::string_view key) {
-      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
-    };
+    auto field = [&](std::string_view key) { return hook::string_field(input, key); };
     const std::optional<std::string> named = field("hook_event_name");
     name_event(call, event_flag, named, "hook_event_name", "beforeMCPExecution");
-    call.event = meaning(call.event_name);
+    call.event = event_in(k_events, call.event_name);
     const std::optional<std::string> tool = field("tool_name");
     call.names_tool = tool.has_value();
     call.tool_name = tool.value_or("");
@@ -75,9 +69,7 @@ public:
     return {json::serialize(json::object{{"additional_context", util::valid_utf8(*outcome.additional_context)}}) + "\n", 0};
   }
 
-  std::vector<std::string_view> event_names() const override {
-    return {"beforeMCPExecution", "afterMCPExecution", "postToolUseFailure", "sessionStart"};
-  }
+  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
 };
 
 class CursorCatalogue final : public Catalogue {

@@ -99,28 +99,28 @@ std::optional<std::string> failure_of(const json::object& payload) {
   return json::serialize(*error);
 }
 
+constexpr EventName k_events[] = {{"BeforeTool", hook::Event::pre_tool_use},
+                                  {"AfterTool", hook::Event::post_tool_use},
+                                  {"SessionStart", hook::Event::session_start}};
+
+/// The event `name` is; an AfterTool that carries an error is the call's failure.
 hook::Event meaning(std::string_view name, bool failed) {
-  if (name == "BeforeTool") return hook::Event::pre_tool_use;
-  if (name == "AfterTool") return failed ? hook::Event::post_tool_use_failure : hook::Event::post_tool_use;
-  if (name == "SessionStart") return hook::Event::session_start;
-  return hook::Event::other;
+  const hook::Event event = event_in(k_events, name);
+  return event == hook::Event::post_tool_use && failed ? hook::Event::post_tool_use_failure : event;
 }
 
 class GeminiDialect final : public Dialect {
 public:
   /// Its own tool events' names (its SessionStart is Claude Code's shape).
   bool recognizes(const json::object& payload) const override {
-    const auto event = util::get_string(payload, "hook_event_name");
-    return event == std::optional<std::string>("BeforeTool") || event == std::optional<std::string>("AfterTool");
+    return names_one_of(payload, "hook_event_name", {"BeforeTool", "AfterTool"});
   }
 
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;
     const json::object& payload = input.payload;
-    const std::optional<std::string> from_payload = input.incomplete
-                                                        ? hook::find_raw_string_field(input.raw, "hook_event_name")
-                                                        : util::get_string(payload, "hook_event_name");
+    const std::optional<std::string> from_payload = hook::string_field(input, "hook_event_name");
     name_event(call, event_flag, from_payload, "hook_event_name", "BeforeTool");
     if (input.incomplete) {
       // mcp_context comes last in Gemini's payload: a cut one has the tool's name, seldom the server's.
@@ -167,7 +167,7 @@ public:
     return {json::serialize(json::object{{"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
   }
 
-  std::vector<std::string_view> event_names() const override { return {"BeforeTool", "AfterTool", "SessionStart"}; }
+  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
 
   std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
 };

@@ -49,9 +49,7 @@ public:
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
     hook::HookCall call;
-    auto field = [&](std::string_view key) {
-      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(input.payload, key);
-    };
+    auto field = [&](std::string_view key) { return hook::string_field(input, key); };
     name_event(call, event_flag, field("hook_event_name"), "hook_event_name", "PreToolUse");
     call.event = hook::event_from_name(call.event_name);
     const std::optional<std::string> tool_name = field("tool_name");

@@ -18,6 +18,9 @@ namespace {
 
 fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".codeium" / "windsurf"; }
 
+constexpr EventName k_events[] = {{"pre_mcp_tool_use", hook::Event::pre_tool_use},
+                                  {"post_mcp_tool_use", hook::Event::post_tool_use}};
+
 class WindsurfDialect final : public Dialect {
 public:
   /// Its payloads name their event `agent_action_name`; no other agent's has that field.
@@ -27,14 +30,10 @@ public:
                       const util::Environment&) const override {
     hook::HookCall call;
     const json::object& payload = input.payload;
-    auto field = [&](std::string_view key) {
-      return input.incomplete ? hook::find_raw_string_field(input.raw, key) : util::get_string(payload, key);
-    };
+    auto field = [&](std::string_view key) { return hook::string_field(input, key); };
     const std::optional<std::string> named = field("agent_action_name");
     name_event(call, event_flag, named, "agent_action_name", "pre_mcp_tool_use");
-    call.event = call.event_name == "pre_mcp_tool_use"    ? hook::Event::pre_tool_use
-                 : call.event_name == "post_mcp_tool_use" ? hook::Event::post_tool_use
-                                                          : hook::Event::other;
+    call.event = event_in(k_events, call.event_name);
     const json::object* info = input.incomplete ? nullptr : util::get_object(payload, "tool_info");
     auto info_field = [&](std::string_view key) {
       return input.incomplete ? hook::find_raw_string_field(input.raw, key)
@@ -56,7 +55,7 @@ public:
     return {};
   }
 
-  std::vector<std::string_view> event_names() const override { return {"pre_mcp_tool_use", "post_mcp_tool_use"}; }
+  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
 };
 
 /// A Windsurf definition in the form the probes read: `serverUrl` is a remote server's URL.

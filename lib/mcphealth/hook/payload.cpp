@@ -156,6 +156,10 @@ std::optional<CallTarget> find_target(const json::object& payload) {
   return CallTarget{*server, tool.value_or(tool_name.empty() ? "unknown" : tool_name)};
 }
 
+std::optional<std::string> string_field(const HookInput& input, std::string_view key) {
+  return input.incomplete ? find_raw_string_field(input.raw, key) : util::get_string(input.payload, key);
+}
+
 std::optional<std::string> find_raw_string_field(std::string_view raw, std::string_view key) {
   const std::string needle = "\"" + std::string(key) + "\"";
   std::size_t pos = 0;

@@ -77,6 +77,10 @@ std::optional<CallTarget> find_target_in_raw(std::string_view raw);
 /// Finds the first string value of `"key": "..."` in raw JSON text, unescaping simple escapes.
 std::optional<std::string> find_raw_string_field(std::string_view raw, std::string_view key);
 
+/// A top-level string field of the payload (`hook_event_name`, `tool_name`): from the parsed object, or, when the
+/// payload was cut, from its raw text (find_raw_string_field). Every agent's dialect reads its fields so.
+std::optional<std::string> string_field(const HookInput& input, std::string_view key);
+
 /// Splits an MCP tool name `mcp__<server>__<tool...>` at its first `__`; nothing for other names.
 std::optional<CallTarget> split_mcp_tool_name(std::string_view tool_name);
 
