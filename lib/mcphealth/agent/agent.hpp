@@ -191,6 +191,18 @@ struct Agent {
   std::string_view tested_newest = {};
 };
 
+/// One of an agent's server files, and the scope of what it defines.
+struct ServerFile {
+  std::filesystem::path file;
+  config::Scope scope;
+};
+/// Reads `files` in order (each report into `res.files`) and makes a candidate of each definition: named as tool
+/// names spell it, of its file's scope, a project file's with `res.project_dir` as its project. `shape` then applies
+/// the agent's own rules to it (its standing and why, its tools' spelling, the form the probes read). The agent picks
+/// the winners after (config::pick_winners): the shared part of a catalogue that reads files in layers.
+void add_server_files(config::Resolution& res, const std::vector<ServerFile>& files, util::FileReader& reader,
+                      const std::function<void(config::Candidate&, const config::FileReport&)>& shape = {});
+
 /// One of an agent's hook event names, and the event it is: a dialect's table of them is its event_names() and
 /// what each means, in one place.
 struct EventName {

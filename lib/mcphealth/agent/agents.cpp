@@ -2,6 +2,7 @@
 // defining its accessor, and a row here.
 #include <mcphealth/agent/agent.hpp>
 
+#include <mcphealth/config/names.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
 
@@ -142,6 +143,24 @@ std::pair<const Agent*, std::filesystem::path> read_folder_key(std::string_view 
   const std::string_view qualifiers = key.substr(open + 2, key.size() - open - 3);
   const Agent* named = find_agent(qualifiers.substr(0, qualifiers.find(", ")));
   return {named ? named : &default_agent(), std::filesystem::path(key.substr(0, open))};
+}
+
+void add_server_files(config::Resolution& res, const std::vector<ServerFile>& files, util::FileReader& reader,
+                      const std::function<void(config::Candidate&, const config::FileReport&)>& shape) {
+  const std::string project = config::absolute_normal(res.project_dir).string();
+  for (const ServerFile& f : files) {
+    res.files.push_back(config::read_source({f.file, std::string(config::scope_name(f.scope))}, reader));
+    const config::FileReport& report = res.files.back();
+    for (const config::ServerDefinition& def : report.servers) {
+      config::Candidate c;
+      c.definition = def;
+      c.tool_server = config::tool_server_name(def.name);
+      c.scope = f.scope;
+      if (f.scope == config::Scope::project) c.project = project;
+      if (shape) shape(c, report);
+      res.candidates.push_back(std::move(c));
+    }
+  }
 }
 
 hook::Event event_in(std::span<const EventName> table, std::string_view name) {

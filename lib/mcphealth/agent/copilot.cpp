@@ -179,12 +179,6 @@ protected:
         }
       }
     }
-    // Workspace first (it replaces a user server whole), then the user's file.
-    std::vector<std::pair<config::FileReport, config::Scope>> layers;
-    for (const fs::path& f : {dir / ".mcp.json", dir / ".github" / "mcp.json"}) {
-      layers.emplace_back(config::read_source({f, "project"}, reader), config::Scope::project);
-    }
-    layers.emplace_back(config::read_source({user_dir(env) / "mcp-config.json", "user"}, reader), config::Scope::user);
     std::vector<std::string> disabled;
     if (auto text = reader.read(user_dir(env) / "settings.json")) {
       if (util::JsonParse p = util::parse_json(*text); p && p->is_object()) {
@@ -195,27 +189,25 @@ protected:
         }
       }
     }
-    for (auto& [report, scope] : layers) {
-      res.files.push_back(report);
-      for (const config::ServerDefinition& def : report.servers) {
-        config::Candidate c;
-        c.definition = def;
-        c.definition.raw = as_probed(def.raw);
-        // Seen in 1.0.102: a relative `cwd` is taken from the session's folder (and `${VAR}` is expanded).
-        c.definition.cwd = util::get_string(def.raw, "cwd").value_or("");
-        c.tool_server = copilot_tool_server(def.name);
-        c.scope = scope;
-        if (scope == config::Scope::project) c.project = dir.string();
-        if (scope == config::Scope::project && !res.trusted) {
-          c.standing = config::Standing::not_approved;
-          c.reason = "Copilot CLI loads a workspace's servers only in a trusted folder (" + why + ")";
-        } else if (std::find(disabled.begin(), disabled.end(), def.name) != disabled.end()) {
-          c.standing = config::Standing::disabled;
-          c.reason = "in disabledMcpServers of " + (user_dir(env) / "settings.json").string();
-        }
-        res.candidates.push_back(std::move(c));
-      }
-    }
+    // Workspace first (it replaces a user server whole), then the user's file.
+    add_server_files(res,
+                     {{dir / ".mcp.json", config::Scope::project},
+                      {dir / ".github" / "mcp.json", config::Scope::project},
+                      {user_dir(env) / "mcp-config.json", config::Scope::user}},
+                     reader, [&](config::Candidate& c, const config::FileReport&) {
+                       c.definition.raw = as_probed(c.definition.raw);
+                       // Seen in 1.0.102: a relative `cwd` is taken from the session's folder (and `${VAR}` is
+                       // expanded).
+                       c.definition.cwd = util::get_string(c.definition.raw, "cwd").value_or("");
+                       c.tool_server = copilot_tool_server(c.definition.name);
+                       if (c.scope == config::Scope::project && !res.trusted) {
+                         c.standing = config::Standing::not_approved;
+                         c.reason = "Copilot CLI loads a workspace's servers only in a trusted folder (" + why + ")";
+                       } else if (std::find(disabled.begin(), disabled.end(), c.definition.name) != disabled.end()) {
+                         c.standing = config::Standing::disabled;
+                         c.reason = "in disabledMcpServers of " + (user_dir(env) / "settings.json").string();
+                       }
+                     });
     config::pick_winners(res, env); // the workspace's first: it replaces a user server whole
     res.variables.emplace_back("COPILOT_ALLOW_ALL");
     return res;

@@ -80,24 +80,12 @@ protected:
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     const fs::path dir = config::absolute_normal(inputs.project_dir);
-    const std::vector<std::pair<config::FileReport, config::Scope>> layers = {
-        {config::read_source({dir / ".cursor" / "mcp.json", "project"}, reader), config::Scope::project},
-        {config::read_source({user_dir(env) / "mcp.json", "user"}, reader), config::Scope::user}};
-    for (const auto& [report, scope] : layers) {
-      res.files.push_back(report);
-      for (const config::ServerDefinition& def : report.servers) {
-        config::Candidate c;
-        c.definition = def;
-        c.tool_server = config::tool_server_name(def.name);
-        c.scope = scope;
-        if (scope == config::Scope::project) {
-          c.project = dir.string();
-          c.standing = config::Standing::not_approved;
-          c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
-        }
-        res.candidates.push_back(std::move(c));
-      }
-    }
+    add_server_files(res, {{dir / ".cursor" / "mcp.json", config::Scope::project}, {user_dir(env) / "mcp.json", config::Scope::user}},
+                     reader, [](config::Candidate& c, const config::FileReport&) {
+                       if (c.scope != config::Scope::project) return;
+                       c.standing = config::Standing::not_approved;
+                       c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
+                     });
     config::pick_winners(res, env);
     return res;
   }

@@ -82,30 +82,20 @@ protected:
     config::Resolution res;
     res.project_dir = inputs.project_dir;
     const fs::path dir = config::absolute_normal(inputs.project_dir);
-    const std::vector<std::pair<config::FileReport, config::Scope>> layers = {
-        {config::read_source({dir / ".qwen" / "settings.json", "project"}, reader), config::Scope::project},
-        {config::read_source({user_dir(env) / "settings.json", "user"}, reader), config::Scope::user}};
-    for (const auto& [report, scope] : layers) {
-      res.files.push_back(report);
-      for (const config::ServerDefinition& def : report.servers) {
-        config::Candidate c;
-        c.definition = def;
-        // A name Qwen Code renames is kept as written: its tools' names are not those of the server whose name
-        // it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by Qwen Code's hash.
-        c.tool_server = config::qwen_renames(def.name) ? def.name : config::tool_server_name(def.name);
-        c.scope = scope;
-        if (scope == config::Scope::project) {
-          c.project = dir.string();
-          if (!inputs.agent_runs_here) {
-            // A cloned repository's command: Qwen Code starts it only in a session there, which only its hook sees.
-            c.standing = config::Standing::not_approved;
-            c.reason = "a project's .qwen/settings.json: Qwen Code starts it in a session there (no trust step), so "
-                       "mcphealth starts it only from that session's hook";
-          }
-        }
-        res.candidates.push_back(std::move(c));
-      }
-    }
+    add_server_files(res, {{dir / ".qwen" / "settings.json", config::Scope::project}, {user_dir(env) / "settings.json", config::Scope::user}},
+                     reader, [&](config::Candidate& c, const config::FileReport&) {
+                       // A name Qwen Code renames is kept as written: its tools' names are not those of the server
+                       // whose name it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by
+                       // Qwen Code's hash.
+                       if (config::qwen_renames(c.definition.name)) c.tool_server = c.definition.name;
+                       if (c.scope == config::Scope::project && !inputs.agent_runs_here) {
+                         // A cloned repository's command: Qwen Code starts it only in a session there, which only
+                         // its hook sees.
+                         c.standing = config::Standing::not_approved;
+                         c.reason = "a project's .qwen/settings.json: Qwen Code starts it in a session there (no trust "
+                                    "step), so mcphealth starts it only from that session's hook";
+                       }
+                     });
     config::pick_winners(res, env);
     return res;
   }

@@ -71,21 +71,15 @@ protected:
                           util::FileReader& reader) const override {
     config::Resolution res;
     res.project_dir = inputs.project_dir;
-    config::FileReport report = config::read_source({user_dir(env) / "mcp_config.json", "user"}, reader);
-    for (const config::ServerDefinition& def : report.servers) {
-      config::Candidate c;
-      c.definition = def;
-      c.definition.raw = as_probed(def.raw);
-      c.tool_server = config::tool_server_name(def.name);
-      c.scope = config::Scope::user;
-      if (util::get_bool(def.raw, "disabled") == true) {
-        c.standing = config::Standing::disabled;
-        c.reason = "\"disabled\": true in " + report.source.file.string();
-      }
-      res.candidates.push_back(std::move(c));
-    }
+    add_server_files(res, {{user_dir(env) / "mcp_config.json", config::Scope::user}}, reader,
+                     [](config::Candidate& c, const config::FileReport& report) {
+                       c.definition.raw = as_probed(c.definition.raw);
+                       if (util::get_bool(c.definition.raw, "disabled") == true) {
+                         c.standing = config::Standing::disabled;
+                         c.reason = "\"disabled\": true in " + report.source.file.string();
+                       }
+                     });
     config::pick_winners(res, env);
-    res.files.push_back(std::move(report));
     return res;
   }
 };
