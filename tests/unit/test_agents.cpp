@@ -115,9 +115,10 @@ TEST_CASE("every agent's hook files split into the user's own and the project's,
 
 TEST_CASE("every agent's captured hook payloads are claimed by its own recogniser or by none, never by another's",
           "[agents]") {
-  // The file's first word names the program that sent it; the Agent SDK's are Claude Code's.
-  const std::map<std::string, std::string> owner{{"claude", "claude-code"}, {"sdk", "claude-code"}, {"codex", "codex"},
-                                                 {"copilot", "copilot"},    {"gemini", "gemini"},   {"qwen", "qwen"}};
+  // The file's first word names the agent that sent it (its id), or Claude Code's program (`claude`, and `sdk`: the
+  // Agent SDK runs Claude Code).
+  std::map<std::string, std::string> owner{{"claude", "claude-code"}, {"sdk", "claude-code"}};
+  for (const agent::Agent* a : agent::agents()) owner.emplace(std::string(a->id), std::string(a->id));
   std::size_t read = 0;
   for (const auto& file : std::filesystem::directory_iterator(MCPHEALTH_TEST_PAYLOADS)) {
     if (file.path().extension() != ".json") continue;
