@@ -2,13 +2,11 @@
 
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/names.hpp>
-#include <mcphealth/platform/platform.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
-
-#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -184,12 +182,12 @@ private:
   const util::Environment& m_env;
 };
 
-std::string file_stamp(const fs::path& path) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  const std::int64_t ns = platform::modified_ns(st);
-  return std::to_string(st.st_size) + ":" + std::to_string(ns / 1'000'000'000) + "." + std::to_string(ns % 1'000'000'000) +
-         ":" + std::to_string(st.st_ino);
+/// The policy file's stamp (size and modification time), through the file seam: a change says its problem again.
+std::string file_stamp(const fs::path& path, util::FileReader& reader) {
+  const std::optional<util::FileStamp> st = reader.stat(path);
+  if (!st) return {};
+  return std::to_string(st->size) + ":" + std::to_string(st->mtime_ns / 1'000'000'000) + "." +
+         std::to_string(st->mtime_ns % 1'000'000'000);
 }
 
 } // namespace
@@ -311,7 +309,7 @@ Policy load_policy(const Setting<fs::path>& path, const util::Environment& env, 
     out.status = Policy::Status::invalid;
     out.problems.push_back({{}, 0, 0, read.error().message});
   }
-  out.stamp = file_stamp(path.value);
+  out.stamp = file_stamp(path.value, reader);
   return out;
 }
 
