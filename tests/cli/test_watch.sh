@@ -172,6 +172,16 @@ case_sweeps_leak_no_file_descriptors() {
 # exited unexpectedly" (CI of stop 33).
 tm() { tmux -S "$T/tmux" -f /dev/null "$@"; }
 
+# await_screen SESSION TEXT: the pane's text in `screen` once it shows TEXT, or after 10 s (the caller asserts).
+await_screen() {
+  local i
+  for i in $(seq 1 100); do
+    screen=$(tm capture-pane -p -t "$1")
+    [[ $screen == *"$2"* ]] && return 0
+    sleep 0.1
+  done
+}
+
 # pane_fits SESSION WIDTH HEIGHT: the pane's text, checked to fit: no more lines than HEIGHT, none wider than WIDTH.
 pane_fits() {
   local screen
@@ -250,27 +260,15 @@ case_terminal_view_redraws_and_q_restores() {
   local session="mcphealth-test-$$"
   cleanup_add "tmux -S '$T/tmux' kill-server" # also when an assertion fails half-way
   tm new-session -d -s "$session" -x 160 -y 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
-  local i screen=""
-  for i in $(seq 1 100); do
-    screen=$(tm capture-pane -p -t "$session")
-    [[ $screen == *"mcphealth watch"* ]] && break
-    sleep 0.1
-  done
+  local screen=""
+  await_screen "$session" "mcphealth watch"
   assert_contains "$screen" "q: quit"
   (cd "$PROJ" && hook "$(pre_payload svc)")
-  for i in $(seq 1 100); do
-    screen=$(tm capture-pane -p -t "$session")
-    [[ $screen == *"svc (proj)  down"* ]] && break
-    sleep 0.1
-  done
+  await_screen "$session" "svc (proj)  down"
   assert_contains "$screen" "✘ unhealthy" "the table shows the new state"
   assert_contains "$screen" "svc (proj)  down (none -> unhealthy, by hook)" "the log pane shows the transition (and which project's svc)"
   tm send-keys -t "$session" q
-  for i in $(seq 1 100); do
-    screen=$(tm capture-pane -p -t "$session")
-    [[ $screen == *"watch-ended-0"* ]] && break
-    sleep 0.1
-  done
+  await_screen "$session" "watch-ended-0"
   tm kill-session -t "$session" 2>/dev/null || true
   assert_contains "$screen" "watch-ended-0" "q ends watch with 0 and gives the terminal back"
 }
@@ -335,16 +333,12 @@ case_exec_runs_for_changes_not_for_each_failed_check() {
 # far the sweep has come and for how long. (It froze until the probe ended.)
 case_the_view_stays_live_while_a_sweep_waits_for_a_hung_server() {
   command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
-  local marker="hung-live-$$-$RANDOM" session="mcphealth-live-$$" i screen="" later=""
+  local marker="hung-live-$$-$RANDOM" session="mcphealth-live-$$" screen="" later=""
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--message\",\"$marker\"")}}"
   cleanup_add "tmux -S '$T/tmux' kill-server"
   tm new-session -d -s "$session" -x 160 -y 40 \
     "cd '$PROJ' && HOME='$HOME' MCPHEALTH_TIMEOUT_MS=60000 '$MCPHEALTH_BIN' watch --probe; sleep 30"
-  for i in $(seq 1 100); do
-    screen=$(tm capture-pane -p -t "$session")
-    [[ $screen == *"probing: 0 of 1 done, "* ]] && break
-    sleep 0.1
-  done
+  await_screen "$session" "probing: 0 of 1 done, "
   assert_contains "$screen" "probing: 0 of 1 done, " "the view is drawn while the probe waits"
   pgrep -f "$marker" >/dev/null || fail "the hung server is not the one being probed"
   # Two seconds on, still within the probe's wait: drawn again, the seconds moved on.
