@@ -48,11 +48,37 @@ free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 CLEANUP=()
 cleanup_add() { CLEANUP+=("$1"); }
 
+# case_processes: the processes still running whose arguments name this case's folder: what the case started and
+# did not wait for, such as the `mcphealth refresh` a hook starts detached. Builtins only: it runs after every case.
+case_processes() {
+  local d args
+  for d in /proc/[0-9]*; do
+    [ "${d#/proc/}" != "$$" ] || continue
+    mapfile -d '' args < "$d/cmdline" 2>/dev/null || continue
+    [[ "${args[*]}" == *"$T"* ]] && is_running "${d#/proc/}" && echo "${d#/proc/}"
+  done
+  return 0
+}
+
 cleanup_case() {
+  local rc=$? left i
   for c in "${CLEANUP[@]}"; do eval "$c" 2>/dev/null || true; done
   for p in "${FIXTURE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${FIXTURE_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  # A detached refresh writes into the case's HOME after the case's last command: wait for it (its probes time out
+  # in seconds), or the folder is removed under it. One still running after 30 s was left running: a failure.
+  for ((i = 0; i < 300; i++)); do
+    left=$(case_processes)
+    [ -n "$left" ] || break
+    sleep 0.1
+  done
+  if [ -n "$left" ]; then
+    echo "FAIL: left running after the case: $(for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done)" >&2
+    kill -KILL $left 2>/dev/null || true
+    rc=1
+  fi
   rm -rf "$T"
+  exit "$rc"
 }
 
 # skip REASON: this case needs something the machine lacks; ctest reports it skipped (exit 77). Under scripts/test,
