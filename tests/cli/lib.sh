@@ -54,7 +54,7 @@ case_processes() {
   local d args
   for d in /proc/[0-9]*; do
     [ "${d#/proc/}" != "$$" ] || continue
-    mapfile -d '' args < "$d/cmdline" 2>/dev/null || continue
+    mapfile -d '' args 2>/dev/null <"$d/cmdline" || continue
     [[ "${args[*]}" == *"$T"* ]] && is_running "${d#/proc/}" && echo "${d#/proc/}"
   done
   return 0

@@ -159,4 +159,18 @@ case_a_stdio_server_is_probed_with_the_environment_gemini_cli_gives_it() {
   assert_eq "$(json_eval "$ours" "d['argv'][0]")" "$MCPHEALTH_FIXTURES/stdio_server.py"
 }
 
+# A server slower than the `timeout` its settings give it: Gemini CLI 0.61.0 fails the call with
+# "MCP error -32001: Request timed out" inside its wrapper, and would fail the next one too (the server is still busy
+# with the call before). The client timed out, so it is an outage of its own kind and the next call is blocked
+# (before, the words were read as the tool's own and the third call went out and timed out too).
+case_a_call_slower_than_gemini_cli_waits_for_is_a_timeout() {
+  need_gemini
+  gemini_settings "{\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"],\"trust\":true,\"timeout\":1500}"
+  gemini_outage "slow 4000"
+  assert_eq "$(entry_field svc lastFailureCode)" timeout
+  assert_eq "$(entry_field svc lastError)" 'MCP error -32001: Request timed out'
+  assert_third_blocked
+  wait_for_quiet
+}
+
 main "$@"

@@ -77,4 +77,24 @@ case_a_renamed_server_is_not_the_server_whose_name_it_was_renamed_to() {
   wait_for_quiet
 }
 
+# A server slower than the `timeout` its settings give it: Qwen Code 0.24.4 fails the call with the MCP SDK's words
+# alone ("Request timed out"), and would fail the next one too. The call timed out in the client, so it is an
+# outage of its own kind, and the next call is blocked (before, the words were read as a tool's own, the server
+# answered its handshake, and the third call reached it and timed out again).
+case_a_call_slower_than_qwen_code_waits_for_is_a_timeout() {
+  need_qwen
+  local def
+  def=$(qwen_svc_def)
+  qwen_settings "$HOME/.qwen/settings.json" "{\"svc\":${def%\}},\"timeout\":1500}}"
+  model_script "{\"turns\":[[$(echo_call one)],$(cue_turn "slow 4000" "$(echo_call two)"),[$(echo_call three)]]}"
+  start_model
+  mcph install --agent qwen
+  assert_eq "$RC" 0 "install"
+  qwen_session
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "the third call never reached the slow server"
+  assert_eq "$(entry_field svc lastFailureCode)" timeout
+  assert_contains "$(sed -n '$p' <<<"$(copilot_results)")" 'Blocked on purpose by mcphealth' "the model's text for the blocked call"
+  wait_for_quiet
+}
+
 main "$@"

@@ -83,6 +83,21 @@ TEST_CASE("a mark expired by less than its TTL is refreshed in the background un
   CHECK(gate::decide_from_cache(&e, k_t0 + 250'000, rules(0)).verdict == CacheVerdict::probe);
 }
 
+TEST_CASE("a look at a called server in its backoff is due a little before its period, for calls that come as often", "[decide]") {
+  const json::object e = down_at(k_t0, "connect ECONNREFUSED"); // backoff 30 s
+  const state::ServerEntry entry = state::ServerEntry::from_json(e);
+  constexpr std::int64_t look_ms = 2'000;
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 1'000, look_ms)); // one call a second: the next call looks
+  CHECK(gate::look_due(entry, k_t0 + 1'980, look_ms));       // a call 20 ms early still looks
+  CHECK(gate::look_due(entry, k_t0 + 1'500, look_ms));
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 1'499, look_ms));
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 29'000, 0)); // no looks asked for
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 30'000, look_ms)); // its retry: a probe, not a look
+  auto r = rules();
+  r.look_again_ms = look_ms;
+  CHECK(gate::decide_from_cache(&e, k_t0 + 1'980, r).look_again);
+}
+
 TEST_CASE("a mark from a clock far ahead decides nothing", "[decide]") {
   const json::object e = healthy_at(k_t0 + 3'600'000, 120'000);
   CHECK(gate::decide_from_cache(&e, k_t0, rules(0)).verdict == CacheVerdict::probe);

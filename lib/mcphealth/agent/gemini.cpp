@@ -26,6 +26,8 @@ namespace {
 constexpr hook::ClientWording k_wordings[] = {
     {"Gemini CLI 0.61.0", "MCP error -32000: Connection closed", hook::FailureReading::Says::transport,
      "a stdio server that died during the call"},
+    {"Gemini CLI 0.61.0", "MCP error -32001: Request timed out", hook::FailureReading::Says::timeout,
+     "a call slower than the server's `timeout` in its settings"},
 };
 
 /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`: the user's folder.

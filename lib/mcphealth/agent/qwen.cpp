@@ -50,6 +50,8 @@ std::optional<hook::CallTarget> respell(std::string_view tool_name, std::string_
 constexpr hook::ClientWording k_wordings[] = {
     {"Qwen Code 0.24.4", "MCP tool execution may have completed before the connection failed*", Says::transport,
      "a stdio server that died during the call (no \"Connection closed\" is said)"},
+    {"Qwen Code 0.24.4", "Request timed out", Says::timeout,
+     "a call slower than the server's `timeout` in its settings (the MCP SDK's words, without their code)"},
 };
 
 class QwenDialect final : public Dialect {

@@ -23,7 +23,8 @@ bool is_a_look(const state::ServerEntry& e, util::EpochMs now) {
 }
 
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
-  return look_ms > 0 && is_a_look(e, now) && e.checked_at && now - *e.checked_at >= look_ms && worth_a_look(e);
+  return look_ms > 0 && is_a_look(e, now) && e.checked_at && (now - *e.checked_at) * 100 >= look_ms * k_look_due_percent &&
+         worth_a_look(e);
 }
 
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {

@@ -81,8 +81,13 @@ bool worth_a_look(const state::ServerEntry& e);
 /// no reconnect (the backoff paces restarts), and one that finds it still down counts no failure.
 bool is_a_look(const state::ServerEntry& e, util::EpochMs now);
 
-/// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at `look_ms` ago or
-/// more (0: never).
+/// A look is due once this share of its period has passed since the last one: calls that come as often as the
+/// period, a few milliseconds early or late, each find one due (at exactly the period, a call 20 ms early waited
+/// for the next, and a server back 1 s after a look was blocked for two calls, not one).
+inline constexpr std::int64_t k_look_due_percent = 75;
+
+/// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
+/// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms);
 
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
