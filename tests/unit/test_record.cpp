@@ -57,3 +57,33 @@ TEST_CASE("recording replaces a verdict checked by a clock far ahead of this one
   CHECK(skipped.empty());
   CHECK(doc.at("servers").at("jumped").at("status") == "unhealthy");
 }
+
+TEST_CASE("a silent probe keeps a server whose call timed out in the agent down and clears no other", "[record]") {
+  probe::ProbeResult silent = testing::FakeProber::healthy();
+  silent.kind = probe::Kind::alive_silent;
+  silent.reason = "no answer to initialize in 3000 ms";
+  const probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt};
+  json::object timed_out;
+  state::mark_unhealthy(timed_out, {.now = 1'000, .error = "MCP server \"svc\" tool \"echo\" timed out after 6s",
+                                    .code = state::FailureCode::timeout(), .backoff_ms = 1'000, .max_backoff_ms = 8'000});
+  CHECK(probe::silence_keeps_a_timeout(&timed_out, silent));
+  const probe::ProbeResult held = probe::held_to(&timed_out, silent);
+  CHECK_FALSE(held.ok);
+  CHECK(held.code == state::FailureCode::timeout());
+  CHECK(held.reason.find("its last call timed out in the agent") != std::string::npos);
+  CHECK_FALSE(probe::held_to(&timed_out, held).reason.find("silent to a probe (silent") != std::string::npos);
+  probe::mark_from_probe(timed_out, silent, ctx);
+  CHECK(timed_out["status"] == "unhealthy");
+  CHECK(timed_out["lastFailureCode"] == "timeout");
+  // An answer ends it; silence after a connection lost, or on a healthy server, is the slow server it may be.
+  json::object answered = timed_out;
+  probe::mark_from_probe(answered, testing::FakeProber::healthy(), ctx);
+  CHECK(answered["status"] == "healthy");
+  json::object lost;
+  state::mark_unhealthy(lost, {.now = 1'000, .error = "Connection closed", .code = state::FailureCode::transport(),
+                               .backoff_ms = 1'000, .max_backoff_ms = 8'000});
+  CHECK_FALSE(probe::silence_keeps_a_timeout(&lost, silent));
+  probe::mark_from_probe(lost, silent, ctx);
+  CHECK(lost["status"] != "unhealthy");
+  CHECK_FALSE(probe::silence_keeps_a_timeout(nullptr, silent));
+}

@@ -1,6 +1,7 @@
 #include <mcphealth/gate/steps.hpp>
 
 #include <mcphealth/config/names.hpp>
+#include <mcphealth/probe/record.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
 
@@ -103,7 +104,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
                                                        look ? recover::Reconnect::never : recover::Reconnect::when_down)},
             {}, std::move(traced)};
   }
-  const probe::ProbeResult& result = f.recovery->result;
+  const probe::ProbeResult result = probe::held_to(entry, f.recovery->result);
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
   if (probed && !f.recorded) return {step::RecordProbe{t.candidate, result, f.recovery->restored_by}};
   ProbeFinding finding{call, result, *f.recovery, f.recorded ? *f.recorded : std::nullopt,

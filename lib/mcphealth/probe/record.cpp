@@ -6,7 +6,24 @@ namespace mcphealth::probe {
 
 namespace json = boost::json;
 
-void mark_from_probe(json::object& entry, const ProbeResult& result, const MarkContext& c) {
+bool silence_keeps_a_timeout(const json::object* entry, const ProbeResult& result) {
+  if (entry == nullptr || !result.ok || result.kind != Kind::alive_silent) return false;
+  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
+  return e.unhealthy() && e.last_failure_code == state::FailureCode::timeout();
+}
+
+ProbeResult held_to(const json::object* entry, ProbeResult result) {
+  if (!silence_keeps_a_timeout(entry, result)) return result;
+  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
+  result.ok = false;
+  result.code = state::FailureCode::timeout();
+  result.reason = "silent to a probe (" + result.reason + "), and its last call timed out in the agent" +
+                  (e.last_error ? ": " + *e.last_error : std::string());
+  return result;
+}
+
+void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkContext& c) {
+  const ProbeResult result = held_to(&entry, probed);
   if (result.ok) {
     state::mark_healthy(entry, {.now = c.now,
                                 .ttl_ms = c.ttl_ms,

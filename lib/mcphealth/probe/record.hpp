@@ -25,6 +25,16 @@ struct MarkContext {
 MarkContext mark_context(const config::Settings& settings, util::EpochMs now, std::optional<std::string> source,
                          std::optional<state::RestoredBy> restored_by);
 
+/// True when `result` is a probe that met silence (its handshake unanswered within the probe's timeout) and `entry`
+/// is down because a call timed out in the agent itself: the probe waited less than the agent does, so it proves
+/// nothing, and the server stays down for that reason until it answers (issue 38 item 3: a hung server stays
+/// blocked; a slow one answers its handshake).
+bool silence_keeps_a_timeout(const boost::json::object* entry, const ProbeResult& result);
+
+/// `result` as the verdict it gives against `entry`: a failure, code timeout, when silence_keeps_a_timeout; else
+/// itself. The hook's answer and every recorded mark read this.
+ProbeResult held_to(const boost::json::object* entry, ProbeResult result);
+
 /// Marks `entry` healthy or unhealthy from `result` (reason, code, Retry-After and probe details included).
 void mark_from_probe(boost::json::object& entry, const ProbeResult& result, const MarkContext& context);
 
