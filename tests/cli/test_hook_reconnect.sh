@@ -125,6 +125,35 @@ case_a_server_that_fails_on_every_call_is_blocked_from_the_second_failure() {
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"].get("failedCalls")')" null
 }
 
+# A crash loop is blocked with its backoff: a look sees only its handshake, which passes all along. But a fix
+# deployed changes the files its code is read from (the file it runs, an argument that names a script): the next
+# call stats them, and one changed after its last check has it probed and tried at once, not after its backoff.
+# Untouched, it stays blocked (before, a fix waited out the backoff: 6 calls blocked while it answered in the
+# replay's "crash loop then a fix deployed").
+case_a_crash_loop_is_tried_at_once_when_a_file_of_its_code_changes() {
+  cp "$STDIO_SERVER" "$T/server.py"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"command\":\"$PY\",\"args\":[\"$T/server.py\",\"--mode\",\"healthy\"]}}}"
+  export ECC_MCP_RECONNECT_COMMAND="echo noop"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_contains "$(entry_field svc codeFiles)" "$T/server.py"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "a crash loop whose code did not change"
+  sleep 0.05
+  touch "$T/server.py"
+  hook "$(pre_payload svc)" -vv
+  assert_not_contains "$OUT" '"permissionDecision":"deny"' "the fix deployed is tried at once"
+  assert_contains "$ERR" "a file of its code changed since"
+  assert_eq "$(entry_field svc status)" healthy
+  assert_eq "$(entry_field svc failedCalls)" 2 "a passing handshake still clears no failed call"
+  # The fix did not hold: the third failed call blocks it again, and nothing has changed since.
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_eq "$(entry_field svc status)" unhealthy
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+}
+
 # Without a reconnect: the probe after each backoff passes the handshake, which no longer clears the count, so the
 # backoff grows with each failed call instead of starting over.
 case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {

@@ -98,6 +98,36 @@ TEST_CASE("a look at a called server in its backoff is due a little before its p
   CHECK(gate::decide_from_cache(&e, k_t0 + 1'980, r).look_again);
 }
 
+TEST_CASE("a crash loop in its backoff is probed when a file of its code changed after its last check", "[decide]") {
+  json::object e;
+  for (std::int64_t n : {1, 2}) {
+    state::mark_unhealthy(e, {.now = k_t0 + n, .error = "Connection closed", .code = state::FailureCode::transport(),
+                              .backoff_ms = 30'000, .max_backoff_ms = 600'000, .failed_calls = n, .failed_tool = "act",
+                              .code_files = {"/srv/server.py"}});
+  }
+  const state::ServerEntry loop = state::ServerEntry::from_json(e);
+  CHECK(loop.code_files == std::vector<std::string>{"/srv/server.py"});
+  CHECK_FALSE(gate::worth_a_look(loop)); // a look sees only its handshake
+  CHECK(gate::code_changed(loop, k_t0 + 10'000, k_t0 + 5'000));
+  CHECK_FALSE(gate::code_changed(loop, k_t0 + 10'000, k_t0));          // before its last check
+  CHECK_FALSE(gate::code_changed(loop, k_t0 + 10'000, std::nullopt));  // not there, or not looked at
+  CHECK_FALSE(gate::code_changed(loop, k_t0 + 120'000, k_t0 + 5'000)); // its retry: probed anyway
+  auto r = rules();
+  r.code_changed_at = k_t0 + 5'000;
+  const gate::CacheDecision d = gate::decide_from_cache(&e, k_t0 + 10'000, r);
+  CHECK(d.verdict == CacheVerdict::probe);
+  CHECK(d.code_changed);
+  // One failed call is no crash loop: an ordinary outage waits for its retry, its looks, or a probe.
+  json::object once;
+  state::mark_unhealthy(once, {.now = k_t0, .error = "Connection closed", .code = state::FailureCode::transport(),
+                               .backoff_ms = 30'000, .max_backoff_ms = 600'000, .failed_calls = 1,
+                               .failed_tool = "act", .code_files = {"/srv/server.py"}});
+  CHECK_FALSE(gate::code_changed(state::ServerEntry::from_json(once), k_t0 + 10'000, k_t0 + 5'000));
+  // A call that succeeds forgets them.
+  state::clear_failed_calls(e);
+  CHECK(state::ServerEntry::from_json(e).code_files.empty());
+}
+
 TEST_CASE("a mark from a clock far ahead decides nothing", "[decide]") {
   const json::object e = healthy_at(k_t0 + 3'600'000, 120'000);
   CHECK(gate::decide_from_cache(&e, k_t0, rules(0)).verdict == CacheVerdict::probe);

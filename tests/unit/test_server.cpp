@@ -111,3 +111,17 @@ TEST_CASE("a relative PATH entry is looked up from the folder the server starts 
   const auto resolved = config::resolve_server(def(R"({"command":"my-server"})"), env, proj);
   CHECK(std::get<config::StdioServer>(resolved.transport).executable == tool);
 }
+
+TEST_CASE("a stdio server's code files: what it runs, and the arguments that name code or settings", "[server]") {
+  config::StdioServer s;
+  s.executable = "/usr/bin/node";
+  s.cwd = "/work/proj";
+  s.args = {"dist/index.js", "--config", "/etc/svc/config.yaml", "--log", "/tmp/svc.log", "stdio", "-v",
+            "./dist/index.js", "server.py", "--port=8080"};
+  CHECK(config::code_files(s) == std::vector<std::string>{"/usr/bin/node", "/work/proj/dist/index.js",
+                                                          "/etc/svc/config.yaml", "/work/proj/server.py"});
+  s.executable.clear();
+  s.args.assign(20, "a.js");
+  for (int i = 0; i < 20; ++i) s.args[i] = "m" + std::to_string(i) + ".js";
+  CHECK(config::code_files(s).size() == config::k_most_code_files);
+}

@@ -133,6 +133,45 @@ TEST_CASE("PreToolUse: a mark in its backoff blocks from the cache, the retry bo
   CHECK(s.answer()->said.empty()); // the block's line is said when it is settled against fail-open
 }
 
+TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first; unchanged it is blocked, changed it is probed", "[steps]") {
+  // Two failed calls in a row of a server whose code is /srv/server.py, the last at k_now - 1000.
+  json::object looping;
+  for (util::EpochMs at : {k_now - 2000, k_now - 1000}) {
+    state::mark_unhealthy(looping, {.now = at, .error = "Connection closed", .code = state::FailureCode::transport(),
+                                    .backoff_ms = 30'000, .max_backoff_ms = 600'000,
+                                    .failed_calls = at == k_now - 2000 ? 1 : 2, .failed_tool = "act",
+                                    .code_files = {"/usr/bin/python3", "/srv/server.py"}});
+  }
+  REQUIRE(fails_on_calls(state::ServerEntry::from_json(looping)));
+  Inputs in;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.state = state_with(looping);
+  f.bound = std::optional<state::Binding>(state::Binding{});
+  Step s = next(f, in);
+  REQUIRE(is<step::StatCodeFiles>(s));
+  CHECK(std::get<step::StatCodeFiles>(s.what).files == std::vector<std::string>{"/usr/bin/python3", "/srv/server.py"});
+  SECTION("nothing changed since its last failed call: blocked") {
+    f.code_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    CHECK(blocks(next(f, in)));
+  }
+  SECTION("none of them is there: blocked") {
+    f.code_changed_at = std::optional<util::EpochMs>();
+    CHECK(blocks(next(f, in)));
+  }
+  SECTION("one changed since: the cache does not block it, and says why") {
+    f.code_changed_at = std::optional<util::EpochMs>(k_now - 500);
+    s = next(f, in);
+    CHECK_FALSE(blocks(s)); // the JS hook's entry binds no definition: allowed unbound; a bound one is probed
+    REQUIRE_FALSE(s.traced.empty());
+    CHECK(s.traced.front().find("a file of its code changed since") != std::string::npos);
+  }
+  SECTION("a healthy entry, the common hit, stats nothing") {
+    f.state = state_with(healthy(k_now - 1000));
+    CHECK_FALSE(is<step::StatCodeFiles>(next(f, in)));
+  }
+}
+
 TEST_CASE("PreToolUse: nothing cached is probed under the probe lock, the state read again under it, then recorded", "[steps]") {
   Inputs in;
   Definition d;

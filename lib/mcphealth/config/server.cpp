@@ -13,6 +13,24 @@ namespace mcphealth::config {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
+std::vector<std::string> code_files(const StdioServer& server) {
+  static constexpr std::string_view k_code_extensions[] = {
+      ".js", ".mjs", ".cjs", ".ts", ".mts", ".py", ".rb", ".php", ".pl", ".jar", ".sh",
+      ".json", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".env"};
+  std::vector<std::string> files;
+  if (!server.executable.empty()) files.push_back(server.executable.lexically_normal().string());
+  for (const std::string& arg : server.args) {
+    if (files.size() >= k_most_code_files) break;
+    if (arg.empty() || arg.starts_with('-') || arg.find('\n') != std::string::npos) continue;
+    const std::string ext = fs::path(arg).extension().string();
+    if (std::find(std::begin(k_code_extensions), std::end(k_code_extensions), ext) == std::end(k_code_extensions)) continue;
+    const fs::path p = fs::path(arg).is_absolute() || server.cwd.empty() ? fs::path(arg) : server.cwd / arg;
+    const std::string normal = p.lexically_normal().string();
+    if (std::find(files.begin(), files.end(), normal) == files.end()) files.push_back(normal);
+  }
+  return files;
+}
+
 bool is_executable_file(const fs::path& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;

@@ -64,6 +64,14 @@ std::string transport_name(const Transport& transport);
 ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env,
                               const std::filesystem::path& session_folder = {});
 
+/// The files a stdio server's code and settings are read from, as far as its definition names them: the file it
+/// executes, and each argument that names a file of code or settings by its extension (`dist/index.js`,
+/// `server.py`, `config.yaml`; relative ones from its folder), at most k_most_code_files. A change of one
+/// after a crash loop was proven is a fix deployed: the next call may try it (gate/decide.hpp). A log file's name
+/// is not among them: it changes with every start.
+std::vector<std::string> code_files(const StdioServer& server);
+inline constexpr std::size_t k_most_code_files = 8;
+
 /// True for a regular file this process may execute (not a folder, not a file without an execute bit).
 bool is_executable_file(const std::filesystem::path& path);
 

@@ -22,6 +22,11 @@ bool is_a_look(const state::ServerEntry& e, util::EpochMs now) {
   return e.unhealthy() && e.next_retry_at.value_or(0) > now;
 }
 
+bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at) {
+  return changed_at && !e.code_files.empty() && fails_on_calls(e) && is_a_look(e, now) && e.checked_at &&
+         *changed_at > *e.checked_at;
+}
+
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
   return look_ms > 0 && is_a_look(e, now) && e.checked_at && (now - *e.checked_at) * 100 >= look_ms * k_look_due_percent &&
          worth_a_look(e);
@@ -50,6 +55,9 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
       // now when refreshes are inline (the call then waits for the look, as it waits for any inline probe).
       d.look_again = look_due(d.entry, now, rules.look_again_ms);
       if (d.look_again && rules.refresh == Refresh::inline_probe) d.verdict = CacheVerdict::probe;
+      // A crash loop whose code changed: a probe now (no reconnect before its retry), and the call if it passes.
+      d.code_changed = code_changed(d.entry, now, rules.code_changed_at);
+      if (d.code_changed) d.verdict = CacheVerdict::probe;
     }
     break;
   case state::Freshness::stale:

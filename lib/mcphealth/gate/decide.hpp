@@ -28,6 +28,8 @@ struct CacheRules {
   /// How long after its last look a down server a call still asks for is looked at again (look_again_after_ms);
   /// 0 = wait out the backoff.
   std::int64_t look_again_ms = 0;
+  /// When the newest of a crash loop's code files (state::ServerEntry::code_files) last changed, once looked at.
+  std::optional<util::EpochMs> code_changed_at;
 };
 
 /// How long after its last look a down server is looked at again when a call asks for it: the base backoff, within
@@ -63,6 +65,8 @@ struct CacheDecision {
   /// For block_down (a look in the background) or probe (a look now, when refreshes are inline): the server is in
   /// its backoff, but its last look is older than CacheRules::look_again_ms, and a look can tell (worth_a_look).
   bool look_again = false;
+  /// For probe: a crash loop in its backoff, whose code files changed since it was last checked (code_changed).
+  bool code_changed = false;
 };
 
 /// True when a probe of kind `kind` that recorded `code` found the server refusing the credentials its definition
@@ -85,6 +89,12 @@ bool is_a_look(const state::ServerEntry& e, util::EpochMs now);
 /// period, a few milliseconds early or late, each find one due (at exactly the period, a call 20 ms early waited
 /// for the next, and a server back 1 s after a look was blocked for two calls, not one).
 inline constexpr std::int64_t k_look_due_percent = 75;
+
+/// True when `e` is a crash loop (fails_on_calls) in its backoff that a call should try at once, because one of
+/// the files its code and settings are read from changed at `changed_at`, after its last check: a fix deployed.
+/// A look sees only its handshake, which passed all along; a change of its code is the one thing that says the
+/// next call may not fail, short of a call (issue 38 item 1: a crash loop that gets fixed).
+bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at);
 
 /// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
 /// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).

@@ -261,6 +261,22 @@ private:
     }
   }
 
+  bool perform(const step::StatCodeFiles& s, PreFacts& f) {
+    std::optional<util::EpochMs> newest;
+    for (const std::string& file : s.files) {
+      const std::optional<util::EpochMs> changed = m_reader.changed_at(file);
+      if (changed && (!newest || *changed > *newest)) newest = changed;
+    }
+    f.code_changed_at = newest;
+    m_sink.trace([&] {
+      return "stat'ed the " + std::to_string(s.files.size()) + " code files " + f.c.call.server +
+             "'s failed calls recorded: " +
+             (newest ? "the newest changed " + util::format_duration_short(m_reader.now() - *newest) + " ago"
+                     : std::string("none is there"));
+    });
+    return true;
+  }
+
   bool perform(const step::ReadMissedFailure&, PreFacts& f) {
     f.missed = m_reader.agent().dialect.missed_failure(m_reader.call(), f.c.call);
     return true;

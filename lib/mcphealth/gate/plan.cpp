@@ -125,6 +125,10 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
            " ago, by more than a TTL (or refresh is inline): probe now";
   }
   if (st.freshness == state::Freshness::due) return "cache: unhealthy, retry due: probe";
+  if (d.code_changed) {
+    return "cache: fails on calls, retry in " + util::format_duration_short(st.retry_at.value_or(now) - now) +
+           ", but a file of its code changed since: probe now, and the call tries it if it answers";
+  }
   if (d.look_again) {
     return "cache: unhealthy, retry in " + util::format_duration_short(st.retry_at.value_or(now) - now) +
            ", but last looked at " + util::format_duration_short(now - e.checked_at.value_or(now)) +

@@ -2,10 +2,13 @@
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/probe/record.hpp>
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::gate {
+
+static_assert(config::k_most_code_files == state::k_max_code_files, "one bound for the code files a mark keeps");
 
 namespace json = boost::json;
 namespace messages = hook::messages;
@@ -26,11 +29,23 @@ Step allow_skipped(const CallFacts& c, RuleInputs& in, std::vector<std::string> 
 
 bool skipped(RuleInputs& in) { return in.server().probe.value == config::ProbeMode::skip; }
 
+/// For a crash loop in its backoff that records the files of its code: stat them first (a stat each), so a fix
+/// deployed since its last check is tried at once. The common hit (a healthy entry) has no such field.
+std::optional<Step> stat_code_files(const PreFacts& f, const json::object* entry) {
+  if (f.code_changed_at || entry == nullptr || !entry->contains(state::field::code_files)) return std::nullopt;
+  const ServerEntry e = ServerEntry::from_json(*entry);
+  if (e.code_files.empty() || !fails_on_calls(e) || !is_a_look(e, f.c.now)) return std::nullopt;
+  return Step{step::StatCodeFiles{e.code_files}};
+}
+
+std::optional<util::EpochMs> code_changed_at(const PreFacts& f) { return f.code_changed_at.value_or(std::nullopt); }
+
 } // namespace
 
 std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry, RuleInputs& in,
-                                  std::vector<std::string>& traced) {
+                                  std::vector<std::string>& traced, std::optional<util::EpochMs> code_changed_at) {
   CacheRules rules;
+  rules.code_changed_at = code_changed_at;
   const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
   // The retry bound needs the settings; a healthy entry (the common hit) does not.
   if (read && read->unhealthy()) {
@@ -68,7 +83,9 @@ Step next(const PreFacts& f, RuleInputs& in) {
   std::vector<std::string> traced;
   if (!f.target && *f.bound) {
     const state::Binding& b = **f.bound;
-    if (auto cached = answer_cached(c, state::decision_entry(*f.state, call.server, b.definition), in, traced))
+    const json::object* bound_entry = state::decision_entry(*f.state, call.server, b.definition);
+    if (auto stat = stat_code_files(f, bound_entry)) return std::move(*stat);
+    if (auto cached = answer_cached(c, bound_entry, in, traced, code_changed_at(f)))
       return answer(std::move(*cached), std::move(traced));
     if (!b.definition) return answer(allow_unbound(c.event, call.server, b), std::move(traced));
     // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
@@ -77,8 +94,10 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (!f.target) return {step::FindTarget{.bind = true}, {}, std::move(traced)};
   const Target& t = *f.target;
   const json::object* entry = state::decision_entry(*f.state, call.server, t.binding.definition);
+  if (auto stat = stat_code_files(f, entry)) return std::move(*stat);
   if (f.lock == LockState::untried) {
-    if (auto cached = answer_cached(c, entry, in, traced)) return answer(std::move(*cached), std::move(traced));
+    if (auto cached = answer_cached(c, entry, in, traced, code_changed_at(f)))
+      return answer(std::move(*cached), std::move(traced));
     if (t.candidate == nullptr) return answer(allow_unbound(c.event, call.server, t.binding), std::move(traced));
     if (skipped(in)) return allow_skipped(c, in, std::move(traced));
     // One probe at a time per definition: a hook that finds one in flight waits for its result, long enough for
@@ -95,7 +114,8 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (f.lock == LockState::held && !f.reread) return {step::ReadState{.under_lock = true}};
   if (!f.recovery) {
     if (f.lock == LockState::held) {
-      if (auto cached = answer_cached(c, entry, in, traced)) return answer(std::move(*cached), std::move(traced));
+      if (auto cached = answer_cached(c, entry, in, traced, code_changed_at(f)))
+        return answer(std::move(*cached), std::move(traced));
     }
     // A look before the backoff ends (a call asked, and the last look is old) runs no reconnect: the backoff
     // paces the restarts, the looks only notice a recovery.
@@ -227,6 +247,10 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                             .began_at = f.failed.began,
                             .failed_tool = call.tool,
                             .remember_ms = s.ttl_ms.value};
+  if (cand && cand->resolved) {
+    if (const auto* stdio = std::get_if<config::StdioServer>(&cand->resolved->transport))
+      mark.code_files = config::code_files(*stdio);
+  }
   if (ask_server) {
     if (!f.asked) {
       return {step::AskServer{&*cand->resolved,

@@ -76,6 +76,9 @@ struct PreFacts {
   util::EpochMs probe_began = 0;
   /// Its verdict, once recorded: the retry time of a failure mark (inner: none written).
   std::optional<std::optional<util::EpochMs>> recorded = {};
+  /// For a crash loop in its backoff that records its code files: when the newest of them last changed, once
+  /// stat'ed (inner: none is there).
+  std::optional<std::optional<util::EpochMs>> code_changed_at = {};
 };
 
 /// A failed call: from the failure event, or from the agent's own record of the session (MissedFailure).
@@ -152,6 +155,10 @@ struct ReadMissedFailure {};
 struct TakeMissedFailure {
   hook::MissedFailure missed;
 };
+/// Stat a crash loop's code files (a stat each): when did the newest change?
+struct StatCodeFiles {
+  std::vector<std::string> files;
+};
 /// Wait for the probe lock of `key`.
 struct LockProbe {
   std::string key;
@@ -203,7 +210,7 @@ struct Answer {
 /// One step, with the lines said before it is performed and what the trace reads of the rule that chose it.
 struct Step {
   std::variant<step::ReadState, step::ReadBinding, step::FindTarget, step::ReadMissedFailure, step::TakeMissedFailure,
-               step::LockProbe, step::ProbeAndRecover, step::RecordProbe, step::AskServer, step::MarkDown,
+               step::StatCodeFiles, step::LockProbe, step::ProbeAndRecover, step::RecordProbe, step::AskServer, step::MarkDown,
                step::NoteFailedCall, step::Reconnect, step::TakeSuccess, step::NoteSeen, step::BindFolder,
                step::Answer>
       what;
@@ -224,8 +231,10 @@ Step next(const SuccessFacts& f, RuleInputs& in);
 Step next(const SessionFacts& f, RuleInputs& in);
 
 /// The cache's answer for `entry` under the rules in force (reading only the settings that entry needs), or
-/// nothing: probe. `traced` receives the cache's reading when tracing.
+/// nothing: probe. `code_changed_at`: when a crash loop's code files last changed, once stat'ed. `traced` receives
+/// the cache's reading when tracing.
 std::optional<Plan> answer_cached(const CallFacts& c, const boost::json::object* entry, RuleInputs& in,
-                                  std::vector<std::string>& traced);
+                                  std::vector<std::string>& traced,
+                                  std::optional<util::EpochMs> code_changed_at = std::nullopt);
 
 } // namespace mcphealth::gate

@@ -70,6 +70,11 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.failed_calls = clamp_failure_count(util::get_int(obj, field::failed_calls).value_or(0));
   e.last_failed_call_at = util::get_epoch_ms(obj, field::last_failed_call_at);
   e.last_failed_tool = util::get_string(obj, field::last_failed_tool);
+  if (const json::value* v = obj.if_contains(field::code_files); v && v->is_array()) {
+    for (const json::value& f : v->get_array()) {
+      if (f.is_string() && e.code_files.size() < k_max_code_files) e.code_files.emplace_back(f.get_string());
+    }
+  }
   e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
   e.flaps = clamp_failure_count(util::get_int(obj, field::flaps).value_or(0));
   return e;
@@ -235,6 +240,7 @@ void clear_failed_calls(json::object& entry) {
   entry.erase(field::failed_calls);
   entry.erase(field::last_failed_call_at);
   entry.erase(field::last_failed_tool);
+  entry.erase(field::code_files);
 }
 
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
@@ -255,6 +261,12 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
     entry[field::failed_calls] = clamp_failure_count(mark.failed_calls);
     entry[field::last_failed_call_at] = mark.now;
     entry[field::last_failed_tool] = util::cap_utf8(mark.failed_tool, k_max_server_string_bytes);
+    json::array files;
+    for (const std::string& f : mark.code_files) {
+      if (files.size() < k_max_code_files && f.size() <= k_max_code_file_bytes) files.emplace_back(f);
+    }
+    if (files.empty()) entry.erase(field::code_files);
+    else entry[field::code_files] = std::move(files);
   }
   std::int64_t failures = std::max(clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1,
                                    clamp_failure_count(mark.failed_calls - 1));

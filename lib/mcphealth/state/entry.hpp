@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcphealth::state {
 
@@ -63,6 +64,8 @@ struct ServerEntry {
   std::int64_t failed_calls = 0;
   std::optional<util::EpochMs> last_failed_call_at;
   std::optional<std::string> last_failed_tool;
+  /// The files its code and settings are read from, as its failed calls recorded them (config::code_files).
+  std::vector<std::string> code_files;
   /// The failure count of the outage the server last came back from, until it has stayed up one TTL: a failure
   /// before then continues that count, so a flapping server's backoff grows as a long outage's does.
   std::int64_t recent_failures = 0;
@@ -149,6 +152,8 @@ struct UnhealthyMark {
   /// as one that fails every probe does, though each probe between passes.
   std::int64_t failed_calls = 0;
   std::string failed_tool = {};
+  /// For a failed call of a stdio server: the files its code and settings are read from (config::code_files).
+  std::vector<std::string> code_files = {};
   /// One TTL: a failure this soon after the server came back continues the count of the outage before (its
   /// `recentFailures`), and counts as a flap. 0: no memory of outages before.
   std::int64_t remember_ms = 0;
@@ -161,6 +166,9 @@ void clear_failed_calls(boost::json::object& entry);
 inline constexpr std::int64_t k_max_retry_after_ms = 3'600'000;
 /// The longest string a server names itself with (serverInfo.name, version, protocol) that is stored.
 inline constexpr std::size_t k_max_server_string_bytes = 256;
+/// The most files, and the longest path, kept in `codeFiles`.
+inline constexpr std::size_t k_max_code_files = 8;
+inline constexpr std::size_t k_max_code_file_bytes = 4096;
 /// The longest error text stored in `lastError`.
 inline constexpr std::size_t k_max_error_bytes = 4000;
 
