@@ -57,4 +57,23 @@ PYEOF
   wait_for_quiet
 }
 
+# A server slower than the `timeout` its definition gives it: opencode 1.18.33 fails the call with the MCP SDK's
+# "MCP error -32001: Request timed out" and would send the next one to the server still busy with the last. The
+# client timed out: an outage of its own kind, and the next call is blocked (before, the third call reached it).
+case_a_call_slower_than_opencode_waits_for_is_a_timeout() {
+  need_opencode
+  model_script "{\"turns\":[[$(opencode_call one)],$(cue_turn "slow 4000" "$(opencode_call two)"),[$(opencode_call three)]]}"
+  start_model
+  local def
+  def=$(opencode_svc_def)
+  opencode_config "{\"svc\":${def%\}},\"timeout\":1500}}"
+  mcph install --agent opencode
+  assert_eq "$RC" 0 "install"
+  opencode_session
+  assert_eq "$(calls_seen)" "$(printf 'one\ntwo')" "the third call never reached the slow server"
+  assert_eq "$(entry_field svc lastFailureCode)" timeout
+  assert_eq "$(entry_field svc lastError)" 'MCP error -32001: Request timed out'
+  wait_for_quiet
+}
+
 main "$@"

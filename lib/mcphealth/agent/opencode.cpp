@@ -42,6 +42,8 @@ constexpr hook::ClientWording k_wordings[] = {
      "an HTTP server refusing connections"},
     {"opencode 1.18.33", "Streamable HTTP error: Error POSTing to endpoint:*", Says::http_unknown,
      "an HTTP server answering 503 (the status is not in the text; the body follows)"},
+    {"opencode 1.18.33", "MCP error -32001: Request timed out", Says::timeout,
+     "a call slower than the server's `timeout` in its definition"},
 };
 
 class OpencodeDialect final : public Dialect {
