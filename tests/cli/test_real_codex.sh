@@ -115,4 +115,22 @@ case_install_trusts_only_the_entries_it_wrote_never_a_repositorys_look_alikes() 
   [ ! -e "$T/pwned" ] || fail "the repository's program ran"
 }
 
+# A server slower than its `tool_timeout_sec`: Codex CLI 0.171.0 records the call as failed, `Caused by: timed out
+# awaiting tools/call after 1s`, and would send the next one to the server still busy with it. The client timed
+# out: the next call's PreToolUse reads it in the rollout as a timeout and blocks it (before, that call went out and
+# timed out too).
+case_a_call_slower_than_codex_waits_for_is_a_timeout() {
+  need_codex
+  model_script "{\"turns\":[[$(codex_call one)],$(cue_turn "slow 4000" "$(codex_call two)"),[$(codex_call three)]]}"
+  start_model
+  codex_config
+  printf 'tool_timeout_sec = 1.5\n' >>"$PROJ/.codex/config.toml"
+  codex_install
+  codex_session
+  assert_eq "$(entry_field svc lastFailureCode)" timeout
+  assert_contains "$(entry_field svc lastError)" "timed out awaiting tools/call"
+  assert_contains "$(sed -n '3p' <<<"$(codex_results)")" 'Blocked on purpose by mcphealth' "the model's text for the third call"
+  wait_for_quiet
+}
+
 main "$@"

@@ -214,6 +214,8 @@ constexpr hook::ClientWording k_wordings[] = {
     // Codex's own framing, not the bare words: a tool's error may say "Transport closed" of its own backend.
     {"Codex CLI 0.171.0", "*Caused by:\n    Transport closed*", hook::FailureReading::Says::transport,
      "a stdio server that died during the call, or before it"},
+    {"Codex CLI 0.171.0", "*Caused by:\n    timed out awaiting tools/call after *", hook::FailureReading::Says::timeout,
+     "a call slower than the server's `tool_timeout_sec`"},
 };
 
 class CodexDialect final : public Dialect {
