@@ -111,4 +111,18 @@ case_a_workspace_server_starts_only_in_a_trusted_folder_as_mcphealth_reads_it() 
   wait_for_quiet
 }
 
+# A server slower than the `timeout` its mcp-config.json gives it: Copilot CLI 1.0.102 fails the call with
+# "MCP server 'svc': McpError: MCP error -32001: Request timed out", and would send the next one to the server
+# still busy with it. The client timed out: an outage of its own kind, and the next call is blocked (before, the
+# third call went out and timed out too).
+case_a_call_slower_than_copilot_cli_waits_for_is_a_timeout() {
+  need_copilot
+  write_config "$HOME/.copilot/mcp-config.json" "{\"mcpServers\":{\"svc\":{\"type\":\"local\",\"command\":\"$PY\",\"args\":[\"$SESSION_SERVER\",\"stdio\",\"--cue-file\",\"$T/cue\",\"--calls-file\",\"$T/calls\"],\"tools\":[\"*\"],\"timeout\":1500}}}"
+  copilot_outage "slow 4000"
+  assert_eq "$(entry_field svc lastFailureCode)" timeout
+  assert_eq "$(entry_field svc lastError)" "MCP server 'svc': McpError: MCP error -32001: Request timed out"
+  assert_third_blocked
+  wait_for_quiet
+}
+
 main "$@"

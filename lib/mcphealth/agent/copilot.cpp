@@ -26,6 +26,8 @@ namespace {
 constexpr hook::ClientWording k_wordings[] = {
     {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*", hook::FailureReading::Says::transport,
      "a stdio server that died during the call"},
+    {"Copilot CLI 1.0.102", "MCP server '*': McpError: MCP error -32001: Request timed out", hook::FailureReading::Says::timeout,
+     "a call slower than the server's `timeout` in mcp-config.json"},
 };
 
 /// `$COPILOT_HOME`, else `~/.copilot`.
