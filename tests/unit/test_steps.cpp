@@ -133,7 +133,7 @@ TEST_CASE("PreToolUse: a mark in its backoff blocks from the cache, the retry bo
   CHECK(s.answer()->said.empty()); // the block's line is said when it is settled against fail-open
 }
 
-TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first; unchanged it is blocked, changed it is probed", "[steps]") {
+TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first: unchanged it stays blocked, changed it is tried", "[steps]") {
   // Two failed calls in a row of a server whose code is /srv/server.py, the last at k_now - 1000.
   json::object looping;
   for (util::EpochMs at : {k_now - 2000, k_now - 1000}) {
