@@ -117,7 +117,8 @@ TEST_CASE("a stdio server's code files: what it runs, and the arguments that nam
   s.executable = "/usr/bin/node";
   s.cwd = "/work/proj";
   s.args = {"dist/index.js", "--config", "/etc/svc/config.yaml", "--log", "/tmp/svc.log", "stdio", "-v",
-            "./dist/index.js", "server.py", "--port=8080"};
+            "./dist/index.js", "server.py", "--port=8080", "https://user:s3cret@example.com/config.json",
+            "TOKEN=abc.json"};
   CHECK(config::code_files(s) == std::vector<std::string>{"/usr/bin/node", "/work/proj/dist/index.js",
                                                           "/etc/svc/config.yaml", "/work/proj/server.py"});
   s.executable.clear();

@@ -21,7 +21,10 @@ std::vector<std::string> code_files(const StdioServer& server) {
   if (!server.executable.empty()) files.push_back(server.executable.lexically_normal().string());
   for (const std::string& arg : server.args) {
     if (files.size() >= k_most_code_files) break;
-    if (arg.empty() || arg.starts_with('-') || arg.find('\n') != std::string::npos) continue;
+    // Not a flag, a URL or a `NAME=value` (they may carry credentials, and a stored path must not), nor a line.
+    if (arg.empty() || arg.starts_with('-') || arg.find_first_of("=\n") != std::string::npos ||
+        arg.find("://") != std::string::npos)
+      continue;
     const std::string ext = fs::path(arg).extension().string();
     if (std::find(std::begin(k_code_extensions), std::end(k_code_extensions), ext) == std::end(k_code_extensions)) continue;
     const fs::path p = fs::path(arg).is_absolute() || server.cwd.empty() ? fs::path(arg) : server.cwd / arg;
