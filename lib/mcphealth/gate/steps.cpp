@@ -38,7 +38,7 @@ std::optional<Step> stat_code_files(const PreFacts& f, const json::object* entry
   return Step{step::StatCodeFiles{e.code_files}};
 }
 
-std::optional<util::EpochMs> code_changed_at(const PreFacts& f) { return f.code_changed_at.value_or(std::nullopt); }
+std::optional<util::EpochMs> newest_code_change(const PreFacts& f) { return f.code_changed_at.value_or(std::nullopt); }
 
 } // namespace
 
@@ -85,7 +85,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
     const state::Binding& b = **f.bound;
     const json::object* bound_entry = state::decision_entry(*f.state, call.server, b.definition);
     if (auto stat = stat_code_files(f, bound_entry)) return std::move(*stat);
-    if (auto cached = answer_cached(c, bound_entry, in, traced, code_changed_at(f)))
+    if (auto cached = answer_cached(c, bound_entry, in, traced, newest_code_change(f)))
       return answer(std::move(*cached), std::move(traced));
     if (!b.definition) return answer(allow_unbound(c.event, call.server, b), std::move(traced));
     // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
@@ -96,7 +96,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   const json::object* entry = state::decision_entry(*f.state, call.server, t.binding.definition);
   if (auto stat = stat_code_files(f, entry)) return std::move(*stat);
   if (f.lock == LockState::untried) {
-    if (auto cached = answer_cached(c, entry, in, traced, code_changed_at(f)))
+    if (auto cached = answer_cached(c, entry, in, traced, newest_code_change(f)))
       return answer(std::move(*cached), std::move(traced));
     if (t.candidate == nullptr) return answer(allow_unbound(c.event, call.server, t.binding), std::move(traced));
     if (skipped(in)) return allow_skipped(c, in, std::move(traced));
@@ -114,7 +114,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (f.lock == LockState::held && !f.reread) return {step::ReadState{.under_lock = true}};
   if (!f.recovery) {
     if (f.lock == LockState::held) {
-      if (auto cached = answer_cached(c, entry, in, traced, code_changed_at(f)))
+      if (auto cached = answer_cached(c, entry, in, traced, newest_code_change(f)))
         return answer(std::move(*cached), std::move(traced));
     }
     // A look before the backoff ends (a call asked, and the last look is old) runs no reconnect: the backoff
