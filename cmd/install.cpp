@@ -5,6 +5,7 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/server.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/diff.hpp>
@@ -113,7 +114,7 @@ util::Result<std::string> hook_binary(const InstallOptions& o, const agent::Agen
   }
   if (wanted.find('/') != std::string::npos) {
     const fs::path path = fs::absolute(wanted).lexically_normal();
-    if (!config::is_executable_file(path)) return util::fail("--binary: " + path.string() + " is not an executable file");
+    if (!util::disk().executable(path)) return util::fail("--binary: " + path.string() + " is not an executable file");
     return path.string();
   }
   if (config::find_on_path(wanted, {"PATH=" + env.get("PATH").value_or("")}).empty()) {

@@ -6,6 +6,7 @@
 #include "output.hpp"
 
 #include <mcphealth/config/server.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/ops/service.hpp>
 #include <mcphealth/util/fs.hpp>
@@ -43,7 +44,7 @@ namespace {
 util::Result<fs::path> service_binary(const InstallOptions& o, const util::Environment& env) {
   if (o.binary) {
     const fs::path p = fs::absolute(*o.binary).lexically_normal();
-    if (o.binary->find('/') == std::string::npos || !config::is_executable_file(p))
+    if (o.binary->find('/') == std::string::npos || !util::disk().executable(p))
       return util::fail("--binary: a service needs the path of an executable file, not " + *o.binary);
     return p;
   }

@@ -13,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -164,9 +165,18 @@ private:
 };
 
 /// Files in memory: a path not given is missing. Every read and stat is kept, so a test can say which were looked at.
+/// A program is executable when it is in `programs`; a path is its own real path unless `links` says otherwise.
 class MemoryDisk final : public util::FileReader {
 public:
   std::map<std::filesystem::path, std::string> files;
+  std::set<std::filesystem::path> programs;
+  std::map<std::filesystem::path, std::filesystem::path> links;
+
+  /// Puts `text` at `path`, modified later than anything written before it.
+  void write(const std::filesystem::path& path, std::string text) {
+    files[path] = std::move(text);
+    m_modified[path] = ++m_writes;
+  }
   std::vector<std::filesystem::path> read_paths;
   std::vector<std::filesystem::path> stat_paths;
 
@@ -178,10 +188,20 @@ public:
   std::optional<util::FileStamp> stat(const std::filesystem::path& path) override {
     stat_paths.push_back(path);
     if (auto it = files.find(path); it != files.end()) {
-      return util::FileStamp{static_cast<std::int64_t>(it->second.size()), 0, true};
+      const auto modified = m_modified.find(path);
+      return util::FileStamp{static_cast<std::int64_t>(it->second.size()), modified == m_modified.end() ? 0 : modified->second, true};
     }
     return std::nullopt;
   }
+  bool executable(const std::filesystem::path& path) override { return programs.contains(path); }
+  std::filesystem::path real_path(const std::filesystem::path& path) override {
+    const auto it = links.find(path);
+    return it == links.end() ? path : it->second;
+  }
+
+private:
+  std::map<std::filesystem::path, std::int64_t> m_modified;
+  std::int64_t m_writes = 0;
 };
 
 /// A state snapshot made from JSON text, as load_state would give it.

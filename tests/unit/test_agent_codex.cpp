@@ -148,6 +148,8 @@ public:
     if (auto it = m_files.find(path); it != m_files.end()) return util::FileStamp{static_cast<std::int64_t>(it->second.size()), 0, true};
     return util::disk().stat(path);
   }
+  bool executable(const fs::path& path) override { return util::disk().executable(path); }
+  fs::path real_path(const fs::path& path) override { return util::disk().real_path(path); }
 
 private:
   std::map<fs::path, std::string> m_files;

@@ -8,33 +8,34 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fstream>
 
 using namespace mcphealth;
 using testing::FakeClock;
 using testing::FakeProber;
 using testing::FakeRunner;
-using testing::TempDir;
 namespace json = boost::json;
 
 namespace {
 
-/// A hook with every seam faked, a state file and one config file in a temp folder.
+/// A hook with every seam faked, on a state and files in memory: the executor's steps with no file and no process.
 struct Harness {
-  TempDir dir;
   FakeClock clock;
-  util::MapEnvironment env;
+  util::MapEnvironment env{{"HOME", "/mem/home"}};
   FakeProber prober;
   FakeRunner runner;
+  testing::MemoryStore store;
+  testing::MemoryDisk disk;
   std::vector<std::string> lines;
   /// The servers each background refresh was asked for.
   std::vector<std::vector<std::string>> refreshes;
   /// The background looks at down servers a blocked call asked for.
   std::vector<std::vector<std::string>> looks;
+  /// The folder the calls are made in, and its config file.
+  const std::filesystem::path folder = "/mem/project";
+  const std::filesystem::path config = folder / "mcp.json";
 
   Harness() {
-    env.set("HOME", dir.path().string());
-    std::ofstream(dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"}}})";
+    disk.write(config, R"({"mcpServers":{"svc":{"command":"/bin/true"}}})");
     prober.results.push_back(FakeProber::healthy());
   }
 
@@ -43,34 +44,32 @@ struct Harness {
     req.input.payload = std::move(extra);
     req.input.payload["hook_event_name"] = event;
     req.input.payload["tool_name"] = "mcp__" + server + "__act";
-    req.input.payload["cwd"] = dir.path().string();
-    req.overrides.state_path = state_path();
-    if (explicit_config) req.overrides.config_paths = {dir.path() / "mcp.json"};
+    req.input.payload["cwd"] = folder.string();
+    if (explicit_config) req.overrides.config_paths = {config};
     gate::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }, {},
                         [this](const std::string&, const std::vector<std::string>& s, gate::Refreshing why) {
                           (why == gate::Refreshing::stale ? refreshes : looks).push_back(s);
                         },
                         trace};
-    deps.files = files;
+    deps.files = files ? files : &disk;
+    deps.store = &store;
     return gate::run_hook_engine(req, deps);
   }
 
   /// The `-v` trace of the next runs; a test uses it to act at a known step of the decision.
   std::function<void(std::string_view)> trace;
-  /// What reads the config files in the next runs (nothing: the disk).
+  /// What reads the files in the next runs (nothing: `disk`); a test records through it what a decision looked at.
   util::FileReader* files = nullptr;
   /// Whether the config file is given (`--config`), or searched for as Claude Code does.
   bool explicit_config = true;
 
-  std::filesystem::path state_path() const { return dir.path() / "state.json"; }
   state::ServerEntry entry(const std::string& name = "svc") const {
-    auto snap = state::load_state(state_path());
-    const json::object* e = snap.server(name);
+    const json::object* e = store.server(name);
     return e ? state::ServerEntry::from_json(*e) : state::ServerEntry{};
   }
-  bool entry_exists(const std::string& name = "svc") const {
-    return state::load_state(state_path()).server(name) != nullptr;
-  }
+  bool entry_exists(const std::string& name = "svc") const { return store.server(name) != nullptr; }
+  /// Whether the runs so far wrote nothing: no verdict, no binding.
+  bool wrote_nothing() const { return store.updates == 0 && store.binds == 0; }
   bool logged(const std::string& text) const {
     for (const auto& l : lines) {
       if (l.find(text) != std::string::npos) return true;
@@ -259,13 +258,10 @@ TEST_CASE("a successful call restores an unhealthy server", "[engine]") {
   CHECK(h.entry().restored_by == state::RestoredBy::tool_success);
 }
 
-/// The names bound in the (only) folder the harness runs in.
-/// The one folder's bindings, as the run left them beside the state file.
+/// The one folder's bindings, as the runs left them.
 json::object bound_folder(const Harness& h) {
-  std::vector<json::object> all;
-  state::bindings_shelf(h.state_path()).each([&](const std::string&, const json::object& f) { all.push_back(f); });
-  REQUIRE(all.size() == 1);
-  return all.front();
+  REQUIRE(h.store.folders.size() == 1);
+  return h.store.folders.begin()->second;
 }
 json::object bound_names(const Harness& h) { return bound_folder(h).at("names").as_object(); }
 
@@ -273,7 +269,6 @@ TEST_CASE("a name without definition is allowed, not probed, and bound as such f
   Harness h;
   h.run("PreToolUse", "ghost");
   CHECK(h.logged("No MCP config found for ghost; skipping preflight probe"));
-  auto snap = state::load_state(h.state_path());
   CHECK(bound_names(h).at("ghost").at("standing") == "none");
   CHECK(bound_names(h).at("svc").as_object().contains("definition"));
   CHECK(h.prober.calls == 0);
@@ -284,10 +279,9 @@ TEST_CASE("a changed config file undoes the folder's bindings", "[engine]") {
   h.run("PreToolUse", "ghost");
   CHECK(h.prober.calls == 0);
   // Same size, later mtime would do; a new definition makes the change visible in the result too.
-  std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"},"ghost":{"command":"/bin/true"}}})";
+  h.disk.write(h.config, R"({"mcpServers":{"svc":{"command":"/bin/true"},"ghost":{"command":"/bin/true"}}})");
   h.run("PreToolUse", "ghost");
   CHECK(h.prober.calls == 1);
-  auto snap = state::load_state(h.state_path());
   CHECK(bound_names(h).at("ghost").as_object().contains("definition"));
 }
 
@@ -306,7 +300,7 @@ TEST_CASE("a cache hit needs no config file: a bound name is decided from the st
 
 TEST_CASE("an unset variable is probed as Claude Code starts it: a failure is misconfigured and a success healthy", "[engine]") {
   const auto uses_unset_key = [](Harness& harness) {
-    std::ofstream(harness.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})";
+    harness.disk.write(harness.config, R"({"mcpServers":{"svc":{"command":"/bin/true","args":["${NO_SUCH_KEY}"]}}})");
   };
   Harness h;
   uses_unset_key(h);
@@ -331,7 +325,7 @@ TEST_CASE("other events and non-MCP tools pass silently", "[engine]") {
   Harness h;
   CHECK(h.run("Notification").decision == hook::HookOutcome::Decision::allow);
   CHECK(h.lines.empty());
-  CHECK_FALSE(std::filesystem::exists(h.state_path()));
+  CHECK(h.wrote_nothing());
 }
 
 TEST_CASE("a mark expired by less than one TTL is allowed at once and refreshed in the background", "[engine]") {
@@ -378,8 +372,8 @@ TEST_CASE("a hook that read the state before another's probe finished does not p
 
 TEST_CASE("session start refreshes what is missing or stale and names what is down", "[engine]") {
   Harness h;
-  std::ofstream(h.dir.path() / "mcp.json")
-      << R"({"mcpServers":{"svc":{"command":"/bin/true"},"bad":{"command":"/bin/false"},"new":{"command":"/bin/true"}}})";
+  h.disk.write(h.config,
+               R"({"mcpServers":{"svc":{"command":"/bin/true"},"bad":{"command":"/bin/false"},"new":{"command":"/bin/true"}}})");
   h.prober.results = {FakeProber::down("boom")};
   h.run("PreToolUse", "bad");
   h.prober.results = {FakeProber::healthy()};
@@ -396,7 +390,7 @@ TEST_CASE("session start refreshes what is missing or stale and names what is do
 namespace {
 /// A harness whose `svc` is a remote (Streamable HTTP) definition, with nothing queued for the prober yet.
 void make_remote(Harness& h) {
-  std::ofstream(h.dir.path() / "mcp.json") << R"({"mcpServers":{"svc":{"type":"http","url":"http://127.0.0.1:9/mcp"}}})";
+  h.disk.write(h.config, R"({"mcpServers":{"svc":{"type":"http","url":"http://127.0.0.1:9/mcp"}}})");
   h.prober.results.clear();
 }
 json::object failure(const std::string& error) { return json::object{{"error", error}}; }
@@ -471,7 +465,7 @@ TEST_CASE("a stdio server's tool error without a sign of trouble is neither prob
   h.prober.results.clear();
   h.run("PostToolUseFailure", "svc", failure("MCP error -32603: fixture backend exploded"));
   CHECK(h.prober.calls == 0);
-  CHECK_FALSE(std::filesystem::exists(h.state_path()));
+  CHECK(h.wrote_nothing());
 }
 
 TEST_CASE("failures of calls that began before the mark are its outage: counted once", "[engine]") {
@@ -492,72 +486,35 @@ TEST_CASE("a cache hit reads no config file: it only stats the files its folder 
   for (const bool given : {true, false}) {
     Harness h;
     h.explicit_config = given;
-    // Searched for: the folder's .mcp.json (approved), and a policy file the slow path reads.
-    std::ofstream(h.dir.path() / ".mcp.json") << R"({"mcpServers":{"svc":{"command":"/bin/true"}}})";
-    std::filesystem::create_directories(h.dir.path() / ".claude");
-    std::ofstream(h.dir.path() / ".claude" / "settings.json") << R"({"enableAllProjectMcpServers":true})";
-    std::ofstream(h.dir.path() / "policy.json") << R"({"servers":{"svc":{"ttlMs":60000}}})";
-    h.env.set("MCPHEALTH_POLICY", (h.dir.path() / "policy.json").string());
-    util::RecordingReader slow(util::disk());
+    // Searched for: the folder's .mcp.json (approved in the user's settings), and a policy file the slow path reads.
+    h.disk.write(h.folder / ".mcp.json", R"({"mcpServers":{"svc":{"command":"/bin/true"}}})");
+    h.disk.write("/mem/home/.claude/settings.json", R"({"enableAllProjectMcpServers":true})");
+    h.disk.write("/mem/policy.json", R"({"servers":{"svc":{"ttlMs":60000}}})");
+    h.env.set("MCPHEALTH_POLICY", "/mem/policy.json");
+    util::RecordingReader slow(h.disk);
     h.files = &slow;
     REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
     REQUIRE(h.prober.calls == 1);
     CHECK_FALSE(slow.reads().empty());
-    util::RecordingReader hit(util::disk());
+    util::RecordingReader hit(h.disk);
     h.files = &hit;
     CHECK(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
     CHECK(h.prober.calls == 1);
     CHECK(hit.reads().empty());
     // What it stats is what the resolution looked at, misses included: nothing more.
     std::vector<std::filesystem::path> resolved = slow.paths();
-    resolved.erase(std::remove(resolved.begin(), resolved.end(), h.dir.path() / "policy.json"), resolved.end());
+    resolved.erase(std::remove(resolved.begin(), resolved.end(), "/mem/policy.json"), resolved.end());
     CHECK(hit.paths() == resolved);
   }
 }
 
-namespace {
-
-/// The hook on a state and files in memory: the executor's rules with no file at all.
-struct MemoryHarness {
-  FakeClock clock;
-  util::MapEnvironment env{{"HOME", "/mem/home"}};
-  FakeProber prober;
-  FakeRunner runner;
-  testing::MemoryStore store;
-  testing::MemoryDisk disk;
-  std::vector<std::string> lines;
-
-  MemoryHarness() {
-    disk.files["/mem/mcp.json"] = R"({"mcpServers":{"svc":{"command":"/bin/true"}}})";
-    prober.results.push_back(FakeProber::healthy());
-  }
-
-  hook::HookOutcome run(const std::string& event) {
-    gate::HookRequest req;
-    req.input.payload["hook_event_name"] = event;
-    req.input.payload["tool_name"] = "mcp__svc__act";
-    req.input.payload["cwd"] = "/mem/project";
-    req.overrides.config_paths = {"/mem/mcp.json"};
-    gate::HookDeps deps{clock, env, prober, runner, [this](std::string_view l) { lines.emplace_back(l); }};
-    deps.files = &disk;
-    deps.store = &store;
-    return gate::run_hook_engine(req, deps);
-  }
-  std::optional<state::ServerEntry> entry() const {
-    const json::object* e = store.server("svc");
-    return e ? std::optional(state::ServerEntry::from_json(*e)) : std::nullopt;
-  }
-};
-
-} // namespace
-
-TEST_CASE("in memory: a cache hit reads no config file and writes nothing, and a miss probes, binds and records",
+TEST_CASE("a cache hit reads no config file and writes nothing, and a miss probes, binds and records",
           "[engine]") {
-  MemoryHarness h;
+  Harness h;
   REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
   CHECK(h.prober.calls == 1);
-  REQUIRE(h.entry());
-  CHECK(h.entry()->healthy());
+  REQUIRE(h.entry_exists());
+  CHECK(h.entry().healthy());
   CHECK(h.store.binds == 1); // the folder's bindings
   CHECK(h.store.updates >= 1); // the verdict
   CHECK_FALSE(h.disk.read_paths.empty());
@@ -572,48 +529,37 @@ TEST_CASE("in memory: a cache hit reads no config file and writes nothing, and a
   CHECK(h.lines.empty());
 }
 
-TEST_CASE("in memory: a healthy mark past half its TTL is extended once by a successful call", "[engine]") {
-  MemoryHarness h;
+TEST_CASE("a healthy mark past half its TTL is extended once by a successful call", "[engine]") {
+  Harness h;
   REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
-  const util::EpochMs first_expiry = *h.entry()->expires_at;
+  const util::EpochMs first_expiry = *h.entry().expires_at;
   const int updates = h.store.updates;
 
   h.clock.advance(config::k_default_ttl_ms / 2 - 1000); // not yet half-way: nothing written
   h.run("PostToolUse");
   CHECK(h.store.updates == updates);
-  CHECK(*h.entry()->expires_at == first_expiry);
+  CHECK(*h.entry().expires_at == first_expiry);
 
   h.clock.advance(2000); // past half its TTL: extended from now
   h.run("PostToolUse");
   CHECK(h.store.updates == updates + 1);
-  CHECK(*h.entry()->expires_at == h.clock.now_ms() + config::k_default_ttl_ms);
+  CHECK(*h.entry().expires_at == h.clock.now_ms() + config::k_default_ttl_ms);
 
   h.clock.advance(1000); // extended once: the next success writes nothing
   h.run("PostToolUse");
   CHECK(h.store.updates == updates + 1);
 }
 
-TEST_CASE("in memory: a failure mark that cannot be written tells the model nothing will block the next call",
+TEST_CASE("a failure mark that cannot be written tells the model nothing will block the next call",
           "[engine]") {
-  MemoryHarness h;
+  Harness h;
   REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
   h.store.failing = state::UpdateError{state::UpdateFailure::lock_timeout, "state lock held"};
   h.prober.results = {FakeProber::down("connection refused")}; // the reconnect's re-probe finds it still down
-  const hook::HookOutcome out = [&] {
-    gate::HookRequest req;
-    req.input.payload["hook_event_name"] = "PostToolUseFailure";
-    req.input.payload["tool_name"] = "mcp__svc__act";
-    req.input.payload["cwd"] = "/mem/project";
-    req.input.payload["error"] = "MCP error -32000: Connection closed";
-    req.overrides.config_paths = {"/mem/mcp.json"};
-    gate::HookDeps deps{h.clock, h.env, h.prober, h.runner, [&](std::string_view l) { h.lines.emplace_back(l); }};
-    deps.files = &h.disk;
-    deps.store = &h.store;
-    return gate::run_hook_engine(req, deps);
-  }();
+  const hook::HookOutcome out = h.run("PostToolUseFailure", "svc", {{"error", "MCP error -32000: Connection closed"}});
   CHECK(out.decision == hook::HookOutcome::Decision::allow);
   REQUIRE(out.additional_context);
   CHECK(out.additional_context->find("Give it a few minutes") != std::string::npos);
-  CHECK(h.entry()->healthy()); // nothing was recorded
+  CHECK(h.entry().healthy()); // nothing was recorded
   CHECK(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) { return l == "state lock held"; }));
 }

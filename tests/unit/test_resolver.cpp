@@ -195,6 +195,25 @@ TEST_CASE("a symlinked spelling of a folder is the folder it points to", "[resol
   CHECK(r.winner("a") != nullptr);
 }
 
+TEST_CASE("in memory: the folder is keyed by its real path, and a command is found on PATH, through the reader",
+          "[resolver]") {
+  testing::MemoryDisk disk;
+  disk.files["/home/u/.claude.json"] =
+      R"({"projects":{"/work/proj":{"mcpServers":{"a":{"command":"srv","env":{"PATH":"/opt/bin:/usr/bin"}}}}}})";
+  disk.links["/home/u/proj-link"] = "/work/proj";
+  disk.files["/opt/bin/srv"] = "not executable";
+  disk.programs.insert("/usr/bin/srv");
+  util::MapEnvironment env({{"HOME", "/home/u"}, {"MCPHEALTH_MANAGED_DIR", "/managed"}});
+  config::DiscoveryInputs in = config::discovery_inputs(env, {}, "/home/u/proj-link");
+  in.reader = &disk;
+  const config::Resolution r = agent::default_agent().catalogue.resolve(in, env);
+  const config::Candidate* a = r.winner("a");
+  REQUIRE(a);
+  CHECK(std::get<config::StdioServer>(a->resolved->transport).executable == "/usr/bin/srv");
+  // Neither question is a file the folder's bindings watch: a hit re-checks what the files said.
+  CHECK(std::find(r.read_files.begin(), r.read_files.end(), fs::path("/usr/bin/srv")) == r.read_files.end());
+}
+
 TEST_CASE("local wins over an approved project server, which wins over user scope", "[resolver]") {
   Layout l;
   l.claude_json(R"({"mcpServers":{"a":)" + stdio("local") + R"(},"enabledMcpjsonServers":["a","b"],"hasTrustDialogAccepted":true})",

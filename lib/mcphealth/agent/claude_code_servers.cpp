@@ -346,14 +346,12 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
       add_candidates(res, r, Scope::explicit_file, std::nullopt);
       res.files.push_back(std::move(r));
     }
-    pick_winners(res, env);
+    pick_winners(res, env, reader);
     return res;
   }
 
   // Claude Code keys its records by real paths: a symlinked spelling of a folder is the folder it points to.
-  std::error_code ec;
-  fs::path dir = fs::weakly_canonical(absolute_normal(in.project_dir), ec);
-  if (ec) dir = absolute_normal(in.project_dir);
+  const fs::path dir = reader.real_path(absolute_normal(in.project_dir));
   JsonFile claude = load_json(reader, paths.claude_json);
   const json::object* projects = claude.root ? util::get_object(*claude.root, "projects") : nullptr;
   // One entry applies: the repository root's (a subfolder ignores its own), else the folder's own.
@@ -463,7 +461,7 @@ Resolution claude_code_servers(const DiscoveryInputs& in, const util::Environmen
     }
   }
   for (auto& c : res.candidates) apply_policies(c, layers);
-  pick_winners(res, env);
+  pick_winners(res, env, reader);
   return res;
 }
 

@@ -202,7 +202,7 @@ protected:
       res.candidates.push_back(std::move(c));
     }
     for (config::Candidate& c : refused) res.candidates.push_back(std::move(c));
-    config::pick_winners(res, env);
+    config::pick_winners(res, env, reader);
     return res;
   }
 };

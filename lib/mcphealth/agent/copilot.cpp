@@ -210,7 +210,7 @@ protected:
                          c.reason = "in disabledMcpServers of " + (user_dir(env) / "settings.json").string();
                        }
                      });
-    config::pick_winners(res, env); // the workspace's first: it replaces a user server whole
+    config::pick_winners(res, env, reader); // the workspace's first: it replaces a user server whole
     res.variables.emplace_back("COPILOT_ALLOW_ALL");
     return res;
   }

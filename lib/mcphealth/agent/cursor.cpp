@@ -86,7 +86,7 @@ protected:
                        c.standing = config::Standing::not_approved;
                        c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
                      });
-    config::pick_winners(res, env);
+    config::pick_winners(res, env, reader);
     return res;
   }
 };

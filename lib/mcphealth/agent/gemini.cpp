@@ -343,7 +343,7 @@ protected:
       }
     }
     // One winner per name, the highest layer's: a project server replaces a user one whole.
-    config::pick_winners(res, env);
+    config::pick_winners(res, env, reader);
     // What decides trust besides the files: its variables' values are part of the stamp.
     for (const char* name : {"GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE"}) res.variables.emplace_back(name);
     return res;

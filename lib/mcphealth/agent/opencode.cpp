@@ -216,7 +216,7 @@ protected:
       }
       res.candidates.push_back(std::move(c));
     }
-    config::pick_winners(res, env);
+    config::pick_winners(res, env, reader);
     return res;
   }
 };

@@ -98,7 +98,7 @@ protected:
                                     "step), so mcphealth starts it only from that session's hook";
                        }
                      });
-    config::pick_winners(res, env);
+    config::pick_winners(res, env, reader);
     return res;
   }
 };

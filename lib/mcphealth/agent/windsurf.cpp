@@ -79,7 +79,7 @@ protected:
                          c.reason = "\"disabled\": true in " + report.source.file.string();
                        }
                      });
-    config::pick_winners(res, env);
+    config::pick_winners(res, env, reader);
     return res;
   }
 };

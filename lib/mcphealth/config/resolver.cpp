@@ -75,7 +75,7 @@ std::vector<const Candidate*> Resolution::winners() const {
   return out;
 }
 
-void pick_winners(Resolution& res, const util::Environment& env) {
+void pick_winners(Resolution& res, const util::Environment& env, util::FileReader& files) {
   for (std::size_t i = 0; i < res.candidates.size(); ++i) {
     Candidate& c = res.candidates[i];
     referenced_variables(json::value(c.definition.raw), res.variables);
@@ -89,12 +89,12 @@ void pick_winners(Resolution& res, const util::Environment& env) {
       c.reason = "shadowed by " + earlier->definition.source.string() + " (" + std::string(scope_name(earlier->scope)) + ")";
       continue;
     }
-    resolve_candidate(c, env, res.project_dir);
+    resolve_candidate(c, env, res.project_dir, files);
   }
 }
 
-void resolve_candidate(Candidate& c, const util::Environment& env, const fs::path& project_dir) {
-  c.resolved = resolve_server(c.definition, env, project_dir);
+void resolve_candidate(Candidate& c, const util::Environment& env, const fs::path& project_dir, util::FileReader& files) {
+  c.resolved = resolve_server(c.definition, env, project_dir, files);
   // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
   // A stdio server of a project's own files is that project's program (`./srv.sh` in two clones is two programs):
   // where it starts is part of what it is. A user's server is one program wherever it is used.

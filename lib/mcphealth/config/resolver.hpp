@@ -119,12 +119,14 @@ std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& re
 
 /// Settles `res.candidates` (in precedence order): every definition's `${VAR}` names go into `res.variables`; of the
 /// active ones, the first of each name wins and is resolved against `env` (its fingerprint made), the later ones
-/// are shadowed by it. Every agent's catalogue ends this way.
-void pick_winners(Resolution& res, const util::Environment& env);
+/// are shadowed by it. Every agent's catalogue ends this way, with the reader it read the files with (a stdio
+/// command's PATH lookup goes through it).
+void pick_winners(Resolution& res, const util::Environment& env, util::FileReader& files);
 
 /// Resolves an active candidate against `env` and makes its fingerprint (what pick_winners does for each winner);
 /// also for a definition that does not win but that the client says it runs.
-void resolve_candidate(Candidate& c, const util::Environment& env, const std::filesystem::path& project_dir);
+void resolve_candidate(Candidate& c, const util::Environment& env, const std::filesystem::path& project_dir,
+                       util::FileReader& files);
 
 /// The scope of Claude Code's own word for where a server's definition is (`mcp_server.source` in a hook payload).
 /// Seen in 2.1.332: `user`, `local`, `project`, and `dynamic` for a server given with `--mcp-config` (the Agent

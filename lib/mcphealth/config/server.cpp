@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace mcphealth::config {
 
@@ -34,12 +32,8 @@ std::vector<std::string> code_files(const StdioServer& server) {
   return files;
 }
 
-bool is_executable_file(const fs::path& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-fs::path find_on_path(const std::string& command, const std::vector<std::string>& environment, const fs::path& base) {
+fs::path find_on_path(const std::string& command, const std::vector<std::string>& environment, const fs::path& base,
+                      util::FileReader& files) {
   if (command.empty()) return {};
   if (command.find('/') != std::string::npos) return command;
   std::string path_var = "/usr/local/bin:/usr/bin:/bin";
@@ -52,15 +46,15 @@ fs::path find_on_path(const std::string& command, const std::vector<std::string>
     std::string dir = path_var.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     fs::path candidate = (dir.empty() ? fs::path(".") : fs::path(dir)) / command;
     if (candidate.is_relative() && !base.empty()) candidate = (base / candidate).lexically_normal();
-    if (is_executable_file(candidate)) return candidate;
+    if (files.executable(candidate)) return candidate;
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
   return {};
 }
 
-ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env,
-                              const fs::path& session_folder) {
+ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env, const fs::path& session_folder,
+                              util::FileReader& files) {
   ResolvedServer out{def, UnsupportedServer{"unsupported MCP server config"}, {}};
   const json::object& raw = def.raw;
   // A remote definition's url and headers are always read for variables: Codex CLI, which starts a stdio server as
@@ -137,7 +131,7 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
     std::error_code ignored;
     const fs::path session = session_folder.empty() ? fs::current_path(ignored) : absolute_normal(session_folder);
     stdio.cwd = def.cwd.empty() ? session : (session / as_started(def.cwd)).lexically_normal();
-    stdio.executable = find_on_path(stdio.command, stdio.environment, stdio.cwd);
+    stdio.executable = find_on_path(stdio.command, stdio.environment, stdio.cwd, files);
     if (!stdio.executable.empty() && stdio.executable.is_relative()) {
       stdio.executable = (stdio.cwd / stdio.executable).lexically_normal();
     }

@@ -60,9 +60,9 @@ struct ResolvedServer {
 std::string transport_name(const Transport& transport);
 
 /// Resolves a definition against `env` (the hook's environment), for a session in `session_folder` (empty: this
-/// process's folder).
+/// process's folder); a stdio command is looked up on its PATH through `files`.
 ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env,
-                              const std::filesystem::path& session_folder = {});
+                              const std::filesystem::path& session_folder = {}, util::FileReader& files = util::disk());
 
 /// The files a stdio server's code and settings are read from, as far as its definition names them: the file it
 /// executes, and each argument that names a file of code or settings by its extension (`dist/index.js`,
@@ -72,13 +72,11 @@ ResolvedServer resolve_server(const ServerDefinition& def, const util::Environme
 std::vector<std::string> code_files(const StdioServer& server);
 inline constexpr std::size_t k_most_code_files = 8;
 
-/// True for a regular file this process may execute (not a folder, not a file without an execute bit).
-bool is_executable_file(const std::filesystem::path& path);
-
-/// Looks `command` up in the `PATH` of `environment` (`NAME=value` entries); returns empty when not found. A relative
-/// `PATH` entry (`node_modules/.bin`, or an empty one) is taken from `base`, the folder the command will run in, as
-/// exec does once the child is there; empty `base`: this process's folder.
+/// Looks `command` up in the `PATH` of `environment` (`NAME=value` entries), each candidate tested with
+/// `files.executable`; returns empty when not found. A relative `PATH` entry (`node_modules/.bin`, or an empty one)
+/// is taken from `base`, the folder the command will run in, as exec does once the child is there; empty `base`:
+/// this process's folder.
 std::filesystem::path find_on_path(const std::string& command, const std::vector<std::string>& environment,
-                                   const std::filesystem::path& base = {});
+                                   const std::filesystem::path& base = {}, util::FileReader& files = util::disk());
 
 } // namespace mcphealth::config

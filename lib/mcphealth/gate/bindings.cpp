@@ -52,14 +52,14 @@ std::string binding_key(const hook::CallTarget& call) {
 }
 
 std::optional<ClientWord> by_client_source(const config::Resolution& res, const hook::CallTarget& call,
-                                           const util::Environment& env) {
+                                           const util::Environment& env, util::FileReader& files) {
   if (!call.source || res.explicit_files) return std::nullopt;
   const std::optional<config::Scope> scope = config::scope_of_client_source(*call.source);
   if (!scope) return std::nullopt;
   for (const config::Candidate* c : res.candidates_for(call.server)) {
     if (c->scope != *scope) continue;
     ClientWord word{*c, {}};
-    if (!c->wins()) config::resolve_candidate(*word.candidate, env, res.project_dir);
+    if (!c->wins()) config::resolve_candidate(*word.candidate, env, res.project_dir, files);
     word.binding = {word.candidate->fingerprint, std::string(state::k_standing_active), {}, word.candidate->project};
     return word;
   }

@@ -56,7 +56,7 @@ struct ClientWord {
   state::Binding binding;
 };
 std::optional<ClientWord> by_client_source(const config::Resolution& res, const hook::CallTarget& call,
-                                           const util::Environment& env);
+                                           const util::Environment& env, util::FileReader& files);
 
 /// How a verdict of `c` is labelled in the state file.
 state::DefinitionInfo info_of(const config::Candidate& c);

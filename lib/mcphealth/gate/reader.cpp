@@ -158,7 +158,7 @@ const config::Resolution& Reader::read_configs() {
 Target Reader::target(const hook::CallTarget& call) {
   const config::Resolution& res = read_configs();
   state::Binding binding;
-  if (std::optional<ClientWord> word = by_client_source(res, call, m_deps.env)) {
+  if (std::optional<ClientWord> word = by_client_source(res, call, m_deps.env, reader())) {
     m_client_named = std::move(word->candidate);
     m_candidate = m_client_named ? &*m_client_named : nullptr;
     binding = std::move(word->binding);

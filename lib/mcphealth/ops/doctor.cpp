@@ -7,6 +7,7 @@
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/version.hpp>
@@ -111,7 +112,7 @@ Check identify_unrun(const agent::HookCommand& hc, const std::string& file, cons
     program = (in.base.project_dir / program).lexically_normal();
   else if (program.is_relative())
     program = config::find_on_path(hc.program, {"PATH=" + path});
-  if (program.empty() || !config::is_executable_file(program)) {
+  if (program.empty() || !util::disk().executable(program)) {
     return problem("starts", "`" + hc.program + "`, registered by " + file + ", cannot be started",
                    "install mcphealth there, or run `mcphealth install --scope project` again");
   }
@@ -121,9 +122,8 @@ Check identify_unrun(const agent::HookCommand& hc, const std::string& file, cons
                               " is a repository's file)");
     }
   }
-  std::error_code ec;
-  const fs::path real = fs::weakly_canonical(program, ec);
-  const fs::path project = fs::weakly_canonical(in.base.project_dir, ec);
+  const fs::path real = util::disk().real_path(program);
+  const fs::path project = util::disk().real_path(in.base.project_dir);
   if (std::mismatch(project.begin(), project.end(), real.begin(), real.end()).first != project.end()) {
     return note("starts", program.string() + " is registered by " + file +
                               ", a repository's file, and is not this mcphealth; it was not run to ask its version",
@@ -189,7 +189,7 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
       continue;
     }
     const fs::path program = config::find_on_path(hc->program, {"PATH=" + path});
-    if (program.empty() || !config::is_executable_file(program)) {
+    if (program.empty() || !util::disk().executable(program)) {
       checks.push_back(problem("starts", "`" + hc->program + "` cannot be started" +
                                              (hc->program.find('/') == std::string::npos ? " (not on PATH=" + path + ")"
                                                                                          : " (not an executable file)"),

@@ -4,6 +4,7 @@
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/recover.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/redact.hpp>
@@ -140,7 +141,7 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       for (const auto& a : s.args) s.command_line += " " + util::shell_quote(a);
       s.env_names = stdio->env_names;
       s.start_folder = stdio->cwd.string();
-      if (!stdio->executable.empty() && config::is_executable_file(stdio->executable)) {
+      if (!stdio->executable.empty() && util::disk().executable(stdio->executable)) {
         s.resolved_command = stdio->executable.string();
       }
     } else if (const auto* http = std::get_if<config::HttpServer>(&resolved.transport)) {
@@ -302,7 +303,7 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
     std::string program = words.front();
     if (program.rfind("~/", 0) == 0) program = (util::home_dir(env) / program.substr(2)).string();
     if (program.find('/') != std::string::npos) {
-      if (!config::is_executable_file(program)) {
+      if (!util::disk().executable(program)) {
         add(e, Finding::Severity::error, "hook-not-startable",
             "the hook is registered, but " + program + " is not an executable file, so " + std::string(agent.name) +
                 " cannot start `" + command + "`",

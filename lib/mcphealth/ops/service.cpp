@@ -6,6 +6,7 @@
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/platform/platform.hpp>
 #include <mcphealth/state/store.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/version.hpp>
 
@@ -194,9 +195,7 @@ std::vector<std::string> plist_arguments(const std::string& text) {
   return out;
 }
 
-bool executable(const fs::path& p) {
-  return p.is_absolute() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p);
-}
+bool executable(const fs::path& p) { return p.is_absolute() && util::disk().executable(p); }
 
 } // namespace
 

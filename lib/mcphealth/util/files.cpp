@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace mcphealth::util {
 
@@ -15,6 +16,17 @@ std::optional<FileStamp> DiskReader::stat(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   return FileStamp{static_cast<std::int64_t>(st.st_size), platform::modified_ns(st), S_ISREG(st.st_mode)};
+}
+
+bool DiskReader::executable(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+fs::path DiskReader::real_path(const fs::path& path) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(path, ec);
+  return ec ? path : real;
 }
 
 FileReader& disk() {
