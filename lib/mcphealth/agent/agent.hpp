@@ -156,6 +156,51 @@ public:
   }
 };
 
+/// A registration told as data: most agents keep their hooks as entries in the JSON file of a user folder and of a
+/// project's, and differ in the files, the events, the layout and the entry alone. HookFileRegistration answers
+/// from it; an agent with more (Claude Code's local file, Codex CLI's trust) derives from that.
+struct HookFileSpec {
+  /// The user's hook file (install's `--scope user`).
+  std::function<std::filesystem::path(const util::Environment&)> user_file;
+  /// A project's, relative to its folder (install's `--scope project`); empty: the agent has none mcphealth writes.
+  std::filesystem::path project_file = {};
+  /// A file the agent reads hooks from before the user's, which install never writes (a system file).
+  std::filesystem::path system_file = {};
+  std::vector<EventSpec> events;
+  std::vector<std::string> required_events;
+  std::string sample_tool_name;
+  /// mcphealth's entry, in the agent's order, with `command` where its value goes (Registration::hook_entry).
+  boost::json::object entry = {{"type", "command"}, {"command", nullptr}};
+  Layout layout = Layout::nested;
+  std::vector<std::pair<std::string, boost::json::value>> file_keys = {};
+  bool missing_command_blocks = false;
+  util::JsonComments comments = util::JsonComments::refused;
+};
+
+/// The Registration a HookFileSpec tells: hook files system, user, project; install writes the user's or the
+/// project's.
+class HookFileRegistration : public Registration {
+public:
+  explicit HookFileRegistration(HookFileSpec spec) : m_spec(std::move(spec)) {}
+  std::vector<std::filesystem::path> hook_files(const util::Environment& env, const std::filesystem::path& project) const override;
+  std::optional<std::filesystem::path> install_file(InstallScope scope, const util::Environment& env,
+                                                    const std::filesystem::path& project) const override;
+  std::vector<EventSpec> events() const override { return m_spec.events; }
+  std::vector<std::string> required_events() const override { return m_spec.required_events; }
+  Layout layout() const override { return m_spec.layout; }
+  std::vector<std::pair<std::string, boost::json::value>> file_keys() const override { return m_spec.file_keys; }
+  bool missing_command_blocks() const override { return m_spec.missing_command_blocks; }
+  util::JsonComments comments() const override { return m_spec.comments; }
+  std::string sample_tool_name() const override { return m_spec.sample_tool_name; }
+  boost::json::object hook_entry(const std::string& command) const override;
+
+protected:
+  const HookFileSpec& spec() const { return m_spec; }
+
+private:
+  HookFileSpec m_spec;
+};
+
 /// The first line of a plugin file of mcphealth's own names the hook command it runs.
 inline constexpr std::string_view k_plugin_marker = "// mcphealth-hook: ";
 
@@ -169,15 +214,12 @@ inline std::optional<std::string> plugin_command(std::string_view text) {
   return std::string(rest.substr(0, rest.find('\n')));
 }
 
-/// One agent: its names, its three parts, and the words the model reads about it.
-struct Agent {
+/// What an agent is besides its three parts: its names and the words the model reads about it.
+struct AgentFacts {
   /// As `--agent` takes it: `claude-code`, `gemini`.
   std::string_view id;
   /// As people read it: `Claude Code`, `Gemini CLI`.
   std::string_view name;
-  const Catalogue& catalogue;
-  const Dialect& dialect;
-  const Registration& registration;
   /// What the user does to authenticate a server in this agent, whole ("run /mcp in Claude Code") and short
   /// ("run /mcp").
   std::string_view authenticate;
@@ -191,6 +233,29 @@ struct Agent {
   std::string_view tested_newest = {};
 };
 
+/// One agent: its facts and its three parts.
+struct Agent : AgentFacts {
+  const Catalogue& catalogue;
+  const Dialect& dialect;
+  const Registration& registration;
+};
+
+/// The agent of `facts` whose parts are a C, a D and an R (each made once, as the agent is): an agent file's
+/// `const Agent& <id>()`.
+template <class C, class D, class R>
+const Agent& make_agent(const AgentFacts& facts) {
+  static const C catalogue;
+  static const D dialect;
+  static const R registration;
+  static const Agent agent{facts, catalogue, dialect, registration};
+  return agent;
+}
+
+/// Where an agent keeps its user files: `$<var>/<below>` when `var` is set and not empty, else `~/<at_home>`
+/// (`$CODEX_HOME`, else `~/.codex`; `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`).
+std::filesystem::path user_folder(const util::Environment& env, std::string_view var, const std::filesystem::path& below,
+                                  const std::filesystem::path& at_home);
+
 /// One of an agent's server files, and the scope of what it defines.
 struct ServerFile {
   std::filesystem::path file;
@@ -202,6 +267,12 @@ struct ServerFile {
 /// the winners after (config::pick_winners): the shared part of a catalogue that reads files in layers.
 void add_server_files(config::Resolution& res, const std::vector<ServerFile>& files, util::FileReader& reader,
                       const std::function<void(config::Candidate&, const config::FileReport&)>& shape = {});
+
+/// A catalogue of server files alone, the most common one: reads `files` in order (add_server_files, with
+/// `shape`) into a resolution of `inputs.project_dir`, and picks the winners (config::pick_winners).
+config::Resolution read_server_files(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                                     util::FileReader& reader, const std::vector<ServerFile>& files,
+                                     const std::function<void(config::Candidate&, const config::FileReport&)>& shape = {});
 
 /// One of an agent's hook event names, and the event it is: a dialect's table of them is its event_names() and
 /// what each means, in one place.
@@ -221,6 +292,11 @@ bool names_one_of(const boost::json::object& payload, std::string_view key, std:
 /// for it (`named`, read from its field `field`), else `fallback` (what `fallback_source` says it is).
 void name_event(hook::HookCall& call, const std::optional<std::string>& flag, const std::optional<std::string>& named,
                 std::string_view field, std::string fallback, std::string fallback_source = "the default");
+
+/// A call whose event the payload's `field` names (name_event's precedence, with `fallback` the default) and that
+/// means what `table` says: how most dialects' read() begins.
+hook::HookCall call_of_event(const hook::HookInput& input, const std::optional<std::string>& flag, std::string_view field,
+                             std::string fallback, std::span<const EventName> table);
 
 /// The call in a payload of Claude Code's shape whose event is named by `hook_event_name` alone (Codex CLI, Qwen
 /// Code: `--event`, else that field, else PreToolUse), with its tool and target (read_claude_shape).

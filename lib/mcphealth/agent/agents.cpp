@@ -163,6 +163,45 @@ void add_server_files(config::Resolution& res, const std::vector<ServerFile>& fi
   }
 }
 
+std::filesystem::path user_folder(const util::Environment& env, std::string_view var, const std::filesystem::path& below,
+                                  const std::filesystem::path& at_home) {
+  if (auto set = env.get(var); set && !set->empty()) return below.empty() ? std::filesystem::path(*set) : std::filesystem::path(*set) / below;
+  return util::home_dir(env) / at_home;
+}
+
+config::Resolution read_server_files(const config::DiscoveryInputs& inputs, const util::Environment& env,
+                                     util::FileReader& reader, const std::vector<ServerFile>& files,
+                                     const std::function<void(config::Candidate&, const config::FileReport&)>& shape) {
+  config::Resolution res{.project_dir = inputs.project_dir};
+  add_server_files(res, files, reader, shape);
+  config::pick_winners(res, env, reader);
+  return res;
+}
+
+std::vector<std::filesystem::path> HookFileRegistration::hook_files(const util::Environment& env,
+                                                                    const std::filesystem::path& project) const {
+  std::vector<std::filesystem::path> files;
+  if (!m_spec.system_file.empty()) files.push_back(m_spec.system_file);
+  files.push_back(m_spec.user_file(env));
+  if (!m_spec.project_file.empty()) files.push_back(config::absolute_normal(project) / m_spec.project_file);
+  return files;
+}
+
+std::optional<std::filesystem::path> HookFileRegistration::install_file(InstallScope scope, const util::Environment& env,
+                                                                        const std::filesystem::path& project) const {
+  if (scope == InstallScope::user) return m_spec.user_file(env);
+  if (scope == InstallScope::project && !m_spec.project_file.empty()) {
+    return config::absolute_normal(project) / m_spec.project_file;
+  }
+  return std::nullopt;
+}
+
+boost::json::object HookFileRegistration::hook_entry(const std::string& command) const {
+  boost::json::object entry = m_spec.entry;
+  entry["command"] = command;
+  return entry;
+}
+
 hook::Event event_in(std::span<const EventName> table, std::string_view name) {
   for (const EventName& e : table) {
     if (e.name == name) return e.event;
@@ -193,6 +232,14 @@ void name_event(hook::HookCall& call, const std::optional<std::string>& flag, co
     call.event_name = std::move(fallback);
     call.event_source = std::move(fallback_source);
   }
+}
+
+hook::HookCall call_of_event(const hook::HookInput& input, const std::optional<std::string>& flag, std::string_view field,
+                             std::string fallback, std::span<const EventName> table) {
+  hook::HookCall call;
+  name_event(call, flag, hook::string_field(input, field), field, std::move(fallback));
+  call.event = event_in(table, call.event_name);
+  return call;
 }
 
 std::string agent_ids() {

@@ -98,13 +98,22 @@ protected:
 fs::path claude_config_dir(const util::Environment& env) { return claude_paths(env).config_dir; }
 fs::path claude_managed_dir(const util::Environment& env) { return claude_paths(env).managed_dir; }
 
-class ClaudeRegistration final : public Registration {
+class ClaudeRegistration final : public HookFileRegistration {
 public:
+  // SessionStart has no tool to match.
+  ClaudeRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return claude_config_dir(env) / "settings.json"; },
+                              .project_file = fs::path(".claude") / "settings.json",
+                              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"},
+                                         {"SessionStart", ""}},
+                              .required_events = {"PreToolUse", "PostToolUseFailure"},
+                              .sample_tool_name = "mcp__server__tool"}) {}
+  /// The user's (and ~/.claude's, which is still looked at with CLAUDE_CONFIG_DIR set: a registration there is
+  /// worth a word), the project's two, and the managed file.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
     std::vector<fs::path> files = {claude_config_dir(env) / "settings.json", util::home_dir(env) / ".claude" / "settings.json",
                                    project / ".claude" / "settings.json", project / ".claude" / "settings.local.json",
                                    claude_managed_dir(env) / "managed-settings.json"};
-    // With CLAUDE_CONFIG_DIR set, ~/.claude/settings.json is still looked at: a registration there is worth a word.
     for (auto it = files.begin(); it != files.end(); ++it) {
       files.erase(std::remove(std::next(it), files.end(), *it), files.end());
     }
@@ -112,23 +121,10 @@ public:
   }
   std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
                                        const fs::path& project) const override {
-    switch (scope) {
-    case InstallScope::user: return claude_config_dir(env) / "settings.json";
-    case InstallScope::project: return project / ".claude" / "settings.json";
-    case InstallScope::local: return project / ".claude" / "settings.local.json";
-    }
-    return std::nullopt;
+    if (scope == InstallScope::local) return project / ".claude" / "settings.local.json";
+    return HookFileRegistration::install_file(scope, env, project);
   }
-  std::vector<EventSpec> events() const override {
-    // SessionStart has no tool to match.
-    return {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
   bool has_status_line() const override { return true; }
-  std::string sample_tool_name() const override { return "mcp__server__tool"; }
-  json::object hook_entry(const std::string& command) const override {
-    return {{"type", "command"}, {"command", command}};
-  }
 };
 
 } // namespace
@@ -179,12 +175,9 @@ Answer hook_specific_answer(const hook::HookOutcome& outcome) {
 }
 
 const Agent& claude_code() {
-  static const ClaudeCatalogue catalogue;
-  static const ClaudeDialect dialect;
-  static const ClaudeRegistration registration;
-  static const Agent agent{"claude-code", "Claude Code", catalogue, dialect, registration, "run /mcp in Claude Code", "run /mcp", 0,
-                                  "claude", "2.1.197", "2.1.332"};
-  return agent;
+  return make_agent<ClaudeCatalogue, ClaudeDialect, ClaudeRegistration>(
+      {.id = "claude-code", .name = "Claude Code", .authenticate = "run /mcp in Claude Code", .authenticate_short = "run /mcp",
+       .program = "claude", .tested_oldest = "2.1.197", .tested_newest = "2.1.332"});
 }
 
 } // namespace mcphealth::agent

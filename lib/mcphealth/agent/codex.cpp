@@ -21,10 +21,7 @@ namespace mcphealth::agent {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-fs::path codex_home(const util::Environment& env) {
-  if (auto home = env.get("CODEX_HOME"); home && !home->empty()) return fs::path(*home);
-  return util::home_dir(env) / ".codex";
-}
+fs::path codex_home(const util::Environment& env) { return user_folder(env, "CODEX_HOME", "", ".codex"); }
 
 std::string codex_tool_server(std::string_view name) {
   std::string out(name);
@@ -132,8 +129,7 @@ class CodexCatalogue final : public Catalogue {
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
+    config::Resolution res{.project_dir = inputs.project_dir};
     const fs::path user_file = codex_home(env) / "config.toml";
     const auto toml_layer = [&](const fs::path& file, std::string label) {
       return config::read_source({file, std::move(label)}, reader, config::FileFormat::toml);
@@ -242,44 +238,29 @@ public:
   }
 };
 
-class CodexRegistration final : public Registration {
+class CodexRegistration final : public HookFileRegistration {
 public:
-  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {codex_home(env) / "hooks.json", config::absolute_normal(project) / ".codex" / "hooks.json"};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
-                                       const fs::path& project) const override {
-    switch (scope) {
-    case InstallScope::user: return codex_home(env) / "hooks.json";
-    case InstallScope::project: return config::absolute_normal(project) / ".codex" / "hooks.json";
-    case InstallScope::local: break; // Codex CLI has no personal file inside a project
-    }
-    return std::nullopt;
-  }
-  std::vector<EventSpec> events() const override {
-    return {{"PreToolUse", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"PreToolUse"}; }
-  std::string sample_tool_name() const override { return "mcp__server__tool"; }
+  // No personal file inside a project. The entry's timeout is in seconds: room for a probe that waits out a silent
+  // server, and its reconnect (Codex's default is 600).
+  CodexRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return codex_home(env) / "hooks.json"; },
+                              .project_file = fs::path(".codex") / "hooks.json",
+                              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}},
+                              .required_events = {"PreToolUse"},
+                              .sample_tool_name = "mcp__server__tool",
+                              .entry = {{"type", "command"}, {"command", nullptr}, {"timeout", 90}}}) {}
   const HookTrust* trust() const override {
     static const CodexTrust trust;
     return &trust;
-  }
-  json::object hook_entry(const std::string& command) const override {
-    // Seconds: room for a probe that waits out a silent server, and its reconnect (Codex's default is 600).
-    return {{"type", "command"}, {"command", command}, {"timeout", 90}};
   }
 };
 
 } // namespace
 
 const Agent& codex() {
-  static const CodexCatalogue catalogue;
-  static const CodexDialect dialect;
-  static const CodexRegistration registration;
-  static const Agent agent{"codex", "Codex CLI", catalogue, dialect, registration,
-                           "run `codex mcp login` for it", "run `codex mcp login`", 0, "codex", "0.171.0", "0.171.0"};
-  return agent;
+  return make_agent<CodexCatalogue, CodexDialect, CodexRegistration>(
+      {.id = "codex", .name = "Codex CLI", .authenticate = "run `codex mcp login` for it",
+       .authenticate_short = "run `codex mcp login`", .program = "codex", .tested_oldest = "0.171.0", .tested_newest = "0.171.0"});
 }
 
 } // namespace mcphealth::agent

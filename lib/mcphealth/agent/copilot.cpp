@@ -22,19 +22,8 @@ namespace json = boost::json;
 
 namespace {
 
-// Copilot CLI's words for its servers' outages, seen in the real program (tests/cli/test_real_copilot.sh).
-constexpr hook::ClientWording k_wordings[] = {
-    {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*", hook::FailureReading::Says::transport,
-     "a stdio server that died during the call"},
-    {"Copilot CLI 1.0.102", "MCP server '*': McpError: MCP error -32001: Request timed out", hook::FailureReading::Says::timeout,
-     "a call slower than the server's `timeout` in mcp-config.json"},
-};
-
 /// `$COPILOT_HOME`, else `~/.copilot`.
-fs::path user_dir(const util::Environment& env) {
-  if (auto home = env.get("COPILOT_HOME"); home && !home->empty()) return fs::path(*home);
-  return util::home_dir(env) / ".copilot";
-}
+fs::path user_dir(const util::Environment& env) { return user_folder(env, "COPILOT_HOME", "", ".copilot"); }
 
 /// The server part of Copilot CLI's tool names: every character outside `[A-Za-z0-9_-]` becomes `-` (`svc.v2` ->
 /// `svc-v2-echo`, seen in 1.0.102), where Claude Code writes `_`.
@@ -67,6 +56,14 @@ constexpr EventName k_events[] = {
     {"PostToolUse", hook::Event::post_tool_use}, {"SessionStart", hook::Event::session_start},
     {"preToolUse", hook::Event::pre_tool_use},   {"postToolUseFailure", hook::Event::post_tool_use_failure},
     {"postToolUse", hook::Event::post_tool_use}, {"sessionStart", hook::Event::session_start}};
+
+// Copilot CLI's words for its servers' outages, seen in the real program (tests/cli/test_real_copilot.sh).
+constexpr hook::ClientWording k_wordings[] = {
+    {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*", hook::FailureReading::Says::transport,
+     "a stdio server that died during the call"},
+    {"Copilot CLI 1.0.102", "MCP server '*': McpError: MCP error -32001: Request timed out", hook::FailureReading::Says::timeout,
+     "a call slower than the server's `timeout` in mcp-config.json"},
+};
 
 class CopilotDialect final : public Dialect {
 public:
@@ -158,12 +155,10 @@ json::object as_probed(json::object raw) {
 }
 
 class CopilotCatalogue final : public Catalogue {
-public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
+    config::Resolution res{.project_dir = inputs.project_dir};
     const fs::path dir = config::absolute_normal(inputs.project_dir);
     // Trust: COPILOT_ALLOW_ALL, or the folder (or one above it) in config.json's trustedFolders.
     std::string why = "not in " + (user_dir(env) / "config.json").string() + "'s trustedFolders";
@@ -216,36 +211,24 @@ protected:
   }
 };
 
-class CopilotRegistration final : public Registration {
+class CopilotRegistration final : public HookFileRegistration {
 public:
-  bool missing_command_blocks() const override { return true; }
-  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path&) const override {
-    return {user_dir(env) / "settings.json"};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env, const fs::path&) const override {
-    if (scope == InstallScope::user) return user_dir(env) / "settings.json";
-    return std::nullopt; // a repository's .github/hooks/ is the team's: not written by mcphealth
-  }
-  std::vector<EventSpec> events() const override {
-    // Tool names carry no MCP prefix: every tool is matched, and the hook tells MCP calls by the configured names.
-    return {{"PreToolUse", ".*"}, {"PostToolUseFailure", ".*"}, {"PostToolUse", ".*"}, {"SessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
-  std::string sample_tool_name() const override { return "server-tool"; }
-  json::object hook_entry(const std::string& command) const override {
-    return {{"type", "command"}, {"command", command}};
-  }
+  // A repository's .github/hooks/ is the team's: not written by mcphealth. Tool names carry no MCP prefix: every
+  // tool is matched, and the hook tells MCP calls by the configured names.
+  CopilotRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+                              .events = {{"PreToolUse", ".*"}, {"PostToolUseFailure", ".*"}, {"PostToolUse", ".*"}, {"SessionStart", ""}},
+                              .required_events = {"PreToolUse", "PostToolUseFailure"},
+                              .sample_tool_name = "server-tool",
+                              .missing_command_blocks = true}) {}
 };
 
 } // namespace
 
 const Agent& copilot() {
-  static const CopilotCatalogue catalogue;
-  static const CopilotDialect dialect;
-  static const CopilotRegistration registration;
-  static const Agent agent{"copilot", "Copilot CLI", catalogue, dialect, registration, "run /mcp auth in Copilot CLI", "run /mcp auth", 0,
-                           "copilot", "1.0.102", "1.0.102"};
-  return agent;
+  return make_agent<CopilotCatalogue, CopilotDialect, CopilotRegistration>(
+      {.id = "copilot", .name = "Copilot CLI", .authenticate = "run /mcp auth in Copilot CLI", .authenticate_short = "run /mcp auth",
+       .program = "copilot", .tested_oldest = "1.0.102", .tested_newest = "1.0.102"});
 }
 
 } // namespace mcphealth::agent

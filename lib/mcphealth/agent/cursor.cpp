@@ -33,12 +33,9 @@ public:
 
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
-    hook::HookCall call;
+    hook::HookCall call = call_of_event(input, event_flag, "hook_event_name", "beforeMCPExecution", k_events);
     const json::object& payload = input.payload;
     auto field = [&](std::string_view key) { return hook::string_field(input, key); };
-    const std::optional<std::string> named = field("hook_event_name");
-    name_event(call, event_flag, named, "hook_event_name", "beforeMCPExecution");
-    call.event = event_in(k_events, call.event_name);
     const std::optional<std::string> tool = field("tool_name");
     call.names_tool = tool.has_value();
     call.tool_name = tool.value_or("");
@@ -73,53 +70,40 @@ public:
 };
 
 class CursorCatalogue final : public Catalogue {
-public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
     const fs::path dir = config::absolute_normal(inputs.project_dir);
-    add_server_files(res, {{dir / ".cursor" / "mcp.json", config::Scope::project}, {user_dir(env) / "mcp.json", config::Scope::user}},
-                     reader, [](config::Candidate& c, const config::FileReport&) {
-                       if (c.scope != config::Scope::project) return;
-                       c.standing = config::Standing::not_approved;
-                       c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
-                     });
-    config::pick_winners(res, env, reader);
-    return res;
+    return read_server_files(inputs, env, reader,
+                             {{dir / ".cursor" / "mcp.json", config::Scope::project}, {user_dir(env) / "mcp.json", config::Scope::user}},
+                             [](config::Candidate& c, const config::FileReport&) {
+                               if (c.scope != config::Scope::project) return;
+                               c.standing = config::Standing::not_approved;
+                               c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
+                             });
   }
 };
 
-class CursorRegistration final : public Registration {
+class CursorRegistration final : public HookFileRegistration {
 public:
-  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {user_dir(env) / "hooks.json", project / ".cursor" / "hooks.json"};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env, const fs::path& project) const override {
-    if (scope == InstallScope::user) return user_dir(env) / "hooks.json";
-    if (scope == InstallScope::project) return project / ".cursor" / "hooks.json";
-    return std::nullopt;
-  }
-  std::vector<EventSpec> events() const override {
-    return {{"beforeMCPExecution", ""}, {"afterMCPExecution", ""}, {"postToolUseFailure", ""}, {"sessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"beforeMCPExecution"}; }
-  Layout layout() const override { return Layout::flat; }
-  std::vector<std::pair<std::string, json::value>> file_keys() const override { return {{"version", 1}}; }
-  std::string sample_tool_name() const override { return "tool"; }
-  json::object hook_entry(const std::string& command) const override { return {{"command", command}}; }
+  CursorRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
+                              .project_file = fs::path(".cursor") / "hooks.json",
+                              .events = {{"beforeMCPExecution", ""}, {"afterMCPExecution", ""}, {"postToolUseFailure", ""},
+                                         {"sessionStart", ""}},
+                              .required_events = {"beforeMCPExecution"},
+                              .sample_tool_name = "tool",
+                              .entry = {{"command", nullptr}},
+                              .layout = Layout::flat,
+                              .file_keys = {{"version", 1}}}) {}
 };
 
 } // namespace
 
 const Agent& cursor() {
-  static const CursorCatalogue catalogue;
-  static const CursorDialect dialect;
-  static const CursorRegistration registration;
-  static const Agent agent{"cursor", "Cursor", catalogue, dialect, registration,
-                           "re-authenticate it in Cursor's MCP settings", "re-authenticate it in Cursor's MCP settings", 0};
-  return agent;
+  return make_agent<CursorCatalogue, CursorDialect, CursorRegistration>(
+      {.id = "cursor", .name = "Cursor", .authenticate = "re-authenticate it in Cursor's MCP settings",
+       .authenticate_short = "re-authenticate it in Cursor's MCP settings"});
 }
 
 } // namespace mcphealth::agent

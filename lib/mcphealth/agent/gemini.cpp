@@ -31,10 +31,7 @@ constexpr hook::ClientWording k_wordings[] = {
 };
 
 /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`: the user's folder.
-fs::path user_dir(const util::Environment& env) {
-  if (auto home = env.get("GEMINI_CLI_HOME"); home && !home->empty()) return fs::path(*home) / ".gemini";
-  return util::home_dir(env) / ".gemini";
-}
+fs::path user_dir(const util::Environment& env) { return user_folder(env, "GEMINI_CLI_HOME", ".gemini", ".gemini"); }
 
 /// The system settings file, which overrides every other layer: `$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
 /// /etc/gemini-cli/settings.json.
@@ -278,12 +275,10 @@ std::optional<std::vector<std::string>> name_list(const json::object& merged_mcp
 }
 
 class GeminiCatalogue final : public Catalogue {
-public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
+    config::Resolution res{.project_dir = inputs.project_dir};
     const bool at_home = config::absolute_normal(inputs.project_dir) == config::absolute_normal(util::home_dir(env));
     // Highest precedence first: system settings, workspace, user, system defaults.
     std::vector<Layer> layers;
@@ -350,42 +345,31 @@ protected:
   }
 };
 
-class GeminiRegistration final : public Registration {
+class GeminiRegistration final : public HookFileRegistration {
 public:
-  bool missing_command_blocks() const override { return true; }
-  util::JsonComments comments() const override { return util::JsonComments::allowed; }
+  // No personal file inside a project. The entry's timeout is in milliseconds: room for a probe that waits out a
+  // silent server, and its reconnect.
+  GeminiRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+                              .project_file = fs::path(".gemini") / "settings.json",
+                              .events = {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}},
+                              .required_events = {"BeforeTool", "AfterTool"},
+                              .sample_tool_name = "mcp_server_tool",
+                              .entry = {{"name", "mcphealth"}, {"type", "command"}, {"command", nullptr}, {"timeout", 90000}},
+                              .missing_command_blocks = true,
+                              .comments = util::JsonComments::allowed}) {}
+  /// The system's defaults under the user's, the system's settings over the project's.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
     return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
-                                       const fs::path& project) const override {
-    switch (scope) {
-    case InstallScope::user: return user_dir(env) / "settings.json";
-    case InstallScope::project: return workspace_settings(project);
-    case InstallScope::local: break; // Gemini CLI has no personal file inside a project
-    }
-    return std::nullopt;
-  }
-  std::vector<EventSpec> events() const override {
-    return {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"BeforeTool", "AfterTool"}; }
-  std::string sample_tool_name() const override { return "mcp_server_tool"; }
-  json::object hook_entry(const std::string& command) const override {
-    // Gemini CLI's timeout is in milliseconds: room for a probe that waits out a silent server, and its reconnect.
-    return {{"name", "mcphealth"}, {"type", "command"}, {"command", command}, {"timeout", 90000}};
   }
 };
 
 } // namespace
 
 const Agent& gemini() {
-  static const GeminiCatalogue catalogue;
-  static const GeminiDialect dialect;
-  static const GeminiRegistration registration;
-  static const Agent agent{"gemini", "Gemini CLI", catalogue, dialect, registration,
-                           "run /mcp auth in Gemini CLI", "run /mcp auth", 0, "gemini", "0.61.0", "0.61.0"};
-  return agent;
+  return make_agent<GeminiCatalogue, GeminiDialect, GeminiRegistration>(
+      {.id = "gemini", .name = "Gemini CLI", .authenticate = "run /mcp auth in Gemini CLI", .authenticate_short = "run /mcp auth",
+       .program = "gemini", .tested_oldest = "0.61.0", .tested_newest = "0.61.0"});
 }
 
 } // namespace mcphealth::agent

@@ -28,10 +28,7 @@ namespace {
 using Says = hook::FailureReading::Says;
 
 /// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
-fs::path user_dir(const util::Environment& env) {
-  if (auto xdg = env.get("XDG_CONFIG_HOME"); xdg && !xdg->empty()) return fs::path(*xdg) / "opencode";
-  return util::home_dir(env) / ".config" / "opencode";
-}
+fs::path user_dir(const util::Environment& env) { return user_folder(env, "XDG_CONFIG_HOME", "opencode", fs::path(".config") / "opencode"); }
 
 // opencode's words for its servers' outages (1.18.33, its event's `state.error`): the MCP SDK's own, as Claude Code
 // 2.1.197 gave them.
@@ -150,8 +147,7 @@ public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
+    config::Resolution res{.project_dir = inputs.project_dir};
     const fs::path dir = config::absolute_normal(inputs.project_dir);
     const fs::path user = user_dir(env);
     // In the order opencode loads them: a later file's entry is merged over an earlier one's.
@@ -309,27 +305,16 @@ export const McphealthGate = async ({ client, directory }) => {
 };
 )JS";
 
-class OpencodeRegistration final : public Registration {
+class OpencodeRegistration final : public HookFileRegistration {
 public:
-  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {user_dir(env) / "plugins" / "mcphealth.js", config::absolute_normal(project) / ".opencode" / "plugins" / "mcphealth.js"};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
-                                       const fs::path& project) const override {
-    switch (scope) {
-    case InstallScope::user: return user_dir(env) / "plugins" / "mcphealth.js";
-    case InstallScope::project: return config::absolute_normal(project) / ".opencode" / "plugins" / "mcphealth.js";
-    case InstallScope::local: break;
-    }
-    return std::nullopt;
-  }
-  // What the plugin hands over; it is one file, so they come and go together.
-  std::vector<EventSpec> events() const override {
-    return {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
-  std::string sample_tool_name() const override { return "server_tool"; }
-  json::object hook_entry(const std::string& command) const override { return {{"command", command}}; }
+  // What the plugin hands over; it is one file, so the events come and go together.
+  OpencodeRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "plugins" / "mcphealth.js"; },
+                              .project_file = fs::path(".opencode") / "plugins" / "mcphealth.js",
+                              .events = {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}},
+                              .required_events = {"PreToolUse", "PostToolUseFailure"},
+                              .sample_tool_name = "server_tool",
+                              .entry = {{"command", nullptr}}}) {}
   std::optional<std::string> plugin_text(const std::vector<std::string>& argv, const std::string& command) const override {
     json::array list;
     for (const std::string& a : argv) list.emplace_back(a);
@@ -349,12 +334,9 @@ public:
 } // namespace
 
 const Agent& opencode() {
-  static const OpencodeCatalogue catalogue;
-  static const OpencodeDialect dialect;
-  static const OpencodeRegistration registration;
-  static const Agent agent{"opencode", "opencode", catalogue, dialect, registration, "run `opencode mcp auth` for it",
-                           "run opencode mcp auth", 0, "opencode", "1.18.33", "1.18.33"};
-  return agent;
+  return make_agent<OpencodeCatalogue, OpencodeDialect, OpencodeRegistration>(
+      {.id = "opencode", .name = "opencode", .authenticate = "run `opencode mcp auth` for it",
+       .authenticate_short = "run opencode mcp auth", .program = "opencode", .tested_oldest = "1.18.33", .tested_newest = "1.18.33"});
 }
 
 } // namespace mcphealth::agent

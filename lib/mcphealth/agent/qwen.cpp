@@ -81,11 +81,10 @@ public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
     const fs::path dir = config::absolute_normal(inputs.project_dir);
-    add_server_files(res, {{dir / ".qwen" / "settings.json", config::Scope::project}, {user_dir(env) / "settings.json", config::Scope::user}},
-                     reader, [&](config::Candidate& c, const config::FileReport&) {
+    return read_server_files(inputs, env, reader,
+                     {{dir / ".qwen" / "settings.json", config::Scope::project}, {user_dir(env) / "settings.json", config::Scope::user}},
+                     [&](config::Candidate& c, const config::FileReport&) {
                        // A name Qwen Code renames is kept as written: its tools' names are not those of the server
                        // whose name it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by
                        // Qwen Code's hash.
@@ -98,44 +97,28 @@ protected:
                                     "step), so mcphealth starts it only from that session's hook";
                        }
                      });
-    config::pick_winners(res, env, reader);
-    return res;
   }
 };
 
-class QwenRegistration final : public Registration {
+class QwenRegistration final : public HookFileRegistration {
 public:
-  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {user_dir(env) / "settings.json", config::absolute_normal(project) / ".qwen" / "settings.json"};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
-                                       const fs::path& project) const override {
-    switch (scope) {
-    case InstallScope::user: return user_dir(env) / "settings.json";
-    case InstallScope::project: return config::absolute_normal(project) / ".qwen" / "settings.json";
-    case InstallScope::local: break; // no personal file inside a project
-    }
-    return std::nullopt;
-  }
-  std::vector<EventSpec> events() const override {
-    return {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}};
-  }
-  std::vector<std::string> required_events() const override { return {"PreToolUse", "PostToolUseFailure"}; }
-  // A missing command lets the call run (seen), so a bare name that is not on PATH switches the gate off unseen.
-  bool missing_command_blocks() const override { return false; }
-  std::string sample_tool_name() const override { return "mcp__server__tool"; }
-  json::object hook_entry(const std::string& command) const override { return {{"type", "command"}, {"command", command}}; }
+  // A missing command lets the call run (seen), so a bare name that is not on PATH switches the gate off unseen:
+  // missing_command_blocks stays false.
+  QwenRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+                              .project_file = fs::path(".qwen") / "settings.json",
+                              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"},
+                                         {"SessionStart", ""}},
+                              .required_events = {"PreToolUse", "PostToolUseFailure"},
+                              .sample_tool_name = "mcp__server__tool"}) {}
 };
 
 } // namespace
 
 const Agent& qwen() {
-  static const QwenCatalogue catalogue;
-  static const QwenDialect dialect;
-  static const QwenRegistration registration;
-  static const Agent agent{"qwen", "Qwen Code", catalogue, dialect, registration, "run /mcp auth in Qwen Code",
-                           "run /mcp auth", 0, "qwen", "0.24.4", "0.24.4"};
-  return agent;
+  return make_agent<QwenCatalogue, QwenDialect, QwenRegistration>(
+      {.id = "qwen", .name = "Qwen Code", .authenticate = "run /mcp auth in Qwen Code", .authenticate_short = "run /mcp auth",
+       .program = "qwen", .tested_oldest = "0.24.4", .tested_newest = "0.24.4"});
 }
 
 } // namespace mcphealth::agent

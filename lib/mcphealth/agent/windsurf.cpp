@@ -28,12 +28,8 @@ public:
 
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
-    hook::HookCall call;
+    hook::HookCall call = call_of_event(input, event_flag, "agent_action_name", "pre_mcp_tool_use", k_events);
     const json::object& payload = input.payload;
-    auto field = [&](std::string_view key) { return hook::string_field(input, key); };
-    const std::optional<std::string> named = field("agent_action_name");
-    name_event(call, event_flag, named, "agent_action_name", "pre_mcp_tool_use");
-    call.event = event_in(k_events, call.event_name);
     const json::object* info = input.incomplete ? nullptr : util::get_object(payload, "tool_info");
     auto info_field = [&](std::string_view key) {
       return input.incomplete ? hook::find_raw_string_field(input.raw, key)
@@ -65,51 +61,39 @@ json::object as_probed(json::object raw) {
 }
 
 class WindsurfCatalogue final : public Catalogue {
-public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    config::Resolution res;
-    res.project_dir = inputs.project_dir;
-    add_server_files(res, {{user_dir(env) / "mcp_config.json", config::Scope::user}}, reader,
-                     [](config::Candidate& c, const config::FileReport& report) {
-                       c.definition.raw = as_probed(c.definition.raw);
-                       if (util::get_bool(c.definition.raw, "disabled") == true) {
-                         c.standing = config::Standing::disabled;
-                         c.reason = "\"disabled\": true in " + report.source.file.string();
-                       }
-                     });
-    config::pick_winners(res, env, reader);
-    return res;
+    return read_server_files(inputs, env, reader, {{user_dir(env) / "mcp_config.json", config::Scope::user}},
+                             [](config::Candidate& c, const config::FileReport& report) {
+                               c.definition.raw = as_probed(c.definition.raw);
+                               if (util::get_bool(c.definition.raw, "disabled") == true) {
+                                 c.standing = config::Standing::disabled;
+                                 c.reason = "\"disabled\": true in " + report.source.file.string();
+                               }
+                             });
   }
 };
 
-class WindsurfRegistration final : public Registration {
+class WindsurfRegistration final : public HookFileRegistration {
 public:
-  std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {"/etc/windsurf/hooks.json", user_dir(env) / "hooks.json", project / ".windsurf" / "hooks.json"};
-  }
-  std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env, const fs::path& project) const override {
-    if (scope == InstallScope::user) return user_dir(env) / "hooks.json";
-    if (scope == InstallScope::project) return project / ".windsurf" / "hooks.json";
-    return std::nullopt;
-  }
-  std::vector<EventSpec> events() const override { return {{"pre_mcp_tool_use", ""}, {"post_mcp_tool_use", ""}}; }
-  std::vector<std::string> required_events() const override { return {"pre_mcp_tool_use"}; }
-  Layout layout() const override { return Layout::flat; }
-  std::string sample_tool_name() const override { return "tool"; }
-  json::object hook_entry(const std::string& command) const override { return {{"command", command}}; }
+  WindsurfRegistration()
+      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
+                              .project_file = fs::path(".windsurf") / "hooks.json",
+                              .system_file = "/etc/windsurf/hooks.json",
+                              .events = {{"pre_mcp_tool_use", ""}, {"post_mcp_tool_use", ""}},
+                              .required_events = {"pre_mcp_tool_use"},
+                              .sample_tool_name = "tool",
+                              .entry = {{"command", nullptr}},
+                              .layout = Layout::flat}) {}
 };
 
 } // namespace
 
 const Agent& windsurf() {
-  static const WindsurfCatalogue catalogue;
-  static const WindsurfDialect dialect;
-  static const WindsurfRegistration registration;
-  static const Agent agent{"windsurf", "Windsurf", catalogue, dialect, registration,
-                           "re-authenticate it in Windsurf's MCP settings", "re-authenticate it in Windsurf's MCP settings", 0};
-  return agent;
+  return make_agent<WindsurfCatalogue, WindsurfDialect, WindsurfRegistration>(
+      {.id = "windsurf", .name = "Windsurf", .authenticate = "re-authenticate it in Windsurf's MCP settings",
+       .authenticate_short = "re-authenticate it in Windsurf's MCP settings"});
 }
 
 } // namespace mcphealth::agent

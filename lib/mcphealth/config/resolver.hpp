@@ -83,20 +83,20 @@ struct Resolution {
   /// True when explicit config files replaced the search.
   bool explicit_files = false;
   /// Every server file read, in precedence order (for explain-config and error messages).
-  std::vector<FileReport> files;
+  std::vector<FileReport> files = {};
   /// Settings and plugin files that decided approvals, with what went wrong reading them (empty when nothing).
-  std::vector<std::pair<std::filesystem::path, std::string>> settings_files;
+  std::vector<std::pair<std::filesystem::path, std::string>> settings_files = {};
   /// Every candidate, in precedence order.
-  std::vector<Candidate> candidates;
+  std::vector<Candidate> candidates = {};
   /// Every file the resolution stat'ed or read, misses included (util::RecordingReader): what it depends on, so
   /// what its stamp covers.
-  std::vector<std::filesystem::path> read_files;
+  std::vector<std::filesystem::path> read_files = {};
   /// The `${VAR}` names any definition references: their values are part of the stamp.
-  std::vector<std::string> variables;
+  std::vector<std::string> variables = {};
   /// Whether the folder is trusted (`hasTrustDialogAccepted`): project settings files count only then.
   bool trusted = false;
   /// Set when managed-mcp.json is in force.
-  std::optional<std::filesystem::path> managed_config;
+  std::optional<std::filesystem::path> managed_config = {};
 
   /// The winning candidate for a name from a tool name (normalized), if any.
   const Candidate* winner(std::string_view tool_server) const;
