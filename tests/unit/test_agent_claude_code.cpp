@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <memory>
+#include <set>
 
 using namespace mcphealth;
 using testing::TempDir;
@@ -163,7 +164,15 @@ TEST_CASE("Claude Code's files follow CLAUDE_CONFIG_DIR and MCPHEALTH_MANAGED_DI
 
 TEST_CASE("the table lists every agent once and Claude Code is the default", "[agent_claude_code]") {
   CHECK(&agent::default_agent() == &claude());
-  CHECK(agent::agent_ids() == "claude-code, codex, gemini, copilot, cursor, windsurf, qwen, opencode");
+  CHECK(agent::agents().front() == &claude());
+  std::set<std::string_view> ids;
+  std::string listed;
+  for (const agent::Agent* a : agent::agents()) {
+    CHECK(ids.insert(a->id).second);
+    CHECK(agent::find_agent(a->id) == a);
+    listed += (listed.empty() ? "" : ", ") + std::string(a->id);
+  }
+  CHECK(agent::agent_ids() == listed);
   CHECK(agent::find_agent("aider") == nullptr);
   CHECK(agent::detect_agent(input_of(R"({"hook_event_name":"PreToolUse","tool_name":"mcp__svc__echo"})")) == nullptr);
 }
