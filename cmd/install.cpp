@@ -5,14 +5,14 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/server.hpp>
-#include <mcphealth/util/files.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/diff.hpp>
 #include <mcphealth/util/env.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/util/json.hpp>
-#include <mcphealth/util/text.hpp>
 #include <mcphealth/util/log.hpp>
+#include <mcphealth/util/text.hpp>
 
 #include <algorithm>
 #include <cstdio>

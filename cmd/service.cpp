@@ -6,9 +6,9 @@
 #include "output.hpp"
 
 #include <mcphealth/config/server.hpp>
-#include <mcphealth/util/files.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/ops/service.hpp>
+#include <mcphealth/util/files.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/log.hpp>
 #include <mcphealth/util/text.hpp>

@@ -13,9 +13,9 @@
 #include <deque>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -189,7 +189,8 @@ public:
     stat_paths.push_back(path);
     if (auto it = files.find(path); it != files.end()) {
       const auto modified = m_modified.find(path);
-      return util::FileStamp{static_cast<std::int64_t>(it->second.size()), modified == m_modified.end() ? 0 : modified->second, true};
+      return util::FileStamp{static_cast<std::int64_t>(it->second.size()),
+                             modified == m_modified.end() ? 0 : modified->second, true};
     }
     return std::nullopt;
   }

@@ -372,8 +372,9 @@ TEST_CASE("a hook that read the state before another's probe finished does not p
 
 TEST_CASE("session start refreshes what is missing or stale and names what is down", "[engine]") {
   Harness h;
-  h.disk.write(h.config,
-               R"({"mcpServers":{"svc":{"command":"/bin/true"},"bad":{"command":"/bin/false"},"new":{"command":"/bin/true"}}})");
+  h.disk.write(
+      h.config,
+      R"({"mcpServers":{"svc":{"command":"/bin/true"},"bad":{"command":"/bin/false"},"new":{"command":"/bin/true"}}})");
   h.prober.results = {FakeProber::down("boom")};
   h.run("PreToolUse", "bad");
   h.prober.results = {FakeProber::healthy()};
@@ -508,8 +509,7 @@ TEST_CASE("a cache hit reads no config file: it only stats the files its folder 
   }
 }
 
-TEST_CASE("a cache hit reads no config file and writes nothing, and a miss probes, binds and records",
-          "[engine]") {
+TEST_CASE("a cache hit reads no config file and writes nothing, and a miss probes, binds and records", "[engine]") {
   Harness h;
   REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
   CHECK(h.prober.calls == 1);
@@ -550,8 +550,7 @@ TEST_CASE("a healthy mark past half its TTL is extended once by a successful cal
   CHECK(h.store.updates == updates + 1);
 }
 
-TEST_CASE("a failure mark that cannot be written tells the model nothing will block the next call",
-          "[engine]") {
+TEST_CASE("a failure mark that cannot be written tells the model nothing will block the next call", "[engine]") {
   Harness h;
   REQUIRE(h.run("PreToolUse").decision == hook::HookOutcome::Decision::allow);
   h.store.failing = state::UpdateError{state::UpdateFailure::lock_timeout, "state lock held"};

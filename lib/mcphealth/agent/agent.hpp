@@ -182,7 +182,8 @@ struct HookFileSpec {
 class HookFileRegistration : public Registration {
 public:
   explicit HookFileRegistration(HookFileSpec spec) : m_spec(std::move(spec)) {}
-  std::vector<std::filesystem::path> hook_files(const util::Environment& env, const std::filesystem::path& project) const override;
+  std::vector<std::filesystem::path> hook_files(const util::Environment& env,
+                                                const std::filesystem::path& project) const override;
   std::optional<std::filesystem::path> install_file(InstallScope scope, const util::Environment& env,
                                                     const std::filesystem::path& project) const override;
   std::vector<EventSpec> events() const override { return m_spec.events; }
@@ -253,8 +254,8 @@ const Agent& make_agent(const AgentFacts& facts) {
 
 /// Where an agent keeps its user files: `$<var>/<below>` when `var` is set and not empty, else `~/<at_home>`
 /// (`$CODEX_HOME`, else `~/.codex`; `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`).
-std::filesystem::path user_folder(const util::Environment& env, std::string_view var, const std::filesystem::path& below,
-                                  const std::filesystem::path& at_home);
+std::filesystem::path user_folder(const util::Environment& env, std::string_view var,
+                                  const std::filesystem::path& below, const std::filesystem::path& at_home);
 
 /// One of an agent's server files, and the scope of what it defines.
 struct ServerFile {
@@ -270,9 +271,10 @@ void add_server_files(config::Resolution& res, const std::vector<ServerFile>& fi
 
 /// A catalogue of server files alone, the most common one: reads `files` in order (add_server_files, with
 /// `shape`) into a resolution of `inputs.project_dir`, and picks the winners (config::pick_winners).
-config::Resolution read_server_files(const config::DiscoveryInputs& inputs, const util::Environment& env,
-                                     util::FileReader& reader, const std::vector<ServerFile>& files,
-                                     const std::function<void(config::Candidate&, const config::FileReport&)>& shape = {});
+config::Resolution
+read_server_files(const config::DiscoveryInputs& inputs, const util::Environment& env, util::FileReader& reader,
+                  const std::vector<ServerFile>& files,
+                  const std::function<void(config::Candidate&, const config::FileReport&)>& shape = {});
 
 /// One of an agent's hook event names, and the event it is: a dialect's table of them is its event_names() and
 /// what each means, in one place.
@@ -295,8 +297,8 @@ void name_event(hook::HookCall& call, const std::optional<std::string>& flag, co
 
 /// A call whose event the payload's `field` names (name_event's precedence, with `fallback` the default) and that
 /// means what `table` says: how most dialects' read() begins.
-hook::HookCall call_of_event(const hook::HookInput& input, const std::optional<std::string>& flag, std::string_view field,
-                             std::string fallback, std::span<const EventName> table);
+hook::HookCall call_of_event(const hook::HookInput& input, const std::optional<std::string>& flag,
+                             std::string_view field, std::string fallback, std::span<const EventName> table);
 
 /// The call in a payload of Claude Code's shape whose event is named by `hook_event_name` alone (Codex CLI, Qwen
 /// Code: `--event`, else that field, else PreToolUse), with its tool and target (read_claude_shape).
@@ -306,6 +308,10 @@ hook::HookCall read_claude_shaped_call(const hook::HookInput& input, const std::
 /// and its target (`mcp__<server>__<tool>`, every reading when the name splits more ways), the folder (`cwd`), the
 /// tool's input; from a cut payload's raw text, the tool's name and target alone.
 void read_claude_shape(const hook::HookInput& input, hook::HookCall& call);
+
+/// Claude Code's four events as `install` registers them, its tool events with `matcher` (Qwen Code and Copilot
+/// CLI's PascalCase hooks take the same).
+std::vector<EventSpec> claude_code_events(const std::string& matcher);
 
 /// Reads Claude Code's PostToolUseFailure fields into `call` (which Qwen Code sends too): the failure's text
 /// (`error`), `is_interrupt` and `duration_ms`; nothing from a cut payload.

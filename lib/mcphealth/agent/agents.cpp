@@ -163,9 +163,10 @@ void add_server_files(config::Resolution& res, const std::vector<ServerFile>& fi
   }
 }
 
-std::filesystem::path user_folder(const util::Environment& env, std::string_view var, const std::filesystem::path& below,
-                                  const std::filesystem::path& at_home) {
-  if (auto set = env.get(var); set && !set->empty()) return below.empty() ? std::filesystem::path(*set) : std::filesystem::path(*set) / below;
+std::filesystem::path user_folder(const util::Environment& env, std::string_view var,
+                                  const std::filesystem::path& below, const std::filesystem::path& at_home) {
+  if (auto set = env.get(var); set && !set->empty())
+    return below.empty() ? std::filesystem::path(*set) : std::filesystem::path(*set) / below;
   return util::home_dir(env) / at_home;
 }
 
@@ -187,7 +188,8 @@ std::vector<std::filesystem::path> HookFileRegistration::hook_files(const util::
   return files;
 }
 
-std::optional<std::filesystem::path> HookFileRegistration::install_file(InstallScope scope, const util::Environment& env,
+std::optional<std::filesystem::path> HookFileRegistration::install_file(InstallScope scope,
+                                                                        const util::Environment& env,
                                                                         const std::filesystem::path& project) const {
   if (scope == InstallScope::user) return m_spec.user_file(env);
   if (scope == InstallScope::project && !m_spec.project_file.empty()) {
@@ -234,8 +236,8 @@ void name_event(hook::HookCall& call, const std::optional<std::string>& flag, co
   }
 }
 
-hook::HookCall call_of_event(const hook::HookInput& input, const std::optional<std::string>& flag, std::string_view field,
-                             std::string fallback, std::span<const EventName> table) {
+hook::HookCall call_of_event(const hook::HookInput& input, const std::optional<std::string>& flag,
+                             std::string_view field, std::string fallback, std::span<const EventName> table) {
   hook::HookCall call;
   name_event(call, flag, hook::string_field(input, field), field, std::move(fallback));
   call.event = event_in(table, call.event_name);

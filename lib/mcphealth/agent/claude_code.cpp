@@ -100,18 +100,18 @@ fs::path claude_managed_dir(const util::Environment& env) { return claude_paths(
 
 class ClaudeRegistration final : public HookFileRegistration {
 public:
-  // SessionStart has no tool to match.
   ClaudeRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return claude_config_dir(env) / "settings.json"; },
-                              .project_file = fs::path(".claude") / "settings.json",
-                              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"},
-                                         {"SessionStart", ""}},
-                              .required_events = {"PreToolUse", "PostToolUseFailure"},
-                              .sample_tool_name = "mcp__server__tool"}) {}
+      : HookFileRegistration(
+            {.user_file = [](const util::Environment& env) { return claude_config_dir(env) / "settings.json"; },
+             .project_file = fs::path(".claude") / "settings.json",
+             .events = claude_code_events("mcp__.*"),
+             .required_events = {"PreToolUse", "PostToolUseFailure"},
+             .sample_tool_name = "mcp__server__tool"}) {}
   /// The user's (and ~/.claude's, which is still looked at with CLAUDE_CONFIG_DIR set: a registration there is
   /// worth a word), the project's two, and the managed file.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    std::vector<fs::path> files = {claude_config_dir(env) / "settings.json", util::home_dir(env) / ".claude" / "settings.json",
+    std::vector<fs::path> files = {claude_config_dir(env) / "settings.json",
+                                   util::home_dir(env) / ".claude" / "settings.json",
                                    project / ".claude" / "settings.json", project / ".claude" / "settings.local.json",
                                    claude_managed_dir(env) / "managed-settings.json"};
     for (auto it = files.begin(); it != files.end(); ++it) {
@@ -128,6 +128,11 @@ public:
 };
 
 } // namespace
+
+std::vector<EventSpec> claude_code_events(const std::string& matcher) {
+  // SessionStart has no tool to match.
+  return {{"PreToolUse", matcher}, {"PostToolUseFailure", matcher}, {"PostToolUse", matcher}, {"SessionStart", ""}};
+}
 
 hook::HookCall read_claude_shaped_call(const hook::HookInput& input, const std::optional<std::string>& event_flag) {
   hook::HookCall call;
@@ -175,9 +180,13 @@ Answer hook_specific_answer(const hook::HookOutcome& outcome) {
 }
 
 const Agent& claude_code() {
-  return make_agent<ClaudeCatalogue, ClaudeDialect, ClaudeRegistration>(
-      {.id = "claude-code", .name = "Claude Code", .authenticate = "run /mcp in Claude Code", .authenticate_short = "run /mcp",
-       .program = "claude", .tested_oldest = "2.1.197", .tested_newest = "2.1.332"});
+  return make_agent<ClaudeCatalogue, ClaudeDialect, ClaudeRegistration>({.id = "claude-code",
+                                                                         .name = "Claude Code",
+                                                                         .authenticate = "run /mcp in Claude Code",
+                                                                         .authenticate_short = "run /mcp",
+                                                                         .program = "claude",
+                                                                         .tested_oldest = "2.1.197",
+                                                                         .tested_newest = "2.1.332"});
 }
 
 } // namespace mcphealth::agent

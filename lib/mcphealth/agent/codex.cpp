@@ -258,9 +258,13 @@ public:
 } // namespace
 
 const Agent& codex() {
-  return make_agent<CodexCatalogue, CodexDialect, CodexRegistration>(
-      {.id = "codex", .name = "Codex CLI", .authenticate = "run `codex mcp login` for it",
-       .authenticate_short = "run `codex mcp login`", .program = "codex", .tested_oldest = "0.171.0", .tested_newest = "0.171.0"});
+  return make_agent<CodexCatalogue, CodexDialect, CodexRegistration>({.id = "codex",
+                                                                      .name = "Codex CLI",
+                                                                      .authenticate = "run `codex mcp login` for it",
+                                                                      .authenticate_short = "run `codex mcp login`",
+                                                                      .program = "codex",
+                                                                      .tested_oldest = "0.171.0",
+                                                                      .tested_newest = "0.171.0"});
 }
 
 } // namespace mcphealth::agent

@@ -59,10 +59,10 @@ constexpr EventName k_events[] = {
 
 // Copilot CLI's words for its servers' outages, seen in the real program (tests/cli/test_real_copilot.sh).
 constexpr hook::ClientWording k_wordings[] = {
-    {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*", hook::FailureReading::Says::transport,
-     "a stdio server that died during the call"},
-    {"Copilot CLI 1.0.102", "MCP server '*': McpError: MCP error -32001: Request timed out", hook::FailureReading::Says::timeout,
-     "a call slower than the server's `timeout` in mcp-config.json"},
+    {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*",
+     hook::FailureReading::Says::transport, "a stdio server that died during the call"},
+    {"Copilot CLI 1.0.102", "MCP server '*': McpError: MCP error -32001: Request timed out",
+     hook::FailureReading::Says::timeout, "a call slower than the server's `timeout` in mcp-config.json"},
 };
 
 class CopilotDialect final : public Dialect {
@@ -217,7 +217,7 @@ public:
   // tool is matched, and the hook tells MCP calls by the configured names.
   CopilotRegistration()
       : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
-                              .events = {{"PreToolUse", ".*"}, {"PostToolUseFailure", ".*"}, {"PostToolUse", ".*"}, {"SessionStart", ""}},
+                              .events = claude_code_events(".*"),
                               .required_events = {"PreToolUse", "PostToolUseFailure"},
                               .sample_tool_name = "server-tool",
                               .missing_command_blocks = true}) {}
@@ -227,8 +227,13 @@ public:
 
 const Agent& copilot() {
   return make_agent<CopilotCatalogue, CopilotDialect, CopilotRegistration>(
-      {.id = "copilot", .name = "Copilot CLI", .authenticate = "run /mcp auth in Copilot CLI", .authenticate_short = "run /mcp auth",
-       .program = "copilot", .tested_oldest = "1.0.102", .tested_newest = "1.0.102"});
+      {.id = "copilot",
+       .name = "Copilot CLI",
+       .authenticate = "run /mcp auth in Copilot CLI",
+       .authenticate_short = "run /mcp auth",
+       .program = "copilot",
+       .tested_oldest = "1.0.102",
+       .tested_newest = "1.0.102"});
 }
 
 } // namespace mcphealth::agent

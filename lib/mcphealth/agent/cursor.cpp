@@ -73,14 +73,14 @@ class CursorCatalogue final : public Catalogue {
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    const fs::path dir = config::absolute_normal(inputs.project_dir);
-    return read_server_files(inputs, env, reader,
-                             {{dir / ".cursor" / "mcp.json", config::Scope::project}, {user_dir(env) / "mcp.json", config::Scope::user}},
-                             [](config::Candidate& c, const config::FileReport&) {
-                               if (c.scope != config::Scope::project) return;
-                               c.standing = config::Standing::not_approved;
-                               c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
-                             });
+    return read_server_files(
+        inputs, env, reader,
+        {{config::absolute_normal(inputs.project_dir) / ".cursor" / "mcp.json", config::Scope::project}, {user_dir(env) / "mcp.json", config::Scope::user}},
+        [](config::Candidate& c, const config::FileReport&) {
+          if (c.scope != config::Scope::project) return;
+          c.standing = config::Standing::not_approved;
+          c.reason = "a project's .cursor/mcp.json: whether Cursor enabled it cannot be told from its files";
+        });
   }
 };
 
@@ -89,7 +89,9 @@ public:
   CursorRegistration()
       : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
                               .project_file = fs::path(".cursor") / "hooks.json",
-                              .events = {{"beforeMCPExecution", ""}, {"afterMCPExecution", ""}, {"postToolUseFailure", ""},
+                              .events = {{"beforeMCPExecution", ""},
+                                         {"afterMCPExecution", ""},
+                                         {"postToolUseFailure", ""},
                                          {"sessionStart", ""}},
                               .required_events = {"beforeMCPExecution"},
                               .sample_tool_name = "tool",
@@ -102,7 +104,9 @@ public:
 
 const Agent& cursor() {
   return make_agent<CursorCatalogue, CursorDialect, CursorRegistration>(
-      {.id = "cursor", .name = "Cursor", .authenticate = "re-authenticate it in Cursor's MCP settings",
+      {.id = "cursor",
+       .name = "Cursor",
+       .authenticate = "re-authenticate it in Cursor's MCP settings",
        .authenticate_short = "re-authenticate it in Cursor's MCP settings"});
 }
 

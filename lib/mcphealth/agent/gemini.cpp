@@ -350,14 +350,15 @@ public:
   // No personal file inside a project. The entry's timeout is in milliseconds: room for a probe that waits out a
   // silent server, and its reconnect.
   GeminiRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
-                              .project_file = fs::path(".gemini") / "settings.json",
-                              .events = {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}},
-                              .required_events = {"BeforeTool", "AfterTool"},
-                              .sample_tool_name = "mcp_server_tool",
-                              .entry = {{"name", "mcphealth"}, {"type", "command"}, {"command", nullptr}, {"timeout", 90000}},
-                              .missing_command_blocks = true,
-                              .comments = util::JsonComments::allowed}) {}
+      : HookFileRegistration(
+            {.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+             .project_file = fs::path(".gemini") / "settings.json",
+             .events = {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}},
+             .required_events = {"BeforeTool", "AfterTool"},
+             .sample_tool_name = "mcp_server_tool",
+             .entry = {{"name", "mcphealth"}, {"type", "command"}, {"command", nullptr}, {"timeout", 90000}},
+             .missing_command_blocks = true,
+             .comments = util::JsonComments::allowed}) {}
   /// The system's defaults under the user's, the system's settings over the project's.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
     return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};
@@ -367,9 +368,13 @@ public:
 } // namespace
 
 const Agent& gemini() {
-  return make_agent<GeminiCatalogue, GeminiDialect, GeminiRegistration>(
-      {.id = "gemini", .name = "Gemini CLI", .authenticate = "run /mcp auth in Gemini CLI", .authenticate_short = "run /mcp auth",
-       .program = "gemini", .tested_oldest = "0.61.0", .tested_newest = "0.61.0"});
+  return make_agent<GeminiCatalogue, GeminiDialect, GeminiRegistration>({.id = "gemini",
+                                                                         .name = "Gemini CLI",
+                                                                         .authenticate = "run /mcp auth in Gemini CLI",
+                                                                         .authenticate_short = "run /mcp auth",
+                                                                         .program = "gemini",
+                                                                         .tested_oldest = "0.61.0",
+                                                                         .tested_newest = "0.61.0"});
 }
 
 } // namespace mcphealth::agent

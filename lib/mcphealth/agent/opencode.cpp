@@ -28,7 +28,9 @@ namespace {
 using Says = hook::FailureReading::Says;
 
 /// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
-fs::path user_dir(const util::Environment& env) { return user_folder(env, "XDG_CONFIG_HOME", "opencode", fs::path(".config") / "opencode"); }
+fs::path user_dir(const util::Environment& env) {
+  return user_folder(env, "XDG_CONFIG_HOME", "opencode", fs::path(".config") / "opencode");
+}
 
 // opencode's words for its servers' outages (1.18.33, its event's `state.error`): the MCP SDK's own, as Claude Code
 // 2.1.197 gave them.
@@ -309,12 +311,13 @@ class OpencodeRegistration final : public HookFileRegistration {
 public:
   // What the plugin hands over; it is one file, so the events come and go together.
   OpencodeRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "plugins" / "mcphealth.js"; },
-                              .project_file = fs::path(".opencode") / "plugins" / "mcphealth.js",
-                              .events = {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}},
-                              .required_events = {"PreToolUse", "PostToolUseFailure"},
-                              .sample_tool_name = "server_tool",
-                              .entry = {{"command", nullptr}}}) {}
+      : HookFileRegistration(
+            {.user_file = [](const util::Environment& env) { return user_dir(env) / "plugins" / "mcphealth.js"; },
+             .project_file = fs::path(".opencode") / "plugins" / "mcphealth.js",
+             .events = {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}},
+             .required_events = {"PreToolUse", "PostToolUseFailure"},
+             .sample_tool_name = "server_tool",
+             .entry = {{"command", nullptr}}}) {}
   std::optional<std::string> plugin_text(const std::vector<std::string>& argv, const std::string& command) const override {
     json::array list;
     for (const std::string& a : argv) list.emplace_back(a);
@@ -335,8 +338,13 @@ public:
 
 const Agent& opencode() {
   return make_agent<OpencodeCatalogue, OpencodeDialect, OpencodeRegistration>(
-      {.id = "opencode", .name = "opencode", .authenticate = "run `opencode mcp auth` for it",
-       .authenticate_short = "run opencode mcp auth", .program = "opencode", .tested_oldest = "1.18.33", .tested_newest = "1.18.33"});
+      {.id = "opencode",
+       .name = "opencode",
+       .authenticate = "run `opencode mcp auth` for it",
+       .authenticate_short = "run opencode mcp auth",
+       .program = "opencode",
+       .tested_oldest = "1.18.33",
+       .tested_newest = "1.18.33"});
 }
 
 } // namespace mcphealth::agent

@@ -81,22 +81,23 @@ public:
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    const fs::path dir = config::absolute_normal(inputs.project_dir);
-    return read_server_files(inputs, env, reader,
-                     {{dir / ".qwen" / "settings.json", config::Scope::project}, {user_dir(env) / "settings.json", config::Scope::user}},
-                     [&](config::Candidate& c, const config::FileReport&) {
-                       // A name Qwen Code renames is kept as written: its tools' names are not those of the server
-                       // whose name it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by
-                       // Qwen Code's hash.
-                       if (config::qwen_renames(c.definition.name)) c.tool_server = c.definition.name;
-                       if (c.scope == config::Scope::project && !inputs.agent_runs_here) {
-                         // A cloned repository's command: Qwen Code starts it only in a session there, which only
-                         // its hook sees.
-                         c.standing = config::Standing::not_approved;
-                         c.reason = "a project's .qwen/settings.json: Qwen Code starts it in a session there (no trust "
-                                    "step), so mcphealth starts it only from that session's hook";
-                       }
-                     });
+    return read_server_files(
+        inputs, env, reader,
+        {{config::absolute_normal(inputs.project_dir) / ".qwen" / "settings.json", config::Scope::project},
+         {user_dir(env) / "settings.json", config::Scope::user}},
+        [&](config::Candidate& c, const config::FileReport&) {
+          // A name Qwen Code renames is kept as written: its tools' names are not those of the server
+          // whose name it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by
+          // Qwen Code's hash.
+          if (config::qwen_renames(c.definition.name)) c.tool_server = c.definition.name;
+          if (c.scope == config::Scope::project && !inputs.agent_runs_here) {
+            // A cloned repository's command: Qwen Code starts it only in a session there, which only
+            // its hook sees.
+            c.standing = config::Standing::not_approved;
+            c.reason = "a project's .qwen/settings.json: Qwen Code starts it in a session there (no trust "
+                       "step), so mcphealth starts it only from that session's hook";
+          }
+        });
   }
 };
 
@@ -107,8 +108,7 @@ public:
   QwenRegistration()
       : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
                               .project_file = fs::path(".qwen") / "settings.json",
-                              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUseFailure", "mcp__.*"}, {"PostToolUse", "mcp__.*"},
-                                         {"SessionStart", ""}},
+                              .events = claude_code_events("mcp__.*"),
                               .required_events = {"PreToolUse", "PostToolUseFailure"},
                               .sample_tool_name = "mcp__server__tool"}) {}
 };
@@ -116,9 +116,13 @@ public:
 } // namespace
 
 const Agent& qwen() {
-  return make_agent<QwenCatalogue, QwenDialect, QwenRegistration>(
-      {.id = "qwen", .name = "Qwen Code", .authenticate = "run /mcp auth in Qwen Code", .authenticate_short = "run /mcp auth",
-       .program = "qwen", .tested_oldest = "0.24.4", .tested_newest = "0.24.4"});
+  return make_agent<QwenCatalogue, QwenDialect, QwenRegistration>({.id = "qwen",
+                                                                   .name = "Qwen Code",
+                                                                   .authenticate = "run /mcp auth in Qwen Code",
+                                                                   .authenticate_short = "run /mcp auth",
+                                                                   .program = "qwen",
+                                                                   .tested_oldest = "0.24.4",
+                                                                   .tested_newest = "0.24.4"});
 }
 
 } // namespace mcphealth::agent

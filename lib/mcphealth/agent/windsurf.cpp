@@ -92,7 +92,9 @@ public:
 
 const Agent& windsurf() {
   return make_agent<WindsurfCatalogue, WindsurfDialect, WindsurfRegistration>(
-      {.id = "windsurf", .name = "Windsurf", .authenticate = "re-authenticate it in Windsurf's MCP settings",
+      {.id = "windsurf",
+       .name = "Windsurf",
+       .authenticate = "re-authenticate it in Windsurf's MCP settings",
        .authenticate_short = "re-authenticate it in Windsurf's MCP settings"});
 }
 

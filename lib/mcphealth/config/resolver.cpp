@@ -93,7 +93,8 @@ void pick_winners(Resolution& res, const util::Environment& env, util::FileReade
   }
 }
 
-void resolve_candidate(Candidate& c, const util::Environment& env, const fs::path& project_dir, util::FileReader& files) {
+void resolve_candidate(Candidate& c, const util::Environment& env, const fs::path& project_dir,
+                       util::FileReader& files) {
   c.resolved = resolve_server(c.definition, env, project_dir, files);
   // An unset ${VAR} does not stop it: Claude Code 2.1.197 warns and starts the server with the literal text.
   // A stdio server of a project's own files is that project's program (`./srv.sh` in two clones is two programs):
