@@ -178,28 +178,29 @@ struct HookFileSpec {
 };
 
 /// The Registration a HookFileSpec tells: hook files system, user, project; install writes the user's or the
-/// project's.
+/// project's. The spec is made where it is first asked for (a function-local static of the agent's): every agent's
+/// registration is built with the table, on every hook call, and only install, explain-config and doctor read one.
 class HookFileRegistration : public Registration {
 public:
-  explicit HookFileRegistration(HookFileSpec spec) : m_spec(std::move(spec)) {}
+  explicit HookFileRegistration(const HookFileSpec& (*spec)()) : m_spec(spec) {}
   std::vector<std::filesystem::path> hook_files(const util::Environment& env,
                                                 const std::filesystem::path& project) const override;
   std::optional<std::filesystem::path> install_file(InstallScope scope, const util::Environment& env,
                                                     const std::filesystem::path& project) const override;
-  std::vector<EventSpec> events() const override { return m_spec.events; }
-  std::vector<std::string> required_events() const override { return m_spec.required_events; }
-  Layout layout() const override { return m_spec.layout; }
-  std::vector<std::pair<std::string, boost::json::value>> file_keys() const override { return m_spec.file_keys; }
-  bool missing_command_blocks() const override { return m_spec.missing_command_blocks; }
-  util::JsonComments comments() const override { return m_spec.comments; }
-  std::string sample_tool_name() const override { return m_spec.sample_tool_name; }
+  std::vector<EventSpec> events() const override { return spec().events; }
+  std::vector<std::string> required_events() const override { return spec().required_events; }
+  Layout layout() const override { return spec().layout; }
+  std::vector<std::pair<std::string, boost::json::value>> file_keys() const override { return spec().file_keys; }
+  bool missing_command_blocks() const override { return spec().missing_command_blocks; }
+  util::JsonComments comments() const override { return spec().comments; }
+  std::string sample_tool_name() const override { return spec().sample_tool_name; }
   boost::json::object hook_entry(const std::string& command) const override;
 
 protected:
-  const HookFileSpec& spec() const { return m_spec; }
+  const HookFileSpec& spec() const { return m_spec(); }
 
 private:
-  HookFileSpec m_spec;
+  const HookFileSpec& (*m_spec)();
 };
 
 /// The first line of a plugin file of mcphealth's own names the hook command it runs.

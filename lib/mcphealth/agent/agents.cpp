@@ -182,24 +182,24 @@ config::Resolution read_server_files(const config::DiscoveryInputs& inputs, cons
 std::vector<std::filesystem::path> HookFileRegistration::hook_files(const util::Environment& env,
                                                                     const std::filesystem::path& project) const {
   std::vector<std::filesystem::path> files;
-  if (!m_spec.system_file.empty()) files.push_back(m_spec.system_file);
-  files.push_back(m_spec.user_file(env));
-  if (!m_spec.project_file.empty()) files.push_back(config::absolute_normal(project) / m_spec.project_file);
+  if (!spec().system_file.empty()) files.push_back(spec().system_file);
+  files.push_back(spec().user_file(env));
+  if (!spec().project_file.empty()) files.push_back(config::absolute_normal(project) / spec().project_file);
   return files;
 }
 
 std::optional<std::filesystem::path> HookFileRegistration::install_file(InstallScope scope,
                                                                         const util::Environment& env,
                                                                         const std::filesystem::path& project) const {
-  if (scope == InstallScope::user) return m_spec.user_file(env);
-  if (scope == InstallScope::project && !m_spec.project_file.empty()) {
-    return config::absolute_normal(project) / m_spec.project_file;
+  if (scope == InstallScope::user) return spec().user_file(env);
+  if (scope == InstallScope::project && !spec().project_file.empty()) {
+    return config::absolute_normal(project) / spec().project_file;
   }
   return std::nullopt;
 }
 
 boost::json::object HookFileRegistration::hook_entry(const std::string& command) const {
-  boost::json::object entry = m_spec.entry;
+  boost::json::object entry = spec().entry;
   entry["command"] = command;
   return entry;
 }

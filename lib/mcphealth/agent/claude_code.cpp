@@ -101,12 +101,15 @@ fs::path claude_managed_dir(const util::Environment& env) { return claude_paths(
 class ClaudeRegistration final : public HookFileRegistration {
 public:
   ClaudeRegistration()
-      : HookFileRegistration(
-            {.user_file = [](const util::Environment& env) { return claude_config_dir(env) / "settings.json"; },
-             .project_file = fs::path(".claude") / "settings.json",
-             .events = claude_code_events("mcp__.*"),
-             .required_events = {"PreToolUse", "PostToolUseFailure"},
-             .sample_tool_name = "mcp__server__tool"}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return claude_config_dir(env) / "settings.json"; },
+              .project_file = fs::path(".claude") / "settings.json",
+              .events = claude_code_events("mcp__.*"),
+              .required_events = {"PreToolUse", "PostToolUseFailure"},
+              .sample_tool_name = "mcp__server__tool"};
+          return spec;
+        }) {}
   /// The user's (and ~/.claude's, which is still looked at with CLAUDE_CONFIG_DIR set: a registration there is
   /// worth a word), the project's two, and the managed file.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {

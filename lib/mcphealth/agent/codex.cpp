@@ -243,12 +243,16 @@ public:
   // No personal file inside a project. The entry's timeout is in seconds: room for a probe that waits out a silent
   // server, and its reconnect (Codex's default is 600).
   CodexRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return codex_home(env) / "hooks.json"; },
-                              .project_file = fs::path(".codex") / "hooks.json",
-                              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}},
-                              .required_events = {"PreToolUse"},
-                              .sample_tool_name = "mcp__server__tool",
-                              .entry = {{"type", "command"}, {"command", nullptr}, {"timeout", 90}}}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return codex_home(env) / "hooks.json"; },
+              .project_file = fs::path(".codex") / "hooks.json",
+              .events = {{"PreToolUse", "mcp__.*"}, {"PostToolUse", "mcp__.*"}, {"SessionStart", ""}},
+              .required_events = {"PreToolUse"},
+              .sample_tool_name = "mcp__server__tool",
+              .entry = {{"type", "command"}, {"command", nullptr}, {"timeout", 90}}};
+          return spec;
+        }) {}
   const HookTrust* trust() const override {
     static const CodexTrust trust;
     return &trust;

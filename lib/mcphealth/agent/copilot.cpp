@@ -216,11 +216,15 @@ public:
   // A repository's .github/hooks/ is the team's: not written by mcphealth. Tool names carry no MCP prefix: every
   // tool is matched, and the hook tells MCP calls by the configured names.
   CopilotRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
-                              .events = claude_code_events(".*"),
-                              .required_events = {"PreToolUse", "PostToolUseFailure"},
-                              .sample_tool_name = "server-tool",
-                              .missing_command_blocks = true}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+              .events = claude_code_events(".*"),
+              .required_events = {"PreToolUse", "PostToolUseFailure"},
+              .sample_tool_name = "server-tool",
+              .missing_command_blocks = true};
+          return spec;
+        }) {}
 };
 
 } // namespace

@@ -87,17 +87,21 @@ protected:
 class CursorRegistration final : public HookFileRegistration {
 public:
   CursorRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
-                              .project_file = fs::path(".cursor") / "hooks.json",
-                              .events = {{"beforeMCPExecution", ""},
-                                         {"afterMCPExecution", ""},
-                                         {"postToolUseFailure", ""},
-                                         {"sessionStart", ""}},
-                              .required_events = {"beforeMCPExecution"},
-                              .sample_tool_name = "tool",
-                              .entry = {{"command", nullptr}},
-                              .layout = Layout::flat,
-                              .file_keys = {{"version", 1}}}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
+              .project_file = fs::path(".cursor") / "hooks.json",
+              .events = {{"beforeMCPExecution", ""},
+                         {"afterMCPExecution", ""},
+                         {"postToolUseFailure", ""},
+                         {"sessionStart", ""}},
+              .required_events = {"beforeMCPExecution"},
+              .sample_tool_name = "tool",
+              .entry = {{"command", nullptr}},
+              .layout = Layout::flat,
+              .file_keys = {{"version", 1}}};
+          return spec;
+        }) {}
 };
 
 } // namespace

@@ -350,15 +350,18 @@ public:
   // No personal file inside a project. The entry's timeout is in milliseconds: room for a probe that waits out a
   // silent server, and its reconnect.
   GeminiRegistration()
-      : HookFileRegistration(
-            {.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
-             .project_file = fs::path(".gemini") / "settings.json",
-             .events = {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}},
-             .required_events = {"BeforeTool", "AfterTool"},
-             .sample_tool_name = "mcp_server_tool",
-             .entry = {{"name", "mcphealth"}, {"type", "command"}, {"command", nullptr}, {"timeout", 90000}},
-             .missing_command_blocks = true,
-             .comments = util::JsonComments::allowed}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+              .project_file = fs::path(".gemini") / "settings.json",
+              .events = {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}},
+              .required_events = {"BeforeTool", "AfterTool"},
+              .sample_tool_name = "mcp_server_tool",
+              .entry = {{"name", "mcphealth"}, {"type", "command"}, {"command", nullptr}, {"timeout", 90000}},
+              .missing_command_blocks = true,
+              .comments = util::JsonComments::allowed};
+          return spec;
+        }) {}
   /// The system's defaults under the user's, the system's settings over the project's.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
     return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};

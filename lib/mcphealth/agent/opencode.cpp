@@ -311,13 +311,16 @@ class OpencodeRegistration final : public HookFileRegistration {
 public:
   // What the plugin hands over; it is one file, so the events come and go together.
   OpencodeRegistration()
-      : HookFileRegistration(
-            {.user_file = [](const util::Environment& env) { return user_dir(env) / "plugins" / "mcphealth.js"; },
-             .project_file = fs::path(".opencode") / "plugins" / "mcphealth.js",
-             .events = {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}},
-             .required_events = {"PreToolUse", "PostToolUseFailure"},
-             .sample_tool_name = "server_tool",
-             .entry = {{"command", nullptr}}}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return user_dir(env) / "plugins" / "mcphealth.js"; },
+              .project_file = fs::path(".opencode") / "plugins" / "mcphealth.js",
+              .events = {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}},
+              .required_events = {"PreToolUse", "PostToolUseFailure"},
+              .sample_tool_name = "server_tool",
+              .entry = {{"command", nullptr}}};
+          return spec;
+        }) {}
   std::optional<std::string> plugin_text(const std::vector<std::string>& argv, const std::string& command) const override {
     json::array list;
     for (const std::string& a : argv) list.emplace_back(a);

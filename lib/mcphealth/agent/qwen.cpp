@@ -106,11 +106,15 @@ public:
   // A missing command lets the call run (seen), so a bare name that is not on PATH switches the gate off unseen:
   // missing_command_blocks stays false.
   QwenRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
-                              .project_file = fs::path(".qwen") / "settings.json",
-                              .events = claude_code_events("mcp__.*"),
-                              .required_events = {"PreToolUse", "PostToolUseFailure"},
-                              .sample_tool_name = "mcp__server__tool"}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+              .project_file = fs::path(".qwen") / "settings.json",
+              .events = claude_code_events("mcp__.*"),
+              .required_events = {"PreToolUse", "PostToolUseFailure"},
+              .sample_tool_name = "mcp__server__tool"};
+          return spec;
+        }) {}
 };
 
 } // namespace

@@ -78,14 +78,18 @@ protected:
 class WindsurfRegistration final : public HookFileRegistration {
 public:
   WindsurfRegistration()
-      : HookFileRegistration({.user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
-                              .project_file = fs::path(".windsurf") / "hooks.json",
-                              .system_file = "/etc/windsurf/hooks.json",
-                              .events = {{"pre_mcp_tool_use", ""}, {"post_mcp_tool_use", ""}},
-                              .required_events = {"pre_mcp_tool_use"},
-                              .sample_tool_name = "tool",
-                              .entry = {{"command", nullptr}},
-                              .layout = Layout::flat}) {}
+      : HookFileRegistration([]() -> const HookFileSpec& {
+          static const HookFileSpec spec{
+              .user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
+              .project_file = fs::path(".windsurf") / "hooks.json",
+              .system_file = "/etc/windsurf/hooks.json",
+              .events = {{"pre_mcp_tool_use", ""}, {"post_mcp_tool_use", ""}},
+              .required_events = {"pre_mcp_tool_use"},
+              .sample_tool_name = "tool",
+              .entry = {{"command", nullptr}},
+              .layout = Layout::flat};
+          return spec;
+        }) {}
 };
 
 } // namespace
