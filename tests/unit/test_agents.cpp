@@ -113,6 +113,23 @@ TEST_CASE("every agent's hook files split into the user's own and the project's,
   }
 }
 
+TEST_CASE("the file install writes for a scope is one of the agent's hook files, however the project is spelled",
+          "[agents]") {
+  // What `install --cwd proj` writes is what explain-config and doctor then read.
+  const util::MapEnvironment env{{"HOME", "/home/u"}, {"PATH", "/usr/bin"}};
+  for (const std::filesystem::path project : {"/work/repo", "/work/repo/", "repo", "./repo/sub/.."}) {
+    for (const agent::Agent* a : agent::agents()) {
+      for (const auto scope : {agent::InstallScope::user, agent::InstallScope::project, agent::InstallScope::local}) {
+        const auto file = a->registration.install_file(scope, env, project);
+        if (!file) continue;
+        INFO(a->id << " " << project << " " << *file);
+        const auto all = a->registration.hook_files(env, project);
+        CHECK(std::find(all.begin(), all.end(), *file) != all.end());
+      }
+    }
+  }
+}
+
 TEST_CASE("every agent's captured hook payloads are claimed by its own recogniser or by none, never by another's",
           "[agents]") {
   // The file's first word names the agent that sent it (its id), or Claude Code's program (`claude`, and `sdk`: the

@@ -113,10 +113,10 @@ public:
   /// The user's (and ~/.claude's, which is still looked at with CLAUDE_CONFIG_DIR set: a registration there is
   /// worth a word), the project's two, and the managed file.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
+    const fs::path dir = config::absolute_normal(project);
     std::vector<fs::path> files = {claude_config_dir(env) / "settings.json",
-                                   util::home_dir(env) / ".claude" / "settings.json",
-                                   project / ".claude" / "settings.json", project / ".claude" / "settings.local.json",
-                                   claude_managed_dir(env) / "managed-settings.json"};
+                                   util::home_dir(env) / ".claude" / "settings.json", dir / ".claude" / "settings.json",
+                                   dir / ".claude" / "settings.local.json", claude_managed_dir(env) / "managed-settings.json"};
     for (auto it = files.begin(); it != files.end(); ++it) {
       files.erase(std::remove(std::next(it), files.end(), *it), files.end());
     }
@@ -124,7 +124,7 @@ public:
   }
   std::optional<fs::path> install_file(InstallScope scope, const util::Environment& env,
                                        const fs::path& project) const override {
-    if (scope == InstallScope::local) return project / ".claude" / "settings.local.json";
+    if (scope == InstallScope::local) return config::absolute_normal(project) / ".claude" / "settings.local.json";
     return HookFileRegistration::install_file(scope, env, project);
   }
   bool has_status_line() const override { return true; }

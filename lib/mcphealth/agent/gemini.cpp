@@ -364,7 +364,8 @@ public:
         }) {}
   /// The system's defaults under the user's, the system's settings over the project's.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(project), system_settings(env)};
+    return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(config::absolute_normal(project)),
+            system_settings(env)};
   }
 };
 
