@@ -80,35 +80,16 @@ public:
 /// One config file's `mcp` entries.
 struct Layer {
   config::FileReport report;
-  json::object mcp;
   bool project = false;
 };
 
+/// Its servers are under `mcp`.
+constexpr std::string_view k_mcp_key[] = {"mcp"};
+
 Layer read_layer(const fs::path& file, std::string_view label, bool project, util::FileReader& reader) {
-  Layer layer{{}, {}, project};
-  layer.report.source = {file, std::string(label)};
-  const auto text = reader.read(file);
-  if (!text) {
-    if (!text.error().is(util::ReadFailure::missing)) {
-      layer.report.status = config::FileReport::Status::unreadable;
-      layer.report.error = text.error().message;
-    }
-    return layer;
-  }
-  util::JsonParse parsed = util::parse_json(*text, util::JsonComments::allowed); // opencode.jsonc
-  if (!parsed) {
-    layer.report.status = config::FileReport::Status::parse_error;
-    layer.report.error = parsed.error().message;
-    layer.report.line = parsed.error().line;
-    layer.report.column = parsed.error().column;
-    return layer;
-  }
-  layer.report.status = config::FileReport::Status::no_servers;
-  if (const json::object* mcp = parsed->is_object() ? util::get_object(parsed->get_object(), "mcp") : nullptr) {
-    layer.mcp = *mcp;
-    if (!layer.mcp.empty()) layer.report.status = config::FileReport::Status::ok;
-  }
-  return layer;
+  // opencode.jsonc takes comments, and so does opencode.json.
+  return {config::read_source({file, std::string(label)}, reader, config::FileFormat::json_with_comments, k_mcp_key),
+          project};
 }
 
 /// An opencode entry as the definition mcphealth probes: `local` (`command` an argv list, `environment`) becomes
@@ -172,12 +153,11 @@ protected:
     std::vector<std::pair<std::string, Merged>> merged;
     for (const Layer& layer : layers) {
       res.files.push_back(layer.report);
-      for (const auto& kv : layer.mcp) {
-        if (!kv.value().is_object()) continue;
-        const std::string name(kv.key());
+      for (const config::ServerDefinition& def : layer.report.servers) {
+        const std::string& name = def.name;
         auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.first == name; });
         if (it == merged.end()) it = merged.insert(merged.end(), {name, {}});
-        for (const auto& field : kv.value().get_object()) it->second.entry[field.key()] = field.value();
+        for (const auto& field : def.raw) it->second.entry[field.key()] = field.value();
         it->second.source = layer.report.source.file;
         // Any key from a project's file makes it the repository's definition.
         it->second.project = it->second.project || layer.project;

@@ -48,8 +48,8 @@ std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::F
   return util::stamp_of(files, reader);
 }
 
-void collect_servers(const json::object& holder, FileReport& report) {
-  for (std::string_view key : {"mcpServers", "mcp_servers"}) {
+void collect_servers(const json::object& holder, FileReport& report, std::span<const std::string_view> keys) {
+  for (std::string_view key : keys) {
     const json::object* servers = util::get_object(holder, key);
     if (servers == nullptr) continue;
     // One object's keys are already one of each; only the second spelling can repeat a name, so a set of the
@@ -67,7 +67,8 @@ void collect_servers(const json::object& holder, FileReport& report) {
   }
 }
 
-FileReport read_source(const ConfigSource& source, util::FileReader& reader, FileFormat format) {
+FileReport read_source(const ConfigSource& source, util::FileReader& reader, FileFormat format,
+                       std::span<const std::string_view> keys) {
   FileReport report;
   report.source = source;
   const auto file = reader.read(source.file);
@@ -88,7 +89,7 @@ FileReport read_source(const ConfigSource& source, util::FileReader& reader, Fil
     return report;
   }
   report.status = FileReport::Status::no_servers;
-  if (parsed->is_object()) collect_servers(parsed->get_object(), report);
+  if (parsed->is_object()) collect_servers(parsed->get_object(), report, keys);
   if (!report.servers.empty()) report.status = FileReport::Status::ok;
   return report;
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -129,15 +130,20 @@ struct FileReport {
 /// hundreds of thousands costs a bounded time and nothing in the state for the rest.
 inline constexpr std::size_t k_max_servers_per_file = 4096;
 
-/// Adds the definitions in `holder`'s `mcpServers` (or `mcp_servers`) to `report.servers`, first of a name wins, at
-/// most k_max_servers_per_file (the rest counted in `servers_not_read`).
-void collect_servers(const boost::json::object& holder, FileReport& report);
+/// The keys a file holds its servers under, in the order they are read: Claude Code's `mcpServers` and Codex CLI's
+/// `mcp_servers`, unless an agent names its own (opencode's `mcp`).
+inline constexpr std::string_view k_servers_keys[] = {"mcpServers", "mcp_servers"};
+
+/// Adds the definitions under `holder`'s `keys` to `report.servers`, first of a name wins, at most
+/// k_max_servers_per_file (the rest counted in `servers_not_read`).
+void collect_servers(const boost::json::object& holder, FileReport& report,
+                     std::span<const std::string_view> keys = k_servers_keys);
 
 /// How a configuration file is written: JSON, JSON with comments (Gemini CLI's settings), TOML.
 enum class FileFormat { json, json_with_comments, toml };
 
-/// Reads one file's top-level `mcpServers` (or `mcp_servers`).
+/// Reads the servers under one file's top-level `keys` (`mcpServers`, or `mcp_servers`).
 FileReport read_source(const ConfigSource& source, util::FileReader& reader = util::disk(),
-                       FileFormat format = FileFormat::json);
+                       FileFormat format = FileFormat::json, std::span<const std::string_view> keys = k_servers_keys);
 
 } // namespace mcphealth::config
