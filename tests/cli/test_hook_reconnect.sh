@@ -98,7 +98,7 @@ case_a_server_that_fails_on_every_call_is_blocked_from_the_second_failure() {
   assert_eq "$(entry_field svc failedCalls)" 1
   hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
   assert_contains "$OUT" 'fails on calls: it starts and answers, but 2 calls in a row failed (this one on do_thing)'
-  assert_contains "$ERR" "its calls keep failing: still blocked"
+  assert_contains "$ERR" "its calls keep failing and its handshake would pass, so it is not probed: still blocked"
   assert_eq "$(entry_field svc status)" unhealthy
   assert_eq "$(entry_field svc failedCalls)" 2
   assert_eq "$(entry_field svc lastFailedTool)" do_thing

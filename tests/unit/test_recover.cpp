@@ -79,3 +79,53 @@ TEST_CASE("without a command nothing runs, and the policy's command wins over th
   s.reconnect.value = config::ReconnectSpec{{}, "from-policy"};
   CHECK(recover::reconnect_command_for(s, "svc", env)->command == "from-policy");
 }
+
+TEST_CASE("a server known down gets the reconnect first and one probe after it", "[recover]") {
+  Case c;
+  recover::RecoveryRequest r = c.request();
+  r.known_down = true;
+  SECTION("the reconnect brings it back: one probe, where probing first cost two") {
+    c.prober.results = {FakeProber::healthy()};
+    const recover::Recovery out = recover::check_and_recover(r, c.prober, c.runner, c.env);
+    CHECK(out.result.ok);
+    CHECK(out.restored_by == state::RestoredBy::reconnect_command);
+    CHECK(c.runner.commands.size() == 1);
+    CHECK(c.prober.calls == 1);
+  }
+  SECTION("still down after it: one probe, its reason said as the re-probe's") {
+    c.prober.results = {FakeProber::down("boom")};
+    const recover::Recovery out = recover::check_and_recover(r, c.prober, c.runner, c.env);
+    CHECK_FALSE(out.result.ok);
+    CHECK(out.result.reason == "reconnect reprobe failed: boom");
+    CHECK(c.prober.calls == 1);
+  }
+  SECTION("no reconnect runs (none configured, or it fails): the probe alone") {
+    c.prober.results = {FakeProber::healthy()};
+    c.runner.result = FakeRunner::failing("pm2: no such process");
+    const recover::Recovery out = recover::check_and_recover(r, c.prober, c.runner, c.env);
+    CHECK(out.result.ok);
+    CHECK(out.reconnect.attempt == recover::Attempt::failed);
+    CHECK_FALSE(out.restored_by);
+    CHECK(c.prober.calls == 1);
+  }
+  SECTION("after a 429 still no reconnect") {
+    r.previous_code = state::FailureCode::http(429);
+    c.prober.results = {FakeProber::down("slow down", state::FailureCode::http(429))};
+    const recover::Recovery out = recover::check_and_recover(r, c.prober, c.runner, c.env);
+    CHECK(out.reconnect.attempt == recover::Attempt::not_for_this_kind);
+    CHECK(c.runner.commands.empty());
+    CHECK(c.prober.calls == 1);
+  }
+}
+
+TEST_CASE("a reconnect asked for no re-probe runs the command and probes nothing", "[recover]") {
+  Case c;
+  recover::RecoveryRequest r = c.request();
+  r.reprobe = false;
+  const recover::ReconnectReport out =
+      recover::reconnect_and_reprobe(r, state::FailureCode::transport(), c.prober, c.runner, c.env);
+  CHECK(out.attempt == recover::Attempt::ok);
+  CHECK_FALSE(out.reprobe);
+  CHECK(c.runner.commands.size() == 1);
+  CHECK(c.prober.calls == 0);
+}

@@ -207,6 +207,37 @@ TEST_CASE("PreToolUse: nothing cached is probed under the probe lock, the state 
   }
 }
 
+TEST_CASE("PreToolUse: a recovery due for a server a look found down a moment ago reconnects first", "[steps]") {
+  Inputs in;
+  in.server_settings.backoff_ms.value = 1'000; // a look every 2 s at most (look_again_after_ms)
+  Definition d;
+  PreFacts f = nothing_cached_nor_bound();
+  f.target = d.target();
+  f.lock = LockState::timed_out;
+  const auto down_at = [](util::EpochMs at) {
+    json::object e;
+    state::mark_unhealthy(e, {.now = at,
+                              .error = "connection refused",
+                              .code = state::FailureCode::transport(),
+                              .backoff_ms = 1'000,
+                              .max_backoff_ms = 8'000});
+    return e;
+  };
+  SECTION("its backoff is over and a probe saw it down 1 s ago: a probe first would only say so again") {
+    f.state = state_with(down_at(k_now - 1'000));
+    const Step s = next(f, in);
+    REQUIRE(is<step::ProbeAndRecover>(s));
+    CHECK(std::get<step::ProbeAndRecover>(s.what).request.known_down);
+    CHECK(std::get<step::ProbeAndRecover>(s.what).request.reconnect == recover::Reconnect::when_down);
+  }
+  SECTION("its last look is older than 75% of a look's period (2 s): probed before any reconnect") {
+    f.state = state_with(down_at(k_now - 1'600));
+    const Step s = next(f, in);
+    REQUIRE(is<step::ProbeAndRecover>(s));
+    CHECK_FALSE(std::get<step::ProbeAndRecover>(s.what).request.known_down);
+  }
+}
+
 TEST_CASE("PreToolUse: when another hook's probe outlasts the wait, this one probes without reading again", "[steps]") {
   Inputs in;
   Definition d;
@@ -308,13 +339,21 @@ TEST_CASE("PostToolUseFailure: the second failed call in a row keeps the mark th
   REQUIRE(s.said.size() == 2);
   CHECK(s.said[1].find("2 calls in a row failed (the last on act)") != std::string::npos);
   f.noted = true;
-  REQUIRE(is<step::Reconnect>(next(f, in)));
-  f.reconnect = recover::ReconnectReport{};
-  f.reconnect->attempt = recover::Attempt::ok;
-  f.reconnect->reprobe = probed_up();
+  s = next(f, in);
+  REQUIRE(is<step::Reconnect>(s));
+  // The reconnect runs; no probe follows it: its handshake would pass whatever the command did.
+  CHECK_FALSE(std::get<step::Reconnect>(s.what).request.reprobe);
+  testing::FakeProber prober;
+  testing::FakeRunner runner;
+  const util::MapEnvironment env{{"ECC_MCP_RECONNECT_COMMAND", "pm2 restart {server}"}};
+  const auto& r = std::get<step::Reconnect>(s.what);
+  f.reconnect = recover::reconnect_and_reprobe(r.request, r.code, prober, runner, env);
+  CHECK(runner.commands.size() == 1);
+  CHECK(prober.calls == 0);
   s = next(f, in); // no RecordProbe: a passing handshake does not clear a crash loop
   REQUIRE(s.answer());
-  CHECK(s.answer()->said.front().find("its calls keep failing: still blocked") != std::string::npos);
+  CHECK(s.answer()->said.front().find("its calls keep failing and its handshake would pass, so it is not probed: "
+                                      "still blocked") != std::string::npos);
   CHECK(s.answer()->answer.additional_context->find("fails on calls") != std::string::npos);
 }
 

@@ -32,6 +32,22 @@ bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_
          worth_a_look(e);
 }
 
+bool seen_down_lately(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
+  return e.unhealthy() && !fails_on_calls(e) && e.checked_at &&
+         (now - *e.checked_at) * 100 < look_ms * k_look_due_percent;
+}
+
+recover::RecoveryRequest recovery_request(const config::Candidate& c, const config::Settings& s,
+                                          const boost::json::object* previous, util::EpochMs now) {
+  const std::optional<state::ServerEntry> e =
+      previous ? std::optional(state::ServerEntry::from_json(*previous)) : std::nullopt;
+  const bool look = e && is_a_look(*e, now);
+  recover::RecoveryRequest request =
+      recover::request_for(c, s, previous, look ? recover::Reconnect::never : recover::Reconnect::when_down);
+  request.known_down = e && !look && seen_down_lately(*e, now, look_again_after_ms(s.backoff_ms.value));
+  return request;
+}
+
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
   CacheDecision d;
   if (entry == nullptr) return d;

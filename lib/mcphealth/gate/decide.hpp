@@ -2,6 +2,7 @@
 // What the cache says about a call, as a pure function of the entry, the clock's reading and the rules in force:
 // no file, no clock, no process. The rules of gate/steps.hpp read it: answer, probe, or start a refresh.
 #include <mcphealth/probe/probe.hpp>
+#include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/util/clock.hpp>
 
@@ -99,6 +100,17 @@ bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<
 /// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
 /// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms);
+
+/// True when `e` was found down by a look or probe less than k_look_due_percent of `look_ms` before `now` (its
+/// backoff may be over): a probe now would only say so again, so a recovery due reconnects first and probes once
+/// (recover::RecoveryRequest::known_down). Not a crash loop: its handshake passes, so it was never seen down.
+bool seen_down_lately(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms);
+
+/// The check of a definition whose entry is `previous` (nothing cached: nullptr) at `now`, under `s`: a look (the
+/// entry in its backoff) runs no reconnect; a recovery due for a server seen down lately reconnects first and probes
+/// once. The hook's probe and `refresh` both check through it.
+recover::RecoveryRequest recovery_request(const config::Candidate& c, const config::Settings& s,
+                                          const boost::json::object* previous, util::EpochMs now);
 
 /// Decides from `entry` (nothing cached: nullptr) at `now`.
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules);

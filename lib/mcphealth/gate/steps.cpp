@@ -117,12 +117,9 @@ Step next(const PreFacts& f, RuleInputs& in) {
       if (auto cached = answer_cached(c, entry, in, traced, newest_code_change(f)))
         return answer(std::move(*cached), std::move(traced));
     }
-    // A look before the backoff ends (a call asked, and the last look is old) runs no reconnect: the backoff
-    // paces the restarts, the looks only notice a recovery.
-    const bool look = entry != nullptr && is_a_look(ServerEntry::from_json(*entry), c.now);
-    return {step::ProbeAndRecover{recover::request_for(*t.candidate, in.server(), entry,
-                                                       look ? recover::Reconnect::never : recover::Reconnect::when_down)},
-            {}, std::move(traced)};
+    // A look (in the backoff) runs no reconnect: the backoff paces the restarts, the looks only notice a
+    // recovery. A recovery due for a server a look found down a moment ago reconnects first and probes once.
+    return {step::ProbeAndRecover{recovery_request(*t.candidate, in.server(), entry, c.now)}, {}, std::move(traced)};
   }
   const probe::ProbeResult result = probe::held_to(entry, f.recovery->result);
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
@@ -166,16 +163,18 @@ bool read_reconnect(const FailureFacts& f, bool looping, std::vector<std::string
   case recover::Attempt::failed: said.push_back(name + " reconnect failed: " + report.reason); return false;
   case recover::Attempt::ok: break;
   }
+  if (looping) {
+    said.push_back(
+        name +
+        " reconnect ran; its calls keep failing and its handshake would pass, so it is not probed: still blocked");
+    return false;
+  }
   if (!report.reprobe) {
     said.push_back(name + " reconnect completed but no config was available for a follow-up probe");
     return false;
   }
   if (!report.reprobe->ok) {
     said.push_back(name + " reconnect command ran, but health probe still failed: " + report.reprobe->reason);
-    return false;
-  }
-  if (looping) {
-    said.push_back(name + " reconnect ran and its handshake passes, but its calls keep failing: still blocked");
     return false;
   }
   return true;
@@ -299,6 +298,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                                                    s.reconnect_timeout_ms.value, code, recover::Reconnect::when_down,
                                                    nullptr, recover::policy_command(s)};
     request.previous_code = code;
+    request.reprobe = !looping; // a crash loop's handshake passes whatever the reconnect did
     return {step::Reconnect{std::move(request), code}};
   } else if (read_reconnect(f, looping, said)) {
     if (!f.restored) return {step::RecordProbe{cand, *f.reconnect->reprobe, state::RestoredBy::post_failure_reconnect}};

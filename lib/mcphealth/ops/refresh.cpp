@@ -74,10 +74,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     }
     const json::object* prev = state::decision_entry(snap, c->tool_server, c->fingerprint);
     const config::Settings own = config::unhurried(config::settings_for(settings, policy, *c), env);
-    const bool look = prev != nullptr && gate::is_a_look(state::ServerEntry::from_json(*prev), clock.now_ms());
-    const recover::RecoveryRequest rr =
-        recover::request_for(*c, own, prev, look ? recover::Reconnect::never : recover::Reconnect::when_down);
-    const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
+    const recover::Recovery recovery =
+        recover::check_and_recover(gate::recovery_request(*c, own, prev, clock.now_ms()), prober, runner, env);
     if (probe::gives_no_verdict(recovery.result.kind)) {
       report.lines.push_back(c->tool_server + ": not probed (" + recovery.result.reason + ")");
       continue;

@@ -27,7 +27,7 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
   case ReconnectOutcome::Status::ok: report.attempt = Attempt::ok; break;
   }
   report.reason = rc.reason;
-  if (report.attempt == Attempt::ok && request.server != nullptr) {
+  if (report.attempt == Attempt::ok && request.server != nullptr && request.reprobe) {
     report.reprobe = prober.probe(*request.server, request.spec);
   }
   return report;
@@ -40,6 +40,20 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
   if (request.skipped_by) {
     out.result.kind = probe::Kind::skipped;
     out.result.reason = "not probed: probe is skip (" + *request.skipped_by + ")";
+    return out;
+  }
+  if (request.known_down && request.already_probed == nullptr && request.server->unset_vars.empty()) {
+    // Down a moment ago: reconnect first; its re-probe is the verdict, else one probe is.
+    out.reconnect = reconnect_and_reprobe(request, request.previous_code, prober, runner, env);
+    if (out.reconnect.reprobe) {
+      out.result = *out.reconnect.reprobe;
+      if (out.result.ok)
+        out.restored_by = state::RestoredBy::reconnect_command;
+      else
+        out.result.reason = "reconnect reprobe failed: " + out.result.reason;
+    } else {
+      out.result = prober.probe(*request.server, request.spec);
+    }
     return out;
   }
   out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.spec);

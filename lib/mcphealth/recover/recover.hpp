@@ -46,6 +46,13 @@ struct RecoveryRequest {
   std::optional<ReconnectCommand> command = std::nullopt;
   /// Set when the policy says not to probe this server (`probe: skip`): where it says so. Nothing is started.
   std::optional<std::string> skipped_by = std::nullopt;
+  /// The server was found down moments ago (a look younger than a look's period): a probe before the reconnect
+  /// would only say so again, so the reconnect runs first and one probe follows it (or, with no reconnect run,
+  /// the probe alone).
+  bool known_down = false;
+  /// Whether a successful reconnect command is followed by a probe: not for a crash loop, whose handshake passes
+  /// whatever the command did (only a call can show it stopped failing).
+  bool reprobe = true;
 };
 
 /// The request for a definition under its settings (policy applied): its probe spec (with what its last verdict
@@ -87,7 +94,8 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
                                       CommandRunner& runner, const util::Environment& env);
 
 /// Probes the server (a definition with an unset `${VAR}` is `misconfigured` without starting anything), and when
-/// it is down, reconnects and probes again (see reconnect_and_reprobe).
+/// it is down, reconnects and probes again (see reconnect_and_reprobe). A server `known_down` gets the reconnect
+/// and one probe: one server start where it would cost two.
 Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober, CommandRunner& runner,
                            const util::Environment& env);
 
