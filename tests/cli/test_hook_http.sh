@@ -48,6 +48,39 @@ case_auth_challenge_is_healthy_needs_auth() {
   assert_eq "$(entry '["probe"]["kind"]')" "needs-auth"
 }
 
+# A server that refused Claude Code's token (its 2.1.332 framing) waits for Claude Code's credentials file to change:
+# a probe carries no token, and meets "asks for a token" whether the user logged in again or not. A login or a
+# token refresh rewrites that file (checked in the real 2.1.197 and 2.1.332), and the next call tries the new token.
+# Before, each retry's probe let a call through to fail again, and a login was seen only at the retry after it.
+case_a_refused_token_waits_for_the_agents_credentials_to_change() {
+  start_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  local store="$HOME/.claude/.credentials.json"
+  mkdir -p "$HOME/.claude"
+  printf '{}\n' > "$store"
+  touch -d '-1 hour' "$store"
+  hook "$(post_failure_payload remote 'Dynamic Client Registration rejected (HTTP 401): invalid_token')"
+  assert_eq "$(entry '["status"]')" "unhealthy"
+  assert_eq "$(entry '["credentialFiles"][0]')" "$store"
+  hook "$(pre_payload remote)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  age_state 31000 # its retry is due: the probe meets a request for a token, as always
+  hook "$(pre_payload remote)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$ERR" "the agent's credentials have not changed since"
+  assert_eq "$(entry '["status"]')" "unhealthy"
+  local said
+  said=$(entry '["lastError"]')
+  age_state 61000 # the next retry: held the same way, in the same words (not nested in the last ones)
+  hook "$(pre_payload remote)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_eq "$(entry '["lastError"]')" "$said"
+  touch "$store" # the user ran /mcp (or claude mcp login remote)
+  hook "$(pre_payload remote)"
+  assert_not_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$ERR" "remote refused Claude Code's token, and Claude Code's credentials changed since"
+}
+
 # A Bearer challenge with no OAuth metadata anywhere (every path answers 401): no client can log in (Claude Code
 # 2.1.197 and 2.1.332 say "Failed to connect"), so it is down, and the fix is the definition's own header.
 case_an_auth_challenge_with_nowhere_to_log_in_is_down_not_needs_auth() {

@@ -128,6 +128,48 @@ TEST_CASE("a crash loop in its backoff is probed when a file of its code changed
   CHECK(state::ServerEntry::from_json(e).code_files.empty());
 }
 
+TEST_CASE("a server that refused the agent's token is let through once the agent's credentials changed", "[decide]") {
+  json::object e;
+  state::mark_unhealthy(e, {.now = k_t0,
+                            .error = "HTTP 401",
+                            .code = state::FailureCode::http(401),
+                            .backoff_ms = 30'000,
+                            .max_backoff_ms = 600'000,
+                            .failed_calls = 1,
+                            .failed_tool = "act",
+                            .credential_files = {"/h/.claude/.credentials.json"}});
+  const state::ServerEntry refused = state::ServerEntry::from_json(e);
+  CHECK(refused.credential_files == std::vector<std::string>{"/h/.claude/.credentials.json"});
+  CHECK(gate::waits_for_credentials(refused));
+  CHECK_FALSE(gate::worth_a_look(refused)); // a look carries no token either: the stat of the file is the look
+  CHECK(gate::credentials_changed(refused, k_t0 + 5'000)); // a login since
+  CHECK_FALSE(gate::credentials_changed(refused, k_t0));   // not since its last check
+  CHECK_FALSE(gate::credentials_changed(refused, std::nullopt));
+  auto r = rules();
+  r.code_changed_at = k_t0 + 5'000;
+  for (util::EpochMs at : {k_t0 + 10'000, k_t0 + 60'000}) { // in its backoff, or its retry due: either way
+    const gate::CacheDecision d = gate::decide_from_cache(&e, at, r);
+    CHECK(d.verdict == CacheVerdict::allow);
+    CHECK(d.credentials_changed);
+  }
+  r.code_changed_at = k_t0 - 5'000;
+  CHECK(gate::decide_from_cache(&e, k_t0 + 10'000, r).verdict == CacheVerdict::block_down);
+  // Another kind of outage waits on no credentials, though files were recorded.
+  json::object down;
+  state::mark_unhealthy(down, {.now = k_t0,
+                               .error = "HTTP 503",
+                               .code = state::FailureCode::http(503),
+                               .backoff_ms = 30'000,
+                               .max_backoff_ms = 600'000,
+                               .failed_calls = 1,
+                               .failed_tool = "act",
+                               .credential_files = {"/h/.claude/.credentials.json"}});
+  CHECK_FALSE(gate::waits_for_credentials(state::ServerEntry::from_json(down)));
+  // A call that succeeds forgets them.
+  state::clear_failed_calls(e);
+  CHECK(state::ServerEntry::from_json(e).credential_files.empty());
+}
+
 TEST_CASE("a mark from a clock far ahead decides nothing", "[decide]") {
   const json::object e = healthy_at(k_t0 + 3'600'000, 120'000);
   CHECK(gate::decide_from_cache(&e, k_t0, rules(0)).verdict == CacheVerdict::probe);

@@ -3,6 +3,7 @@
 #include "fakes.hpp"
 
 #include <mcphealth/gate/steps.hpp>
+#include <mcphealth/state/outage.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -33,6 +34,8 @@ public:
   bool policy_has_project_rules() override { return project_rules; }
   Refresh refresh() override { return refresh_mode; }
   const config::Settings& of(const config::Candidate&) override { return server_settings; }
+  std::vector<std::string> credentials = {"/h/.claude/.credentials.json"};
+  std::vector<std::string> credential_files() override { return credentials; }
 };
 
 CallFacts call_facts(const std::string& event) { return {event, k_call, k_now, {"Claude Code", "/mcp", "/mcp"}, true}; }
@@ -459,4 +462,158 @@ TEST_CASE("SessionStart: notes the hook, binds the folder, reads the state, and 
   const Step s = next(f, in);
   REQUIRE(s.answer());
   CHECK(s.answer()->refresh == std::vector<std::string>{"svc"});
+}
+
+// --- A remote server that refused the agent's token: a probe carries no token, so the outage waits for the agent's
+// credentials to change (a login or a refresh rewrites them: Claude Code 2.1.197 and 2.1.332, checked).
+
+namespace {
+
+/// An HTTP definition of `svc`, an OAuth server's (no Authorization header of its own).
+struct RemoteDefinition {
+  config::Candidate c;
+  RemoteDefinition() {
+    c.definition.name = "svc";
+    c.tool_server = "svc";
+    c.fingerprint = "fp-svc";
+    config::HttpServer http;
+    http.url = util::SecretUrl("http://127.0.0.1:9/mcp");
+    http.type = "http";
+    c.resolved = config::ResolvedServer{c.definition, http, {}};
+  }
+  Target target() const {
+    return {k_call, state::Binding{.definition = std::nullopt, .standing = "active", .reason = {}}, &c};
+  }
+};
+
+probe::ProbeResult asks_for_a_token() {
+  probe::ProbeResult r;
+  r.ok = true;
+  r.kind = probe::Kind::needs_auth;
+  r.http_status = 401;
+  r.auth_error = "The access token expired";
+  return r;
+}
+
+/// An entry down since `at` for refusing the agent's token, waiting on its credential file.
+json::object refused_token(util::EpochMs at) {
+  json::object e;
+  state::mark_unhealthy(e, {.now = at,
+                            .error = "HTTP 401",
+                            .code = state::code_of(state::Outage::unauthorized),
+                            .backoff_ms = 1'000,
+                            .max_backoff_ms = 8'000,
+                            .failed_calls = 1,
+                            .failed_tool = "act",
+                            .credential_files = {"/h/.claude/.credentials.json"}});
+  return e;
+}
+
+} // namespace
+
+TEST_CASE("PostToolUseFailure: a remote server that refused the agent's token records where the agent keeps its tokens",
+          "[steps]") {
+  Inputs in;
+  RemoteDefinition d;
+  FailureFacts f = failure("Dynamic Client Registration rejected (HTTP 401): {\"error\":\"invalid_token\","
+                           "\"error_description\":\"The access token expired\"}");
+  f.target = d.target();
+  f.target_bound = true;
+  f.lock = LockState::held;
+  f.under_lock = state_with(std::nullopt);
+  Step s = next(f, in); // Claude Code 2.1.332's own framing of a 401: proof, with its status; no need to ask
+  REQUIRE(is<step::MarkDown>(s));
+  const state::UnhealthyMark& mark = std::get<step::MarkDown>(s.what).mark;
+  CHECK(state::outage_of(mark.code) == state::Outage::unauthorized);
+  CHECK(mark.credential_files == in.credentials);
+  SECTION("words that may be a tool's: the server is asked, and refuses requests without a token as it refused the "
+          "agent's") {
+    FailureFacts g = failure("upstream said: 401 {\"error\":\"invalid_token\",\"error_description\":\"The access "
+                             "token expired\"}");
+    g.target = d.target();
+    g.target_bound = true;
+    g.lock = LockState::held;
+    g.under_lock = state_with(std::nullopt);
+    s = next(g, in);
+    REQUIRE(is<step::AskServer>(s));
+    g.asked = asks_for_a_token();
+    s = next(g, in);
+    REQUIRE(is<step::MarkDown>(s));
+    CHECK(std::get<step::MarkDown>(s.what).mark.credential_files == in.credentials);
+  }
+  SECTION("a stdio server's failure records none") {
+    Definition stdio;
+    FailureFacts g = failure();
+    g.target = stdio.target();
+    g.target_bound = true;
+    g.lock = LockState::held;
+    g.under_lock = state_with(std::nullopt);
+    s = next(g, in);
+    REQUIRE(is<step::MarkDown>(s));
+    CHECK(std::get<step::MarkDown>(s.what).mark.credential_files.empty());
+  }
+}
+
+TEST_CASE("PreToolUse: a server that refused the agent's token waits for its credentials, not for a probe", "[steps]") {
+  Inputs in;
+  in.server_settings.backoff_ms.value = 1'000;
+  RemoteDefinition d;
+  PreFacts f{call_facts("PreToolUse")};
+  f.missed.emplace();
+  f.bound = std::optional<state::Binding>(state::Binding{});
+  SECTION("in its backoff: the credential file is stat'ed; changed since the refusal, the call tries the new token") {
+    f.state = state_with(refused_token(k_now - 500));
+    Step s = next(f, in);
+    REQUIRE(is<step::StatCodeFiles>(s));
+    CHECK(std::get<step::StatCodeFiles>(s.what).files == std::vector<std::string>{"/h/.claude/.credentials.json"});
+    f.code_changed_at = std::optional<util::EpochMs>(k_now - 100); // `claude mcp login svc` a moment ago
+    s = next(f, in);
+    REQUIRE(s.answer());
+    CHECK_FALSE(s.answer()->blocks());
+    REQUIRE_FALSE(s.answer()->said.empty());
+    CHECK(s.answer()->said.front() == "svc refused Claude Code's token, and Claude Code's credentials changed since (a "
+                                      "login or a token refresh): letting act try the new one");
+  }
+  SECTION("in its backoff, unchanged: blocked") {
+    f.state = state_with(refused_token(k_now - 500));
+    REQUIRE(is<step::StatCodeFiles>(next(f, in)));
+    f.code_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    CHECK(blocks(next(f, in)));
+  }
+  SECTION("its retry due, unchanged: the probe's 'asks for a token' does not clear it") {
+    f.state = state_with(refused_token(k_now - 5'000));
+    f.bound.emplace(); // no binding here yet: the configs are read
+    REQUIRE(is<step::FindTarget>(next(f, in)));
+    f.target = d.target();
+    REQUIRE(is<step::StatCodeFiles>(next(f, in)));
+    f.code_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    Step s;
+    f.lock = LockState::timed_out;
+    REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
+    f.recovery = recover::Recovery{};
+    f.recovery->result = asks_for_a_token();
+    s = next(f, in);
+    REQUIRE(is<step::RecordProbe>(s));
+    const probe::ProbeResult& held = std::get<step::RecordProbe>(s.what).result;
+    CHECK_FALSE(held.ok);
+    CHECK(state::outage_of(held.code) == state::Outage::unauthorized);
+    CHECK(held.reason.find("the agent's credentials have not changed since") != std::string::npos);
+    f.recorded = std::optional<util::EpochMs>(k_now + 2'000);
+    CHECK(blocks(next(f, in)));
+  }
+  SECTION("its retry due, and the agent keeps no such file here (none is there): the probe decides, as before") {
+    f.state = state_with(refused_token(k_now - 5'000));
+    f.bound.emplace();
+    REQUIRE(is<step::FindTarget>(next(f, in)));
+    f.target = d.target();
+    REQUIRE(is<step::StatCodeFiles>(next(f, in)));
+    f.code_changed_at = std::optional<util::EpochMs>();
+    f.lock = LockState::timed_out;
+    REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
+    f.recovery = recover::Recovery{};
+    f.recovery->result = asks_for_a_token();
+    const Step s = next(f, in);
+    REQUIRE(is<step::RecordProbe>(s));
+    CHECK(std::get<step::RecordProbe>(s.what).result.ok);
+  }
 }

@@ -91,6 +91,10 @@ public:
   /// The client's version, where its hook can see it (Claude Code's process), for every event: approvals differ by
   /// version, and a warm-up binds the folder too. Nothing for most agents.
   virtual void read_version(config::DiscoveryInputs&, const util::Environment&) const {}
+  /// The files the agent keeps its MCP servers' OAuth tokens in, where it keeps them in a file: a login or a token
+  /// refresh rewrites them, so a server that refused the agent's token may take a call again once one changed (a
+  /// probe carries no token, and cannot tell). None for most agents (not verified in their real programs).
+  virtual std::vector<std::string> credential_files(const util::Environment&) const { return {}; }
 
 protected:
   /// The agent's rules, reading every file through `reader` (which records them for resolve()).

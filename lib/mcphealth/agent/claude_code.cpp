@@ -87,6 +87,12 @@ public:
     if (!inputs.client_version) inputs.client_version = claude_version(client_process(env).version, env);
   }
 
+  // Checked in 2.1.197 and 2.1.332 on Linux: `claude mcp login` and a token refresh write `mcpOAuth` there (on
+  // macOS it may be the keychain instead: then the file does not change, and nothing is gained or lost).
+  std::vector<std::string> credential_files(const util::Environment& env) const override {
+    return {(claude_paths(env).config_dir / ".credentials.json").string()};
+  }
+
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {

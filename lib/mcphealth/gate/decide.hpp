@@ -29,7 +29,8 @@ struct CacheRules {
   /// How long after its last look a down server a call still asks for is looked at again (look_again_after_ms);
   /// 0 = wait out the backoff.
   std::int64_t look_again_ms = 0;
-  /// When the newest of a crash loop's code files (state::ServerEntry::code_files) last changed, once looked at.
+  /// When the newest of the files the entry waits on last changed, once looked at: a crash loop's code files
+  /// (state::ServerEntry::code_files), or the agent's credential files (credential_files).
   std::optional<util::EpochMs> code_changed_at;
 };
 
@@ -68,6 +69,8 @@ struct CacheDecision {
   bool look_again = false;
   /// For probe: a crash loop in its backoff, whose code files changed since it was last checked (code_changed).
   bool code_changed = false;
+  /// For allow: a server that refused the agent's token, whose credential files changed since (credentials_changed).
+  bool credentials_changed = false;
 };
 
 /// True when a probe of kind `kind` that recorded `code` found the server refusing the credentials its definition
@@ -79,7 +82,8 @@ bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCo
 bool fails_on_calls(const state::ServerEntry& e);
 
 /// True when looking at a down server before its backoff ends can tell anything: not a crash loop (a look sees only
-/// its handshake), and not a kind that waits for the server's Retry-After (a look would spend the rate limit).
+/// its handshake), not a kind that waits for the server's Retry-After (a look would spend the rate limit), and not
+/// a server that waits for the agent's credentials (a look carries no token: the stat of their file is its look).
 bool worth_a_look(const state::ServerEntry& e);
 
 /// True when a check of `e` at `now` is a look, not its retry: it is down and its backoff has not ended. A look runs
@@ -96,6 +100,15 @@ inline constexpr std::int64_t k_look_due_percent = 75;
 /// A look sees only its handshake, which passed all along; a change of its code is the one thing that says the
 /// next call may not fail, short of a call (issue 38 item 1: a crash loop that gets fixed).
 bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at);
+
+/// True when `e` is down for refusing the agent's token (its outage's advice is to authenticate) and its failed
+/// calls recorded where the agent keeps its tokens: only a change there (a login, a token refresh) can make the
+/// next call pass, since a probe carries no token.
+bool waits_for_credentials(const state::ServerEntry& e);
+
+/// True when `e` waits_for_credentials and one of its credential files changed at `changed_at`, after its last
+/// check: the call is let through, to try the new token, whether its retry is due or not.
+bool credentials_changed(const state::ServerEntry& e, std::optional<util::EpochMs> changed_at);
 
 /// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
 /// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).

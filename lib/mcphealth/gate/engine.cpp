@@ -41,6 +41,10 @@ public:
                                                                              : Refresh::inline_probe;
   }
   const config::Settings& of(const config::Candidate& c) override { return m_reader.server_settings(&c); }
+  std::vector<std::string> credential_files() override {
+    return m_reader.agent().catalogue.credential_files(m_reader.deps().env);
+  }
+
 private:
   Reader& m_reader;
 };
@@ -269,7 +273,7 @@ private:
     }
     f.code_changed_at = newest;
     m_sink.trace([&] {
-      return "stat'ed the " + std::to_string(s.files.size()) + " code files " + f.c.call.server +
+      return "stat'ed the " + std::to_string(s.files.size()) + " files " + f.c.call.server +
              "'s failed calls recorded: " +
              (newest ? "the newest changed " + util::format_duration_short(m_reader.now() - *newest) + " ago"
                      : std::string("none is there"));

@@ -59,7 +59,14 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
   const state::Outlook& st = d.outlook;
   std::optional<Plan> plan;
   switch (d.verdict) {
-  case CacheVerdict::allow: plan = allow(event); break;
+  case CacheVerdict::allow:
+    plan = allow(event);
+    if (d.credentials_changed) {
+      plan->said.push_back(call.server + " refused " + voice.name + "'s token, and " + voice.name +
+                           "'s credentials changed since (a login or a token refresh): letting " + call.tool +
+                           " try the new one");
+    }
+    break;
   case CacheVerdict::block_misconfigured:
     plan = block(event,
                  {call.server + " is marked misconfigured until " + util::format_iso8601_ms(*st.retry_at),
@@ -107,6 +114,10 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
   switch (d.verdict) {
   case CacheVerdict::no_entry: return "cache: no entry for " + server;
   case CacheVerdict::allow:
+    if (d.credentials_changed) {
+      return "cache: refused the agent's token " + util::format_duration_short(now - e.checked_at.value_or(now)) +
+             " ago, and the agent's credential files changed since: allow, to try the new one";
+    }
     return "cache: healthy, fresh for " + util::format_duration_short(st.fresh_until.value_or(now) - now) + ": allow";
   case CacheVerdict::block_down:
   case CacheVerdict::block_misconfigured:

@@ -38,6 +38,9 @@ public:
   virtual Refresh refresh() = 0;
   /// The settings of a definition of the folder (SessionStart names every one).
   virtual const config::Settings& of(const config::Candidate& c) = 0;
+  /// Where the agent keeps its OAuth tokens (agent::Catalogue::credential_files): asked for when a remote server
+  /// refused the agent's token.
+  virtual std::vector<std::string> credential_files() = 0;
 };
 
 /// What every event's facts hold: the call being decided, the clock's reading when the step is chosen, and how
@@ -76,8 +79,9 @@ struct PreFacts {
   util::EpochMs probe_began = 0;
   /// Its verdict, once recorded: the retry time of a failure mark (inner: none written).
   std::optional<std::optional<util::EpochMs>> recorded = {};
-  /// For a crash loop in its backoff that records its code files: when the newest of them last changed, once
-  /// stat'ed (inner: none is there).
+  /// For a crash loop in its backoff that records its code files, or a server waiting for the agent's credentials
+  /// to change (decide.hpp, waits_for_credentials): when the newest of those files last changed, once stat'ed
+  /// (inner: none is there).
   std::optional<std::optional<util::EpochMs>> code_changed_at = {};
 };
 
@@ -155,7 +159,8 @@ struct ReadMissedFailure {};
 struct TakeMissedFailure {
   hook::MissedFailure missed;
 };
-/// Stat a crash loop's code files (a stat each): when did the newest change?
+/// Stat the files an entry waits on (a stat each): a crash loop's code files, or the agent's credential files.
+/// When did the newest change?
 struct StatCodeFiles {
   std::vector<std::string> files;
 };
@@ -231,7 +236,7 @@ Step next(const SuccessFacts& f, RuleInputs& in);
 Step next(const SessionFacts& f, RuleInputs& in);
 
 /// The cache's answer for `entry` under the rules in force (reading only the settings that entry needs), or
-/// nothing: probe. `code_changed_at`: when a crash loop's code files last changed, once stat'ed. `traced` receives
+/// nothing: probe. `code_changed_at`: when the files the entry waits on last changed, once stat'ed. `traced` receives
 /// the cache's reading when tracing.
 std::optional<Plan> answer_cached(const CallFacts& c, const boost::json::object* entry, RuleInputs& in,
                                   std::vector<std::string>& traced,

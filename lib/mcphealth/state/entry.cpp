@@ -53,6 +53,19 @@ FailureCode FailureCode::from_json(const json::value* v) {
   return http(static_cast<int>(*n));
 }
 
+namespace {
+/// A list of files a failed call recorded, as far as it is one: strings, at most k_max_code_files.
+std::vector<std::string> read_files(const json::object& obj, std::string_view field) {
+  std::vector<std::string> files;
+  if (const json::value* v = obj.if_contains(field); v && v->is_array()) {
+    for (const json::value& f : v->get_array()) {
+      if (f.is_string() && files.size() < k_max_code_files) files.emplace_back(f.get_string());
+    }
+  }
+  return files;
+}
+} // namespace
+
 ServerEntry ServerEntry::from_json(const json::object& obj) {
   ServerEntry e;
   e.status = util::get_string(obj, field::status).value_or("");
@@ -70,11 +83,8 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.failed_calls = clamp_failure_count(util::get_int(obj, field::failed_calls).value_or(0));
   e.last_failed_call_at = util::get_epoch_ms(obj, field::last_failed_call_at);
   e.last_failed_tool = util::get_string(obj, field::last_failed_tool);
-  if (const json::value* v = obj.if_contains(field::code_files); v && v->is_array()) {
-    for (const json::value& f : v->get_array()) {
-      if (f.is_string() && e.code_files.size() < k_max_code_files) e.code_files.emplace_back(f.get_string());
-    }
-  }
+  e.code_files = read_files(obj, field::code_files);
+  e.credential_files = read_files(obj, field::credential_files);
   e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
   e.flaps = clamp_failure_count(util::get_int(obj, field::flaps).value_or(0));
   return e;
@@ -179,6 +189,19 @@ json::value optional_string(const std::optional<std::string>& s) {
 
 namespace {
 
+/// A list of files a failed call recorded (what it waits on to change), at most k_max_code_files of at most
+/// k_max_code_file_bytes each; none: the field is gone.
+void write_files(json::object& entry, std::string_view field, const std::vector<std::string>& given) {
+  json::array files;
+  for (const std::string& f : given) {
+    if (files.size() < k_max_code_files && f.size() <= k_max_code_file_bytes) files.emplace_back(f);
+  }
+  if (files.empty())
+    entry.erase(field);
+  else
+    entry[field] = std::move(files);
+}
+
 /// A server that has stayed up one TTL since its last recovery forgets the outages before it.
 void forget_outages_when_settled(json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
   const std::optional<util::EpochMs> restored = util::get_epoch_ms(entry, field::last_restored_at);
@@ -241,6 +264,7 @@ void clear_failed_calls(json::object& entry) {
   entry.erase(field::last_failed_call_at);
   entry.erase(field::last_failed_tool);
   entry.erase(field::code_files);
+  entry.erase(field::credential_files);
 }
 
 void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
@@ -261,12 +285,8 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
     entry[field::failed_calls] = clamp_failure_count(mark.failed_calls);
     entry[field::last_failed_call_at] = mark.now;
     entry[field::last_failed_tool] = util::cap_utf8(mark.failed_tool, k_max_server_string_bytes);
-    json::array files;
-    for (const std::string& f : mark.code_files) {
-      if (files.size() < k_max_code_files && f.size() <= k_max_code_file_bytes) files.emplace_back(f);
-    }
-    if (files.empty()) entry.erase(field::code_files);
-    else entry[field::code_files] = std::move(files);
+    write_files(entry, field::code_files, mark.code_files);
+    write_files(entry, field::credential_files, mark.credential_files);
   }
   std::int64_t failures = std::max(clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1,
                                    clamp_failure_count(mark.failed_calls - 1));

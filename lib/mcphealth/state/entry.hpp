@@ -66,6 +66,8 @@ struct ServerEntry {
   std::optional<std::string> last_failed_tool;
   /// The files its code and settings are read from, as its failed calls recorded them (config::code_files).
   std::vector<std::string> code_files;
+  /// The files the agent keeps its OAuth tokens in, as failed calls the server refused the token of recorded them.
+  std::vector<std::string> credential_files;
   /// The failure count of the outage the server last came back from, until it has stayed up one TTL: a failure
   /// before then continues that count, so a flapping server's backoff grows as a long outage's does.
   std::int64_t recent_failures = 0;
@@ -154,6 +156,8 @@ struct UnhealthyMark {
   std::string failed_tool = {};
   /// For a failed call of a stdio server: the files its code and settings are read from (config::code_files).
   std::vector<std::string> code_files = {};
+  /// For a failed call a remote server refused the agent's token for: where the agent keeps its tokens.
+  std::vector<std::string> credential_files = {};
   /// One TTL: a failure this soon after the server came back continues the count of the outage before (its
   /// `recentFailures`), and counts as a flap. 0: no memory of outages before.
   std::int64_t remember_ms = 0;

@@ -28,6 +28,9 @@ inline constexpr std::string_view last_failed_tool = "lastFailedTool";
 // The files a stdio server's code and settings are read from (config::code_files), kept with its failed calls: a
 // crash loop waits for them to change (a fix deployed), not only for its backoff.
 inline constexpr std::string_view code_files = "codeFiles";
+// The files the agent keeps its OAuth tokens in (agent::Catalogue::credential_files), kept with the failed calls of
+// a server that refused the agent's token: it waits for one of them to change (a login, a refresh).
+inline constexpr std::string_view credential_files = "credentialFiles";
 // The memory of recent outages (mcphealth's own): the failure count of the outage the server last came back from,
 // kept until it has stayed up one TTL, and how many outages in a row began within a TTL of a recovery (flapping).
 inline constexpr std::string_view recent_failures = "recentFailures";
