@@ -370,4 +370,61 @@ case_a_call_slower_than_the_client_waits_for_is_a_timeout_not_a_lost_connection(
   wait_for_quiet
 }
 
+
+# A server that refused Claude Code's token waits for Claude Code's credentials file (docs/hook.md): this holds the
+# gate's reading of that file to the real program. `claude mcp login svc` (it needs a terminal: tmux) against our
+# OAuth fixture, whose authorization URL redirects at once (followed here as a browser would), writes the tokens to
+# the file the gate watches, and the next call goes through; when the server stops taking the token, Claude Code's
+# own refresh writes the file again.
+case_a_login_in_claude_code_is_seen_by_the_gate_at_once() {
+  need_claude
+  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
+  local port_file="$T/oauth.port" store="$HOME/.claude/.credentials.json" url screen i
+  "$PY" "$MCPHEALTH_FIXTURES/oauth_server.py" --port-file "$port_file" --log-file "$T/oauth.log" >/dev/null 2>&1 &
+  FIXTURE_PIDS+=($!)
+  for i in $(seq 1 200); do [ -s "$port_file" ] && break; sleep 0.02; done
+  [ -s "$port_file" ] || fail "the OAuth fixture did not start"
+  url="http://127.0.0.1:$(cat "$port_file")/mcp"
+  write_config "$HOME/.claude.json" "{\"hasCompletedOnboarding\":true,\"projects\":{\"$PROJ\":{\"hasTrustDialogAccepted\":true}}}"
+  "$CLAUDE_BIN" mcp add --transport http -s user svc "$url" >/dev/null 2>&1 || fail "claude mcp add"
+  # The call failed for the token (Claude Code 2.1.332's words): blocked, waiting on that file.
+  hook "$(post_failure_payload svc 'Dynamic Client Registration rejected (HTTP 401): invalid_token')"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["credentialFiles"][0]')" "$store"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  # The user logs in, in Claude Code's own terminal flow.
+  tmux -S "$T/tmux" -f /dev/null new-session -d -x 250 -y 50 -s login \
+    "env HOME='$HOME' DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 '$CLAUDE_BIN' mcp login svc --no-browser; sleep 60"
+  cleanup_add "tmux -S '$T/tmux' kill-server"
+  local authorize=""
+  for i in $(seq 1 300); do
+    authorize=$(tmux -S "$T/tmux" capture-pane -p -J -t login | { grep -o 'http://127.0.0.1:[0-9]*/authorize[^ ]*' || true; } | head -1)
+    [ -n "$authorize" ] && break
+    sleep 0.1
+  done
+  [ -n "$authorize" ] || fail "claude mcp login printed no authorization URL: $(tmux -S "$T/tmux" capture-pane -p -t login)"
+  "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=20).read()' "$authorize" ||
+    fail "following the authorization URL to Claude Code's callback"
+  for i in $(seq 1 300); do
+    screen=$(tmux -S "$T/tmux" capture-pane -p -t login)
+    [[ $screen == *Authenticated* ]] && break
+    sleep 0.1
+  done
+  assert_contains "$screen" 'Authenticated with "svc"'
+  assert_eq "$(json_get "$store" '",".join(v["serverName"] for v in d["mcpOAuth"].values())')" svc
+  hook "$(pre_payload svc)"
+  assert_not_contains "$OUT" '"permissionDecision":"deny"' "the call after the login"
+  assert_contains "$ERR" "svc refused Claude Code's token, and Claude Code's credentials changed since"
+  # The server stops taking the token: Claude Code refreshes it by itself, and rewrites the same file.
+  local before
+  before=$(stat -c %Y.%y "$store")
+  "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=b"", method="POST")).read()' \
+    "${url%/mcp}/revoke-all"
+  sleep 1.1 # a new mtime, to the second at least
+  env DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 timeout 60 "$CLAUDE_BIN" mcp list >"$T/list" 2>&1
+  assert_contains "$(cat "$T/oauth.log")" "POST /token refresh_token"
+  [ "$(stat -c %Y.%y "$store")" != "$before" ] || fail "the refresh did not rewrite $store"
+}
+
 main "$@"
