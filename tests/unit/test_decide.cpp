@@ -2,6 +2,7 @@
 #include <mcphealth/gate/decide.hpp>
 #include <mcphealth/gate/plan.hpp>
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/outage.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -140,11 +141,11 @@ TEST_CASE("a server that refused the agent's token is let through once the agent
                             .credential_files = {"/h/.claude/.credentials.json"}});
   const state::ServerEntry refused = state::ServerEntry::from_json(e);
   CHECK(refused.credential_files == std::vector<std::string>{"/h/.claude/.credentials.json"});
-  CHECK(gate::waits_for_credentials(refused));
+  CHECK(state::waits_for_credentials(refused));
   CHECK_FALSE(gate::worth_a_look(refused)); // a look carries no token either: the stat of the file is the look
-  CHECK(gate::credentials_changed(refused, k_t0 + 5'000)); // a login since
-  CHECK_FALSE(gate::credentials_changed(refused, k_t0));   // not since its last check
-  CHECK_FALSE(gate::credentials_changed(refused, std::nullopt));
+  CHECK(state::credentials_changed(refused, k_t0 + 5'000)); // a login since
+  CHECK_FALSE(state::credentials_changed(refused, k_t0));   // not since its last check
+  CHECK_FALSE(state::credentials_changed(refused, std::nullopt));
   auto r = rules();
   r.code_changed_at = k_t0 + 5'000;
   for (util::EpochMs at : {k_t0 + 10'000, k_t0 + 60'000}) { // in its backoff, or its retry due: either way
@@ -164,7 +165,7 @@ TEST_CASE("a server that refused the agent's token is let through once the agent
                                .failed_calls = 1,
                                .failed_tool = "act",
                                .credential_files = {"/h/.claude/.credentials.json"}});
-  CHECK_FALSE(gate::waits_for_credentials(state::ServerEntry::from_json(down)));
+  CHECK_FALSE(state::waits_for_credentials(state::ServerEntry::from_json(down)));
   // A call that succeeds forgets them.
   state::clear_failed_calls(e);
   CHECK(state::ServerEntry::from_json(e).credential_files.empty());

@@ -4,6 +4,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <optional>
+
 using namespace mcphealth;
 namespace json = boost::json;
 
@@ -86,4 +92,56 @@ TEST_CASE("a silent probe keeps a server whose call timed out in the agent down 
   probe::mark_from_probe(lost, silent, ctx);
   CHECK(lost["status"] != "unhealthy");
   CHECK_FALSE(probe::silence_keeps_a_timeout(nullptr, silent));
+}
+
+TEST_CASE("a probe outside the hook keeps a server that refused the agent's token down until its credentials change",
+          "[record]") {
+  // refresh, probe and watch record through here: a probe asking for a token says nothing of the agent's token.
+  testing::TempDir dir;
+  const std::string store = (dir.path() / ".credentials.json").string();
+  std::ofstream(store) << "{}";
+  const auto mtime_ms = [&] { // as the file seam reads it
+    const std::optional<util::FileStamp> stamp = util::disk().stat(store);
+    REQUIRE(stamp);
+    return util::EpochMs(stamp->mtime_ns / 1'000'000);
+  };
+  const auto touch_at = [&](util::EpochMs at) {
+    const struct timespec times[2] = {{at / 1000, (at % 1000) * 1'000'000}, {at / 1000, (at % 1000) * 1'000'000}};
+    REQUIRE(::utimensat(AT_FDCWD, store.c_str(), times, 0) == 0);
+  };
+  // Marked down by a failed call well after the file last changed.
+  const util::EpochMs refused_at = mtime_ms() + 60'000;
+  json::object entry;
+  state::mark_unhealthy(entry, {.now = refused_at,
+                                .error = "HTTP 401",
+                                .code = state::FailureCode::http(401),
+                                .backoff_ms = 30'000,
+                                .max_backoff_ms = 600'000,
+                                .failed_calls = 1,
+                                .failed_tool = "act",
+                                .credential_files = {store}});
+  probe::ProbeResult asks;
+  asks.ok = true;
+  asks.kind = probe::Kind::needs_auth;
+  asks.http_status = 401;
+  probe::mark_from_probe(entry, asks, {refused_at + 31'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
+  CHECK(entry["status"] == "unhealthy");
+  CHECK(std::string(entry["lastError"].as_string()).find("have not changed since") != std::string::npos);
+  // A login rewrote the file after that check: the probe's answer stands, and the next call tries the new token.
+  const util::EpochMs checked = *state::ServerEntry::from_json(entry).checked_at;
+  touch_at(checked + 5'000);
+  probe::mark_from_probe(entry, asks, {checked + 6'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
+  CHECK(entry["status"] == "healthy");
+  // No file there (an agent that keeps its tokens elsewhere): the probe decides, as for any server.
+  json::object elsewhere;
+  state::mark_unhealthy(elsewhere, {.now = 1000,
+                                    .error = "HTTP 401",
+                                    .code = state::FailureCode::http(401),
+                                    .backoff_ms = 30'000,
+                                    .max_backoff_ms = 600'000,
+                                    .failed_calls = 1,
+                                    .failed_tool = "act",
+                                    .credential_files = {(dir.path() / "none").string()}});
+  probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
+  CHECK(elsewhere["status"] == "healthy");
 }

@@ -16,7 +16,7 @@ bool fails_on_calls(const state::ServerEntry& e) {
 
 bool worth_a_look(const state::ServerEntry& e) {
   return !fails_on_calls(e) && state::row_of(e.last_failure_code).retry != state::RetryTiming::retry_after &&
-         !waits_for_credentials(e);
+         !state::waits_for_credentials(e);
 }
 
 bool is_a_look(const state::ServerEntry& e, util::EpochMs now) {
@@ -26,15 +26,6 @@ bool is_a_look(const state::ServerEntry& e, util::EpochMs now) {
 bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at) {
   return changed_at && !e.code_files.empty() && fails_on_calls(e) && is_a_look(e, now) && e.checked_at &&
          *changed_at > *e.checked_at;
-}
-
-bool waits_for_credentials(const state::ServerEntry& e) {
-  return e.unhealthy() && !e.credential_files.empty() &&
-         state::row_of(e.last_failure_code).advice == state::Advice::authenticate;
-}
-
-bool credentials_changed(const state::ServerEntry& e, std::optional<util::EpochMs> changed_at) {
-  return changed_at && waits_for_credentials(e) && e.checked_at && *changed_at > *e.checked_at;
 }
 
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
@@ -63,7 +54,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   if (entry == nullptr) return d;
   d.entry = state::ServerEntry::from_json(*entry);
   d.outlook = state::outlook_of(d.entry, now, rules.retry_bound_ms, rules.ttl_bound_ms);
-  if (credentials_changed(d.entry, rules.code_changed_at)) {
+  if (state::credentials_changed(d.entry, rules.code_changed_at)) {
     d.verdict = CacheVerdict::allow;
     d.credentials_changed = true;
     return d;

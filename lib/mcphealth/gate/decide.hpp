@@ -69,7 +69,8 @@ struct CacheDecision {
   bool look_again = false;
   /// For probe: a crash loop in its backoff, whose code files changed since it was last checked (code_changed).
   bool code_changed = false;
-  /// For allow: a server that refused the agent's token, whose credential files changed since (credentials_changed).
+  /// For allow: a server that refused the agent's token, whose credential files changed since
+  /// (state::credentials_changed).
   bool credentials_changed = false;
 };
 
@@ -100,15 +101,6 @@ inline constexpr std::int64_t k_look_due_percent = 75;
 /// A look sees only its handshake, which passed all along; a change of its code is the one thing that says the
 /// next call may not fail, short of a call (issue 38 item 1: a crash loop that gets fixed).
 bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at);
-
-/// True when `e` is down for refusing the agent's token (its outage's advice is to authenticate) and its failed
-/// calls recorded where the agent keeps its tokens: only a change there (a login, a token refresh) can make the
-/// next call pass, since a probe carries no token.
-bool waits_for_credentials(const state::ServerEntry& e);
-
-/// True when `e` waits_for_credentials and one of its credential files changed at `changed_at`, after its last
-/// check: the call is let through, to try the new token, whether its retry is due or not.
-bool credentials_changed(const state::ServerEntry& e, std::optional<util::EpochMs> changed_at);
 
 /// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
 /// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).

@@ -38,25 +38,9 @@ std::optional<Step> stat_code_files(const PreFacts& f, const json::object* entry
   if (!entry->contains(state::field::code_files) && !entry->contains(state::field::credential_files))
     return std::nullopt;
   const ServerEntry e = ServerEntry::from_json(*entry);
-  if (waits_for_credentials(e)) return Step{step::StatCodeFiles{e.credential_files}};
+  if (state::waits_for_credentials(e)) return Step{step::StatCodeFiles{e.credential_files}};
   if (e.code_files.empty() || !fails_on_calls(e) || !is_a_look(e, f.c.now)) return std::nullopt;
   return Step{step::StatCodeFiles{e.code_files}};
-}
-
-/// A probe meets a server that refused the agent's token as it meets any OAuth server, asking for a token
-/// (`needs-auth`, which allows the call): while the agent's credential files are there and unchanged since, the
-/// call would carry the token that was refused, so the outage holds.
-probe::ProbeResult held_for_credentials(const json::object* entry, probe::ProbeResult result,
-                                        const std::optional<std::optional<util::EpochMs>>& changed_at) {
-  if (entry == nullptr || !result.ok || result.kind != probe::Kind::needs_auth || !changed_at || !*changed_at)
-    return result;
-  const ServerEntry e = ServerEntry::from_json(*entry);
-  if (!waits_for_credentials(e) || credentials_changed(e, **changed_at)) return result;
-  result.ok = false;
-  result.code = e.last_failure_code;
-  result.reason = "refused the agent's token, and the agent's credentials have not changed since (a probe, which "
-                  "carries no token, is asked for one)";
-  return result;
 }
 
 std::optional<util::EpochMs> newest_code_change(const PreFacts& f) { return f.code_changed_at.value_or(std::nullopt); }
@@ -143,7 +127,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
     return {step::ProbeAndRecover{recovery_request(*t.candidate, in.server(), entry, c.now)}, {}, std::move(traced)};
   }
   const probe::ProbeResult result =
-      held_for_credentials(entry, probe::held_to(entry, f.recovery->result), f.code_changed_at);
+      probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), newest_code_change(f));
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
   if (probed && !f.recorded) return {step::RecordProbe{t.candidate, result, f.recovery->restored_by}};
   ProbeFinding finding{call, result, *f.recovery, f.recorded ? *f.recorded : std::nullopt,

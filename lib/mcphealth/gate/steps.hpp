@@ -80,7 +80,7 @@ struct PreFacts {
   /// Its verdict, once recorded: the retry time of a failure mark (inner: none written).
   std::optional<std::optional<util::EpochMs>> recorded = {};
   /// For a crash loop in its backoff that records its code files, or a server waiting for the agent's credentials
-  /// to change (decide.hpp, waits_for_credentials): when the newest of those files last changed, once stat'ed
+  /// to change (state::waits_for_credentials): when the newest of those files last changed, once stat'ed
   /// (inner: none is there).
   std::optional<std::optional<util::EpochMs>> code_changed_at = {};
 };

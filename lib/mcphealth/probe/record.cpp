@@ -1,5 +1,6 @@
 #include <mcphealth/probe/record.hpp>
 
+#include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
 
 namespace mcphealth::probe {
@@ -22,8 +23,38 @@ ProbeResult held_to(const json::object* entry, ProbeResult result) {
   return result;
 }
 
+ProbeResult held_for_credentials(const json::object* entry, ProbeResult result,
+                                 std::optional<util::EpochMs> changed_at) {
+  if (entry == nullptr || !result.ok || result.kind != Kind::needs_auth || !changed_at) return result;
+  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
+  if (!state::waits_for_credentials(e) || state::credentials_changed(e, changed_at)) return result;
+  result.ok = false;
+  result.code = e.last_failure_code;
+  result.reason = "refused the agent's token, and the agent's credentials have not changed since (a probe, which "
+                  "carries no token, is asked for one)";
+  return result;
+}
+
+std::optional<util::EpochMs> newest_change(const std::vector<std::string>& files, util::FileReader& reader) {
+  std::optional<util::EpochMs> newest;
+  for (const std::string& file : files) {
+    if (const std::optional<util::FileStamp> stamp = reader.stat(file)) {
+      const util::EpochMs at = stamp->mtime_ns / 1'000'000;
+      if (!newest || at > *newest) newest = at;
+    }
+  }
+  return newest;
+}
+
 void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkContext& c) {
-  const ProbeResult result = held_to(&entry, probed);
+  ProbeResult result = held_to(&entry, probed);
+  // A probe outside the hook (refresh, probe, watch) meets a server that waits for the agent's credentials as the
+  // hook's does: the files are stat'ed here (the hook's run stat'ed them already, and brings a held result).
+  if (result.ok && result.kind == Kind::needs_auth) {
+    const state::ServerEntry e = state::ServerEntry::from_json(entry);
+    if (state::waits_for_credentials(e))
+      result = held_for_credentials(&entry, std::move(result), newest_change(e.credential_files, util::disk()));
+  }
   if (result.ok) {
     state::mark_healthy(entry, {.now = c.now,
                                 .ttl_ms = c.ttl_ms,

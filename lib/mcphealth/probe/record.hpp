@@ -3,6 +3,7 @@
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
+#include <mcphealth/util/files.hpp>
 
 #include <optional>
 #include <string>
@@ -20,6 +21,16 @@ struct MarkContext {
   /// For a healthy mark that restores a server: how.
   std::optional<state::RestoredBy> restored_by;
 };
+
+/// A probe meets a server that refused the agent's token as it meets any OAuth server, asking for a token
+/// (`needs-auth`, which allows the call): while the agent's credential files are there (`changed_at`: when the
+/// newest last changed; nothing: none is there) and unchanged since its last check, a call would carry the token
+/// that was refused, so the outage holds (state::waits_for_credentials).
+ProbeResult held_for_credentials(const boost::json::object* entry, ProbeResult result,
+                                 std::optional<util::EpochMs> changed_at);
+
+/// When the newest of `files` last changed, through `reader`; nothing when none is there.
+std::optional<util::EpochMs> newest_change(const std::vector<std::string>& files, util::FileReader& reader);
 
 /// The context for marking a server under `settings` (its TTL and backoff, policy applied).
 MarkContext mark_context(const config::Settings& settings, util::EpochMs now, std::optional<std::string> source,

@@ -115,4 +115,12 @@ ProbeReads probe_reads_status(int status) {
   return row_of_status(status).probe_reads;
 }
 
+bool waits_for_credentials(const ServerEntry& e) {
+  return e.unhealthy() && !e.credential_files.empty() && row_of(e.last_failure_code).advice == Advice::authenticate;
+}
+
+bool credentials_changed(const ServerEntry& e, std::optional<util::EpochMs> changed_at) {
+  return changed_at && waits_for_credentials(e) && e.checked_at && *changed_at > *e.checked_at;
+}
+
 } // namespace mcphealth::state

@@ -102,4 +102,13 @@ FailureCode code_of(Outage kind);
 /// status reads as its row says.
 ProbeReads probe_reads_status(int status);
 
+/// True when `e` is down for refusing the agent's token (its outage's advice is to authenticate) and its failed
+/// calls recorded where the agent keeps its tokens: only a change there (a login, a token refresh) can make the
+/// next call pass, since a probe carries no token.
+bool waits_for_credentials(const ServerEntry& e);
+
+/// True when `e` waits_for_credentials and one of its credential files changed at `changed_at`, after its last
+/// check: the call is let through, to try the new token, whether its retry is due or not.
+bool credentials_changed(const ServerEntry& e, std::optional<util::EpochMs> changed_at);
+
 } // namespace mcphealth::state
