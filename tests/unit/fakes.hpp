@@ -5,6 +5,7 @@
 #include <mcphealth/http/client.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/reconnect.hpp>
+#include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/clock.hpp>
 #include <mcphealth/util/files.hpp>
@@ -256,5 +257,22 @@ private:
   const agent::Agent& m_agent;
   std::vector<std::unique_ptr<hook::HookInput>> m_inputs;
 };
+
+/// An entry marked down at `at` by a call that failed with `code`, whose failure recorded `credential_files` (a
+/// server that refused the agent's token waits on them), with a `backoff_ms` backoff (cap 8 times it).
+inline boost::json::object failed_call(util::EpochMs at, state::FailureCode code,
+                                       std::vector<std::string> credential_files = {},
+                                       std::int64_t backoff_ms = 30'000) {
+  boost::json::object e;
+  state::mark_unhealthy(e, {.now = at,
+                            .error = "HTTP " + code.text(),
+                            .code = code,
+                            .backoff_ms = backoff_ms,
+                            .max_backoff_ms = 8 * backoff_ms,
+                            .failed_calls = 1,
+                            .failed_tool = "act",
+                            .credential_files = std::move(credential_files)});
+  return e;
+}
 
 } // namespace mcphealth::testing

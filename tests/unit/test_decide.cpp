@@ -1,4 +1,6 @@
 // The cache decision alone: entries built with the state's own marks, a clock reading, and the rules as values.
+#include "fakes.hpp"
+
 #include <mcphealth/gate/decide.hpp>
 #include <mcphealth/gate/plan.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -130,15 +132,7 @@ TEST_CASE("a crash loop in its backoff is probed when a file of its code changed
 }
 
 TEST_CASE("a server that refused the agent's token is let through once the agent's credentials changed", "[decide]") {
-  json::object e;
-  state::mark_unhealthy(e, {.now = k_t0,
-                            .error = "HTTP 401",
-                            .code = state::FailureCode::http(401),
-                            .backoff_ms = 30'000,
-                            .max_backoff_ms = 600'000,
-                            .failed_calls = 1,
-                            .failed_tool = "act",
-                            .credential_files = {"/h/.claude/.credentials.json"}});
+  json::object e = testing::failed_call(k_t0, state::FailureCode::http(401), {"/h/.claude/.credentials.json"});
   const state::ServerEntry refused = state::ServerEntry::from_json(e);
   CHECK(refused.credential_files == std::vector<std::string>{"/h/.claude/.credentials.json"});
   CHECK(state::waits_for_credentials(refused));
@@ -156,15 +150,7 @@ TEST_CASE("a server that refused the agent's token is let through once the agent
   r.code_changed_at = k_t0 - 5'000;
   CHECK(gate::decide_from_cache(&e, k_t0 + 10'000, r).verdict == CacheVerdict::block_down);
   // Another kind of outage waits on no credentials, though files were recorded.
-  json::object down;
-  state::mark_unhealthy(down, {.now = k_t0,
-                               .error = "HTTP 503",
-                               .code = state::FailureCode::http(503),
-                               .backoff_ms = 30'000,
-                               .max_backoff_ms = 600'000,
-                               .failed_calls = 1,
-                               .failed_tool = "act",
-                               .credential_files = {"/h/.claude/.credentials.json"}});
+  const json::object down = testing::failed_call(k_t0, state::FailureCode::http(503), {"/h/.claude/.credentials.json"});
   CHECK_FALSE(state::waits_for_credentials(state::ServerEntry::from_json(down)));
   // A call that succeeds forgets them.
   state::clear_failed_calls(e);

@@ -111,15 +111,7 @@ TEST_CASE("a probe outside the hook keeps a server that refused the agent's toke
   };
   // Marked down by a failed call well after the file last changed.
   const util::EpochMs refused_at = mtime_ms() + 60'000;
-  json::object entry;
-  state::mark_unhealthy(entry, {.now = refused_at,
-                                .error = "HTTP 401",
-                                .code = state::FailureCode::http(401),
-                                .backoff_ms = 30'000,
-                                .max_backoff_ms = 600'000,
-                                .failed_calls = 1,
-                                .failed_tool = "act",
-                                .credential_files = {store}});
+  json::object entry = testing::failed_call(refused_at, state::FailureCode::http(401), {store});
   probe::ProbeResult asks;
   asks.ok = true;
   asks.kind = probe::Kind::needs_auth;
@@ -133,15 +125,7 @@ TEST_CASE("a probe outside the hook keeps a server that refused the agent's toke
   probe::mark_from_probe(entry, asks, {checked + 6'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
   CHECK(entry["status"] == "healthy");
   // No file there (an agent that keeps its tokens elsewhere): the probe decides, as for any server.
-  json::object elsewhere;
-  state::mark_unhealthy(elsewhere, {.now = 1000,
-                                    .error = "HTTP 401",
-                                    .code = state::FailureCode::http(401),
-                                    .backoff_ms = 30'000,
-                                    .max_backoff_ms = 600'000,
-                                    .failed_calls = 1,
-                                    .failed_tool = "act",
-                                    .credential_files = {(dir.path() / "none").string()}});
+  json::object elsewhere = testing::failed_call(1000, state::FailureCode::http(401), {(dir.path() / "none").string()});
   probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
   CHECK(elsewhere["status"] == "healthy");
 }

@@ -62,13 +62,21 @@ json::object down(util::EpochMs at, state::FailureCode code = state::FailureCode
   return e;
 }
 
-/// A stdio definition of `svc` the folder's rules start.
+/// A definition of `svc` the folder's rules start: over stdio, or `remote`: over HTTP, an OAuth server's (no
+/// Authorization header of its own).
 struct Definition {
   config::Candidate c;
-  Definition() {
+  explicit Definition(bool remote = false) {
     c.definition.name = "svc";
     c.tool_server = "svc";
     c.fingerprint = "fp-svc";
+    if (remote) {
+      config::HttpServer http;
+      http.url = util::SecretUrl("http://127.0.0.1:9/mcp");
+      http.type = "http";
+      c.resolved = config::ResolvedServer{c.definition, http, {}};
+      return;
+    }
     config::StdioServer stdio;
     stdio.command = "/bin/true";
     stdio.executable = "/bin/true";
@@ -469,22 +477,15 @@ TEST_CASE("SessionStart: notes the hook, binds the folder, reads the state, and 
 
 namespace {
 
-/// An HTTP definition of `svc`, an OAuth server's (no Authorization header of its own).
-struct RemoteDefinition {
-  config::Candidate c;
-  RemoteDefinition() {
-    c.definition.name = "svc";
-    c.tool_server = "svc";
-    c.fingerprint = "fp-svc";
-    config::HttpServer http;
-    http.url = util::SecretUrl("http://127.0.0.1:9/mcp");
-    http.type = "http";
-    c.resolved = config::ResolvedServer{c.definition, http, {}};
-  }
-  Target target() const {
-    return {k_call, state::Binding{.definition = std::nullopt, .standing = "active", .reason = {}}, &c};
-  }
-};
+/// A failure of a call to `d`'s server, played up to the point where it holds the lock and read the state (empty).
+FailureFacts failure_under_lock(const std::string& text, const Definition& d) {
+  FailureFacts f = failure(text);
+  f.target = d.target();
+  f.target_bound = true;
+  f.lock = LockState::held;
+  f.under_lock = state_with(std::nullopt);
+  return f;
+}
 
 probe::ProbeResult asks_for_a_token() {
   probe::ProbeResult r;
@@ -497,16 +498,7 @@ probe::ProbeResult asks_for_a_token() {
 
 /// An entry down since `at` for refusing the agent's token, waiting on its credential file.
 json::object refused_token(util::EpochMs at) {
-  json::object e;
-  state::mark_unhealthy(e, {.now = at,
-                            .error = "HTTP 401",
-                            .code = state::code_of(state::Outage::unauthorized),
-                            .backoff_ms = 1'000,
-                            .max_backoff_ms = 8'000,
-                            .failed_calls = 1,
-                            .failed_tool = "act",
-                            .credential_files = {"/h/.claude/.credentials.json"}});
-  return e;
+  return testing::failed_call(at, state::code_of(state::Outage::unauthorized), {"/h/.claude/.credentials.json"}, 1'000);
 }
 
 } // namespace
@@ -514,13 +506,10 @@ json::object refused_token(util::EpochMs at) {
 TEST_CASE("PostToolUseFailure: a remote server that refused the agent's token records where the agent keeps its tokens",
           "[steps]") {
   Inputs in;
-  RemoteDefinition d;
-  FailureFacts f = failure("Dynamic Client Registration rejected (HTTP 401): {\"error\":\"invalid_token\","
-                           "\"error_description\":\"The access token expired\"}");
-  f.target = d.target();
-  f.target_bound = true;
-  f.lock = LockState::held;
-  f.under_lock = state_with(std::nullopt);
+  const Definition d(true);
+  FailureFacts f = failure_under_lock("Dynamic Client Registration rejected (HTTP 401): {\"error\":\"invalid_token\","
+                                      "\"error_description\":\"The access token expired\"}",
+                                      d);
   Step s = next(f, in); // Claude Code 2.1.332's own framing of a 401: proof, with its status; no need to ask
   REQUIRE(is<step::MarkDown>(s));
   const state::UnhealthyMark& mark = std::get<step::MarkDown>(s.what).mark;
@@ -528,12 +517,8 @@ TEST_CASE("PostToolUseFailure: a remote server that refused the agent's token re
   CHECK(mark.credential_files == in.credentials);
   SECTION("words that may be a tool's: the server is asked, and refuses requests without a token as it refused the "
           "agent's") {
-    FailureFacts g = failure("upstream said: 401 {\"error\":\"invalid_token\",\"error_description\":\"The access "
-                             "token expired\"}");
-    g.target = d.target();
-    g.target_bound = true;
-    g.lock = LockState::held;
-    g.under_lock = state_with(std::nullopt);
+    FailureFacts g = failure_under_lock(
+        "upstream said: 401 {\"error\":\"invalid_token\",\"error_description\":\"The access token expired\"}", d);
     s = next(g, in);
     REQUIRE(is<step::AskServer>(s));
     g.asked = asks_for_a_token();
@@ -542,12 +527,8 @@ TEST_CASE("PostToolUseFailure: a remote server that refused the agent's token re
     CHECK(std::get<step::MarkDown>(s.what).mark.credential_files == in.credentials);
   }
   SECTION("a stdio server's failure records none") {
-    Definition stdio;
-    FailureFacts g = failure();
-    g.target = stdio.target();
-    g.target_bound = true;
-    g.lock = LockState::held;
-    g.under_lock = state_with(std::nullopt);
+    const Definition stdio;
+    FailureFacts g = failure_under_lock("MCP error -32000: Connection closed", stdio);
     s = next(g, in);
     REQUIRE(is<step::MarkDown>(s));
     CHECK(std::get<step::MarkDown>(s.what).mark.credential_files.empty());
@@ -557,7 +538,7 @@ TEST_CASE("PostToolUseFailure: a remote server that refused the agent's token re
 TEST_CASE("PreToolUse: a server that refused the agent's token waits for its credentials, not for a probe", "[steps]") {
   Inputs in;
   in.server_settings.backoff_ms.value = 1'000;
-  RemoteDefinition d;
+  const Definition d(true);
   PreFacts f{call_facts("PreToolUse")};
   f.missed.emplace();
   f.bound = std::optional<state::Binding>(state::Binding{});
