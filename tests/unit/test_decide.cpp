@@ -116,7 +116,7 @@ TEST_CASE("a crash loop in its backoff is probed when a file of its code changed
   CHECK_FALSE(gate::code_changed(loop, k_t0 + 10'000, std::nullopt));  // not there, or not looked at
   CHECK_FALSE(gate::code_changed(loop, k_t0 + 120'000, k_t0 + 5'000)); // its retry: probed anyway
   auto r = rules();
-  r.code_changed_at = k_t0 + 5'000;
+  r.waited_changed_at = k_t0 + 5'000;
   const gate::CacheDecision d = gate::decide_from_cache(&e, k_t0 + 10'000, r);
   CHECK(d.verdict == CacheVerdict::probe);
   CHECK(d.code_changed);
@@ -141,13 +141,13 @@ TEST_CASE("a server that refused the agent's token is let through once the agent
   CHECK_FALSE(state::credentials_changed(refused, k_t0));   // not since its last check
   CHECK_FALSE(state::credentials_changed(refused, std::nullopt));
   auto r = rules();
-  r.code_changed_at = k_t0 + 5'000;
+  r.waited_changed_at = k_t0 + 5'000;
   for (util::EpochMs at : {k_t0 + 10'000, k_t0 + 60'000}) { // in its backoff, or its retry due: either way
     const gate::CacheDecision d = gate::decide_from_cache(&e, at, r);
     CHECK(d.verdict == CacheVerdict::allow);
     CHECK(d.credentials_changed);
   }
-  r.code_changed_at = k_t0 - 5'000;
+  r.waited_changed_at = k_t0 - 5'000;
   CHECK(gate::decide_from_cache(&e, k_t0 + 10'000, r).verdict == CacheVerdict::block_down);
   // Another kind of outage waits on no credentials, though files were recorded.
   const json::object down = testing::failed_call(k_t0, state::FailureCode::http(503), {"/h/.claude/.credentials.json"});

@@ -160,18 +160,19 @@ TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first: unchanged it
   f.state = state_with(looping);
   f.bound = std::optional<state::Binding>(state::Binding{});
   Step s = next(f, in);
-  REQUIRE(is<step::StatCodeFiles>(s));
-  CHECK(std::get<step::StatCodeFiles>(s.what).files == std::vector<std::string>{"/usr/bin/python3", "/srv/server.py"});
+  REQUIRE(is<step::StatWaitedFiles>(s));
+  CHECK(std::get<step::StatWaitedFiles>(s.what).files ==
+        std::vector<std::string>{"/usr/bin/python3", "/srv/server.py"});
   SECTION("nothing changed since its last failed call: blocked") {
-    f.code_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
     CHECK(blocks(next(f, in)));
   }
   SECTION("none of them is there: blocked") {
-    f.code_changed_at = std::optional<util::EpochMs>();
+    f.waited_changed_at = std::optional<util::EpochMs>();
     CHECK(blocks(next(f, in)));
   }
   SECTION("one changed since: the cache does not block it, and says why") {
-    f.code_changed_at = std::optional<util::EpochMs>(k_now - 500);
+    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 500);
     s = next(f, in);
     CHECK_FALSE(blocks(s)); // the JS hook's entry binds no definition: allowed unbound; a bound one is probed
     REQUIRE_FALSE(s.traced.empty());
@@ -179,7 +180,7 @@ TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first: unchanged it
   }
   SECTION("a healthy entry, the common hit, stats nothing") {
     f.state = state_with(healthy(k_now - 1000));
-    CHECK_FALSE(is<step::StatCodeFiles>(next(f, in)));
+    CHECK_FALSE(is<step::StatWaitedFiles>(next(f, in)));
   }
 }
 
@@ -526,6 +527,14 @@ TEST_CASE("PostToolUseFailure: a remote server that refused the agent's token re
     REQUIRE(is<step::MarkDown>(s));
     CHECK(std::get<step::MarkDown>(s.what).mark.credential_files == in.credentials);
   }
+  SECTION("nor one whose definition sets its own Authorization header (the agent's OAuth is not used then)") {
+    Definition own(true);
+    std::get<config::HttpServer>(own.c.resolved->transport).headers = {{"Authorization", "Bearer ${TOKEN}"}};
+    FailureFacts g = failure_under_lock("Dynamic Client Registration rejected (HTTP 401): invalid_token", own);
+    s = next(g, in);
+    REQUIRE(is<step::MarkDown>(s));
+    CHECK(std::get<step::MarkDown>(s.what).mark.credential_files.empty());
+  }
   SECTION("a stdio server's failure records none") {
     const Definition stdio;
     FailureFacts g = failure_under_lock("MCP error -32000: Connection closed", stdio);
@@ -545,9 +554,9 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
   SECTION("in its backoff: the credential file is stat'ed; changed since the refusal, the call tries the new token") {
     f.state = state_with(refused_token(k_now - 500));
     Step s = next(f, in);
-    REQUIRE(is<step::StatCodeFiles>(s));
-    CHECK(std::get<step::StatCodeFiles>(s.what).files == std::vector<std::string>{"/h/.claude/.credentials.json"});
-    f.code_changed_at = std::optional<util::EpochMs>(k_now - 100); // `claude mcp login svc` a moment ago
+    REQUIRE(is<step::StatWaitedFiles>(s));
+    CHECK(std::get<step::StatWaitedFiles>(s.what).files == std::vector<std::string>{"/h/.claude/.credentials.json"});
+    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 100); // `claude mcp login svc` a moment ago
     s = next(f, in);
     REQUIRE(s.answer());
     CHECK_FALSE(s.answer()->blocks());
@@ -557,8 +566,8 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
   }
   SECTION("in its backoff, unchanged: blocked") {
     f.state = state_with(refused_token(k_now - 500));
-    REQUIRE(is<step::StatCodeFiles>(next(f, in)));
-    f.code_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
+    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
     CHECK(blocks(next(f, in)));
   }
   SECTION("its retry due, unchanged: the probe's 'asks for a token' does not clear it") {
@@ -566,8 +575,8 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
     f.bound.emplace(); // no binding here yet: the configs are read
     REQUIRE(is<step::FindTarget>(next(f, in)));
     f.target = d.target();
-    REQUIRE(is<step::StatCodeFiles>(next(f, in)));
-    f.code_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
+    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
     Step s;
     f.lock = LockState::timed_out;
     REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
@@ -587,8 +596,8 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
     f.bound.emplace();
     REQUIRE(is<step::FindTarget>(next(f, in)));
     f.target = d.target();
-    REQUIRE(is<step::StatCodeFiles>(next(f, in)));
-    f.code_changed_at = std::optional<util::EpochMs>();
+    REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
+    f.waited_changed_at = std::optional<util::EpochMs>();
     f.lock = LockState::timed_out;
     REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
     f.recovery = recover::Recovery{};

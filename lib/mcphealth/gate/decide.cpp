@@ -54,7 +54,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   if (entry == nullptr) return d;
   d.entry = state::ServerEntry::from_json(*entry);
   d.outlook = state::outlook_of(d.entry, now, rules.retry_bound_ms, rules.ttl_bound_ms);
-  if (state::credentials_changed(d.entry, rules.code_changed_at)) {
+  if (state::credentials_changed(d.entry, rules.waited_changed_at)) {
     d.verdict = CacheVerdict::allow;
     d.credentials_changed = true;
     return d;
@@ -78,7 +78,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
       d.look_again = look_due(d.entry, now, rules.look_again_ms);
       if (d.look_again && rules.refresh == Refresh::inline_probe) d.verdict = CacheVerdict::probe;
       // A crash loop whose code changed: a probe now (no reconnect before its retry), and the call if it passes.
-      d.code_changed = code_changed(d.entry, now, rules.code_changed_at);
+      d.code_changed = code_changed(d.entry, now, rules.waited_changed_at);
       if (d.code_changed) d.verdict = CacheVerdict::probe;
     }
     break;

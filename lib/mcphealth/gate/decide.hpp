@@ -31,7 +31,7 @@ struct CacheRules {
   std::int64_t look_again_ms = 0;
   /// When the newest of the files the entry waits on last changed, once looked at: a crash loop's code files
   /// (state::ServerEntry::code_files), or the agent's credential files (credential_files).
-  std::optional<util::EpochMs> code_changed_at;
+  std::optional<util::EpochMs> waited_changed_at;
 };
 
 /// How long after its last look a down server is looked at again when a call asks for it: the base backoff, within

@@ -265,13 +265,13 @@ private:
     }
   }
 
-  bool perform(const step::StatCodeFiles& s, PreFacts& f) {
+  bool perform(const step::StatWaitedFiles& s, PreFacts& f) {
     std::optional<util::EpochMs> newest;
     for (const std::string& file : s.files) {
       const std::optional<util::EpochMs> changed = m_reader.changed_at(file);
       if (changed && (!newest || *changed > *newest)) newest = changed;
     }
-    f.code_changed_at = newest;
+    f.waited_changed_at = newest;
     m_sink.trace([&] {
       return "stat'ed the " + std::to_string(s.files.size()) + " files " + f.c.call.server +
              "'s failed calls recorded: " +

@@ -33,24 +33,26 @@ bool skipped(RuleInputs& in) { return in.server().probe.value == config::ProbeMo
 /// deployed since its last check is tried at once. For a server that refused the agent's token, the same with the
 /// agent's credential files, in its backoff or not: a login or a refresh since. The common hit (a healthy entry)
 /// has no such field.
-std::optional<Step> stat_code_files(const PreFacts& f, const json::object* entry) {
-  if (f.code_changed_at || entry == nullptr) return std::nullopt;
+std::optional<Step> stat_waited_files(const PreFacts& f, const json::object* entry) {
+  if (f.waited_changed_at || entry == nullptr) return std::nullopt;
   if (!entry->contains(state::field::code_files) && !entry->contains(state::field::credential_files))
     return std::nullopt;
   const ServerEntry e = ServerEntry::from_json(*entry);
-  if (state::waits_for_credentials(e)) return Step{step::StatCodeFiles{e.credential_files}};
+  if (state::waits_for_credentials(e)) return Step{step::StatWaitedFiles{e.credential_files}};
   if (e.code_files.empty() || !fails_on_calls(e) || !is_a_look(e, f.c.now)) return std::nullopt;
-  return Step{step::StatCodeFiles{e.code_files}};
+  return Step{step::StatWaitedFiles{e.code_files}};
 }
 
-std::optional<util::EpochMs> newest_code_change(const PreFacts& f) { return f.code_changed_at.value_or(std::nullopt); }
+std::optional<util::EpochMs> newest_waited_change(const PreFacts& f) {
+  return f.waited_changed_at.value_or(std::nullopt);
+}
 
 } // namespace
 
 std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry, RuleInputs& in,
-                                  std::vector<std::string>& traced, std::optional<util::EpochMs> code_changed_at) {
+                                  std::vector<std::string>& traced, std::optional<util::EpochMs> waited_changed_at) {
   CacheRules rules;
-  rules.code_changed_at = code_changed_at;
+  rules.waited_changed_at = waited_changed_at;
   const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
   // The retry bound needs the settings; a healthy entry (the common hit) does not.
   if (read && read->unhealthy()) {
@@ -89,8 +91,8 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (!f.target && *f.bound) {
     const state::Binding& b = **f.bound;
     const json::object* bound_entry = state::decision_entry(*f.state, call.server, b.definition);
-    if (auto stat = stat_code_files(f, bound_entry)) return std::move(*stat);
-    if (auto cached = answer_cached(c, bound_entry, in, traced, newest_code_change(f)))
+    if (auto stat = stat_waited_files(f, bound_entry)) return std::move(*stat);
+    if (auto cached = answer_cached(c, bound_entry, in, traced, newest_waited_change(f)))
       return answer(std::move(*cached), std::move(traced));
     if (!b.definition) return answer(allow_unbound(c.event, call.server, b), std::move(traced));
     // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
@@ -99,9 +101,9 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (!f.target) return {step::FindTarget{.bind = true}, {}, std::move(traced)};
   const Target& t = *f.target;
   const json::object* entry = state::decision_entry(*f.state, call.server, t.binding.definition);
-  if (auto stat = stat_code_files(f, entry)) return std::move(*stat);
+  if (auto stat = stat_waited_files(f, entry)) return std::move(*stat);
   if (f.lock == LockState::untried) {
-    if (auto cached = answer_cached(c, entry, in, traced, newest_code_change(f)))
+    if (auto cached = answer_cached(c, entry, in, traced, newest_waited_change(f)))
       return answer(std::move(*cached), std::move(traced));
     if (t.candidate == nullptr) return answer(allow_unbound(c.event, call.server, t.binding), std::move(traced));
     if (skipped(in)) return allow_skipped(c, in, std::move(traced));
@@ -119,7 +121,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (f.lock == LockState::held && !f.reread) return {step::ReadState{.under_lock = true}};
   if (!f.recovery) {
     if (f.lock == LockState::held) {
-      if (auto cached = answer_cached(c, entry, in, traced, newest_code_change(f)))
+      if (auto cached = answer_cached(c, entry, in, traced, newest_waited_change(f)))
         return answer(std::move(*cached), std::move(traced));
     }
     // A look (in the backoff) runs no reconnect: the backoff paces the restarts, the looks only notice a
@@ -127,7 +129,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
     return {step::ProbeAndRecover{recovery_request(*t.candidate, in.server(), entry, c.now)}, {}, std::move(traced)};
   }
   const probe::ProbeResult result =
-      probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), newest_code_change(f));
+      probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), newest_waited_change(f));
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
   if (probed && !f.recorded) return {step::RecordProbe{t.candidate, result, f.recovery->restored_by}};
   ProbeFinding finding{call, result, *f.recovery, f.recorded ? *f.recorded : std::nullopt,
@@ -271,8 +273,10 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     }
     if (said == Asked::unknown && !is_proof(reading)) return not_proof(f, " (" + f.asked->reason + ")");
   }
-  // A remote server that refused the agent's token waits for the agent's credentials to change (a login, a refresh).
-  if (remote && state::row_of(mark.code).advice == state::Advice::authenticate)
+  // A remote server that refused the agent's token waits for the agent's credentials to change (a login, a refresh);
+  // one that refused the Authorization header its definition sets does not (the agent's OAuth is not used then).
+  if (remote && state::row_of(mark.code).advice == state::Advice::authenticate &&
+      !std::get<config::HttpServer>(cand->resolved->transport).sends_authorization())
     mark.credential_files = in.credential_files();
   if (!f.marked) {
     std::vector<std::string> traced;

@@ -82,7 +82,7 @@ struct PreFacts {
   /// For a crash loop in its backoff that records its code files, or a server waiting for the agent's credentials
   /// to change (state::waits_for_credentials): when the newest of those files last changed, once stat'ed
   /// (inner: none is there).
-  std::optional<std::optional<util::EpochMs>> code_changed_at = {};
+  std::optional<std::optional<util::EpochMs>> waited_changed_at = {};
 };
 
 /// A failed call: from the failure event, or from the agent's own record of the session (MissedFailure).
@@ -161,7 +161,7 @@ struct TakeMissedFailure {
 };
 /// Stat the files an entry waits on (a stat each): a crash loop's code files, or the agent's credential files.
 /// When did the newest change?
-struct StatCodeFiles {
+struct StatWaitedFiles {
   std::vector<std::string> files;
 };
 /// Wait for the probe lock of `key`.
@@ -215,9 +215,9 @@ struct Answer {
 /// One step, with the lines said before it is performed and what the trace reads of the rule that chose it.
 struct Step {
   std::variant<step::ReadState, step::ReadBinding, step::FindTarget, step::ReadMissedFailure, step::TakeMissedFailure,
-               step::StatCodeFiles, step::LockProbe, step::ProbeAndRecover, step::RecordProbe, step::AskServer, step::MarkDown,
-               step::NoteFailedCall, step::Reconnect, step::TakeSuccess, step::NoteSeen, step::BindFolder,
-               step::Answer>
+               step::StatWaitedFiles, step::LockProbe, step::ProbeAndRecover, step::RecordProbe, step::AskServer,
+               step::MarkDown, step::NoteFailedCall, step::Reconnect, step::TakeSuccess, step::NoteSeen,
+               step::BindFolder, step::Answer>
       what;
   std::vector<std::string> said = {};
   std::vector<std::string> traced = {};
@@ -236,10 +236,10 @@ Step next(const SuccessFacts& f, RuleInputs& in);
 Step next(const SessionFacts& f, RuleInputs& in);
 
 /// The cache's answer for `entry` under the rules in force (reading only the settings that entry needs), or
-/// nothing: probe. `code_changed_at`: when the files the entry waits on last changed, once stat'ed. `traced` receives
+/// nothing: probe. `waited_changed_at`: when the files the entry waits on last changed, once stat'ed. `traced` receives
 /// the cache's reading when tracing.
 std::optional<Plan> answer_cached(const CallFacts& c, const boost::json::object* entry, RuleInputs& in,
                                   std::vector<std::string>& traced,
-                                  std::optional<util::EpochMs> code_changed_at = std::nullopt);
+                                  std::optional<util::EpochMs> waited_changed_at = std::nullopt);
 
 } // namespace mcphealth::gate
