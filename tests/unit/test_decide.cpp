@@ -152,6 +152,9 @@ TEST_CASE("a server that refused the agent's token is let through once the agent
   // Another kind of outage waits on no credentials, though files were recorded.
   const json::object down = testing::failed_call(k_t0, state::FailureCode::http(503), {"/h/.claude/.credentials.json"});
   CHECK_FALSE(state::waits_for_credentials(state::ServerEntry::from_json(down)));
+  // Nor a 403 (whether a new login changes what a server allows was not seen in a real agent).
+  CHECK_FALSE(state::waits_for_credentials(state::ServerEntry::from_json(
+      testing::failed_call(k_t0, state::FailureCode::http(403), {"/h/.claude/.credentials.json"}))));
   // A call that succeeds forgets them.
   state::clear_failed_calls(e);
   CHECK(state::ServerEntry::from_json(e).credential_files.empty());

@@ -275,7 +275,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   }
   // A remote server that refused the agent's token waits for the agent's credentials to change (a login, a refresh);
   // one that refused the Authorization header its definition sets does not (the agent's OAuth is not used then).
-  if (remote && state::row_of(mark.code).advice == state::Advice::authenticate &&
+  if (remote && state::refuses_the_agents_token(mark.code) &&
       !std::get<config::HttpServer>(cand->resolved->transport).sends_authorization())
     mark.credential_files = in.credential_files();
   if (!f.marked) {

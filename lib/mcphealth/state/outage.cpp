@@ -115,8 +115,10 @@ ProbeReads probe_reads_status(int status) {
   return row_of_status(status).probe_reads;
 }
 
+bool refuses_the_agents_token(const FailureCode& code) { return outage_of(code) == Outage::unauthorized; }
+
 bool waits_for_credentials(const ServerEntry& e) {
-  return e.unhealthy() && !e.credential_files.empty() && row_of(e.last_failure_code).advice == Advice::authenticate;
+  return e.unhealthy() && !e.credential_files.empty() && refuses_the_agents_token(e.last_failure_code);
 }
 
 bool credentials_changed(const ServerEntry& e, std::optional<util::EpochMs> changed_at) {

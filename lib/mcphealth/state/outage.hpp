@@ -102,8 +102,12 @@ FailureCode code_of(Outage kind);
 /// status reads as its row says.
 ProbeReads probe_reads_status(int status);
 
-/// True when `e` is down for refusing the agent's token (its outage's advice is to authenticate) and its failed
-/// calls recorded where the agent keeps its tokens: only a change there (a login, a token refresh) can make the
+/// True for an outage a new token of the agent's can end: a 401 (unauthorized). A 403 is left out: whether a new
+/// login changes what the server allows was not seen in a real agent.
+bool refuses_the_agents_token(const FailureCode& code);
+
+/// True when `e` is down for refusing the agent's token (refuses_the_agents_token) and its failed calls recorded
+/// where the agent keeps its tokens: only a change there (a login, a token refresh) can make the
 /// next call pass, since a probe carries no token.
 bool waits_for_credentials(const ServerEntry& e);
 
