@@ -28,14 +28,19 @@ bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<
          *changed_at > *e.checked_at;
 }
 
+namespace {
+/// True when `e` was last checked k_look_due_percent of `look_ms` ago or more: its last look is old.
+bool last_look_old(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
+  return e.checked_at && (now - *e.checked_at) * 100 >= look_ms * k_look_due_percent;
+}
+} // namespace
+
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
-  return look_ms > 0 && is_a_look(e, now) && e.checked_at && (now - *e.checked_at) * 100 >= look_ms * k_look_due_percent &&
-         worth_a_look(e);
+  return look_ms > 0 && is_a_look(e, now) && last_look_old(e, now, look_ms) && worth_a_look(e);
 }
 
 bool seen_down_lately(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms) {
-  return e.unhealthy() && !fails_on_calls(e) && e.checked_at &&
-         (now - *e.checked_at) * 100 < look_ms * k_look_due_percent;
+  return e.unhealthy() && !fails_on_calls(e) && e.checked_at && !last_look_old(e, now, look_ms);
 }
 
 recover::RecoveryRequest recovery_request(const config::Candidate& c, const config::Settings& s,

@@ -2,13 +2,14 @@
 
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/gate/bindings.hpp>
+#include <mcphealth/gate/decide.hpp>
+#include <mcphealth/gate/plan.hpp>
 #include <mcphealth/gate/reader.hpp>
 #include <mcphealth/gate/recorder.hpp>
 #include <mcphealth/gate/steps.hpp>
-#include <mcphealth/gate/decide.hpp>
-#include <mcphealth/gate/plan.hpp>
 #include <mcphealth/hook/classify.hpp>
 #include <mcphealth/hook/messages.hpp>
+#include <mcphealth/probe/record.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/health.hpp>
@@ -266,11 +267,7 @@ private:
   }
 
   bool perform(const step::StatWaitedFiles& s, PreFacts& f) {
-    std::optional<util::EpochMs> newest;
-    for (const std::string& file : s.files) {
-      const std::optional<util::EpochMs> changed = m_reader.changed_at(file);
-      if (changed && (!newest || *changed > *newest)) newest = changed;
-    }
+    const std::optional<util::EpochMs> newest = probe::newest_change(s.files, m_reader.files());
     f.waited_changed_at = newest;
     m_sink.trace([&] {
       return "stat'ed the " + std::to_string(s.files.size()) + " files " + f.c.call.server +

@@ -124,11 +124,8 @@ public:
   /// by.
   std::optional<hook::CallTarget> by_endpoint(const std::string& endpoint, const std::string& tool);
 
-  /// When `file` last changed, through the file seam; nothing when nothing is there.
-  std::optional<util::EpochMs> changed_at(const std::string& file) const {
-    const std::optional<util::FileStamp> stamp = reader().stat(file);
-    return stamp ? std::optional<util::EpochMs>(stamp->mtime_ns / 1'000'000) : std::nullopt;
-  }
+  /// The file seam (the disk, or a test's files).
+  util::FileReader& files() const { return reader(); }
 
 private:
   util::FileReader& reader() const { return m_deps.files ? *m_deps.files : util::disk(); }

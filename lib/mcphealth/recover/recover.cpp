@@ -42,38 +42,35 @@ Recovery check_and_recover(const RecoveryRequest& request, probe::Prober& prober
     out.result.reason = "not probed: probe is skip (" + *request.skipped_by + ")";
     return out;
   }
-  if (request.known_down && request.already_probed == nullptr && request.server->unset_vars.empty()) {
-    // Down a moment ago: reconnect first; its re-probe is the verdict, else one probe is.
-    out.reconnect = reconnect_and_reprobe(request, request.previous_code, prober, runner, env);
-    if (out.reconnect.reprobe) {
-      out.result = *out.reconnect.reprobe;
-      if (out.result.ok)
-        out.restored_by = state::RestoredBy::reconnect_command;
-      else
-        out.result.reason = "reconnect reprobe failed: " + out.result.reason;
-    } else {
-      out.result = prober.probe(*request.server, request.spec);
+  // Down a moment ago (known_down): no probe before the reconnect, which would only say so again.
+  const bool probe_first =
+      !request.known_down || request.already_probed != nullptr || !request.server->unset_vars.empty();
+  if (probe_first) {
+    out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.spec);
+    if (out.result.ok || out.result.kind == probe::Kind::not_probed || out.result.kind == probe::Kind::local_fault)
+      return out;
+    if (!request.server->unset_vars.empty()) {
+      // Claude Code starts it with the literal ${VAR} text, as the probe did; it failed, and a restart would not
+      // set the variable: misconfigured, with what the server said.
+      out.result.kind = probe::Kind::misconfigured;
+      out.result.reason = "misconfigured: ${" + request.server->unset_vars.front() + "} is not set" +
+                          (out.result.reason.empty() ? std::string() : " (" + out.result.reason + ")");
+      return out;
     }
-    return out;
-  }
-  out.result = request.already_probed ? *request.already_probed : prober.probe(*request.server, request.spec);
-  if (out.result.ok || out.result.kind == probe::Kind::not_probed || out.result.kind == probe::Kind::local_fault) return out;
-  if (!request.server->unset_vars.empty()) {
-    // Claude Code starts it with the literal ${VAR} text, as the probe did; it failed, and a restart would not set
-    // the variable: misconfigured, with what the server said.
-    out.result.kind = probe::Kind::misconfigured;
-    out.result.reason = "misconfigured: ${" + request.server->unset_vars.front() + "} is not set" +
-                        (out.result.reason.empty() ? std::string() : " (" + out.result.reason + ")");
-    return out;
   }
   const state::FailureCode code = out.result.code.present() ? out.result.code : request.previous_code;
   out.reconnect = reconnect_and_reprobe(request, code, prober, runner, env);
-  if (!out.reconnect.reprobe) return out;
+  if (!out.reconnect.reprobe) {
+    // No reconnect ran (or none re-probed): a server not probed yet gets its one probe now.
+    if (!probe_first) out.result = prober.probe(*request.server, request.spec);
+    return out;
+  }
   probe::ProbeResult again = *out.reconnect.reprobe;
   if (again.ok) {
     out.restored_by = state::RestoredBy::reconnect_command;
   } else {
-    again.reason = out.result.reason + "; reconnect reprobe failed: " + again.reason;
+    again.reason =
+        (probe_first ? out.result.reason + "; " : std::string()) + "reconnect reprobe failed: " + again.reason;
   }
   out.result = std::move(again);
   return out;
