@@ -44,6 +44,30 @@ CLIENT_CLOSED='MCP error -32000: Connection closed'
 # free_port: a loopback port with nothing listening on it.
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
+# tm ARGS: tmux on a server of the case's own (its own socket, no user config). On the shared default server, one
+# case ending its last session made the server exit under another case's new-session, which failed with "server
+# exited unexpectedly" (CI of stop 33).
+tm() { tmux -S "$T/tmux" -f /dev/null "$@"; }
+
+# tm_session NAME WIDTH HEIGHT COMMAND: a detached session of the case's own tmux running COMMAND, ended with the
+# case (also when an assertion fails half-way).
+tm_session() {
+  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
+  tm new-session -d -x "$2" -y "$3" -s "$1" "$4"
+  cleanup_add "tmux -S '$T/tmux' kill-server"
+}
+
+# await_screen SESSION TEXT [SECONDS]: the pane's text in `screen` once it shows TEXT, or after SECONDS (10) (the
+# caller asserts).
+await_screen() {
+  local i
+  for i in $(seq 1 $((${3:-10} * 10))); do
+    screen=$(tm capture-pane -p -t "$1")
+    [[ $screen == *"$2"* ]] && return 0
+    sleep 0.1
+  done
+}
+
 # CLEANUP: commands the case registered (cleanup_add) to undo what is not a fixture process (a tmux session).
 CLEANUP=()
 cleanup_add() { CLEANUP+=("$1"); }

@@ -378,7 +378,6 @@ case_a_call_slower_than_the_client_waits_for_is_a_timeout_not_a_lost_connection(
 # own refresh writes the file again.
 case_a_login_in_claude_code_is_seen_by_the_gate_at_once() {
   need_claude
-  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   local port_file="$T/oauth.port" store="$HOME/.claude/.credentials.json" url screen i
   "$PY" "$MCPHEALTH_FIXTURES/oauth_server.py" --port-file "$port_file" --log-file "$T/oauth.log" >/dev/null 2>&1 &
   FIXTURE_PIDS+=($!)
@@ -394,23 +393,15 @@ case_a_login_in_claude_code_is_seen_by_the_gate_at_once() {
   hook "$(pre_payload svc)"
   assert_contains "$OUT" '"permissionDecision":"deny"'
   # The user logs in, in Claude Code's own terminal flow.
-  tmux -S "$T/tmux" -f /dev/null new-session -d -x 250 -y 50 -s login \
+  tm_session login 250 50 \
     "env HOME='$HOME' DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 '$CLAUDE_BIN' mcp login svc --no-browser; sleep 60"
-  cleanup_add "tmux -S '$T/tmux' kill-server"
-  local authorize=""
-  for i in $(seq 1 300); do
-    authorize=$(tmux -S "$T/tmux" capture-pane -p -J -t login | { grep -o 'http://127.0.0.1:[0-9]*/authorize[^ ]*' || true; } | head -1)
-    [ -n "$authorize" ] && break
-    sleep 0.1
-  done
-  [ -n "$authorize" ] || fail "claude mcp login printed no authorization URL: $(tmux -S "$T/tmux" capture-pane -p -t login)"
+  await_screen login "Or paste the redirect URL" 30
+  local authorize
+  authorize=$({ tm capture-pane -p -J -t login | grep -o 'http://127.0.0.1:[0-9]*/authorize[^ ]*' || true; } | head -1)
+  [ -n "$authorize" ] || fail "claude mcp login printed no authorization URL: $screen"
   "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=20).read()' "$authorize" ||
     fail "following the authorization URL to Claude Code's callback"
-  for i in $(seq 1 300); do
-    screen=$(tmux -S "$T/tmux" capture-pane -p -t login)
-    [[ $screen == *Authenticated* ]] && break
-    sleep 0.1
-  done
+  await_screen login "Authenticated" 30
   assert_contains "$screen" 'Authenticated with "svc"'
   assert_eq "$(json_get "$store" '",".join(v["serverName"] for v in d["mcpOAuth"].values())')" svc
   hook "$(pre_payload svc)"

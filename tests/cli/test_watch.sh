@@ -167,21 +167,6 @@ case_sweeps_leak_no_file_descriptors() {
   stop_watch
 }
 
-# tm ARGS: tmux on a server of the case's own (its own socket, no user config). On the shared default server, one
-# case ending its last session made the server exit under another case's new-session, which failed with "server
-# exited unexpectedly" (CI of stop 33).
-tm() { tmux -S "$T/tmux" -f /dev/null "$@"; }
-
-# await_screen SESSION TEXT: the pane's text in `screen` once it shows TEXT, or after 10 s (the caller asserts).
-await_screen() {
-  local i
-  for i in $(seq 1 100); do
-    screen=$(tm capture-pane -p -t "$1")
-    [[ $screen == *"$2"* ]] && return 0
-    sleep 0.1
-  done
-}
-
 # pane_fits SESSION WIDTH HEIGHT: the pane's text, checked to fit: no more lines than HEIGHT, none wider than WIDTH.
 pane_fits() {
   local screen
@@ -255,11 +240,9 @@ case_once_prints_the_table_it_saw() {
 }
 
 case_terminal_view_redraws_and_q_restores() {
-  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   local session="mcphealth-test-$$"
-  cleanup_add "tmux -S '$T/tmux' kill-server" # also when an assertion fails half-way
-  tm new-session -d -s "$session" -x 160 -y 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
+  tm_session "$session" 160 40 "HOME='$HOME' '$MCPHEALTH_BIN' watch; echo watch-ended-\$?; sleep 30"
   local screen=""
   await_screen "$session" "mcphealth watch"
   assert_contains "$screen" "q: quit"
@@ -332,11 +315,9 @@ case_exec_runs_for_changes_not_for_each_failed_check() {
 # While a sweep waits for a hung server (60 s here), the view stays live: it is drawn again every second, saying how
 # far the sweep has come and for how long. (It froze until the probe ended.)
 case_the_view_stays_live_while_a_sweep_waits_for_a_hung_server() {
-  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   local marker="hung-live-$$-$RANDOM" session="mcphealth-live-$$" screen="" later=""
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--message\",\"$marker\"")}}"
-  cleanup_add "tmux -S '$T/tmux' kill-server"
-  tm new-session -d -s "$session" -x 160 -y 40 \
+  tm_session "$session" 160 40 \
     "cd '$PROJ' && HOME='$HOME' MCPHEALTH_TIMEOUT_MS=60000 '$MCPHEALTH_BIN' watch --probe; sleep 30"
   await_screen "$session" "probing: 0 of 1 done, "
   assert_contains "$screen" "probing: 0 of 1 done, " "the view is drawn while the probe waits"
@@ -351,12 +332,10 @@ case_the_view_stays_live_while_a_sweep_waits_for_a_hung_server() {
 }
 
 case_q_is_heard_while_a_sweep_waits_for_a_hung_server() {
-  command -v tmux >/dev/null || skip "needs tmux (scripts/setup installs it)"
   local marker="hung-for-q-$$-$RANDOM" session="mcphealth-q-$$" i
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def hang "\"--message\",\"$marker\"")}}"
-  cleanup_add "tmux -S '$T/tmux' kill-server"
   # The probe would wait 60 s for the hung server: q must not wait with it.
-  tm new-session -d -s "$session" -x 160 -y 40 \
+  tm_session "$session" 160 40 \
     "cd '$PROJ' && HOME='$HOME' MCPHEALTH_TIMEOUT_MS=60000 '$MCPHEALTH_BIN' watch --probe; echo watch-ended-\$? > '$T/ended'; sleep 30"
   for i in $(seq 1 100); do pgrep -f "$marker" >/dev/null && break; sleep 0.1; done
   pgrep -f "$marker" >/dev/null || fail "the hung server was never started"
