@@ -55,7 +55,8 @@ int reset_stale(const ResetOptions& o, const util::Environment& env, const confi
                 state::StateStore& store, const state::StateSnapshot& snapshot, util::Clock& clock) {
   const ops::Bound bound = ops::read_bound(settings.state_path.value, env);
   const auto configured = ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings, bound.scope);
-  const ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms(), bound.definitions);
+  ops::RowSettings row_settings(settings, env);
+  const ops::StatusReport report = ops::build_status(snapshot, configured, row_settings, clock.now_ms(), bound.definitions);
   std::vector<std::string> fingerprints;
   std::vector<std::pair<std::string, std::string>> named; // fingerprint, what to call it
   for (const auto& row : report.rows) {

@@ -154,7 +154,8 @@ int run_status(const StatusOptions& o, const GlobalOptions& globals) {
   const ops::Bound bound = ops::read_bound(settings.state_path.value, env);
   const std::optional<ops::Configured> configured =
       ops::configured_everywhere(discovery_for(env, settings, o.cwd), env, settings, bound.scope);
-  ops::StatusReport report = ops::build_status(snapshot, configured, settings, clock.now_ms(), bound.definitions);
+  ops::RowSettings row_settings(settings, env);
+  ops::StatusReport report = ops::build_status(snapshot, configured, row_settings, clock.now_ms(), bound.definitions);
   const std::size_t superseded =
       std::count_if(report.rows.begin(), report.rows.end(), [](const ops::StatusRow& r) { return r.superseded; });
   const ops::RowSelection selection{o.servers, o.unhealthy ? ops::RowSelection::Only::down : ops::RowSelection::Only::all,

@@ -22,7 +22,8 @@ util::Result<StatusLine, util::KindedError<NoStatusLine>> status_line_of(const G
     return util::fail(Problem{NoStatusLine::state_unreadable,
                               "cannot read the state file " + settings.state_path.value.string() + ": " + snapshot.error});
   }
-  ops::StatusReport report = ops::build_status(snapshot, std::nullopt, settings, clock.now_ms());
+  ops::RowSettings row_settings(settings, env);
+  ops::StatusReport report = ops::build_status(snapshot, std::nullopt, row_settings, clock.now_ms());
   // About this folder: the definitions its binding points at, when it has one.
   ops::keep_bound_in(report, state::StateStore(settings.state_path.value, clock)
                                  .bindings(discovery_for(env, settings, cwd).project_dir.string()));

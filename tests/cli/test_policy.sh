@@ -220,4 +220,31 @@ case_a_syntax_error_says_where_with_the_text_there() {
   assert_not_contains "$OUT" "abcdefghijklmnop"
 }
 
+# The hook and status hold an entry to one set of rules (gate::cache_rules): a policy's TTL, a policy's backoff cap
+# and a Retry-After give the same answer in both. Before, status bounded a mark by the environment's settings only:
+# a policy ttlMs of 10 minutes and a mark 200 s old were "fresh" to the hook and "on next call" in status.
+case_the_hook_and_status_hold_an_entry_to_the_same_rules() {
+  local now
+  # A server that would fail a probe: a call the hook decided from the cache leaves the mark as it was.
+  config "svc=$(stdio_def crash "\"--count-file\",\"$T/starts\"")" "other=$(stdio_def crash)"
+  policy '{"servers":{"svc":{"ttlMs":600000},"other":{"maxBackoffMs":7200000}}}'
+  now=$(now_ms)
+  seed_state "{\"version\":1,\"servers\":{
+    \"svc\":{\"status\":\"healthy\",\"checkedAt\":$((now - 200000)),\"expiresAt\":$((now + 400000)),\"failureCount\":0},
+    \"other\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 1000)),\"nextRetryAt\":$((now + 5400000)),\"failureCount\":3,\"lastError\":\"HTTP 503\",\"lastFailureCode\":503}}}"
+  hook "$(pre_payload svc)"
+  assert_eq "$RC" 0 "the policy's TTL holds the mark fresh for the hook"
+  assert_no_file "$T/starts"
+  assert_eq "$(entry '["checkedAt"]')" "$((now - 200000))" "no probe"
+  hook "$(pre_payload other)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "in its backoff under the policy's cap"
+  mcph status --json
+  local q='{s["name"]: s for s in d["servers"]}'
+  assert_eq "$(json_eval "$OUT" "($q)['svc']['freshForMs'] > 390000")" true "status: fresh as long as the hook holds it"
+  assert_eq "$(json_eval "$OUT" "($q)['other']['retryInMs'] > 5300000")" true "status: the retry the hook waits for"
+  mcph status
+  assert_contains "$(grep -E '^svc ' <<<"$OUT")" "good for 6m"
+  assert_contains "$(grep -E '^other ' <<<"$OUT")" "retry in 1h29m"
+}
+
 main "$@"

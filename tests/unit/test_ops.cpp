@@ -2,6 +2,8 @@
 
 #include <mcphealth/ops/explain.hpp>
 #include <mcphealth/ops/status.hpp>
+#include <mcphealth/ops/watch.hpp>
+#include <mcphealth/gate/plan.hpp>
 #include <mcphealth/util/fs.hpp>
 
 #include <mcphealth/ops/install.hpp>
@@ -14,8 +16,18 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_ops {
 namespace {
 config::Settings defaults() { return config::resolve_settings(util::MapEnvironment{{"HOME", "/h"}}, {}); }
+
+/// The environment's settings with no policy file: what build_status reads each row's rules from.
+ops::RowSettings& row_defaults() {
+  static const config::Settings settings = defaults();
+  static const util::MapEnvironment env{{"HOME", "/h"}};
+  static ops::RowSettings rows(settings, env);
+  return rows;
+}
 } // namespace
 
 TEST_CASE("status labels servers and derives their times", "[ops]") {
@@ -27,7 +39,7 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
     "stuck":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":601000,"failureCount":6}}})");
   auto report = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}, {"new", "/c", "fp-new", "user", {}},
                                                           {"down", "/c", "", "user", {}}, {"stuck", "/c", "", "user", {}}}},
-                                  defaults(), 3000);
+                                  row_defaults(), 3000);
   REQUIRE(report.rows.size() == 6);
   const auto row = [&](const std::string& name) {
     auto it = std::find_if(report.rows.begin(), report.rows.end(), [&](const ops::StatusRow& r) { return r.name == name; });
@@ -52,7 +64,7 @@ TEST_CASE("status labels servers and derives their times", "[ops]") {
   CHECK(row("auth").configured == false);
   CHECK(ops::status_line(report) == "mcp 1✔ 1! 1~ 2✘ down stuck 1?"); // new: no verdict yet
   // An entry no config defines is shown but never counted down.
-  auto unconfigured = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}}}, defaults(), 3000);
+  auto unconfigured = ops::build_status(snap, ops::Configured{{{"up", "/c", "", "user", {}}}}, row_defaults(), 3000);
   const auto down = std::find_if(unconfigured.rows.begin(), unconfigured.rows.end(), [](const ops::StatusRow& r) { return r.name == "down"; });
   REQUIRE(down != unconfigured.rows.end());
   CHECK(down->unbound());
@@ -65,7 +77,7 @@ TEST_CASE("status shows one row per definition, with its scope and project, and 
       "fpA":{"status":"healthy","checkedAt":1000,"expiresAt":9000,"toolName":"dup","scope":"project","project":"/a"},
       "fpB":{"status":"unhealthy","checkedAt":1000,"nextRetryAt":9000,"toolName":"dup","scope":"project","project":"/b"}}})");
   auto report = ops::build_status(snap, ops::Configured{{{"dup", "/a/.mcp.json", "fpA", "project", "/a"}}},
-                                  defaults(), 3000);
+                                  row_defaults(), 3000);
   REQUIRE(report.rows.size() == 2);
   CHECK(report.rows[0].project == std::optional<std::string>("/a"));
   CHECK(report.rows[0].configured == true);
@@ -78,7 +90,7 @@ TEST_CASE("status shows one row per definition, with its scope and project, and 
   // A config that does not parse: what is configured is not known, so nothing is superseded or called gone.
   report = ops::build_status(snap, ops::Configured{{{"dup", "/a/.mcp.json", "fpA", "project", "/a"}},
                                                    {"/h/.claude.json does not parse at line 3, column 1"}},
-                             defaults(), 3000);
+                             row_defaults(), 3000);
   CHECK_FALSE(report.rows[1].superseded);
   CHECK(report.rows[1].down());
   REQUIRE(report.warnings.size() == 1);
@@ -141,3 +153,69 @@ TEST_CASE("install writes nothing over a settings file another program changed a
   REQUIRE(ops::apply_plan(*plan, 1'800'000'000'000));
   CHECK(util::read_file(file).value().find("\"model\": \"sonnet\"") != std::string::npos);
 }
+
+
+TEST_CASE("the hook, SessionStart, status and watch hold an entry to one set of rules", "[ops][rules]") {
+  // A policy that gives `svc` a 10-minute TTL and a 2-hour backoff cap, beside the environment's defaults.
+  testing::TempDir dir;
+  const util::MapEnvironment env{{"HOME", dir.path().string()}};
+  std::filesystem::create_directories(dir.path() / ".config" / "mcphealth");
+  std::ofstream(dir.path() / ".config" / "mcphealth" / "policy.json")
+      << R"({"servers":{"svc":{"ttlMs":600000,"maxBackoffMs":7200000}}})";
+  const config::Settings environment = config::resolve_settings(env, {});
+  const config::Policy policy = config::load_policy(environment.policy_path, env);
+  const config::Settings server = config::settings_for(environment, policy, "svc", std::nullopt);
+  REQUIRE(server.ttl_ms.value == 600'000);
+  const util::EpochMs now = 1'000'000'000;
+
+  struct Case {
+    const char* what;
+    json::object entry;
+  };
+  const Case cases[] = {
+      {"a policy's TTL: a mark 200 s old that claims 10 minutes",
+       {{"status", "healthy"}, {"checkedAt", now - 200'000}, {"expiresAt", now + 400'000}}},
+      {"a policy's backoff cap: a retry 90 minutes away",
+       {{"status", "unhealthy"}, {"checkedAt", now - 1000}, {"nextRetryAt", now + 5'400'000}, {"failureCount", 3}}},
+      {"a Retry-After of 50 minutes, under the environment's cap",
+       {{"status", "unhealthy"}, {"checkedAt", now - 1000}, {"nextRetryAt", now + 3'000'000}, {"failureCount", 1},
+        {"lastFailureCode", 429}}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const state::ServerEntry e = state::ServerEntry::from_json(c.entry);
+    // The hook's rules, as its RuleInputs hands them.
+    gate::ResolvedRuleSettings hook_settings(environment, server, gate::Refresh::background);
+    const state::Outlook hook = gate::outlook_under(e, now, gate::cache_rules(&e, hook_settings));
+    REQUIRE(hook.freshness != state::Freshness::due);
+    // status, reading the policy itself.
+    const std::string text = json::serialize(json::object{{"servers", json::object{{"svc", c.entry}}}});
+    auto snap = testing::snapshot(text.c_str());
+    ops::RowSettings rows(environment, env);
+    const ops::StatusReport report = ops::build_status(snap, std::nullopt, rows, now);
+    REQUIRE(report.rows.size() == 1);
+    const ops::StatusRow& row = report.rows.front();
+    if (hook.freshness == state::Freshness::fresh) {
+      REQUIRE(row.fresh_ms);
+      CHECK(*row.fresh_ms == *hook.fresh_until - now);
+    } else {
+      REQUIRE(row.retry_in_ms);
+      CHECK(*row.retry_in_ms == *hook.retry_at - now);
+    }
+    // SessionStart: nothing to refresh while the hook holds the mark.
+    gate::SessionServer session{.name = "svc", .entry = e, .health = state::health_of(e, c.entry)};
+    session.rules = gate::cache_rules(&e, hook_settings);
+    CHECK(gate::plan_session_start("SessionStart", {session}, now, gate::Voice{}).refresh.empty());
+    // watch: not due before the hook would look again (a fresh mark is re-probed just before it expires).
+    const util::EpochMs next = ops::next_probe_at(&c.entry, "fp", now, now, hook_settings, ops::Jitter::yes);
+    if (hook.freshness == state::Freshness::fresh) {
+      CHECK(next > now);
+      CHECK(next < *hook.fresh_until);
+    } else {
+      CHECK(next >= *hook.retry_at);
+      CHECK(next < *hook.retry_at + 250);
+    }
+  }
+}
+
+} // namespace test_ops

@@ -12,6 +12,8 @@ using gate::Plan;
 using hook::HookOutcome;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_plan {
 namespace {
 
 constexpr util::EpochMs k_now = 1'800'000'000'000;
@@ -206,17 +208,20 @@ TEST_CASE(
 TEST_CASE("SessionStart refreshes what is missing or stale and names what is down, skipped servers left alone",
           "[plan]") {
   const std::int64_t ttl = 120'000;
+  gate::CacheRules rules;
+  rules.retry_bound_ms = 3'600'000;
+  rules.ttl_bound_ms = ttl;
   std::vector<gate::SessionServer> servers;
   servers.push_back({.name = "never"});
   servers.push_back({.name = "skipped", .skipped = true});
   servers.push_back(
-      {.name = "fresh", .entry = healthy_at(k_now, ttl), .health = state::Health::healthy, .ttl_ms = ttl});
+      {.name = "fresh", .entry = healthy_at(k_now, ttl), .health = state::Health::healthy, .rules = rules});
   servers.push_back(
-      {.name = "stale", .entry = healthy_at(k_now - 2 * ttl, ttl), .health = state::Health::healthy, .ttl_ms = ttl});
-  servers.push_back({.name = "down", .entry = down_at(k_now), .health = state::Health::unhealthy, .ttl_ms = ttl});
+      {.name = "stale", .entry = healthy_at(k_now - 2 * ttl, ttl), .health = state::Health::healthy, .rules = rules});
+  servers.push_back({.name = "down", .entry = down_at(k_now), .health = state::Health::unhealthy, .rules = rules});
   servers.push_back(
-      {.name = "due", .entry = down_at(k_now - 60'000), .health = state::Health::unhealthy, .ttl_ms = ttl});
-  const Plan plan = gate::plan_session_start("SessionStart", servers, k_now, 3'600'000, gate::Voice{});
+      {.name = "due", .entry = down_at(k_now - 60'000), .health = state::Health::unhealthy, .rules = rules});
+  const Plan plan = gate::plan_session_start("SessionStart", servers, k_now, gate::Voice{});
   CHECK(plan.refresh == std::vector<std::string>{"never", "stale", "due"});
   REQUIRE(plan.answer.additional_context);
   const std::string& told = *plan.answer.additional_context;
@@ -224,7 +229,7 @@ TEST_CASE("SessionStart refreshes what is missing or stale and names what is dow
   CHECK(told.find("due") != std::string::npos);
   CHECK(told.find("fresh") == std::string::npos);
   CHECK(told.find("skipped") == std::string::npos);
-  CHECK_FALSE(gate::plan_session_start("SessionStart", {servers[2]}, k_now, 3'600'000, gate::Voice{})
+  CHECK_FALSE(gate::plan_session_start("SessionStart", {servers[2]}, k_now, gate::Voice{})
                   .answer.additional_context);
 }
 
@@ -263,3 +268,5 @@ TEST_CASE("a block's stderr line names who falls back: Claude for Claude Code, a
     CHECK(plan.said.front() == "svc is unavailable (boom). Blocking act so " + who + " can fall back to non-MCP tools.");
   }
 }
+
+} // namespace test_plan

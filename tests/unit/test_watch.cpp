@@ -10,6 +10,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_watch {
 namespace {
 std::vector<std::string> kinds(const std::vector<ops::WatchEvent>& events) {
   std::vector<std::string> out;
@@ -42,7 +44,8 @@ TEST_CASE("an entry adopted as a definition's verdict is no transition", "[watch
 }
 
 TEST_CASE("the schedule: first probe just after first sight, retries at their time, refresh before expiry", "[watch]") {
-  const auto s = defaults();
+  const auto settings = defaults();
+  gate::ResolvedRuleSettings s(settings, settings, gate::Refresh::background);
   const util::EpochMs first = ops::next_probe_at(nullptr, "fp", 5000, 1000, s);
   CHECK(first >= 1000);
   CHECK(first < 2000);
@@ -131,3 +134,5 @@ TEST_CASE("a watch turn hands each transition to the sink and to --exec through 
   REQUIRE(sink.warnings.size() == 1);
   CHECK(sink.warnings[0] == "--exec for svc recovered: exited with 1: no display");
 }
+
+} // namespace test_watch

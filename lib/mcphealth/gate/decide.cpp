@@ -54,6 +54,29 @@ recover::RecoveryRequest recovery_request(const config::Candidate& c, const conf
   return request;
 }
 
+CacheRules cache_rules(const state::ServerEntry* e, RuleSettings& in) {
+  CacheRules rules;
+  // The retry bound and the look need the server's settings; a healthy entry (the common hit) does not.
+  if (e && e->unhealthy()) {
+    const config::Settings& s = in.server();
+    rules.retry_bound_ms = state::retry_bound(s.max_backoff_ms.value);
+    rules.look_again_ms = look_again_after_ms(s.backoff_ms.value);
+  }
+  rules.refresh = in.refresh();
+  const std::optional<std::int64_t> claimed = e ? e->ttl_ms() : std::nullopt;
+  if (e && rules.refresh == Refresh::background && !claimed) {
+    rules.default_ttl_ms = in.environment().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
+  }
+  // A healthy mark is fresh no longer past its check than the TTL in force. The common hit, a mark that claims no
+  // more than the default TTL, needs no settings for that; a longer claim is held to the environment's TTL, or
+  // the server's (its policy's) when the mark claims more still (a policy may give a server a longer one).
+  if (e && e->healthy() && (!claimed || *claimed > config::k_default_ttl_ms)) {
+    rules.ttl_bound_ms = in.environment().ttl_ms.value;
+    if (claimed && *claimed > rules.ttl_bound_ms) rules.ttl_bound_ms = in.server().ttl_ms.value;
+  }
+  return rules;
+}
+
 CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs now, const CacheRules& rules) {
   CacheDecision d;
   if (entry == nullptr) return d;

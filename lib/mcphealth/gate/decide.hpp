@@ -1,6 +1,7 @@
 #pragma once
 // What the cache says about a call, as a pure function of the entry, the clock's reading and the rules in force:
 // no file, no clock, no process. The rules of gate/steps.hpp read it: answer, probe, or start a refresh.
+#include <mcphealth/config/settings.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -33,6 +34,43 @@ struct CacheRules {
   /// (state::ServerEntry::code_files), or the agent's credential files (credential_files).
   std::optional<util::EpochMs> waited_changed_at;
 };
+
+/// The settings an entry's rules are made from, each read on first use: a healthy hit asks for none.
+class RuleSettings {
+public:
+  virtual ~RuleSettings() = default;
+  /// The environment's settings (and the command line's), without the policy.
+  virtual const config::Settings& environment() = 0;
+  /// The entry's server's settings: the environment's with its policy entries laid over them.
+  virtual const config::Settings& server() = 0;
+  /// Whether a stale healthy mark may be refreshed off the agent's path.
+  virtual Refresh refresh() = 0;
+};
+
+/// Settings already resolved: what status, watch, refresh and SessionStart hand cache_rules.
+class ResolvedRuleSettings final : public RuleSettings {
+public:
+  ResolvedRuleSettings(const config::Settings& environment, const config::Settings& server, Refresh refresh)
+      : m_environment(environment), m_server(server), m_refresh(refresh) {}
+  const config::Settings& environment() override { return m_environment; }
+  const config::Settings& server() override { return m_server; }
+  Refresh refresh() override { return m_refresh; }
+
+private:
+  const config::Settings& m_environment;
+  const config::Settings& m_server;
+  Refresh m_refresh;
+};
+
+/// The rules in force for one entry (its TTL bound, its retry bound, when a call's look is due): the one
+/// composition every reader uses, the hook, SessionStart, status, watch and refresh alike. `waited_changed_at` is
+/// a fact, not a rule: the caller sets it.
+CacheRules cache_rules(const state::ServerEntry* entry, RuleSettings& in);
+
+/// The entry's outlook under `rules` (state::outlook_of with their bounds).
+inline state::Outlook outlook_under(const state::ServerEntry& e, util::EpochMs now, const CacheRules& rules) {
+  return state::outlook_of(e, now, rules.retry_bound_ms, rules.ttl_bound_ms);
+}
 
 /// How long after its last look a down server is looked at again when a call asks for it: the base backoff, within
 /// 2 to 10 seconds. The backoff bounds what probing a server nobody calls costs; a server calls keep asking for is

@@ -319,7 +319,7 @@ Plan answer_after_failure(const std::string& event, const messages::Down& down, 
 }
 
 Plan plan_session_start(const std::string& event, const std::vector<SessionServer>& servers, util::EpochMs now,
-                        std::int64_t retry_bound_ms, const Voice& voice) {
+                        const Voice& voice) {
   using Note = messages::SessionNote;
   std::vector<Note> notes;
   std::vector<std::string> refresh;
@@ -333,7 +333,7 @@ Plan plan_session_start(const std::string& event, const std::vector<SessionServe
       continue;
     }
     const state::ServerEntry& e = *s.entry;
-    const state::Outlook st = state::outlook_of(e, now, retry_bound_ms, s.ttl_ms);
+    const state::Outlook st = outlook_under(e, now, s.rules);
     if (s.health == state::Health::needs_auth) notes.push_back({s.name, Note::Kind::needs_auth, {}, std::nullopt});
     if (st.freshness == state::Freshness::in_backoff) {
       notes.push_back({s.name, Note::Kind::down, e.last_error.value_or(""), *st.retry_at - now});

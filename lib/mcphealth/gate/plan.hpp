@@ -160,11 +160,12 @@ struct SessionServer {
   std::optional<std::string> unset_variable = std::nullopt;
   /// The policy says not to probe it: nothing to refresh.
   bool skipped = false;
-  std::int64_t ttl_ms = 0;
+  /// The rules in force for its entry (cache_rules).
+  CacheRules rules = {};
 };
 
 /// Refreshes every server whose mark is missing or stale, and names to the model those known to be down.
 Plan plan_session_start(const std::string& event, const std::vector<SessionServer>& servers, util::EpochMs now,
-                        std::int64_t retry_bound_ms, const Voice& voice);
+                        const Voice& voice);
 
 } // namespace mcphealth::gate

@@ -51,27 +51,9 @@ std::optional<util::EpochMs> newest_waited_change(const PreFacts& f) {
 
 std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry, RuleInputs& in,
                                   std::vector<std::string>& traced, std::optional<util::EpochMs> waited_changed_at) {
-  CacheRules rules;
-  rules.waited_changed_at = waited_changed_at;
   const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
-  // The retry bound needs the settings; a healthy entry (the common hit) does not.
-  if (read && read->unhealthy()) {
-    const config::Settings& s = in.server();
-    rules.retry_bound_ms = state::retry_bound(s.max_backoff_ms.value);
-    rules.look_again_ms = look_again_after_ms(s.backoff_ms.value);
-  }
-  rules.refresh = in.refresh();
-  const std::optional<std::int64_t> claimed = read ? read->ttl_ms() : std::nullopt;
-  if (read && rules.refresh == Refresh::background && !claimed) {
-    rules.default_ttl_ms = in.environment().ttl_ms.value; // a mark mcphealth wrote carries its own TTL
-  }
-  // A healthy mark is fresh no longer past its check than the TTL in force. The common hit, a mark that claims no
-  // more than the default TTL, needs no settings for that; a longer claim is held to the environment's TTL, or
-  // the policy's when the mark claims more still (a policy may give a server a longer one).
-  if (read && read->healthy() && (!claimed || *claimed > config::k_default_ttl_ms)) {
-    rules.ttl_bound_ms = in.environment().ttl_ms.value;
-    if (claimed && *claimed > rules.ttl_bound_ms) rules.ttl_bound_ms = in.server().ttl_ms.value;
-  }
+  CacheRules rules = cache_rules(read ? &*read : nullptr, in);
+  rules.waited_changed_at = waited_changed_at;
   const CacheDecision d = decide_from_cache(entry, c.now, rules);
   if (c.tracing) traced.push_back(describe(d, c.call.server, c.now));
   return answer_from_cache(c.event, c.call, d, c.now, c.voice);
@@ -373,11 +355,11 @@ Step next(const SessionFacts& f, RuleInputs& in) {
     if (cand->resolved && !cand->resolved->unset_vars.empty()) s.unset_variable = cand->resolved->unset_vars.front();
     const config::Settings& settings = in.of(*cand);
     s.skipped = settings.probe.value == config::ProbeMode::skip;
-    s.ttl_ms = settings.ttl_ms.value;
+    ResolvedRuleSettings own(in.environment(), settings, in.refresh());
+    s.rules = cache_rules(s.entry ? &*s.entry : nullptr, own);
     servers.push_back(std::move(s));
   }
-  return answer(plan_session_start(f.c.event, servers, f.c.now,
-                                   state::retry_bound(in.environment().max_backoff_ms.value), f.c.voice));
+  return answer(plan_session_start(f.c.event, servers, f.c.now, f.c.voice));
 }
 
 } // namespace mcphealth::gate

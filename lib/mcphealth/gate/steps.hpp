@@ -24,18 +24,12 @@ namespace mcphealth::gate {
 /// The settings a rule may need, each read on first use: the environment's cost nothing; the server's read the
 /// policy, which a cache hit never needs. Reads that write nothing, behind an interface so a rule's test gives
 /// values.
-class RuleInputs {
+/// Its server() is the call's server's: its definition's settings once found, else its name's (and the bound
+/// project's); its refresh() says whether a refresher is at hand and MCPHEALTH_REFRESH is not `inline`.
+class RuleInputs : public RuleSettings {
 public:
-  virtual ~RuleInputs() = default;
-  /// The environment's settings (and the command line's), without the policy.
-  virtual const config::Settings& environment() = 0;
-  /// The settings of the call's server: its definition's once found, else its name's (and the bound project's).
-  virtual const config::Settings& server() = 0;
   /// True when a policy entry may depend on the project: a server's settings then need its definition.
   virtual bool policy_has_project_rules() = 0;
-  /// Whether a stale healthy mark may be refreshed off the agent's path (a refresher is at hand, and
-  /// MCPHEALTH_REFRESH is not `inline`).
-  virtual Refresh refresh() = 0;
   /// The settings of a definition of the folder (SessionStart names every one).
   virtual const config::Settings& of(const config::Candidate& c) = 0;
   /// Where the agent keeps its OAuth tokens (agent::Catalogue::credential_files): asked for when a remote server

@@ -19,14 +19,19 @@ namespace json = boost::json;
 
 namespace {
 
+/// Whether a down server a call asked for is looked at before its backoff ends (a `look_again` refresh).
+enum class LookAgain { no, yes };
+
 /// Why `c` needs no probe now, as its report line says it (`fresh`; `down, next retry in 26s`); nothing when it
 /// needs one (no mark, a healthy one expired, or an unhealthy one whose retry is due).
 std::optional<std::string> no_check_needed(const state::StateSnapshot& snap, const config::Candidate& c, util::EpochMs now,
-                                           std::int64_t bound, std::int64_t ttl, std::int64_t look_ms) {
+                                           gate::RuleSettings& settings, LookAgain look) {
   const json::object* entry = state::decision_entry(snap, c.tool_server, c.fingerprint);
   if (entry == nullptr) return std::nullopt;
   const state::ServerEntry e = state::ServerEntry::from_json(*entry);
-  const state::Outlook o = state::outlook_of(e, now, bound, ttl);
+  const gate::CacheRules rules = gate::cache_rules(&e, settings);
+  const state::Outlook o = gate::outlook_under(e, now, rules);
+  const std::int64_t look_ms = look == LookAgain::yes ? rules.look_again_ms : 0;
   if (o.freshness == state::Freshness::fresh) return "fresh";
   if (o.freshness == state::Freshness::in_backoff) {
     if (gate::look_due(e, now, look_ms)) return std::nullopt; // a look a blocked call asked for
@@ -47,7 +52,6 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
   const config::Resolution res = request.agent->catalogue.resolve(inputs, env);
   const config::Policy policy = config::load_policy(settings.policy_path, env);
   state::StateStore store(settings.state_path.value, clock);
-  const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
   for (const config::Candidate* c : res.winners()) {
     if (!request.servers.empty() &&
         std::none_of(request.servers.begin(), request.servers.end(),
@@ -55,10 +59,10 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const config::Settings server_settings = config::settings_for(settings, policy, *c);
-    const std::int64_t ttl = server_settings.ttl_ms.value;
-    const std::int64_t look_ms = request.look_again ? gate::look_again_after_ms(server_settings.backoff_ms.value) : 0;
+    gate::ResolvedRuleSettings rules(settings, server_settings, gate::Refresh::background);
+    const LookAgain look = request.look_again ? LookAgain::yes : LookAgain::no;
     // The one verdict each check needs (StateStore::read_lazily), not every verdict the state has learned.
-    if (auto why = no_check_needed(store.read_lazily(), *c, clock.now_ms(), bound, ttl, look_ms)) {
+    if (auto why = no_check_needed(store.read_lazily(), *c, clock.now_ms(), rules, look)) {
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }
@@ -68,7 +72,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       continue;
     }
     const state::StateSnapshot snap = store.read_lazily();
-    if (auto why = no_check_needed(snap, *c, clock.now_ms(), bound, ttl, look_ms)) { // checked by someone else since
+    if (auto why = no_check_needed(snap, *c, clock.now_ms(), rules, look)) { // checked by someone else since
       report.lines.push_back(c->tool_server + ": skipped (" + *why + ")");
       continue;
     }

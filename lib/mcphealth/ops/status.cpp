@@ -6,6 +6,7 @@
 
 #include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/resolver.hpp>
+#include <mcphealth/gate/decide.hpp>
 #include <mcphealth/ops/hints.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/clock.hpp>
@@ -104,7 +105,22 @@ std::string hint_of(const StatusRow& row) {
   return hint_for_entry(row.raw, row.entry, row.health, who);
 }
 
-StatusRow cached_row(std::string name, const json::object& raw, const config::Settings& settings, util::EpochMs now) {
+/// A row's server's settings, as gate::cache_rules asks for them.
+class RowRuleSettings final : public gate::RuleSettings {
+public:
+  RowRuleSettings(RowSettings& all, const std::string& server, const std::optional<std::string>& project)
+      : m_all(all), m_server(server), m_project(project) {}
+  const config::Settings& environment() override { return m_all.environment(); }
+  const config::Settings& server() override { return m_all.of(m_server, m_project); }
+  gate::Refresh refresh() override { return gate::Refresh::background; }
+
+private:
+  RowSettings& m_all;
+  const std::string& m_server;
+  const std::optional<std::string>& m_project;
+};
+
+StatusRow cached_row(std::string name, const json::object& raw, RowSettings& settings, util::EpochMs now) {
   StatusRow row;
   row.name = std::move(name);
   row.cached = true;
@@ -121,17 +137,19 @@ StatusRow cached_row(std::string name, const json::object& raw, const config::Se
   row.why = with_pattern(row.entry, row.why);
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
   if (row.down() && row.entry.down_since && *row.entry.down_since <= now) row.down_for_ms = now - *row.entry.down_since;
-  if (row.entry.healthy() && row.entry.expires_at) {
-    // As long as the gate believes it: an expiresAt past the TTL in force is not (state::outlook_of).
-    const state::Outlook o = state::outlook_of(row.entry, now, 0, settings.ttl_ms.value);
-    row.fresh_ms = o.fresh_until ? *o.fresh_until - now : 0;
-  }
+  // The rules the hook holds this entry to (gate::cache_rules), so status says what the next call meets.
+  const std::string server = config::tool_server_name(label.tool_server.value_or(row.name));
+  RowRuleSettings own(settings, server, row.project);
+  const gate::CacheRules rules = gate::cache_rules(&row.entry, own);
+  const state::Outlook o = gate::outlook_under(row.entry, now, rules);
+  if (row.entry.healthy() && row.entry.expires_at) row.fresh_ms = o.fresh_until ? *o.fresh_until - now : 0;
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
-    const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
-    row.retry_in_ms = *state::honoured_retry_at(row.entry, now, bound) - now;
+    row.retry_in_ms = *o.retry_at - now;
+    const config::Settings& s = own.server();
     row.pinned_at_cap = row.entry.failure_count > 1 &&
-                        state::backoff_delay_ms(row.entry.failure_count, settings.backoff_ms.value,
-                                                settings.max_backoff_ms.value) >= settings.max_backoff_ms.value;
+                        state::backoff_delay_ms(row.entry.failure_count, s.backoff_ms.value, s.max_backoff_ms.value) >=
+                            s.max_backoff_ms.value;
+    row.backoff_cap_ms = s.max_backoff_ms.value;
   }
   return row;
 }
@@ -235,8 +253,16 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
   return all;
 }
 
+const config::Settings& RowSettings::of(const std::string& server, const std::optional<std::string>& project) {
+  auto it = m_of.find({server, project});
+  if (it != m_of.end()) return it->second;
+  if (!m_policy) m_policy = config::load_policy(m_environment.policy_path, m_env);
+  const std::optional<std::filesystem::path> folder = project ? std::optional<std::filesystem::path>(*project) : std::nullopt;
+  return m_of.emplace(std::pair{server, project}, config::settings_for(m_environment, *m_policy, server, folder)).first->second;
+}
+
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<Configured>& configured,
-                          const config::Settings& settings, util::EpochMs now, const std::vector<std::string>& bound) {
+                          RowSettings& settings, util::EpochMs now, const std::vector<std::string>& bound) {
   StatusReport report;
   // A config that cannot be read hides what is configured: one line for it, and no server called gone for it.
   const bool known_whole = !configured || configured->problems.empty();
@@ -312,7 +338,7 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
   for (const auto& row : report.rows) {
     if (row.pinned_at_cap) {
       report.notes.push_back(row.name + " is pinned at the backoff cap (" +
-                                util::format_duration_short(settings.max_backoff_ms.value) + ", " +
+                                util::format_duration_short(row.backoff_cap_ms) + ", " +
                                 std::to_string(row.entry.failure_count) +
                                 " failures): if it has recovered, `mcphealth reset " + row.name +
                                 "` or `mcphealth probe " + row.name + "` clears it now");

@@ -4,6 +4,7 @@
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/discovery.hpp>
+#include <mcphealth/config/policy.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/health.hpp>
@@ -12,6 +13,7 @@
 #include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
+#include <map>
 
 #include <optional>
 #include <string>
@@ -90,6 +92,8 @@ struct StatusRow {
   std::optional<std::int64_t> retry_in_ms;
   /// Its retry delay has reached the cap: it will only be retried every `max backoff`.
   bool pinned_at_cap = false;
+  /// The backoff cap of its server (its policy's, else the environment's), when it is in backoff.
+  std::int64_t backoff_cap_ms = 0;
   /// The last error as one line (how a process that exited ended, then the error's last meaningful line), and
   /// what to do about it (ops/hints.hpp); empty when there is none.
   std::string why;
@@ -160,13 +164,29 @@ struct Bound {
 };
 Bound read_bound(const std::filesystem::path& state_path, const util::Environment& env);
 
+/// The settings a cached row's rules are made from (gate::cache_rules): the environment's, and its server's, read
+/// on first use, so the policy file is read only when a row's rules need its server's (a healthy row that claims no
+/// long TTL reads nothing, and neither does the status line for it).
+class RowSettings {
+public:
+  RowSettings(const config::Settings& environment, const util::Environment& env) : m_environment(environment), m_env(env) {}
+  const config::Settings& environment() const { return m_environment; }
+  /// The settings of `server` (a tool-server name), in `project` (none: user scope), with the policy laid over.
+  const config::Settings& of(const std::string& server, const std::optional<std::string>& project);
+
+private:
+  const config::Settings& m_environment;
+  const util::Environment& m_env;
+  std::optional<config::Policy> m_policy;
+  std::map<std::pair<std::string, std::optional<std::string>>, config::Settings> m_of;
+};
+
 /// Builds the report from a state snapshot: one row per definition's verdict, one per entry without a definition,
 /// one per configured definition never checked. `configured` = nothing skips every config-based row and warning.
 /// `bound` lists the definitions some folder's bindings point at (state::bound_definitions): with no configs
 /// read, a verdict is superseded when some folder is bound and none to it (none given: none is called so).
 StatusReport build_status(const state::StateSnapshot& snapshot, const std::optional<Configured>& configured,
-                          const config::Settings& settings, util::EpochMs now,
-                          const std::vector<std::string>& bound = {});
+                          RowSettings& settings, util::EpochMs now, const std::vector<std::string>& bound = {});
 
 /// The warnings about the state file and settings alone: fail-open on (and by which variable), the file or its folder
 /// not writable, a corrupt file moved aside, a newer version, an unreadable file.

@@ -142,18 +142,16 @@ json::object event_json(const WatchEvent& e) {
 }
 
 util::EpochMs next_probe_at(const json::object* verdict, const std::string& fingerprint, util::EpochMs now,
-                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter,
-                            std::int64_t every_ms) {
+                            util::EpochMs seen_at, gate::RuleSettings& settings, Jitter jitter, std::int64_t every_ms) {
   if (jitter == Jitter::no) return now; // one sweep probes everything, as `probe --all` does
   // A stable spread per definition: the same server is not probed at the same offset as its neighbours.
   const std::uint64_t h = jitter == Jitter::yes ? std::stoull(config::hash_hex(fingerprint), nullptr, 16) : 0;
   if (verdict == nullptr) return std::min(now, seen_at) + static_cast<std::int64_t>(h % 1000);
   const state::ServerEntry e = state::ServerEntry::from_json(*verdict);
-  const std::int64_t bound = state::retry_bound(settings.max_backoff_ms.value);
-  const state::Outlook st = state::outlook_of(e, now, bound, settings.ttl_ms.value);
+  const state::Outlook st = gate::outlook_under(e, now, gate::cache_rules(&e, settings));
   switch (st.freshness) {
   case state::Freshness::fresh: {
-    const std::int64_t ttl = settings.ttl_ms.value;
+    const std::int64_t ttl = settings.server().ttl_ms.value;
     const std::int64_t lead = std::max<std::int64_t>(1000, ttl / 10);
     const std::int64_t spread = std::max<std::int64_t>(1, std::min<std::int64_t>(2000, ttl / 20));
     // A long-running watcher re-probes it before it expires, or at its own cadence when that is sooner.
@@ -203,9 +201,10 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
   std::vector<probe::BatchItem> items;
   for (const auto* c : m_candidates) {
     config::Settings s = config::unhurried(config::settings_for(m_settings, policy, *c), m_env);
+    gate::ResolvedRuleSettings rules(m_settings, s, gate::Refresh::background);
     if (s.probe.value == config::ProbeMode::skip ||
         next_probe_at(state::decision_entry(before.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
-                      m_seen_at[c->fingerprint], s, m_jitter, m_every_ms) > now) {
+                      m_seen_at[c->fingerprint], rules, m_jitter, m_every_ms) > now) {
       continue;
     }
     due.push_back(c);
@@ -257,8 +256,9 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
   for (const auto* c : m_candidates) {
     const config::Settings s = config::settings_for(m_settings, policy, *c);
     if (s.probe.value == config::ProbeMode::skip) continue;
+    gate::ResolvedRuleSettings rules(m_settings, s, gate::Refresh::background);
     next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
-                                        m_seen_at[c->fingerprint], s, m_jitter, m_every_ms));
+                                        m_seen_at[c->fingerprint], rules, m_jitter, m_every_ms));
   }
   out.next_at = std::max(next, now);
   return out;
@@ -327,7 +327,8 @@ void WatchLoop::report(const state::StateSnapshot& now_state) {
       m_configured_at = now;
       m_configured_once = true;
     }
-    StatusReport report = build_status(now_state, m_configured, m_settings, now, m_bound);
+    RowSettings row_settings(m_settings, m_env);
+    StatusReport report = build_status(now_state, m_configured, row_settings, now, m_bound);
     // The verdicts in force (superseded ones are not shown), of the agent asked about.
     RowSelection rows;
     if (m_plan.agent) rows.agent = std::string(m_plan.agent->id);

@@ -7,6 +7,7 @@
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/gate/decide.hpp>
 #include <mcphealth/ops/status.hpp>
 #include <mcphealth/probe/batch.hpp>
 #include <mcphealth/recover/reconnect.hpp>
@@ -65,7 +66,7 @@ enum class Jitter { yes, no };
 /// (`watch --every`). A jitter derived from the fingerprint spreads servers apart. Without jitter (one sweep,
 /// `--once`) every definition is due now, as `probe --all` probes them.
 util::EpochMs next_probe_at(const boost::json::object* verdict, const std::string& fingerprint, util::EpochMs now,
-                            util::EpochMs seen_at, const config::Settings& settings, Jitter jitter = Jitter::yes,
+                            util::EpochMs seen_at, gate::RuleSettings& settings, Jitter jitter = Jitter::yes,
                             std::int64_t every_ms = 0);
 
 /// What one sweep did.
