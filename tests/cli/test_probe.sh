@@ -82,21 +82,6 @@ case_a_server_starved_of_cpu_is_never_called_alive() {
   assert_eq "$kinds" "exited"
 }
 
-# A batch learns what a start costs from its first servers and then lets as many start together as the cores get
-# through (probe/pacer.hpp), so that a silent server does not start last. When the later ones are dearer than the
-# first (two quick starts, then fourteen that use 0.4 s of CPU first, 2.8 s of work for two cores against a 2 s
-# timeout), the time each waited for a CPU is not its silence: every one is seen to answer. (Named for the CPU
-# starvation it is about, so that it runs alone.)
-case_dearer_starts_after_cheap_ones_are_not_starved_of_cpu_into_timeouts() {
-  sees_processes "count a group's CPU"
-  local pairs=(a1="$(stdio_def healthy)" a2="$(stdio_def healthy)") i
-  for i in $(seq 1 14); do pairs+=("h$i=$(stdio_def healthy '"--start-cpu-ms","400"')"); done
-  config "${pairs[@]}"
-  probe_json --all --depth handshake --timeout-ms 2000
-  assert_eq "$RC" 0 "every server answered"
-  assert_eq "$(json_eval "$OUT" '" ".join(sorted(set(s["kind"] for s in d["servers"])))')" answered
-}
-
 # A server whose own processes burn the CPU (four of them, silent) is not starved by the machine: it is busy itself,
 # and its silence is its verdict. (It was called a local fault: nothing recorded, each hook call waited, then allowed.)
 case_a_server_busy_in_a_loop_of_its_own_is_not_the_machines_fault() {

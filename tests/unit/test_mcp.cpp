@@ -3,6 +3,7 @@
 #include <mcphealth/mcp/handshake.hpp>
 #include <mcphealth/mcp/jsonrpc.hpp>
 #include <mcphealth/mcp/sse.hpp>
+#include <mcphealth/mcp/stdio_transport.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_mcp {
 namespace {
 
 /// Answers calls from a script, in order, and records what was asked and with which deadline.
@@ -164,3 +167,23 @@ TEST_CASE("an initialize answer older than 2024-11-05 is refused", "[mcp]") {
   CHECK_FALSE(hs.answered);
   CHECK(hs.failure.status == mcp::CallOutcome::Status::rpc_error);
 }
+
+
+TEST_CASE("a start still busy at its deadline is owed the time it waited for a CPU; one asleep is owed nothing",
+          "[mcp][cpu]") {
+  using platform::GroupCpu;
+  const std::int64_t look = 20, most = 4000;
+  // Busy through the look (on a CPU 15 of its 20 ms), after waiting 800 ms for a CPU since it started: owed 800.
+  CHECK(mcp::cpu_wait_owed(GroupCpu{800, 300}, GroupCpu{800, 315}, look, 0, most) == 800);
+  // Waiting for a CPU through the look counts as busy too.
+  CHECK(mcp::cpu_wait_owed(GroupCpu{800, 300}, GroupCpu{818, 300}, look, 0, most) == 818);
+  // Asleep (a silent server): nothing, however long it waited while it started.
+  CHECK_FALSE(mcp::cpu_wait_owed(GroupCpu{900, 300}, GroupCpu{900, 300}, look, 0, most));
+  CHECK_FALSE(mcp::cpu_wait_owed(GroupCpu{900, 300}, GroupCpu{900, 304}, look, 0, most)); // under a quarter
+  // Bounded by `most` in all, and never granted twice.
+  CHECK(mcp::cpu_wait_owed(GroupCpu{9000, 0}, GroupCpu{9000, 20}, look, 0, most) == most);
+  CHECK_FALSE(mcp::cpu_wait_owed(GroupCpu{900, 0}, GroupCpu{900, 20}, look, 900, most));
+  CHECK(mcp::cpu_wait_owed(GroupCpu{1500, 0}, GroupCpu{1500, 20}, look, 900, most) == 1500);
+}
+
+} // namespace test_mcp

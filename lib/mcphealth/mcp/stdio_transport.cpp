@@ -143,12 +143,20 @@ bool StdioTransport::waiting_for_cpu() {
   pump(m_clock.now_ms() + k_cpu_wait_look_ms); // reading meanwhile
   const auto after = platform::group_cpu(pid());
   if (!after) return false;
-  const std::int64_t busy = (after->on_cpu_ms - before->on_cpu_ms) + (after->longest_wait_ms - before->longest_wait_ms);
-  if (busy * 4 < k_cpu_wait_look_ms) return false;
-  const std::int64_t owed = std::min(m_cpu_wait_most_ms, after->longest_wait_ms);
-  if (owed <= m_cpu_wait_granted_ms) return false; // it had its time
-  m_cpu_wait_granted_ms = owed;
+  const std::optional<std::int64_t> owed =
+      cpu_wait_owed(*before, *after, k_cpu_wait_look_ms, m_cpu_wait_granted_ms, m_cpu_wait_most_ms);
+  if (!owed) return false;
+  m_cpu_wait_granted_ms = *owed;
   return true;
+}
+
+std::optional<std::int64_t> cpu_wait_owed(const platform::GroupCpu& before, const platform::GroupCpu& after,
+                                          std::int64_t look_ms, std::int64_t granted_ms, std::int64_t most_ms) {
+  const std::int64_t busy = (after.on_cpu_ms - before.on_cpu_ms) + (after.longest_wait_ms - before.longest_wait_ms);
+  if (busy * 4 < look_ms) return std::nullopt;
+  const std::int64_t owed = std::min(most_ms, after.longest_wait_ms);
+  if (owed <= granted_ms) return std::nullopt; // it had its time
+  return owed;
 }
 
 std::optional<CallOutcome> StdioTransport::late_answer(std::string_view method) {

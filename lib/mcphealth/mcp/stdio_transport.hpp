@@ -1,6 +1,7 @@
 #pragma once
 // MCP over a child's stdin/stdout: one JSON message per line. The child's stderr is kept for the reason.
 #include <mcphealth/mcp/transport.hpp>
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/proc/child.hpp>
 
 #include <memory>
@@ -8,6 +9,13 @@
 #include <string>
 
 namespace mcphealth::mcp {
+
+/// The CPU allowance's rule, from two readings of a child's group `look_ms` apart at a deadline: busy (on a CPU, or
+/// waiting for one) for at least a quarter of the look, it is owed the longest time one of its processes waited for
+/// a CPU since it started, up to `most_ms`; asleep (a silent server), nothing. Returns the new total allowance when
+/// it is more than `granted_ms`, nothing otherwise.
+std::optional<std::int64_t> cpu_wait_owed(const platform::GroupCpu& before, const platform::GroupCpu& after,
+                                          std::int64_t look_ms, std::int64_t granted_ms, std::int64_t most_ms);
 
 /// A started stdio server.
 class StdioTransport final : public Transport {
