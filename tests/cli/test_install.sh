@@ -2,6 +2,7 @@
 # `mcphealth install` / `uninstall`: the hook merged into Claude Code's settings and taken out again, touching
 # nothing else, idempotent, with a backup; --dry-run, --statusline, the JS hook, scopes; explain-config's check that
 # the registered command would start.
+# Needs: GNU sed, GNU stat
 source "$(dirname "$0")/lib.sh"
 
 SETTINGS() { echo "$HOME/.claude/settings.json"; }
@@ -150,6 +151,29 @@ case_backups_are_kept_to_the_first_and_the_last_four() {
   assert_eq "$(cat "$(SETTINGS)")" "$original"
   assert_eq "$(ls "$HOME/.claude/" | grep -c '^settings.json.bak-')" 1
   assert_eq "$(cat "$HOME/.claude/$(ls "$HOME/.claude/" | grep '^settings.json.bak-')")" "$before"
+}
+
+# A backup's number within its second is one past the highest there, never a number pruning freed: otherwise a newer
+# backup sorted before an older one and uninstall kept the wrong one (issue 53 item 7, seen under the sanitizers).
+# The second's earlier backups are laid by hand (the first, and -4 as pruning leaves them), tried again should the
+# clock turn a second between laying them and the install.
+case_a_backup_made_in_a_second_after_pruning_sorts_after_that_seconds_others() {
+  seed_settings
+  mkdir -p "$T/a"
+  ln -s "$MCPHEALTH_BIN" "$T/a/mcphealth"
+  local stamp try made=""
+  for try in 1 2 3 4 5; do
+    rm -f "$HOME/.claude/"settings.json.bak-*
+    stamp=$(date -u +%Y%m%d-%H%M%S)
+    echo first > "$HOME/.claude/settings.json.bak-$stamp"
+    echo fourth > "$HOME/.claude/settings.json.bak-$stamp-4"
+    mcph install --binary "$T/a/mcphealth"
+    assert_eq "$RC" 0
+    [ -e "$HOME/.claude/settings.json.bak-$stamp-2" ] && fail "a freed number was taken again"
+    if [ -e "$HOME/.claude/settings.json.bak-$stamp-5" ]; then made=yes; break; fi
+    mcph uninstall # the install fell in the next second: undo it and try again
+  done
+  [ -n "$made" ] || fail "no backup made in the second its others were laid in, five tries: $(ls "$HOME/.claude/")"
 }
 
 case_install_into_a_missing_file_and_an_old_path_is_updated() {

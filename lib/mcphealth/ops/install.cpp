@@ -299,6 +299,25 @@ void prune_backups(const std::string& base, std::size_t kept = k_backups_kept) {
   for (std::size_t i = first; i + (kept - first) < found.size(); ++i) fs::remove(found[i].second, ec);
 }
 
+/// The number the next backup of `base` made in the second `stamp` takes: 1 (no suffix) when that second has none,
+/// else one past the highest it has.
+int next_backup_number(const std::string& base, const std::string& stamp) {
+  const fs::path b(base);
+  const std::string prefix = b.filename().string() + ".bak-" + stamp;
+  int highest = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(b.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (name.size() == prefix.size()) {
+      highest = std::max(highest, 1);
+    } else if (name[prefix.size()] == '-') {
+      highest = std::max(highest, std::atoi(name.c_str() + prefix.size() + 1));
+    }
+  }
+  return highest + 1;
+}
+
 } // namespace
 
 fs::path backup_folder(const util::Environment& env) {
@@ -329,10 +348,11 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
       fs::create_directories(*backup_dir, made);
       if (made) return util::fail(InstallError{InstallFailure::failed, "cannot create " + backup_dir->string() + ": " + made.message()});
     }
-    // Two installs in one second must not share a backup: the second would overwrite the original.
+    // Two installs in one second must not share a backup: the second would overwrite the original. Its number is
+    // one past the highest of that second's, never a number pruning freed: names sort in the order they were made.
     backup_base = base;
-    fs::path backup = base + ".bak-" + stamp;
-    for (int n = 2; fs::exists(fs::symlink_status(backup)); ++n) backup = base + ".bak-" + stamp + "-" + std::to_string(n);
+    const int n = next_backup_number(base, stamp);
+    const fs::path backup = base + ".bak-" + stamp + (n > 1 ? "-" + std::to_string(n) : std::string());
     if (auto written = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !written) {
       return util::fail(InstallError{InstallFailure::failed, "cannot write the backup " + backup.string() + ": " + written.error().message});
     }
