@@ -1,5 +1,6 @@
 # Shared helpers for the CLI tests. Each test script defines case_* functions; `run_case NAME` runs one in a fresh
 # temp folder with its own HOME, no mcphealth/JS-hook variables, and the fixture servers at hand.
+# Needs: Linux's /proc
 set -euo pipefail
 
 : "${MCPHEALTH_BIN:?set MCPHEALTH_BIN to the built binary}"
@@ -343,7 +344,7 @@ run_case() {
   for v in $(env | grep -oE '^(ECC_[A-Z0-9_]*|MCPHEALTH_[A-Z0-9_]*|CLAUDE_[A-Z0-9_]*)' || true); do
     case $v in
       MCPHEALTH_BIN | MCPHEALTH_FIXTURES | MCPHEALTH_SOURCE_DIR | MCPHEALTH_PLATFORM | MCPHEALTH_STATIC_FRONT | MCPHEALTH_EVERYTHING | MCPHEALTH_TEST_TIMEOUT_MS | MCPHEALTH_REQUIRE_ALL) ;;
-      MCPHEALTH_CLAUDE | MCPHEALTH_CLAUDE_NEWEST | MCPHEALTH_REAL_CLAUDE | MCPHEALTH_SDK | MCPHEALTH_SDK_NEWEST | MCPHEALTH_REAL_SDK | MCPHEALTH_QWEN | MCPHEALTH_OPENCODE | MCPHEALTH_HOOK_CAPTURE | MCPHEALTH_CODEX | MCPHEALTH_GEMINI | MCPHEALTH_COPILOT | MCPHEALTH_NPM_BIN) ;; # the real agents and servers scripts/test installed
+      MCPHEALTH_CLAUDE | MCPHEALTH_CLAUDE_NEWEST | MCPHEALTH_REAL_CLAUDE | MCPHEALTH_SDK | MCPHEALTH_SDK_NEWEST | MCPHEALTH_REAL_SDK | MCPHEALTH_QWEN | MCPHEALTH_OPENCODE | MCPHEALTH_HOOK_CAPTURE | MCPHEALTH_CODEX | MCPHEALTH_GEMINI | MCPHEALTH_COPILOT | MCPHEALTH_NPM_BIN | MCPHEALTH_ACTION_VALIDATOR) ;; # the real agents and servers scripts/test installed
       *) unset "$v" ;;
     esac
   done

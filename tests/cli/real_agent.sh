@@ -1,5 +1,6 @@
 # Helpers for the cases that run a real coding agent (sourced after lib.sh): a scripted fake model on 127.0.0.1,
 # the session fixture server that fails on cue, and readers for what the model was shown.
+# Needs: GNU timeout, Linux's /proc
 SESSION_SERVER="$MCPHEALTH_FIXTURES/session_server.py"
 FAKE_MODEL="$MCPHEALTH_FIXTURES/fake_model.py"
 

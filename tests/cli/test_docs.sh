@@ -230,4 +230,36 @@ sys.exit(1 if bad else 0)
 PYEOF
 }
 
+# The GitHub workflow never runs here (README, "Platforms"): it is held to GitHub's schema, and to building on macOS
+# what the cross-build builds and running the suites there.
+case_the_github_workflow_is_valid_and_builds_and_tests_on_macos() {
+  local validator=${MCPHEALTH_ACTION_VALIDATOR:-} wf="$MCPHEALTH_SOURCE_DIR/.github/workflows/ci.yml"
+  [ -x "$validator" ] || skip "needs @action-validator/cli (scripts/test installs it)"
+  OUT=$("$validator" "$wf" 2>&1) || fail "action-validator refuses $wf: $OUT"
+  assert_contains "$(cat "$wf")" "macos-latest"
+  assert_contains "$(cat "$wf")" "--target mcphealth mcphealth_full mcphealth_unit"
+  assert_contains "$(cat "$wf")" "./build/tests/mcphealth_unit"
+  # The CLI suite is not left to Linux: its GNU tools are put on PATH on macOS.
+  assert_not_contains "$(grep -B2 'CLI suite' "$wf")" "runner.os == 'Linux'"
+  assert_contains "$(cat "$wf")" "gnubin"
+  # A workflow with a mistake in it is refused: the check can fail.
+  sed 's/runs-on:/runs-onn:/' "$wf" > "$T/broken.yml"
+  if "$validator" "$T/broken.yml" >/dev/null 2>&1; then fail "action-validator accepted a broken workflow"; fi
+}
+
+# The CLI scripts run on macOS too (the workflow): each one that uses a GNU-only option or Linux's /proc says so in
+# its "# Needs:" line, and docs/developing.md lists them as the lint finds them.
+case_test_scripts_that_need_gnu_tools_say_so() {
+  OUT=$("$PY" "$MCPHEALTH_SOURCE_DIR/tests/cli/gnu_lint.py") || fail "the GNU lint: $OUT"
+  local listed
+  listed=$(sed -n '/^<!-- gnu-lint -->$/,/^<!-- \/gnu-lint -->$/p' "$MCPHEALTH_SOURCE_DIR/docs/developing.md" | grep '^- ')
+  assert_eq "$listed" "$("$PY" "$MCPHEALTH_SOURCE_DIR/tests/cli/gnu_lint.py" --list)" "docs/developing.md's list"
+  # A script that uses one without saying so is flagged.
+  mkdir -p "$T/lint"
+  cp "$MCPHEALTH_SOURCE_DIR/tests/cli/gnu_lint.py" "$T/lint/"
+  printf '#!/usr/bin/env bash\n%s -c %%s x\n' stat > "$T/lint/test_x.sh"
+  OUT=$("$PY" "$T/lint/gnu_lint.py") && fail "an undeclared GNU option passed the lint"
+  assert_contains "$OUT" "test_x.sh uses GNU stat"
+}
+
 main "$@"

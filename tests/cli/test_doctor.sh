@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `mcphealth doctor`: one verdict per agent found, each problem with its fix, exit 0 only when every one is gated.
+# Needs: GNU sed
 source "$(dirname "$0")/lib.sh"
 
 # Only the agents a case makes are found: none of the machine's programs on PATH.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # No input bypasses the gate, no file type hangs or is replaced, no child outlives a killed hook, and the failure
 # classifier and every time read from outside stay within bounds. Each case failed on the main before this work.
+# Needs: GNU grep, GNU stat, GNU time, GNU timeout
 source "$(dirname "$0")/lib.sh"
 
 # down_server NAME: a crashing server NAME, marked down by a first call (so the next ones are blocked from cache).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Where the hook finds server definitions: Claude Code's scopes (not the JS hook's files), and explicit paths.
+# Needs: GNU timeout
 source "$(dirname "$0")/lib.sh"
 
 # crash_def LABEL: a definition that fails with "(from LABEL)", so a test sees which one was probed.

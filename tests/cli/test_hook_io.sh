@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The hook's input and output contract: output modes, truncated input, fail-open, bad options, the state file.
+# Needs: GNU stat
 source "$(dirname "$0")/lib.sh"
 
 crash_config() { write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"; }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # PreToolUse: the cache gates, probing stdio servers, marks, and the messages for each outcome.
+# Needs: GNU stat
 source "$(dirname "$0")/lib.sh"
 
 case_cached_healthy_allows_without_probe() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The platform seam (lib/mcphealth/platform/): what one OS provides beyond POSIX is named there and nowhere else, so
 # that a port is one file and the portable build (scripts/test --portable) is what it claims.
+# Needs: GNU grep
 source "$(dirname "$0")/lib.sh"
 
 : "${MCPHEALTH_SOURCE_DIR:?}"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `mcphealth probe`: MCP handshakes against our fixture servers, exit codes, output, recording.
+# Needs: GNU stat
 source "$(dirname "$0")/lib.sh"
 
 # config NAME=DEF...: writes $PROJ/.mcp.json with the given servers.

@@ -2,6 +2,7 @@
 # The real Claude Code (from npm, pinned by scripts/test), driven offline by our fake model, with mcphealth's hooks
 # registered by `mcphealth install`: each outage kind starts mid-session, and the case checks what the cache holds,
 # that the next call is blocked (the server never sees it) and what the model read.
+# Needs: GNU stat, GNU timeout
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/real_agent.sh"
 

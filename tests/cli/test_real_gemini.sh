@@ -3,6 +3,7 @@
 # registered by `mcphealth install --agent gemini`: a server that dies mid-session is blocked from the next call
 # (the server never sees it), the model reads our reason, the next session starts knowing, and nothing is left
 # running.
+# Needs: GNU timeout
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/real_agent.sh"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The hook stops making the agent wait: a just-expired mark is re-probed by a detached `mcphealth refresh`, and
 # SessionStart warms the cache up and names the servers that are down.
+# Needs: GNU timeout
 source "$(dirname "$0")/lib.sh"
 
 # wait_for EXPR: polls the state file until the Python expression over it (as `d`) is true; at most 20 s.

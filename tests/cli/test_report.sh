@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `mcphealth report`: the history of outages and blocked calls, kept beside the state file, and what it shows.
+# Needs: GNU stat
 source "$(dirname "$0")/lib.sh"
 
 HISTORY() { echo "$(STATE).history.jsonl"; }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `mcphealth reset`: removes entries under the hook's lock; dry runs; errors; races with hooks.
+# Needs: GNU stat
 source "$(dirname "$0")/lib.sh"
 
 seed_three() {

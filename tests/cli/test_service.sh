@@ -3,6 +3,7 @@
 # checked as the service managers would read it (systemd-analyze verify; the plist parsed, its shell run), with
 # absolute paths, the agent's PATH, the servers' variables named and never copied, and no fail-open setting; and
 # `doctor`'s check of the file in place.
+# Needs: GNU sed
 source "$(dirname "$0")/lib.sh"
 
 UNIT() { echo "$HOME/.config/systemd/user/mcphealth-watch.service"; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `mcphealth watch`: transition events whoever writes them, the background prober (down, still-down, recovered
 # within one backoff step), --exec, --once, --prometheus, a clean exit on SIGTERM, and the terminal view.
+# Needs: Linux's /proc
 source "$(dirname "$0")/lib.sh"
 
 # wait_for_line FILE TEXT: waits (at most 20 s) for a line of FILE containing TEXT.

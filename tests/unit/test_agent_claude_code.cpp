@@ -15,6 +15,8 @@ using namespace mcphealth;
 using testing::TempDir;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_claude_code {
 namespace {
 
 const agent::Agent& claude() { return *agent::find_agent("claude-code"); }
@@ -188,3 +190,5 @@ TEST_CASE("a bindings key reads back as the agent and folder it was made for", "
   CHECK(agent::read_folder_key("/p").first == &agent::default_agent());
   CHECK(agent::read_folder_key("/p (headless, --mcp-config 1a2b)").second == "/p");
 }
+
+} // namespace test_agent_claude_code

@@ -19,6 +19,8 @@ using testing::TempDir;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_codex {
 namespace {
 
 const agent::Agent& codex() { return *agent::find_agent("codex"); }
@@ -311,3 +313,5 @@ TEST_CASE("codex: its own words for a closed transport are its framing, not a to
   // A tool reporting its own backend's connection: not Codex's wording (the generic signs decide, as for any text).
   CHECK(hook::read_failure("database said: Transport closed", nullptr, wordings).wording.empty());
 }
+
+} // namespace test_agent_codex

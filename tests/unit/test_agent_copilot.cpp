@@ -15,6 +15,8 @@ using testing::TempDir;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_copilot {
 namespace {
 
 const agent::Agent& copilot() { return *agent::find_agent("copilot"); }
@@ -179,3 +181,5 @@ TEST_CASE("copilot: install writes the PascalCase events on every tool in ~/.cop
   CHECK(events[0].matcher == ".*");
   CHECK(agent::hook_command("/usr/bin/mcphealth", copilot()) == "/usr/bin/mcphealth hook --agent copilot");
 }
+
+} // namespace test_agent_copilot

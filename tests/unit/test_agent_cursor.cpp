@@ -15,6 +15,8 @@ using namespace mcphealth;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_cursor {
 namespace {
 
 const agent::Agent& cursor() { return *agent::find_agent("cursor"); }
@@ -103,3 +105,5 @@ TEST_CASE("cursor: install writes flat entries and a version, and uninstall give
   REQUIRE(undo);
   CHECK(json::parse(undo->after).as_object().empty());
 }
+
+} // namespace test_agent_cursor

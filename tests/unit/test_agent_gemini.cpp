@@ -13,6 +13,8 @@ using testing::TempDir;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_gemini {
 namespace {
 
 const agent::Agent& gemini() { return *agent::find_agent("gemini"); }
@@ -302,3 +304,5 @@ TEST_CASE("gemini: a value that looks like a credential stays with Gemini CLI, w
     CHECK(started_env(R"({"command":"/bin/true"})", env).count("HARMLESS_NAME") == 1);
   }
 }
+
+} // namespace test_agent_gemini

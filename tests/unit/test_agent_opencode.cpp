@@ -12,6 +12,8 @@ using namespace mcphealth;
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_opencode {
 namespace {
 
 const agent::Agent& opencode() { return *agent::find_agent("opencode"); }
@@ -105,3 +107,5 @@ TEST_CASE("opencode: install writes one plugin of its own that names the hook it
   CHECK(text->find(R"(const HOOK = ["/opt/my tools/mcphealth","hook","--agent","opencode"];)") != std::string::npos);
   CHECK_FALSE(agent::plugin_command("export const Other = async () => ({});\n"));
 }
+
+} // namespace test_agent_opencode

@@ -10,6 +10,8 @@
 using namespace mcphealth;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_qwen {
 namespace {
 
 const agent::Agent& qwen() { return *agent::find_agent("qwen"); }
@@ -134,3 +136,5 @@ TEST_CASE("qwen: a renamed server's tool is told from the tool of the server who
   REQUIRE(plain.target);
   CHECK(plain.target->server == "my_svc");
 }
+
+} // namespace test_agent_qwen

@@ -12,6 +12,8 @@
 using namespace mcphealth;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agent_windsurf {
 namespace {
 
 const agent::Agent& windsurf() { return *agent::find_agent("windsurf"); }
@@ -60,3 +62,5 @@ TEST_CASE("windsurf: servers from mcp_config.json with serverUrl for a remote on
   CHECK(std::get<config::HttpServer>(res.winner("web")->resolved->transport).url.for_transport() == "http://127.0.0.1:9/mcp");
   CHECK(res.candidates_for("off")[0]->standing == config::Standing::disabled);
 }
+
+} // namespace test_agent_windsurf

@@ -12,6 +12,8 @@
 
 using namespace mcphealth;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_agents {
 namespace {
 
 /// Every (agent id, folder, here) that folders_in_use gives, in its order.
@@ -163,3 +165,5 @@ TEST_CASE("every agent's captured hook payloads are claimed by its own recognise
   }
   CHECK(read >= 20);
 }
+
+} // namespace test_agents

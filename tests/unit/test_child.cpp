@@ -18,6 +18,8 @@
 using namespace mcphealth;
 using testing::TempDir;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_child {
 namespace {
 
 proc::SpawnSpec sh(const std::string& script) { return {"/bin/sh", {"-c", script}, std::nullopt}; }
@@ -127,3 +129,5 @@ TEST_CASE("a signal is named", "[child]") {
   CHECK(r.exit.signal == SIGSEGV);
   CHECK(r.exit.describe() == "SIGSEGV");
 }
+
+} // namespace test_child

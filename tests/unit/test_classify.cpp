@@ -8,6 +8,8 @@
 using namespace mcphealth;
 using state::FailureCode;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_classify {
 namespace {
 /// Claude Code's wordings, which these cases are about.
 std::span<const hook::ClientWording> claude() { return agent::default_agent().dialect.failure_wordings(); }
@@ -141,3 +143,5 @@ TEST_CASE("a sign about a host the call's input named is the input's fault", "[c
   CHECK(hook::read_failure("connect ECONNREFUSED example.invalid:443", &bare, claude()).input_named);
   CHECK(hook::read_failure("MCP server \"svc\" is not connected", &bare, claude()).says == hook::FailureReading::Says::transport);
 }
+
+} // namespace test_classify

@@ -12,6 +12,8 @@ using namespace mcphealth;
 using gate::CacheVerdict;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_decide {
 namespace {
 
 constexpr util::EpochMs k_t0 = 1'800'000'000'000;
@@ -201,3 +203,5 @@ TEST_CASE("a failure mark keeps the row of failed calls and backs off by it and 
   state::clear_failed_calls(entry);
   CHECK(state::ServerEntry::from_json(entry).failed_calls == 0);
 }
+
+} // namespace test_decide

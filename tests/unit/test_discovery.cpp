@@ -12,6 +12,8 @@ using namespace mcphealth;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_discovery {
 namespace {
 void write_json(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
@@ -75,3 +77,5 @@ TEST_CASE("the fingerprint changes when a config file appears", "[discovery]") {
   write_json(dir.path() / "c.json", "{}");
   CHECK(before != config::config_fingerprint(sources));
 }
+
+} // namespace test_discovery

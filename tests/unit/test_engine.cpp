@@ -15,6 +15,8 @@ using testing::FakeProber;
 using testing::FakeRunner;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_engine {
 namespace {
 
 /// A hook with every seam faked, on a state and files in memory: the executor's steps with no file and no process.
@@ -562,3 +564,5 @@ TEST_CASE("a failure mark that cannot be written tells the model nothing will bl
   CHECK(h.entry().healthy()); // nothing was recorded
   CHECK(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) { return l == "state lock held"; }));
 }
+
+} // namespace test_engine

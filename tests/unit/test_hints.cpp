@@ -5,6 +5,8 @@
 using namespace mcphealth;
 using state::Health;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_hints {
 namespace {
 bool says(const ops::Seen& seen, std::string_view part) {
   const std::string hint = ops::hint_for(seen);
@@ -72,3 +74,5 @@ TEST_CASE("a hint speaks the words of the agent that starts the server", "[hints
   CHECK(ops::hint_for({Health::needs_auth, probe::Kind::needs_auth, "HTTP 401", 401}).find("/mcp in Claude Code") !=
         std::string::npos);
 }
+
+} // namespace test_hints

@@ -12,6 +12,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_history {
 namespace {
 json::object doc_with(std::initializer_list<std::pair<const char*, const char*>> statuses) {
   json::object servers;
@@ -273,3 +275,5 @@ TEST_CASE("the last Agent SDK script a hook ran under is kept through other sess
   CHECK(state::hooks_seen(doc)[0].sdk_version == "0.3.400");
   CHECK(state::hooks_seen(doc)[0].sdk_at == 3000);
 }
+
+} // namespace test_history

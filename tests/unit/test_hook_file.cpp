@@ -6,6 +6,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_hook_file {
 namespace {
 json::array list_of(const char* text) { return json::parse(text).as_array(); }
 } // namespace
@@ -36,3 +38,5 @@ TEST_CASE("removing hooks takes the selected entries and the groups they leave e
   agent::remove_hooks(flat, agent::Layout::flat, [](const std::string& c) { return c == "ours"; });
   CHECK(json::serialize(flat) == R"([{"command":"theirs"},"text"])");
 }
+
+} // namespace test_hook_file

@@ -18,6 +18,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_http_transport {
 namespace {
 
 /// Answers each request with the next scripted response, delivering a body through `on_body` in two chunks (so
@@ -375,3 +377,5 @@ TEST_CASE("a probe meeting any HTTP status follows that status's outage row: its
     }
   }
 }
+
+} // namespace test_http_transport

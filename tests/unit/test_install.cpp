@@ -12,6 +12,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_install {
 namespace {
 
 struct Settings {
@@ -142,3 +144,5 @@ TEST_CASE("uninstall after install with a status line gives back the bytes: two 
   // Removing `hooks` and `statusLine`, adjacent and last, once cut the file's closing brace.
   CHECK(undo->after == original);
 }
+
+} // namespace test_install

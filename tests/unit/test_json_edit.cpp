@@ -8,6 +8,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_json_edit {
 namespace {
 
 json::value parsed(std::string_view text) { return *util::parse_json(text); }
@@ -101,3 +103,5 @@ TEST_CASE("a number Boost.JSON reads as NaN keeps its bytes: it is the same valu
   CHECK(util::rewrite_json(text, parsed(text)) == text);
   CHECK(edited(text, [](json::value& v) { v.at("a").as_array().push_back(1); }) == "{\"n\": 0e396, \"a\": [\n  1\n]}");
 }
+
+} // namespace test_json_edit

@@ -15,6 +15,8 @@
 using namespace mcphealth;
 using testing::TempDir;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_lock {
 namespace {
 
 /// What an attempt came to, in one word (and as an exit code, from another process).
@@ -97,3 +99,5 @@ TEST_CASE("a lock file that cannot be created is a failure with the reason, not 
   REQUIRE(got(attempt) == Got::failed);
   CHECK(attempt.error().message.find("not-a-folder exists and is not a folder") != std::string::npos);
 }
+
+} // namespace test_lock

@@ -8,6 +8,8 @@ using namespace mcphealth;
 namespace m = hook::messages;
 using state::FailureCode;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_messages {
 namespace {
 bool has(const std::string& text, std::string_view part) {
   INFO(text);
@@ -123,3 +125,5 @@ TEST_CASE("the session start note names each server with why and for how long", 
   CHECK(has(text, "\"gh\" needs authentication (ask the user to run /mcp)"));
   CHECK(has(text, "plan the work with other tools"));
 }
+
+} // namespace test_messages

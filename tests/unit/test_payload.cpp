@@ -145,6 +145,8 @@ TEST_CASE("an input that does not parse still yields the gate's fields from its 
   CHECK(in.payload.at("cwd") == "/p");
 }
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_payload {
 namespace {
 
 /// `payload` with `DEEP` replaced by an array nested `depth` deep: past any parser's limit.
@@ -224,3 +226,5 @@ TEST_CASE("a payload's shape names its fields and types, never a tool's values o
   CHECK(error.find("failed") != std::string::npos);
   for (const char* secret : {"pw", "t2", "k1", "k3", "sk-abc"}) CHECK(error.find(secret) == std::string::npos);
 }
+
+} // namespace test_payload

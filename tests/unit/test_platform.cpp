@@ -23,6 +23,8 @@ using namespace mcphealth;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_platform {
 namespace {
 
 /// Whether the build can look into other processes (every implementation but the portable one).
@@ -209,3 +211,5 @@ TEST_CASE("a file's modification time comes to the nanosecond", "[platform]") {
   REQUIRE(::stat(f.c_str(), &st) == 0);
   CHECK(platform::modified_ns(st) == 1'700'000'000'123'456'789LL);
 }
+
+} // namespace test_platform

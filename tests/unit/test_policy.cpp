@@ -8,6 +8,8 @@
 using namespace mcphealth;
 using util::MapEnvironment;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_policy {
 namespace {
 
 const MapEnvironment k_env{{"HOME", "/h"}};
@@ -146,3 +148,5 @@ TEST_CASE("with no agent waiting a built-in timeout becomes Claude Code's start-
   s.timeout_ms = {1500, config::Origin::variable("MCPHEALTH_TIMEOUT_MS")};
   CHECK(config::unhurried(s, env).timeout_ms.value == 1500);
 }
+
+} // namespace test_policy

@@ -9,6 +9,8 @@
 
 using namespace mcphealth;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_probe {
 namespace {
 /// Answers every request with one canned response, and remembers the last request.
 class CannedHttp final : public http::Client {
@@ -181,3 +183,5 @@ TEST_CASE("the start pacer hands a waiting server's slot on, and keeps a busy on
   }
   CHECK(pacer.free_slots() == 1); // a ticket dropped gives its slot back
 }
+
+} // namespace test_probe

@@ -9,6 +9,8 @@ using namespace mcphealth;
 using testing::FakeProber;
 using testing::FakeRunner;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_recover {
 namespace {
 
 struct Case {
@@ -129,3 +131,5 @@ TEST_CASE("a reconnect asked for no re-probe runs the command and probes nothing
   CHECK(c.runner.commands.size() == 1);
   CHECK(c.prober.calls == 0);
 }
+
+} // namespace test_recover

@@ -8,6 +8,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_reset {
 namespace {
 state::StateStore seeded(const testing::TempDir& dir, testing::FakeClock& clock) {
   state::StateStore store(dir.path() / "state.json", clock);
@@ -58,3 +60,5 @@ TEST_CASE("reset picks by predicate when no names are given, and a dry run write
   REQUIRE(nothing.update.ok());
   CHECK_FALSE(nothing.update->written);
 }
+
+} // namespace test_reset

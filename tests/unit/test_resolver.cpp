@@ -13,6 +13,8 @@ using namespace mcphealth;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_resolver {
 namespace {
 
 /// A scratch HOME laid out as Claude Code lays it out, with one project folder.
@@ -517,3 +519,5 @@ TEST_CASE("servers given with --mcp-config win over every file scope and with --
   CHECK(r.winner("b") == nullptr);
   CHECK(find(r, "b", config::Scope::user)->standing == config::Standing::not_read);
 }
+
+} // namespace test_resolver

@@ -7,6 +7,8 @@
 
 using namespace mcphealth;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_result {
 namespace {
 
 enum class Why { missing, broken };
@@ -54,3 +56,5 @@ TEST_CASE("a result of nothing is success or a reason", "[result]") {
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message == "not good");
 }
+
+} // namespace test_result

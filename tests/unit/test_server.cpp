@@ -11,6 +11,8 @@ using namespace mcphealth;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_server {
 namespace {
 config::ServerDefinition def(const char* raw) { return {"s", "/c.json", "explicit", json::parse(raw).as_object()}; }
 } // namespace
@@ -126,3 +128,5 @@ TEST_CASE("a stdio server's code files: what it runs, and the arguments that nam
   for (int i = 0; i < 20; ++i) s.args[i] = "m" + std::to_string(i) + ".js";
   CHECK(config::code_files(s).size() == config::k_most_code_files);
 }
+
+} // namespace test_server

@@ -10,6 +10,8 @@
 
 using namespace mcphealth;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_service {
 namespace {
 
 ops::ServiceInputs inputs(ops::ServiceManager manager, std::string binary) {
@@ -87,3 +89,5 @@ TEST_CASE("doctor's check finds what makes a service file fail, and passes one t
             .find("~") != std::string::npos);
   CHECK_FALSE(ops::written_by_mcphealth(hand_made));
 }
+
+} // namespace test_service

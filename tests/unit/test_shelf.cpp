@@ -16,6 +16,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_shelf {
 namespace {
 
 constexpr std::int64_t k_day = 24LL * 3600 * 1000;
@@ -263,3 +265,5 @@ TEST_CASE("a servers entry mirroring a verdict unchecked for a month goes at the
   CHECK(snap.server("js")); // the JS hook's own entry: its to keep
   CHECK(snap.server("new"));
 }
+
+} // namespace test_shelf

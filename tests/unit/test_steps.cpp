@@ -12,6 +12,8 @@ using namespace mcphealth::gate;
 namespace json = boost::json;
 using hook::HookOutcome;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_steps {
 namespace {
 
 constexpr util::EpochMs k_now = 1'800'000'000'000;
@@ -607,3 +609,5 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
     CHECK(std::get<step::RecordProbe>(s.what).result.ok);
   }
 }
+
+} // namespace test_steps

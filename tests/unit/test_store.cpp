@@ -14,6 +14,8 @@ using testing::FakeClock;
 using testing::TempDir;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_store {
 namespace {
 void write_text(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 std::string read_text(const std::filesystem::path& p) {
@@ -109,3 +111,5 @@ TEST_CASE("a held lock makes a writer give up after its wait", "[store]") {
   CHECK(clock.now_ms() - before >= 2000);
   CHECK_FALSE(std::filesystem::exists(store.path()));
 }
+
+} // namespace test_store

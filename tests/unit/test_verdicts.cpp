@@ -5,6 +5,8 @@
 using namespace mcphealth;
 namespace json = boost::json;
 
+// Its own namespace: the unit tests are built as one unit per batch where unity builds are on (the macOS cross-build).
+namespace test_verdicts {
 namespace {
 json::object empty_doc() { return json::object{{"version", 1}, {"servers", json::object{}}}; }
 void mark(json::object& e) { e["status"] = "healthy"; e["checkedAt"] = 1000; }
@@ -77,3 +79,5 @@ TEST_CASE("a verdict unchecked for a month goes with the servers entry that mirr
   CHECK_FALSE(doc.at("servers").as_object().contains("old"));
   CHECK(doc.at("servers").as_object().contains("new"));
 }
+
+} // namespace test_verdicts

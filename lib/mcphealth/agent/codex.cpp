@@ -70,7 +70,7 @@ void merge_into(json::object& base, const json::object& over) {
 
 /// A Codex definition in the form the probes read: a `url` is Streamable HTTP, and its headers are `http_headers`,
 /// `env_http_headers` (a header from a variable) and `bearer_token_env_var`, as `${VAR}` references.
-json::object as_probed(json::object raw) {
+json::object codex_as_probed(json::object raw) {
   if (!raw.contains("url")) return raw;
   raw["type"] = "http";
   json::object headers;
@@ -161,7 +161,7 @@ protected:
         if (scope == config::Scope::project && !trusted) {
           config::Candidate c;
           c.definition = def;
-          c.definition.raw = as_probed(def.raw);
+          c.definition.raw = codex_as_probed(def.raw);
           start_as_codex(c.definition);
           c.tool_server = codex_tool_server(def.name);
           c.scope = scope;
@@ -193,7 +193,7 @@ protected:
         c.standing = config::Standing::disabled;
         c.reason = "enabled = false in " + c.definition.source.string();
       }
-      c.definition.raw = as_probed(std::move(c.definition.raw));
+      c.definition.raw = codex_as_probed(std::move(c.definition.raw));
       start_as_codex(c.definition);
       res.candidates.push_back(std::move(c));
     }
@@ -206,7 +206,7 @@ protected:
 // Codex CLI's words for a server's outage in its rollout's `error.message` (0.171.0, a stdio server that died during
 // the call, and every call after it): `tool call error: tool call failed for `svc/echo`` then `Caused by: Transport
 // closed`.
-constexpr hook::ClientWording k_wordings[] = {
+constexpr hook::ClientWording k_codex_wordings[] = {
     // Codex's own framing, not the bare words: a tool's error may say "Transport closed" of its own backend.
     {"Codex CLI 0.171.0", "*Caused by:\n    Transport closed*", hook::FailureReading::Says::transport,
      "a stdio server that died during the call, or before it"},
@@ -229,7 +229,7 @@ public:
 
   std::vector<std::string_view> event_names() const override { return {"PreToolUse", "PostToolUse", "SessionStart"}; }
 
-  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_codex_wordings; }
 
   std::optional<hook::MissedFailure> missed_failure(const hook::HookCall& call,
                                                     const hook::CallTarget& target) const override {

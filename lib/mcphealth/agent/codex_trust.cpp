@@ -39,7 +39,7 @@ struct CodexHook : ListedHook {
 };
 
 /// The hooks a `hooks/list` answer lists for its one folder.
-std::vector<CodexHook> hooks_of(const json::object& result) {
+std::vector<CodexHook> trusted_hooks_of(const json::object& result) {
   std::vector<CodexHook> out;
   const json::value* data = result.if_contains("data");
   if (data == nullptr || !data->is_array()) return out;
@@ -139,7 +139,7 @@ CodexListing codex_hook_trust(const util::Environment& env, const std::filesyste
   auto mark = [&] {
     for (CodexHook& h : out.hooks) h.written = written && h.ours && written->match(h);
   };
-  out.hooks = hooks_of(*listed);
+  out.hooks = trusted_hooks_of(*listed);
   mark();
   if (trust == TrustWritten::no || !written) return out;
   // The hash Codex lists for each of ours is what its own review records.
@@ -158,7 +158,7 @@ CodexListing codex_hook_trust(const util::Environment& env, const std::filesyste
     out.error = codex.error();
     return out;
   }
-  out.hooks = hooks_of(*again);
+  out.hooks = trusted_hooks_of(*again);
   mark();
   for (CodexHook& h : out.hooks) {
     if (std::find(keys.begin(), keys.end(), h.key) == keys.end()) continue;

@@ -23,7 +23,7 @@ namespace json = boost::json;
 namespace {
 
 /// `$COPILOT_HOME`, else `~/.copilot`.
-fs::path user_dir(const util::Environment& env) { return user_folder(env, "COPILOT_HOME", "", ".copilot"); }
+fs::path copilot_user_dir(const util::Environment& env) { return user_folder(env, "COPILOT_HOME", "", ".copilot"); }
 
 /// The server part of Copilot CLI's tool names: every character outside `[A-Za-z0-9_-]` becomes `-` (`svc.v2` ->
 /// `svc-v2-echo`, seen in 1.0.102), where Claude Code writes `_`.
@@ -40,7 +40,7 @@ std::string copilot_tool_server(std::string_view name) {
 constexpr std::string_view k_builtin_github = "github-mcp-server";
 
 /// Every way a tool name `<server>-<tool>` splits, longest server first (a server's name may hold `-`).
-std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
+std::vector<hook::CallTarget> copilot_tool_name_splits(std::string_view tool_name) {
   std::vector<hook::CallTarget> out;
   if (tool_name.size() > k_builtin_github.size() + 1 && tool_name.substr(0, k_builtin_github.size()) == k_builtin_github &&
       tool_name[k_builtin_github.size()] == '-') {
@@ -51,14 +51,14 @@ std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
 }
 
 /// Its events in both spellings: PascalCase (Claude Code's shape) and camelCase.
-constexpr EventName k_events[] = {
+constexpr EventName k_copilot_events[] = {
     {"PreToolUse", hook::Event::pre_tool_use},   {"PostToolUseFailure", hook::Event::post_tool_use_failure},
     {"PostToolUse", hook::Event::post_tool_use}, {"SessionStart", hook::Event::session_start},
     {"preToolUse", hook::Event::pre_tool_use},   {"postToolUseFailure", hook::Event::post_tool_use_failure},
     {"postToolUse", hook::Event::post_tool_use}, {"sessionStart", hook::Event::session_start}};
 
 // Copilot CLI's words for its servers' outages, seen in the real program (tests/cli/test_real_copilot.sh).
-constexpr hook::ClientWording k_wordings[] = {
+constexpr hook::ClientWording k_copilot_wordings[] = {
     {"Copilot CLI 1.0.102", "MCP server '*': MCP request failed: MCP transport closed before the tool responded*",
      hook::FailureReading::Says::transport, "a stdio server that died during the call"},
     {"Copilot CLI 1.0.102", "MCP server '*': McpError: MCP error -32001: Request timed out",
@@ -91,12 +91,12 @@ public:
                                                                          : "preToolUse",
                  "the payload's fields");
     }
-    call.event = event_in(k_events, call.event_name);
+    call.event = event_in(k_copilot_events, call.event_name);
     const char* tool_key = pascal ? "tool_name" : "toolName";
     const std::optional<std::string> tool_name = field(tool_key);
     call.names_tool = tool_name.has_value();
     call.tool_name = tool_name.value_or("");
-    std::vector<hook::CallTarget> splits = tool_name_splits(call.tool_name);
+    std::vector<hook::CallTarget> splits = copilot_tool_name_splits(call.tool_name);
     if (!splits.empty()) {
       call.target = splits.back();
       if (splits.size() > 1) call.readings = std::move(splits);
@@ -127,9 +127,9 @@ public:
     return {json::serialize(json::object{{"additionalContext", context}, {"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
   }
 
-  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
+  std::vector<std::string_view> event_names() const override { return names_in(k_copilot_events); }
 
-  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_copilot_wordings; }
 };
 
 /// A JSON file Copilot CLI writes with `//` comment lines at its top (config.json).
@@ -149,7 +149,7 @@ std::optional<json::object> read_commented(util::FileReader& reader, const fs::p
 }
 
 /// A Copilot definition in the form the probes read: `local` is stdio.
-json::object as_probed(json::object raw) {
+json::object copilot_as_probed(json::object raw) {
   if (util::get_string(raw, "type") == std::optional<std::string>("local")) raw.erase("type");
   return raw;
 }
@@ -161,11 +161,11 @@ protected:
     config::Resolution res{.project_dir = inputs.project_dir};
     const fs::path dir = config::absolute_normal(inputs.project_dir);
     // Trust: COPILOT_ALLOW_ALL, or the folder (or one above it) in config.json's trustedFolders.
-    std::string why = "not in " + (user_dir(env) / "config.json").string() + "'s trustedFolders";
+    std::string why = "not in " + (copilot_user_dir(env) / "config.json").string() + "'s trustedFolders";
     res.trusted = env.get("COPILOT_ALLOW_ALL") == std::optional<std::string>("true");
     if (res.trusted) why.clear();
     if (!res.trusted) {
-      if (auto config = read_commented(reader, user_dir(env) / "config.json")) {
+      if (auto config = read_commented(reader, copilot_user_dir(env) / "config.json")) {
         if (const json::value* list = config->if_contains("trustedFolders"); list && list->is_array()) {
           for (const auto& v : list->get_array()) {
             if (!v.is_string()) continue;
@@ -177,7 +177,7 @@ protected:
       }
     }
     std::vector<std::string> disabled;
-    if (auto text = reader.read(user_dir(env) / "settings.json")) {
+    if (auto text = reader.read(copilot_user_dir(env) / "settings.json")) {
       if (util::JsonParse p = util::parse_json(*text); p && p->is_object()) {
         if (const json::value* list = p->get_object().if_contains("disabledMcpServers"); list && list->is_array()) {
           for (const auto& v : list->get_array()) {
@@ -190,9 +190,9 @@ protected:
     add_server_files(res,
                      {{dir / ".mcp.json", config::Scope::project},
                       {dir / ".github" / "mcp.json", config::Scope::project},
-                      {user_dir(env) / "mcp-config.json", config::Scope::user}},
+                      {copilot_user_dir(env) / "mcp-config.json", config::Scope::user}},
                      reader, [&](config::Candidate& c, const config::FileReport&) {
-                       c.definition.raw = as_probed(c.definition.raw);
+                       c.definition.raw = copilot_as_probed(c.definition.raw);
                        // Seen in 1.0.102: a relative `cwd` is taken from the session's folder (and `${VAR}` is
                        // expanded).
                        c.definition.cwd = util::get_string(c.definition.raw, "cwd").value_or("");
@@ -202,7 +202,7 @@ protected:
                          c.reason = "Copilot CLI loads a workspace's servers only in a trusted folder (" + why + ")";
                        } else if (std::find(disabled.begin(), disabled.end(), c.definition.name) != disabled.end()) {
                          c.standing = config::Standing::disabled;
-                         c.reason = "in disabledMcpServers of " + (user_dir(env) / "settings.json").string();
+                         c.reason = "in disabledMcpServers of " + (copilot_user_dir(env) / "settings.json").string();
                        }
                      });
     config::pick_winners(res, env, reader); // the workspace's first: it replaces a user server whole
@@ -218,7 +218,7 @@ public:
   CopilotRegistration()
       : HookFileRegistration([]() -> const HookFileSpec& {
           static const HookFileSpec spec{
-              .user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+              .user_file = [](const util::Environment& env) { return copilot_user_dir(env) / "settings.json"; },
               .events = claude_code_events(".*"),
               .required_events = {"PreToolUse", "PostToolUseFailure"},
               .sample_tool_name = "server-tool",

@@ -17,9 +17,9 @@ namespace json = boost::json;
 
 namespace {
 
-fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".cursor"; }
+fs::path cursor_user_dir(const util::Environment& env) { return util::home_dir(env) / ".cursor"; }
 
-constexpr EventName k_events[] = {{"beforeMCPExecution", hook::Event::pre_tool_use},
+constexpr EventName k_cursor_events[] = {{"beforeMCPExecution", hook::Event::pre_tool_use},
                                   {"afterMCPExecution", hook::Event::post_tool_use},
                                   {"postToolUseFailure", hook::Event::post_tool_use_failure},
                                   {"sessionStart", hook::Event::session_start}};
@@ -33,7 +33,7 @@ public:
 
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
-    hook::HookCall call = call_of_event(input, event_flag, "hook_event_name", "beforeMCPExecution", k_events);
+    hook::HookCall call = call_of_event(input, event_flag, "hook_event_name", "beforeMCPExecution", k_cursor_events);
     const json::object& payload = input.payload;
     auto field = [&](std::string_view key) { return hook::string_field(input, key); };
     const std::optional<std::string> tool = field("tool_name");
@@ -66,7 +66,7 @@ public:
     return {json::serialize(json::object{{"additional_context", util::valid_utf8(*outcome.additional_context)}}) + "\n", 0};
   }
 
-  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
+  std::vector<std::string_view> event_names() const override { return names_in(k_cursor_events); }
 };
 
 class CursorCatalogue final : public Catalogue {
@@ -75,7 +75,7 @@ protected:
                           util::FileReader& reader) const override {
     return read_server_files(
         inputs, env, reader,
-        {{config::absolute_normal(inputs.project_dir) / ".cursor" / "mcp.json", config::Scope::project}, {user_dir(env) / "mcp.json", config::Scope::user}},
+        {{config::absolute_normal(inputs.project_dir) / ".cursor" / "mcp.json", config::Scope::project}, {cursor_user_dir(env) / "mcp.json", config::Scope::user}},
         [](config::Candidate& c, const config::FileReport&) {
           if (c.scope != config::Scope::project) return;
           c.standing = config::Standing::not_approved;
@@ -89,7 +89,7 @@ public:
   CursorRegistration()
       : HookFileRegistration([]() -> const HookFileSpec& {
           static const HookFileSpec spec{
-              .user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
+              .user_file = [](const util::Environment& env) { return cursor_user_dir(env) / "hooks.json"; },
               .project_file = fs::path(".cursor") / "hooks.json",
               .events = {{"beforeMCPExecution", ""},
                          {"afterMCPExecution", ""},

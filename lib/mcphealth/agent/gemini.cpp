@@ -21,9 +21,9 @@ namespace json = boost::json;
 
 namespace {
 
-// Gemini CLI's words for its servers' outages (inside its wrapper, which failure_of takes off), seen in the real
+// Gemini CLI's words for its servers' outages (inside its wrapper, which gemini_failure_of takes off), seen in the real
 // program (tests/cli/test_real_gemini.sh).
-constexpr hook::ClientWording k_wordings[] = {
+constexpr hook::ClientWording k_gemini_wordings[] = {
     {"Gemini CLI 0.61.0", "MCP error -32000: Connection closed", hook::FailureReading::Says::transport,
      "a stdio server that died during the call"},
     {"Gemini CLI 0.61.0", "MCP error -32001: Request timed out", hook::FailureReading::Says::timeout,
@@ -31,7 +31,7 @@ constexpr hook::ClientWording k_wordings[] = {
 };
 
 /// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`: the user's folder.
-fs::path user_dir(const util::Environment& env) { return user_folder(env, "GEMINI_CLI_HOME", ".gemini", ".gemini"); }
+fs::path gemini_user_dir(const util::Environment& env) { return user_folder(env, "GEMINI_CLI_HOME", ".gemini", ".gemini"); }
 
 /// The system settings file, which overrides every other layer: `$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
 /// /etc/gemini-cli/settings.json.
@@ -51,7 +51,7 @@ fs::path workspace_settings(const fs::path& project) { return project / ".gemini
 
 /// The server and tool from a tool name `mcp_<server>_<tool>`: every split, longest server first (a server's name
 /// may hold `_`).
-std::vector<hook::CallTarget> tool_name_splits(std::string_view tool_name) {
+std::vector<hook::CallTarget> gemini_tool_name_splits(std::string_view tool_name) {
   constexpr std::string_view prefix = "mcp_";
   std::vector<hook::CallTarget> out;
   if (tool_name.substr(0, prefix.size()) != prefix) return out;
@@ -86,7 +86,7 @@ std::string inner_error(const std::string& text) {
 
 /// The failure a Gemini AfterTool payload carries (`tool_response.error`: `{message, type}` or a string), in the
 /// server's own words when Gemini CLI wrapped them; nothing for a call that succeeded.
-std::optional<std::string> failure_of(const json::object& payload) {
+std::optional<std::string> gemini_failure_of(const json::object& payload) {
   const json::object* response = util::get_object(payload, "tool_response");
   if (response == nullptr) return std::nullopt;
   const json::value* error = response->if_contains("error");
@@ -98,13 +98,13 @@ std::optional<std::string> failure_of(const json::object& payload) {
   return json::serialize(*error);
 }
 
-constexpr EventName k_events[] = {{"BeforeTool", hook::Event::pre_tool_use},
+constexpr EventName k_gemini_events[] = {{"BeforeTool", hook::Event::pre_tool_use},
                                   {"AfterTool", hook::Event::post_tool_use},
                                   {"SessionStart", hook::Event::session_start}};
 
 /// The event `name` is; an AfterTool that carries an error is the call's failure.
 hook::Event meaning(std::string_view name, bool failed) {
-  const hook::Event event = event_in(k_events, name);
+  const hook::Event event = event_in(k_gemini_events, name);
   return event == hook::Event::post_tool_use && failed ? hook::Event::post_tool_use_failure : event;
 }
 
@@ -129,12 +129,12 @@ public:
       call.tool_name = tool_name.value_or("");
       if (auto server = hook::find_raw_string_field(input.raw, "server_name")) {
         call.target = hook::CallTarget{*server, call.tool_name};
-      } else if (auto splits = tool_name_splits(call.tool_name); !splits.empty()) {
+      } else if (auto splits = gemini_tool_name_splits(call.tool_name); !splits.empty()) {
         call.target = splits.back();
       }
       return call;
     }
-    const std::optional<std::string> failure = failure_of(payload);
+    const std::optional<std::string> failure = gemini_failure_of(payload);
     call.event = meaning(call.event_name, failure.has_value());
     call.tool_name = util::get_string(payload, "tool_name").value_or("");
     call.names_tool = payload.contains("tool_name");
@@ -144,7 +144,7 @@ public:
     }
     if (!call.target) {
       // No mcp_context: the tool's name alone, read every way it splits.
-      std::vector<hook::CallTarget> splits = tool_name_splits(call.tool_name);
+      std::vector<hook::CallTarget> splits = gemini_tool_name_splits(call.tool_name);
       if (!splits.empty()) {
         call.target = splits.back();
         if (splits.size() > 1) call.readings = std::move(splits);
@@ -166,21 +166,21 @@ public:
     return {json::serialize(json::object{{"hookSpecificOutput", std::move(specific)}}) + "\n", 0};
   }
 
-  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
+  std::vector<std::string_view> event_names() const override { return names_in(k_gemini_events); }
 
-  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_gemini_wordings; }
 };
 
 /// The parsed settings of one layer (an empty object when missing or unreadable; the report says which).
-struct Layer {
+struct GeminiLayer {
   config::FileReport report;
   json::object root;
   config::Scope scope;
 };
 
-Layer read_layer(const fs::path& file, std::string_view label, config::Scope scope, util::FileReader& reader) {
+GeminiLayer read_gemini_layer(const fs::path& file, std::string_view label, config::Scope scope, util::FileReader& reader) {
   // Gemini CLI strips comments from its settings before it parses them.
-  Layer layer{config::read_source({file, std::string(label)}, reader, config::FileFormat::json_with_comments), {}, scope};
+  GeminiLayer layer{config::read_source({file, std::string(label)}, reader, config::FileFormat::json_with_comments), {}, scope};
   if (layer.report.status == config::FileReport::Status::ok || layer.report.status == config::FileReport::Status::no_servers) {
     if (auto text = reader.read(file)) {
       if (util::JsonParse parsed = util::parse_json(*text, util::JsonComments::allowed); parsed && parsed->is_object()) {
@@ -199,13 +199,13 @@ const json::value* setting(const json::object& root, std::string_view a, std::st
 /// Where Gemini CLI keeps its folder trust rules.
 fs::path trusted_folders_file(const util::Environment& env) {
   if (auto p = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p && !p->empty()) return *p;
-  return user_dir(env) / "trustedFolders.json";
+  return gemini_user_dir(env) / "trustedFolders.json";
 }
 
 /// Whether Gemini CLI trusts `dir`, and why: the environment, `security.folderTrust.enabled`, then the longest
 /// matching rule of trustedFolders.json (TRUST_FOLDER, TRUST_PARENT: the rule's parent, DO_NOT_TRUST). No rule:
 /// not trusted (headless `gemini -p` refuses to run there).
-std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<const Layer*>& admin_and_user,
+std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<const GeminiLayer*>& admin_and_user,
                                       const util::Environment& env, util::FileReader& reader) {
   const auto var = [&](const char* name) { return env.get(name).value_or(""); };
   if (var("GEMINI_RESTRICTED_MODE") == "true" || var("GEMINI_CLI_TRUST_WORKSPACE") == "false") {
@@ -213,7 +213,7 @@ std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<con
   }
   if (var("GEMINI_CLI_TRUST_WORKSPACE") == "true") return {true, "GEMINI_CLI_TRUST_WORKSPACE=true"};
   bool trust_enabled = true; // the project's own file cannot turn it off
-  for (const Layer* layer : admin_and_user) { // highest first: the first that says decides
+  for (const GeminiLayer* layer : admin_and_user) { // highest first: the first that says decides
     const json::value* folder_trust = setting(layer->root, "security", "folderTrust");
     if (folder_trust == nullptr || !folder_trust->is_object()) continue;
     if (auto enabled = util::get_bool(folder_trust->get_object(), "enabled")) {
@@ -248,7 +248,7 @@ std::pair<bool, std::string> trust_of(const fs::path& dir, const std::vector<con
 }
 
 /// A Gemini definition in the form the probes read: `httpUrl` is Streamable HTTP, a bare `url` is SSE.
-json::object as_probed(json::object raw) {
+json::object gemini_as_probed(json::object raw) {
   if (auto http = util::get_string(raw, "httpUrl")) {
     raw["url"] = *http;
     raw["type"] = "http";
@@ -258,18 +258,18 @@ json::object as_probed(json::object raw) {
   return raw;
 }
 
-std::string lower(std::string s) {
+std::string lowered(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
-/// The names listed in `mcp.<key>`, lower-cased as Gemini compares them; nothing when the list is not set.
+/// The names listed in `mcp.<key>`, lowered-cased as Gemini compares them; nothing when the list is not set.
 std::optional<std::vector<std::string>> name_list(const json::object& merged_mcp, std::string_view key) {
   const json::value* list = merged_mcp.if_contains(key);
   if (list == nullptr || !list->is_array()) return std::nullopt;
   std::vector<std::string> out;
   for (const auto& v : list->get_array()) {
-    if (v.is_string()) out.push_back(lower(util::trim(v.get_string())));
+    if (v.is_string()) out.push_back(lowered(util::trim(v.get_string())));
   }
   return out;
 }
@@ -281,13 +281,13 @@ protected:
     config::Resolution res{.project_dir = inputs.project_dir};
     const bool at_home = config::absolute_normal(inputs.project_dir) == config::absolute_normal(util::home_dir(env));
     // Highest precedence first: system settings, workspace, user, system defaults.
-    std::vector<Layer> layers;
-    layers.push_back(read_layer(system_settings(env), "system", config::Scope::managed, reader));
-    if (!at_home) layers.push_back(read_layer(workspace_settings(inputs.project_dir), "project", config::Scope::project, reader));
-    layers.push_back(read_layer(user_dir(env) / "settings.json", "user", config::Scope::user, reader));
-    layers.push_back(read_layer(system_defaults(env), "system-defaults", config::Scope::managed, reader));
-    std::vector<const Layer*> not_project;
-    for (const Layer& l : layers) {
+    std::vector<GeminiLayer> layers;
+    layers.push_back(read_gemini_layer(system_settings(env), "system", config::Scope::managed, reader));
+    if (!at_home) layers.push_back(read_gemini_layer(workspace_settings(inputs.project_dir), "project", config::Scope::project, reader));
+    layers.push_back(read_gemini_layer(gemini_user_dir(env) / "settings.json", "user", config::Scope::user, reader));
+    layers.push_back(read_gemini_layer(system_defaults(env), "system-defaults", config::Scope::managed, reader));
+    std::vector<const GeminiLayer*> not_project;
+    for (const GeminiLayer& l : layers) {
       if (l.scope != config::Scope::project) not_project.push_back(&l);
     }
     const auto [trusted, why] = trust_of(inputs.project_dir, not_project, env, reader);
@@ -303,20 +303,20 @@ protected:
     const auto allowed = name_list(mcp, "allowed");
     const auto excluded = name_list(mcp, "excluded");
     json::object enablement;
-    if (auto text = reader.read(user_dir(env) / "mcp-server-enablement.json")) {
+    if (auto text = reader.read(gemini_user_dir(env) / "mcp-server-enablement.json")) {
       if (util::JsonParse p = util::parse_json(*text); p && p->is_object()) enablement = std::move(p->get_object());
     }
-    for (Layer& layer : layers) {
+    for (GeminiLayer& layer : layers) {
       res.files.push_back(layer.report);
       for (const config::ServerDefinition& def : layer.report.servers) {
         config::Candidate c;
         c.definition = def;
-        c.definition.raw = as_probed(def.raw);
+        c.definition.raw = gemini_as_probed(def.raw);
         start_as_gemini(c.definition, env);
         c.tool_server = config::tool_server_name(def.name);
         c.scope = layer.scope;
         if (layer.scope == config::Scope::project) c.project = config::absolute_normal(inputs.project_dir).string();
-        const std::string id = lower(util::trim(def.name));
+        const std::string id = lowered(util::trim(def.name));
         const json::object* state = util::get_object(enablement, id);
         if (!trusted) {
           c.standing = config::Standing::not_read;
@@ -332,7 +332,7 @@ protected:
           c.reason = "in mcp.excluded";
         } else if (state && util::get_bool(*state, "enabled") == false) {
           c.standing = config::Standing::disabled;
-          c.reason = "disabled with `gemini mcp disable` (" + (user_dir(env) / "mcp-server-enablement.json").string() + ")";
+          c.reason = "disabled with `gemini mcp disable` (" + (gemini_user_dir(env) / "mcp-server-enablement.json").string() + ")";
         }
         res.candidates.push_back(std::move(c));
       }
@@ -352,7 +352,7 @@ public:
   GeminiRegistration()
       : HookFileRegistration([]() -> const HookFileSpec& {
           static const HookFileSpec spec{
-              .user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+              .user_file = [](const util::Environment& env) { return gemini_user_dir(env) / "settings.json"; },
               .project_file = fs::path(".gemini") / "settings.json",
               .events = {{"BeforeTool", "mcp_.*"}, {"AfterTool", "mcp_.*"}, {"SessionStart", ""}},
               .required_events = {"BeforeTool", "AfterTool"},
@@ -364,7 +364,7 @@ public:
         }) {}
   /// The system's defaults under the user's, the system's settings over the project's.
   std::vector<fs::path> hook_files(const util::Environment& env, const fs::path& project) const override {
-    return {system_defaults(env), user_dir(env) / "settings.json", workspace_settings(config::absolute_normal(project)),
+    return {system_defaults(env), gemini_user_dir(env) / "settings.json", workspace_settings(config::absolute_normal(project)),
             system_settings(env)};
   }
 };

@@ -25,23 +25,23 @@ namespace json = boost::json;
 
 namespace {
 
-using Says = hook::FailureReading::Says;
+using OpencodeSays = hook::FailureReading::Says;
 
 /// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
-fs::path user_dir(const util::Environment& env) {
+fs::path opencode_user_dir(const util::Environment& env) {
   return user_folder(env, "XDG_CONFIG_HOME", "opencode", fs::path(".config") / "opencode");
 }
 
 // opencode's words for its servers' outages (1.18.33, its event's `state.error`): the MCP SDK's own, as Claude Code
 // 2.1.197 gave them.
-constexpr hook::ClientWording k_wordings[] = {
-    {"opencode 1.18.33", "MCP error -32000: Connection closed", Says::transport,
+constexpr hook::ClientWording k_opencode_wordings[] = {
+    {"opencode 1.18.33", "MCP error -32000: Connection closed", OpencodeSays::transport,
      "a stdio server that died during the call"},
-    {"opencode 1.18.33", "*Unable to connect. Is the computer able to access the url?", Says::transport,
+    {"opencode 1.18.33", "*Unable to connect. Is the computer able to access the url?", OpencodeSays::transport,
      "an HTTP server refusing connections"},
-    {"opencode 1.18.33", "Streamable HTTP error: Error POSTing to endpoint:*", Says::http_unknown,
+    {"opencode 1.18.33", "Streamable HTTP error: Error POSTing to endpoint:*", OpencodeSays::http_unknown,
      "an HTTP server answering 503 (the status is not in the text; the body follows)"},
-    {"opencode 1.18.33", "MCP error -32001: Request timed out", Says::timeout,
+    {"opencode 1.18.33", "MCP error -32001: Request timed out", OpencodeSays::timeout,
      "a call slower than the server's `timeout` in its definition"},
 };
 
@@ -74,11 +74,11 @@ public:
     return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"};
   }
 
-  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_opencode_wordings; }
 };
 
 /// One config file's `mcp` entries.
-struct Layer {
+struct OpencodeLayer {
   config::FileReport report;
   bool project = false;
 };
@@ -86,7 +86,7 @@ struct Layer {
 /// Its servers are under `mcp`.
 constexpr std::string_view k_mcp_key[] = {"mcp"};
 
-Layer read_layer(const fs::path& file, std::string_view label, bool project, util::FileReader& reader) {
+OpencodeLayer read_opencode_layer(const fs::path& file, std::string_view label, bool project, util::FileReader& reader) {
   // opencode.jsonc takes comments, and so does opencode.json.
   return {config::read_source({file, std::string(label)}, reader, config::FileFormat::json_with_comments, k_mcp_key),
           project};
@@ -132,18 +132,18 @@ protected:
                           util::FileReader& reader) const override {
     config::Resolution res{.project_dir = inputs.project_dir};
     const fs::path dir = config::absolute_normal(inputs.project_dir);
-    const fs::path user = user_dir(env);
+    const fs::path user = opencode_user_dir(env);
     // In the order opencode loads them: a later file's entry is merged over an earlier one's.
-    std::vector<Layer> layers;
-    layers.push_back(read_layer(user / "config.json", "user", false, reader));
-    layers.push_back(read_layer(user / "opencode.json", "user", false, reader));
-    layers.push_back(read_layer(user / "opencode.jsonc", "user", false, reader));
+    std::vector<OpencodeLayer> layers;
+    layers.push_back(read_opencode_layer(user / "config.json", "user", false, reader));
+    layers.push_back(read_opencode_layer(user / "opencode.json", "user", false, reader));
+    layers.push_back(read_opencode_layer(user / "opencode.jsonc", "user", false, reader));
     const auto no_project = env.get("OPENCODE_DISABLE_PROJECT_CONFIG");
     if (!no_project || no_project->empty() || *no_project == "0" || *no_project == "false") {
-      layers.push_back(read_layer(dir / "opencode.json", "project", true, reader));
-      layers.push_back(read_layer(dir / "opencode.jsonc", "project", true, reader));
-      layers.push_back(read_layer(dir / ".opencode" / "opencode.json", "project", true, reader));
-      layers.push_back(read_layer(dir / ".opencode" / "opencode.jsonc", "project", true, reader));
+      layers.push_back(read_opencode_layer(dir / "opencode.json", "project", true, reader));
+      layers.push_back(read_opencode_layer(dir / "opencode.jsonc", "project", true, reader));
+      layers.push_back(read_opencode_layer(dir / ".opencode" / "opencode.json", "project", true, reader));
+      layers.push_back(read_opencode_layer(dir / ".opencode" / "opencode.jsonc", "project", true, reader));
     }
     struct Merged {
       json::object entry;
@@ -151,7 +151,7 @@ protected:
       bool project = false;
     };
     std::vector<std::pair<std::string, Merged>> merged;
-    for (const Layer& layer : layers) {
+    for (const OpencodeLayer& layer : layers) {
       res.files.push_back(layer.report);
       for (const config::ServerDefinition& def : layer.report.servers) {
         const std::string& name = def.name;
@@ -293,7 +293,7 @@ public:
   OpencodeRegistration()
       : HookFileRegistration([]() -> const HookFileSpec& {
           static const HookFileSpec spec{
-              .user_file = [](const util::Environment& env) { return user_dir(env) / "plugins" / "mcphealth.js"; },
+              .user_file = [](const util::Environment& env) { return opencode_user_dir(env) / "plugins" / "mcphealth.js"; },
               .project_file = fs::path(".opencode") / "plugins" / "mcphealth.js",
               .events = {{"PreToolUse", ""}, {"PostToolUseFailure", ""}, {"PostToolUse", ""}, {"SessionStart", ""}},
               .required_events = {"PreToolUse", "PostToolUseFailure"},

@@ -21,9 +21,9 @@ namespace json = boost::json;
 
 namespace {
 
-fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".qwen"; }
+fs::path qwen_user_dir(const util::Environment& env) { return util::home_dir(env) / ".qwen"; }
 
-using Says = hook::FailureReading::Says;
+using QwenSays = hook::FailureReading::Says;
 
 /// True when `name` ends as a name Qwen Code renamed does: `_` and seven base-36 digits.
 bool ends_in_hash(std::string_view name) {
@@ -47,10 +47,10 @@ std::optional<hook::CallTarget> respell(std::string_view tool_name, std::string_
 
 /// How Qwen Code words its servers' outages in PostToolUseFailure's `error` (0.24.4). A JSON-RPC error arrives as
 /// its message alone, which the generic signs read.
-constexpr hook::ClientWording k_wordings[] = {
-    {"Qwen Code 0.24.4", "MCP tool execution may have completed before the connection failed*", Says::transport,
+constexpr hook::ClientWording k_qwen_wordings[] = {
+    {"Qwen Code 0.24.4", "MCP tool execution may have completed before the connection failed*", QwenSays::transport,
      "a stdio server that died during the call (no \"Connection closed\" is said)"},
-    {"Qwen Code 0.24.4", "Request timed out", Says::timeout,
+    {"Qwen Code 0.24.4", "Request timed out", QwenSays::timeout,
      "a call slower than the server's `timeout` in its settings (the MCP SDK's words, without their code)"},
 };
 
@@ -70,7 +70,7 @@ public:
     return {"PreToolUse", "PostToolUseFailure", "PostToolUse", "SessionStart"};
   }
 
-  std::span<const hook::ClientWording> failure_wordings() const override { return k_wordings; }
+  std::span<const hook::ClientWording> failure_wordings() const override { return k_qwen_wordings; }
 };
 
 class QwenCatalogue final : public Catalogue {
@@ -84,7 +84,7 @@ protected:
     return read_server_files(
         inputs, env, reader,
         {{config::absolute_normal(inputs.project_dir) / ".qwen" / "settings.json", config::Scope::project},
-         {user_dir(env) / "settings.json", config::Scope::user}},
+         {qwen_user_dir(env) / "settings.json", config::Scope::user}},
         [&](config::Candidate& c, const config::FileReport&) {
           // A name Qwen Code renames is kept as written: its tools' names are not those of the server
           // whose name it was renamed to (`my.svc` is not `my_svc`), and the hook tells them apart by
@@ -108,7 +108,7 @@ public:
   QwenRegistration()
       : HookFileRegistration([]() -> const HookFileSpec& {
           static const HookFileSpec spec{
-              .user_file = [](const util::Environment& env) { return user_dir(env) / "settings.json"; },
+              .user_file = [](const util::Environment& env) { return qwen_user_dir(env) / "settings.json"; },
               .project_file = fs::path(".qwen") / "settings.json",
               .events = claude_code_events("mcp__.*"),
               .required_events = {"PreToolUse", "PostToolUseFailure"},

@@ -16,9 +16,9 @@ namespace json = boost::json;
 
 namespace {
 
-fs::path user_dir(const util::Environment& env) { return util::home_dir(env) / ".codeium" / "windsurf"; }
+fs::path windsurf_user_dir(const util::Environment& env) { return util::home_dir(env) / ".codeium" / "windsurf"; }
 
-constexpr EventName k_events[] = {{"pre_mcp_tool_use", hook::Event::pre_tool_use},
+constexpr EventName k_windsurf_events[] = {{"pre_mcp_tool_use", hook::Event::pre_tool_use},
                                   {"post_mcp_tool_use", hook::Event::post_tool_use}};
 
 class WindsurfDialect final : public Dialect {
@@ -28,7 +28,7 @@ public:
 
   hook::HookCall read(const hook::HookInput& input, const std::optional<std::string>& event_flag,
                       const util::Environment&) const override {
-    hook::HookCall call = call_of_event(input, event_flag, "agent_action_name", "pre_mcp_tool_use", k_events);
+    hook::HookCall call = call_of_event(input, event_flag, "agent_action_name", "pre_mcp_tool_use", k_windsurf_events);
     const json::object& payload = input.payload;
     const json::object* info = input.incomplete ? nullptr : util::get_object(payload, "tool_info");
     auto info_field = [&](std::string_view key) {
@@ -51,11 +51,11 @@ public:
     return {};
   }
 
-  std::vector<std::string_view> event_names() const override { return names_in(k_events); }
+  std::vector<std::string_view> event_names() const override { return names_in(k_windsurf_events); }
 };
 
 /// A Windsurf definition in the form the probes read: `serverUrl` is a remote server's URL.
-json::object as_probed(json::object raw) {
+json::object windsurf_as_probed(json::object raw) {
   if (auto url = util::get_string(raw, "serverUrl"); url && !raw.contains("url")) raw["url"] = *url;
   return raw;
 }
@@ -64,9 +64,9 @@ class WindsurfCatalogue final : public Catalogue {
 protected:
   config::Resolution read(const config::DiscoveryInputs& inputs, const util::Environment& env,
                           util::FileReader& reader) const override {
-    return read_server_files(inputs, env, reader, {{user_dir(env) / "mcp_config.json", config::Scope::user}},
+    return read_server_files(inputs, env, reader, {{windsurf_user_dir(env) / "mcp_config.json", config::Scope::user}},
                              [](config::Candidate& c, const config::FileReport& report) {
-                               c.definition.raw = as_probed(c.definition.raw);
+                               c.definition.raw = windsurf_as_probed(c.definition.raw);
                                if (util::get_bool(c.definition.raw, "disabled") == true) {
                                  c.standing = config::Standing::disabled;
                                  c.reason = "\"disabled\": true in " + report.source.file.string();
@@ -80,7 +80,7 @@ public:
   WindsurfRegistration()
       : HookFileRegistration([]() -> const HookFileSpec& {
           static const HookFileSpec spec{
-              .user_file = [](const util::Environment& env) { return user_dir(env) / "hooks.json"; },
+              .user_file = [](const util::Environment& env) { return windsurf_user_dir(env) / "hooks.json"; },
               .project_file = fs::path(".windsurf") / "hooks.json",
               .system_file = "/etc/windsurf/hooks.json",
               .events = {{"pre_mcp_tool_use", ""}, {"post_mcp_tool_use", ""}},

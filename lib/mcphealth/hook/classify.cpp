@@ -34,7 +34,7 @@ std::string failure_text(const json::object& payload) {
 
 namespace {
 
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_word_byte(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 // Lower-case, with every run of white space or hyphens folded to one space, so "Rate-Limit" and "rate  limit" match.
 std::string normalize(std::string_view text) {
@@ -56,9 +56,9 @@ std::string normalize(std::string_view text) {
 bool contains_word(const std::string& text, std::string_view phrase) {
   std::size_t pos = 0;
   while ((pos = text.find(phrase, pos)) != std::string::npos) {
-    const bool start_ok = pos == 0 || !is_word_char(text[pos - 1]);
+    const bool start_ok = pos == 0 || !is_word_byte(text[pos - 1]);
     const std::size_t end = pos + phrase.size();
-    const bool end_ok = end >= text.size() || !is_word_char(text[end]);
+    const bool end_ok = end >= text.size() || !is_word_byte(text[end]);
     if (start_ok && end_ok) return true;
     ++pos;
   }
@@ -77,7 +77,7 @@ bool any_word(const std::string& text, const Phrases& phrases) {
 bool ends_with_word(std::string_view text, std::string_view phrase) {
   if (text.size() < phrase.size() || text.substr(text.size() - phrase.size()) != phrase) return false;
   const std::size_t start = text.size() - phrase.size();
-  return start == 0 || !is_word_char(text[start - 1]);
+  return start == 0 || !is_word_byte(text[start - 1]);
 }
 
 /// True when `status` stands in `text` as an HTTP status: after a word that introduces one (`HTTP 503`,
@@ -90,7 +90,7 @@ bool reports_status(const std::string& text, std::string_view status, std::strin
   std::size_t pos = 0;
   while ((pos = text.find(status, pos)) != std::string::npos) {
     const std::size_t end = pos + status.size();
-    const bool whole = (pos == 0 || !is_word_char(text[pos - 1])) && (end >= text.size() || !is_word_char(text[end]));
+    const bool whole = (pos == 0 || !is_word_byte(text[pos - 1])) && (end >= text.size() || !is_word_byte(text[end]));
     if (whole) {
       std::string_view before(text.data(), pos);
       while (!before.empty() && std::string_view(" :=(\"'[").find(before.back()) != std::string_view::npos) {

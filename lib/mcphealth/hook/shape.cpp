@@ -35,7 +35,7 @@ std::string_view type_name(const json::value& v) {
   }
 }
 
-void walk(const json::object& o, const std::string& prefix, int depth, std::set<std::string>& fields,
+void walk_shape(const json::object& o, const std::string& prefix, int depth, std::set<std::string>& fields,
           std::string& error) {
   for (const auto& kv : o) {
     const std::string path = prefix + std::string(kv.key());
@@ -46,7 +46,7 @@ void walk(const json::object& o, const std::string& prefix, int depth, std::set<
         error = std::string(m->get_string());
     }
     if (kv.value().is_object() && depth < 3 && !holds_tool_values(kv.key())) {
-      walk(kv.value().get_object(), path + ".", depth + 1, fields, error);
+      walk_shape(kv.value().get_object(), path + ".", depth + 1, fields, error);
     } else if (kv.value().is_object() && holds_tool_values(kv.key())) {
       // A failure's text may sit inside the tool's response (Gemini CLI: tool_response.error).
       if (const auto* e = kv.value().get_object().if_contains("error"); e && e->is_string() && error.empty())
@@ -60,7 +60,7 @@ void walk(const json::object& o, const std::string& prefix, int depth, std::set<
 std::string payload_shape(std::string_view agent, const HookInput& input) {
   std::set<std::string> fields;
   std::string error;
-  walk(input.payload, "", 1, fields, error);
+  walk_shape(input.payload, "", 1, fields, error);
   json::array names;
   for (const auto& f : fields) names.emplace_back(f);
   json::object line{{"agent", agent}, {"fields", std::move(names)}};

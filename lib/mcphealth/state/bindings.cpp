@@ -1,5 +1,6 @@
 #include <mcphealth/state/bindings.hpp>
 
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <algorithm>
@@ -10,7 +11,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view k_definition = "definition";
 
 std::vector<std::string> strings_of(const json::object& o, std::string_view key) {
   std::vector<std::string> out;
@@ -38,7 +38,7 @@ std::optional<Binding> FolderBindings::find(std::string_view server) const {
   const json::object* b = util::get_object(names, server);
   if (b == nullptr) return std::nullopt;
   Binding out;
-  out.definition = util::get_string(*b, k_definition);
+  out.definition = util::get_string(*b, field::definition);
   out.standing =
       util::get_string(*b, "standing").value_or(std::string(out.definition ? k_standing_active : k_standing_undefined));
   out.reason = util::get_string(*b, "reason").value_or("");
@@ -61,7 +61,7 @@ namespace {
 json::object stored_form(const Binding& b) {
   json::object o;
   if (b.definition) {
-    o[k_definition] = *b.definition;
+    o[field::definition] = *b.definition;
     if (b.project) o["project"] = *b.project;
   } else {
     o["standing"] = b.standing;

@@ -20,6 +20,8 @@ inline constexpr std::string_view source = "source";
 inline constexpr std::string_view restored_by = "restoredBy";
 inline constexpr std::string_view updated_by = "updatedBy";
 inline constexpr std::string_view probe = "probe";
+// The definition (fingerprint) an entry, a binding or a history line is about.
+inline constexpr std::string_view definition = "definition";
 // Failed calls in a row, across recoveries (mcphealth's own: a passing handshake does not clear them; a call that
 // succeeds does): how many, when the last failed, and its tool.
 inline constexpr std::string_view failed_calls = "failedCalls";

@@ -41,7 +41,6 @@ constexpr std::string_view k_by = "by";
 constexpr std::string_view k_text = "text";
 constexpr std::string_view k_code = "code";
 constexpr std::string_view k_event = "event";
-constexpr std::string_view k_definition = "definition";
 constexpr std::string_view k_scope = "scope";
 constexpr std::string_view k_project = "project";
 
@@ -117,7 +116,7 @@ json::object HistoryEvent::to_json() const {
   if (!text.empty()) o[k_text] = util::cap_utf8(util::redact(text), k_history_text_bytes);
   if (!code.empty()) o[k_code] = code;
   if (!event.empty()) o[k_event] = event;
-  if (definition) o[k_definition] = *definition;
+  if (definition) o[field::definition] = *definition;
   if (scope) o[k_scope] = *scope;
   if (project) o[k_project] = *project;
   return o;
@@ -133,7 +132,7 @@ std::optional<HistoryEvent> HistoryEvent::from_json(const json::object& obj) {
   e.text = util::redact(util::get_string(obj, k_text).value_or(""));
   e.code = util::get_string(obj, k_code).value_or("");
   e.event = util::get_string(obj, k_event).value_or("");
-  e.definition = util::get_string(obj, k_definition);
+  e.definition = util::get_string(obj, field::definition);
   e.scope = util::get_string(obj, k_scope);
   e.project = util::get_string(obj, k_project);
   return e;

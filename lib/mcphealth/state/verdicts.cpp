@@ -12,15 +12,14 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view k_definitions = "definitions";
-constexpr std::string_view k_definition = "definition";
 
-json::object& object_at(json::object& doc, std::string_view key) {
+json::object& verdicts_object_at(json::object& doc, std::string_view key) {
   json::value& v = doc[key];
   if (!v.is_object()) v = json::object();
   return v.get_object();
 }
 
-json::value optional_string(const std::optional<std::string>& s) { return s ? json::value(*s) : json::value(nullptr); }
+json::value string_or_null(const std::optional<std::string>& s) { return s ? json::value(*s) : json::value(nullptr); }
 
 } // namespace
 
@@ -36,7 +35,7 @@ std::string_view writer_name(Writer by) {
   return {};
 }
 
-std::optional<std::string> definition_of(const json::object& entry) { return util::get_string(entry, k_definition); }
+std::optional<std::string> definition_of(const json::object& entry) { return util::get_string(entry, field::definition); }
 
 std::optional<std::string> verdict_tool_server(const json::object& entry) { return util::get_string(entry, "toolName"); }
 
@@ -72,7 +71,7 @@ const json::object* decision_entry(const StateSnapshot& snap, std::string_view s
 void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(json::object&)>& mark) {
   if (who.tool_server.size() > k_max_name_bytes || who.server.size() > k_max_name_bytes) return;
-  json::object& all = object_at(doc, k_definitions);
+  json::object& all = verdicts_object_at(doc, k_definitions);
   std::vector<std::string> stale;
   for (const auto& kv : all) {
     const json::object* v = kv.value().is_object() ? &kv.value().get_object() : nullptr;
@@ -90,12 +89,12 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
   json::object& entry = slot.get_object();
   mark(entry);
   entry[field::updated_by] = writer_name(by);
-  entry[k_definition] = who.fingerprint;
+  entry[field::definition] = who.fingerprint;
   if (!who.server.empty()) { // labels are known where the definition was resolved; a refresh keeps them
     entry["server"] = who.server;
     entry["toolName"] = who.tool_server;
     entry["scope"] = who.scope;
-    entry["project"] = optional_string(who.project);
+    entry["project"] = string_or_null(who.project);
     if (who.source) entry[field::source] = *who.source;
   }
   const std::string mirror_key = util::get_string(entry, "toolName").value_or(who.tool_server);
@@ -106,14 +105,14 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
 void record_unbound(json::object& doc, std::string_view server, Writer by, const std::function<void(json::object&)>& mark) {
   if (server.size() > k_max_name_bytes) return;
   json::object& entry = entry_of(doc, server);
-  entry.erase(k_definition); // no longer any definition's verdict
+  entry.erase(field::definition); // no longer any definition's verdict
   mark(entry);
   entry[field::updated_by] = writer_name(by);
 }
 
 bool forget_server(json::object& doc, std::string_view server) {
   bool removed = servers_of(doc).erase(server) > 0;
-  json::object& all = object_at(doc, k_definitions);
+  json::object& all = verdicts_object_at(doc, k_definitions);
   std::vector<std::string> gone;
   for (const auto& kv : all) {
     if (!kv.value().is_object()) continue;
@@ -133,7 +132,7 @@ bool forget_server(json::object& doc, std::string_view server) {
 }
 
 bool forget_verdict(json::object& doc, std::string_view fingerprint) {
-  bool removed = object_at(doc, k_definitions).erase(fingerprint) > 0;
+  bool removed = verdicts_object_at(doc, k_definitions).erase(fingerprint) > 0;
   json::object& servers = servers_of(doc);
   std::vector<std::string> mirrors;
   for (const auto& kv : servers) {

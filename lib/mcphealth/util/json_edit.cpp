@@ -15,7 +15,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t k_none = std::string_view::npos;
+constexpr std::size_t k_no_item = std::string_view::npos;
 
 /// A longest-common-run table past this many cells is not built: a list that long is matched by position.
 constexpr std::size_t k_max_alignment_cells = 1'000'000;
@@ -50,8 +50,8 @@ std::optional<Container> scan_container(std::string_view text, std::size_t at) {
     Item item;
     item.begin = i;
     if (is_object) {
-      const std::size_t key_end = i < text.size() && text[i] == '"' ? json_value_end(text, i) : k_none;
-      if (key_end == k_none) return std::nullopt;
+      const std::size_t key_end = i < text.size() && text[i] == '"' ? json_value_end(text, i) : k_no_item;
+      if (key_end == k_no_item) return std::nullopt;
       const JsonParse key = parse_json(text.substr(i, key_end - i));
       if (!key || !key->is_string()) return std::nullopt;
       item.key = std::string(key->get_string());
@@ -61,7 +61,7 @@ std::optional<Container> scan_container(std::string_view text, std::size_t at) {
     }
     item.value_begin = i;
     item.end = json_value_end(text, i);
-    if (item.end == k_none || item.end == i) return std::nullopt;
+    if (item.end == k_no_item || item.end == i) return std::nullopt;
     i = json_skip_space(text, item.end);
     c.items.push_back(std::move(item));
     if (i < text.size() && text[i] == ',') {
@@ -78,8 +78,8 @@ std::optional<Container> scan_container(std::string_view text, std::size_t at) {
 
 /// The spaces and tabs that begin the line `pos` is on.
 std::string line_indent(std::string_view text, std::size_t pos) {
-  const std::size_t newline = pos == 0 ? k_none : text.rfind('\n', pos - 1);
-  const std::size_t start = newline == k_none ? 0 : newline + 1;
+  const std::size_t newline = pos == 0 ? k_no_item : text.rfind('\n', pos - 1);
+  const std::size_t start = newline == k_no_item ? 0 : newline + 1;
   std::size_t i = start;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
   return std::string(text.substr(start, i - start));
@@ -140,10 +140,10 @@ struct Layout {
   std::string separator;
 };
 
-/// One item of the rewritten container, and which old item it stands for (k_none for a new one).
+/// One item of the rewritten container, and which old item it stands for (k_no_item for a new one).
 struct Piece {
   std::string text;
-  std::size_t from = k_none;
+  std::size_t from = k_no_item;
 };
 
 class Rewriter {
@@ -178,7 +178,7 @@ private:
       return l;
     }
     const std::string_view lead = slice(c.open + 1, c.items.front().begin);
-    l.one_line = lead.find('\n') == k_none ? OneLine::yes : OneLine::no;
+    l.one_line = lead.find('\n') == k_no_item ? OneLine::yes : OneLine::no;
     l.indent = line_indent(m_text, c.items.front().begin);
     // The file's own indent step: how much deeper the items sit than the line the container opens on.
     const std::string outer = line_indent(m_text, c.open);
@@ -203,7 +203,7 @@ private:
     for (std::size_t k = 0; k < pieces.size(); ++k) {
       if (k > 0) {
         const std::size_t a = pieces[k - 1].from;
-        out += a != k_none && a + 1 < c.items.size() ? std::string(slice(c.items[a].end, c.items[a + 1].begin))
+        out += a != k_no_item && a + 1 < c.items.size() ? std::string(slice(c.items[a].end, c.items[a + 1].begin))
                                                      : layout.separator;
       }
       out += pieces[k].text;
@@ -288,7 +288,7 @@ std::string rewrite_json(std::string_view before, const json::value& after) {
   const JsonParse was = parse_json(before, JsonComments::allowed);
   if (!was) return pretty_json(after);
   const std::size_t end = json_value_end(before, begin);
-  if (end == k_none || json_skip_space(before, end) != before.size()) return pretty_json(after);
+  if (end == k_no_item || json_skip_space(before, end) != before.size()) return pretty_json(after);
   Rewriter rewriter(before);
   return std::string(before.substr(0, begin)) + rewriter.value(begin, end, *was, after) +
          std::string(before.substr(end));
