@@ -1,9 +1,17 @@
 #include <mcphealth/state/entry.hpp>
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 using namespace mcphealth;
 namespace json = boost::json;
@@ -224,3 +232,162 @@ TEST_CASE("a server that goes down again within a TTL of coming back goes on bac
     CHECK(s.flaps == 0);
   }
 }
+
+// Every field of an entry, held to what every kind of mark does with it: kept as it was (K), written by the mark
+// (W), or cleared (null or gone: C). A field added to fields.hpp without a row here, or a mark site that wipes a
+// field it should keep, fails.
+namespace test_entry_marks {
+namespace {
+
+using namespace mcphealth;
+namespace json = boost::json;
+
+constexpr util::EpochMs k_now = 1'800'000'000'000;
+
+/// An entry with every field set to a value no mark writes.
+json::object everything(std::string_view status, util::EpochMs retry_at) {
+  namespace f = state::field;
+  json::object e;
+  e[f::status] = status;
+  e[f::checked_at] = k_now - 7'000;
+  e[f::expires_at] = status == "healthy" ? k_now + 1'000 : k_now - 7'000;
+  e[f::next_retry_at] = status == "healthy" ? json::value(nullptr) : json::value(retry_at);
+  e[f::last_restored_at] = k_now - 3'000'000;
+  e[f::down_since] = k_now - 9'000;
+  e[f::failure_count] = status == "healthy" ? 0 : 3;
+  e[f::last_error] = "old error";
+  e[f::last_failure_code] = 502;
+  e[f::source] = "/old/.mcp.json";
+  e[f::restored_by] = "reconnect";
+  e[f::updated_by] = "someone";
+  e[f::probe] = json::object{{"kind", "exited"}};
+  e[f::definition] = "fp-old";
+  e[f::failed_calls] = 1;
+  e[f::last_failed_call_at] = k_now - 8'000;
+  e[f::last_failed_tool] = "old_tool";
+  e[f::code_files] = json::array{"/old/server.js"};
+  e[f::credential_files] = json::array{"/old/creds.json"};
+  e[f::recent_failures] = 4;
+  e[f::flaps] = 1;
+  return e;
+}
+
+state::MarkContext context() {
+  state::MarkContext c;
+  c.now = k_now;
+  c.ttl_ms = 120'000;
+  c.backoff_ms = 30'000;
+  c.max_backoff_ms = 600'000;
+  c.source = "/new/.mcp.json";
+  return c;
+}
+
+state::ProbeDetails details() {
+  state::ProbeDetails d;
+  d.kind = "answered";
+  return d;
+}
+
+struct Kind {
+  const char* name;
+  json::object before;
+  std::function<void(json::object&)> mark;
+};
+
+std::vector<Kind> kinds() {
+  std::vector<Kind> out;
+  out.push_back({"a probe passes", everything("healthy", 0),
+                 [](json::object& e) { state::mark_healthy(e, state::healthy_mark(context(), details())); }});
+  out.push_back({"a restore", everything("unhealthy", k_now + 60'000), [](json::object& e) {
+                   state::MarkContext c = context();
+                   c.restored_by = state::RestoredBy::tool_success;
+                   state::mark_healthy(e, state::healthy_mark(c));
+                 }});
+  out.push_back({"a mark extended", everything("healthy", 0), [](json::object& e) { state::refresh_healthy(e, k_now, 120'000); }});
+  out.push_back({"a probe fails, its retry due", everything("unhealthy", k_now - 1), [](json::object& e) {
+                   state::UnhealthyMark m = state::unhealthy_mark(context(), "refused", state::FailureCode::none());
+                   m.probe = details();
+                   m.escalate = state::Escalate::when_due;
+                   state::mark_unhealthy(e, m);
+                 }});
+  out.push_back({"a probe fails in its backoff", everything("unhealthy", k_now + 60'000), [](json::object& e) {
+                   state::UnhealthyMark m = state::unhealthy_mark(context(), "refused", state::FailureCode::none());
+                   m.probe = details();
+                   m.escalate = state::Escalate::when_due;
+                   state::mark_unhealthy(e, m);
+                 }});
+  out.push_back({"a call fails", everything("healthy", 0), [](json::object& e) {
+                   state::UnhealthyMark m = state::unhealthy_mark(context(), "closed", state::FailureCode::none());
+                   m.failed_calls = 2;
+                   m.failed_tool = "new_tool";
+                   m.code_files = {"/new/server.js"};
+                   m.credential_files = {"/new/creds.json"};
+                   state::mark_unhealthy(e, m);
+                 }});
+  return out;
+}
+
+char what_became(const json::object& before, const json::object& after, std::string_view field) {
+  const json::value* b = before.if_contains(field);
+  const json::value* a = after.if_contains(field);
+  if (a == nullptr || a->is_null()) return b == nullptr || b->is_null() ? 'K' : 'C';
+  if (b != nullptr && *a == *b) return 'K';
+  return 'W';
+}
+
+} // namespace
+
+/// What each kind of mark (in kinds()' order: a probe passes, a restore, a mark extended, a probe fails with its
+/// retry due, a probe fails in its backoff, a call fails) does with each field.
+const std::map<std::string, std::string> k_rows = {
+    {"status", "KWKKKW"},          {"checkedAt", "WWWWWW"},        {"expiresAt", "WWWWWW"},
+    {"nextRetryAt", "KCKWKW"},     {"lastRestoredAt", "KWKKKK"},   {"downSince", "CCKKKW"},
+    {"failureCount", "KWKWKW"},    {"lastError", "CCKWWW"},        {"lastFailureCode", "CCKCCC"},
+    {"source", "WWKWKW"},          {"restoredBy", "KWKKKK"},       {"updatedBy", "KKKKKK"},
+    {"probe", "WCKWWC"},           {"definition", "KKKKKK"},       {"failedCalls", "KKKKKW"},
+    {"lastFailedCallAt", "KKKKKW"}, {"lastFailedTool", "KKKKKW"},  {"codeFiles", "KKKKKW"},
+    {"credentialFiles", "KKKKKW"}, {"recentFailures", "CWCKKC"},   {"flaps", "CKCKKC"},
+};
+
+TEST_CASE("every field of an entry is kept, written or cleared by each kind of mark, as its row says", "[entry][marks]") {
+  const std::vector<Kind> all = kinds();
+  for (std::string_view f : state::field::entry_fields) {
+    INFO("field " << f);
+    const auto row = k_rows.find(std::string(f));
+    REQUIRE(row != k_rows.end()); // a new field needs its row
+    REQUIRE(row->second.size() == all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      INFO(all[i].name);
+      json::object e = all[i].before;
+      all[i].mark(e);
+      CHECK(what_became(all[i].before, e, f) == row->second[i]);
+      // Read back as written: the entry parses, and says what the mark made it.
+      const state::ServerEntry read = state::ServerEntry::from_json(e);
+      CHECK(read.checked_at == std::optional<util::EpochMs>(k_now));
+    }
+  }
+  CHECK(k_rows.size() == std::size(state::field::entry_fields));
+}
+
+TEST_CASE("entry_fields names every field of an entry that fields.hpp spells", "[entry][marks]") {
+  // The source's own list: every `inline constexpr std::string_view` above the probe object's fields.
+  const std::filesystem::path fields =
+      std::filesystem::path(MCPHEALTH_TEST_PAYLOADS).parent_path().parent_path().parent_path() / "lib" / "mcphealth" /
+      "state" / "fields.hpp";
+  std::ifstream in(fields);
+  REQUIRE(in);
+  std::vector<std::string> spelled;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("The entry's `probe` object") != std::string::npos) break;
+    const std::string lead = "inline constexpr std::string_view ";
+    if (line.rfind(lead, 0) != 0 || line.find("entry_fields") != std::string::npos) continue;
+    const std::size_t quote = line.find('"');
+    spelled.push_back(line.substr(quote + 1, line.find('"', quote + 1) - quote - 1));
+  }
+  std::vector<std::string> listed(std::begin(state::field::entry_fields), std::end(state::field::entry_fields));
+  std::sort(spelled.begin(), spelled.end());
+  std::sort(listed.begin(), listed.end());
+  CHECK(spelled == listed);
+}
+
+} // namespace test_entry_marks

@@ -241,10 +241,15 @@ AfterSuccess take_success_in(boost::json::object& entry, util::EpochMs now, std:
   switch (after) {
   case AfterSuccess::nothing:
   case AfterSuccess::forget_failed_calls: break;
-  case AfterSuccess::restore:
-    state::mark_healthy(entry,
-                        {.now = now, .ttl_ms = ttl, .source = fresh.source, .restored_by = state::RestoredBy::tool_success});
+  case AfterSuccess::restore: {
+    state::MarkContext restored;
+    restored.now = now;
+    restored.ttl_ms = ttl;
+    restored.source = fresh.source;
+    restored.restored_by = state::RestoredBy::tool_success;
+    state::mark_healthy(entry, state::healthy_mark(restored));
     break;
+  }
   case AfterSuccess::extend: state::refresh_healthy(entry, now, ttl); break;
   }
   return after;

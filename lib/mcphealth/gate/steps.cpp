@@ -227,15 +227,11 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     return answer(answer_after_failure(c.event, down, FailureRecord::marked));
   }
 
-  state::UnhealthyMark mark{.now = c.now,
-                            .error = util::cap_utf8(f.failed.text, k_max_model_text_bytes),
-                            .code = reading.code.value_or(state::FailureCode::none()),
-                            .source = cand ? std::optional(cand->definition.source.string()) : std::nullopt,
-                            .backoff_ms = s.backoff_ms.value,
-                            .max_backoff_ms = s.max_backoff_ms.value,
-                            .began_at = f.failed.began,
-                            .failed_tool = call.tool,
-                            .remember_ms = s.ttl_ms.value};
+  state::UnhealthyMark mark = state::unhealthy_mark(
+      probe::mark_context(s, c.now, cand ? std::optional(cand->definition.source.string()) : std::nullopt, std::nullopt),
+      util::cap_utf8(f.failed.text, k_max_model_text_bytes), reading.code.value_or(state::FailureCode::none()));
+  mark.began_at = f.failed.began;
+  mark.failed_tool = call.tool;
   if (cand && cand->resolved) {
     if (const auto* stdio = std::get_if<config::StdioServer>(&cand->resolved->transport))
       mark.code_files = config::code_files(*stdio);

@@ -56,22 +56,13 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
       result = held_for_credentials(&entry, std::move(result), newest_change(e.credential_files, util::disk()));
   }
   if (result.ok) {
-    state::mark_healthy(entry, {.now = c.now,
-                                .ttl_ms = c.ttl_ms,
-                                .source = c.source,
-                                .restored_by = c.restored_by,
-                                .probe = result.details()});
+    state::mark_healthy(entry, state::healthy_mark(c, result.details()));
   } else {
-    state::mark_unhealthy(entry, {.now = c.now,
-                                  .error = result.reason,
-                                  .code = result.code,
-                                  .source = c.source,
-                                  .backoff_ms = c.backoff_ms,
-                                  .max_backoff_ms = c.max_backoff_ms,
-                                  .retry_after_ms = result.retry_after_ms,
-                                  .probe = result.details(),
-                                  .escalate = state::Escalate::when_due,
-                                  .remember_ms = c.ttl_ms});
+    state::UnhealthyMark mark = state::unhealthy_mark(c, result.reason, result.code);
+    mark.retry_after_ms = result.retry_after_ms;
+    mark.probe = result.details();
+    mark.escalate = state::Escalate::when_due;
+    state::mark_unhealthy(entry, mark);
   }
 }
 

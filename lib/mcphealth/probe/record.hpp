@@ -11,16 +11,8 @@
 
 namespace mcphealth::probe {
 
-/// What a mark needs besides the result.
-struct MarkContext {
-  util::EpochMs now = 0;
-  std::int64_t ttl_ms = 0;
-  std::int64_t backoff_ms = 0;
-  std::int64_t max_backoff_ms = 0;
-  std::optional<std::string> source;
-  /// For a healthy mark that restores a server: how.
-  std::optional<state::RestoredBy> restored_by;
-};
+/// What a mark needs besides the result (state::MarkContext).
+using MarkContext = state::MarkContext;
 
 /// A probe meets a server that refused the agent's token as it meets any OAuth server, asking for a token
 /// (`needs-auth`, which allows the call): while the agent's credential files are there (`changed_at`: when the

@@ -267,20 +267,30 @@ void clear_failed_calls(json::object& entry) {
   entry.erase(field::credential_files);
 }
 
-void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
-  if (mark.began_at && marked_since(entry, *mark.began_at)) return;
-  if (mark.escalate == Escalate::when_due) {
-    const ServerEntry e = ServerEntry::from_json(entry);
-    if (e.unhealthy() && e.next_retry_at && *e.next_retry_at > mark.now) {
-      entry[field::checked_at] = mark.now;
-      entry[field::expires_at] = mark.now;
-      entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
-      entry[field::last_failure_code] = mark.code.to_json();
-      if (mark.probe) entry[field::probe] = mark.probe->to_json();
-      return;
-    }
-  }
-  const bool was_down = util::get_string(entry, field::status) == std::optional<std::string>("unhealthy");
+HealthyMark healthy_mark(const MarkContext& c, std::optional<ProbeDetails> probe) {
+  return {.now = c.now, .ttl_ms = c.ttl_ms, .source = c.source, .restored_by = c.restored_by, .probe = std::move(probe)};
+}
+
+UnhealthyMark unhealthy_mark(const MarkContext& c, std::string error, FailureCode code) {
+  return {.now = c.now,
+          .error = std::move(error),
+          .code = code,
+          .source = c.source,
+          .backoff_ms = c.backoff_ms,
+          .max_backoff_ms = c.max_backoff_ms,
+          .remember_ms = c.ttl_ms};
+}
+
+namespace {
+
+/// What an unhealthy mark saw, written whether it counts one more failure or not: when, the error, the probe's
+/// details, and a failed call's own fields.
+void write_what_was_seen(json::object& entry, const UnhealthyMark& mark) {
+  entry[field::checked_at] = mark.now;
+  entry[field::expires_at] = mark.now;
+  entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
+  entry[field::last_failure_code] = mark.code.to_json();
+  if (mark.probe) entry[field::probe] = mark.probe->to_json();
   if (mark.failed_calls > 0) {
     entry[field::failed_calls] = clamp_failure_count(mark.failed_calls);
     entry[field::last_failed_call_at] = mark.now;
@@ -288,6 +298,19 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
     write_files(entry, field::code_files, mark.code_files);
     write_files(entry, field::credential_files, mark.credential_files);
   }
+}
+
+} // namespace
+
+void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
+  if (mark.began_at && marked_since(entry, *mark.began_at)) return;
+  const ServerEntry before = ServerEntry::from_json(entry);
+  const bool in_backoff = before.unhealthy() && before.next_retry_at && *before.next_retry_at > mark.now;
+  const bool was_down = before.unhealthy();
+  write_what_was_seen(entry, mark);
+  // A probe while the server waits for its retry (by hand, or cron's) says what it saw, but neither counts one more
+  // failure nor moves the retry.
+  if (mark.escalate == Escalate::when_due && in_backoff) return;
   std::int64_t failures = std::max(clamp_failure_count(util::get_int(entry, field::failure_count).value_or(0)) + 1,
                                    clamp_failure_count(mark.failed_calls - 1));
   if (!was_down) {
@@ -306,22 +329,14 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
   entry[field::status] = "unhealthy";
-  entry[field::checked_at] = mark.now;
-  entry[field::expires_at] = mark.now;
   entry[field::next_retry_at] = mark.now + delay;
   entry[field::failure_count] = failures;
   // The first failure in a row starts the outage; later ones keep its start (an entry another writer made without
   // one stays without: that start is unknown).
   if (failures == 1 || !was_down) entry[field::down_since] = mark.now;
-  entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
-  entry[field::last_failure_code] = mark.code.to_json();
   if (mark.source || !entry.contains(field::source)) entry[field::source] = optional_string(mark.source);
   if (!entry.contains(field::last_restored_at)) entry[field::last_restored_at] = nullptr;
-  if (mark.probe) {
-    entry[field::probe] = mark.probe->to_json();
-  } else {
-    entry.erase(field::probe);
-  }
+  if (!mark.probe) entry.erase(field::probe);
 }
 
 } // namespace mcphealth::state

@@ -227,6 +227,26 @@ std::int64_t clamp_failure_count(std::int64_t count);
 /// Returns the retry delay after `failure_count` consecutive failures: min(base * 2^(n-1), cap).
 std::int64_t backoff_delay_ms(std::int64_t failure_count, std::int64_t base_ms, std::int64_t cap_ms);
 
+/// What every mark made in one run is made from: the clock's reading, the server's settings that bound it (its
+/// TTL and backoff, policy applied), the config file its definition came from, and, for a mark that restores a
+/// server, how. Marks are built from it in one place (healthy_mark, unhealthy_mark), by the hook, `probe`, `watch`
+/// and `refresh` alike.
+struct MarkContext {
+  util::EpochMs now = 0;
+  std::int64_t ttl_ms = 0;
+  std::int64_t backoff_ms = 0;
+  std::int64_t max_backoff_ms = 0;
+  std::optional<std::string> source = std::nullopt;
+  std::optional<RestoredBy> restored_by = std::nullopt;
+};
+
+/// A healthy mark in context `c`, with what the probe saw (none: the entry keeps no `probe`).
+HealthyMark healthy_mark(const MarkContext& c, std::optional<ProbeDetails> probe = std::nullopt);
+
+/// An unhealthy mark in context `c` for a failure: its words and code. What else the failure knows (a probe's
+/// details, a call's tool and files) the caller adds to it.
+UnhealthyMark unhealthy_mark(const MarkContext& c, std::string error, FailureCode code);
+
 /// Marks `entry` healthy: status, checkedAt, expiresAt = now + TTL, nextRetryAt null, failureCount 0, lastError and
 /// lastFailureCode null, source; `lastRestoredAt` = now when it was not healthy before.
 void mark_healthy(boost::json::object& entry, const HealthyMark& mark);

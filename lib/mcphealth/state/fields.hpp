@@ -38,6 +38,14 @@ inline constexpr std::string_view credential_files = "credentialFiles";
 inline constexpr std::string_view recent_failures = "recentFailures";
 inline constexpr std::string_view flaps = "flaps";
 
+/// Every field of a server entry above, in the order written: the marks' round trip test (tests/unit/test_entry.cpp)
+/// holds each to what every kind of mark does with it, so a field missing here, or from its table, fails there.
+inline constexpr std::string_view entry_fields[] = {
+    status,          checked_at,      expires_at,    next_retry_at,   last_restored_at, down_since,
+    failure_count,   last_error,      last_failure_code, source,      restored_by,      updated_by,
+    probe,           definition,      failed_calls,  last_failed_call_at, last_failed_tool, code_files,
+    credential_files, recent_failures, flaps};
+
 // The entry's `probe` object: what the last probe saw.
 inline constexpr std::string_view probe_kind = "kind";
 inline constexpr std::string_view latency_ms = "latencyMs";
