@@ -36,6 +36,8 @@ struct InstallOptions {
   /// `--service`: the background prober's service file instead of a hook (cmd/service.cpp), for `--manager`.
   bool service = false;
   std::optional<ops::ServiceManager> manager;
+  /// `--force`, with --service: replace a service file mcphealth did not write, keeping it as a backup.
+  bool force = false;
 };
 
 /// Adds `install` and `uninstall` to `app`.

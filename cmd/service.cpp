@@ -31,6 +31,12 @@ void add_service_options(CLI::App* sub, const std::shared_ptr<InstallOptions>& o
           {{"systemd", ops::ServiceManager::systemd}, {"launchd", ops::ServiceManager::launchd}}))
       ->type_name("NAME")
       ->needs(service);
+  if (!uninstall) {
+    sub->add_flag("--force", o->force,
+                  "With --service: replace a service file mcphealth did not write (one made by hand), keeping it as "
+                  "a backup beside it (FILE.bak-TIME)")
+        ->needs(service);
+  }
   // What names an agent's hook has no meaning for the service.
   for (const char* name : {"--agent", "--scope", "--cwd", "--events", "--statusline", "--disable-js-hook", "--no-trust",
                            "--list-agents", "--list-events"}) {
@@ -102,11 +108,31 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
   const config::Settings settings = config::resolve_settings(env, globals.overrides());
   const ops::ServiceInputs in =
       ops::service_inputs(manager, *binary, settings, discovery_for(env, settings, std::nullopt), env);
+  if (const auto refused = ops::refused_value(in)) {
+    util::log::error("install --service: " + *refused);
+    return k_exit_usage;
+  }
   const ops::ServiceFile file = ops::service_file(in, env);
   const auto now = util::read_file(file.path);
   const bool changed = !now || *now != file.text;
+  // A unit someone made by hand (from an older README's example, say) is theirs: kept, or set aside with --force.
+  std::optional<fs::path> set_aside;
+  if (now && changed && !ops::written_by_mcphealth(*now)) {
+    if (!o.force) {
+      util::log::error(file.path.string() + " was not written by mcphealth install --service: it is left as it is; "
+                       "--force replaces it, keeping it as a backup beside it");
+      return k_exit_usage;
+    }
+    set_aside = ops::backup_path(file.path.string(), util::SystemClock().now_ms());
+  }
   if (!o.dry_run && changed) {
     std::error_code ec;
+    if (set_aside) {
+      if (auto kept = util::atomic_replace(*set_aside, *now, 0600); !kept) {
+        util::log::error("cannot keep a backup of " + file.path.string() + ": " + kept.error().message);
+        return k_exit_usage;
+      }
+    }
     fs::create_directories(file.path.parent_path(), ec);
     if (auto written = util::atomic_replace(file.path, file.text, 0644); !written) {
       util::log::error("cannot write " + file.path.string() + ": " + written.error().message);
@@ -124,7 +150,8 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
                      {"pathRecorded", in.path_recorded},
                      {"variables", std::move(variables)},
                      {"envFile", file.env_file.string()},
-                     {"load", file.load}};
+                     {"load", file.load},
+                     {"backup", set_aside ? json::value(set_aside->string()) : json::value(nullptr)}};
     if (o.dry_run) out["text"] = file.text;
     print_json(out);
     return k_exit_ok;
@@ -135,6 +162,7 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
     return k_exit_ok;
   }
   say("%s %s\n", changed ? "wrote" : "already in place:", file.path.c_str());
+  if (set_aside) say("the file that was there is kept as %s\n", set_aside->c_str());
   if (!in.variables.empty()) {
     say("your servers reference %s: set each in %s (NAME=value lines, chmod 600); the service reads it, nothing copies "
         "it\n",

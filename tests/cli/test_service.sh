@@ -119,7 +119,8 @@ case_doctor_checks_the_service_file_in_place() {
   agent_setup
   mcph install --service --manager systemd
   mcph doctor
-  assert_contains "$OUT" "service: ~/.config/systemd/user/mcphealth-watch.service: systemd runs watch --probe"
+  assert_contains "$OUT" "service: ~/.config/systemd/user/mcphealth-watch.service: written, not enabled"
+  assert_not_contains "$OUT" "systemd runs watch --probe" "never a ✔ systemd did not give"
   # The traps of a hand-edited one: a bare program name, a fail-open setting left in, no PATH.
   sed -i 's|^ExecStart=.*|ExecStart=mcphealth watch --probe|; /^Environment=/d' "$(UNIT)"
   echo 'Environment=ECC_MCP_HEALTH_FAIL_OPEN=1' >> "$(UNIT)"
@@ -133,6 +134,124 @@ case_doctor_checks_the_service_file_in_place() {
   sed -i "s|<string>$HOME/Library/Logs|<string>~/Library/Logs|" "$(PLIST)"
   mcph doctor
   assert_contains "$OUT" "com.mcphealth.watch.plist: it names a path with ~, which launchd does not expand"
+}
+
+# doctor asks the manager whether the prober runs. Here no user manager runs (PID 1 is not systemd, or no session
+# bus): `systemctl --user is-enabled` still reads the unit's links, and `is-active` cannot answer, so this covers
+# "written, not enabled" and "enabled, could not ask whether it runs"; "running" needs a user manager (not here).
+case_doctor_asks_whether_the_service_is_enabled_and_says_when_it_cannot_ask_whether_it_runs() {
+  agent_setup
+  mcph install --service --manager systemd
+  mcph doctor
+  assert_contains "$OUT" "mcphealth-watch.service: written, not enabled"
+  assert_contains "$OUT" "fix: systemctl --user daemon-reload && systemctl --user enable --now mcphealth-watch.service"
+  # `systemctl enable` makes this link: enabled, whoever asks.
+  mkdir -p "$(dirname "$(UNIT)")/default.target.wants"
+  ln -s "$(UNIT)" "$(dirname "$(UNIT)")/default.target.wants/mcphealth-watch.service"
+  mcph doctor
+  assert_contains "$OUT" "mcphealth-watch.service: enabled"
+  assert_contains "$OUT" "could not ask systemd whether it runs"
+  assert_not_contains "$OUT" "runs watch --probe (enabled, running)"
+}
+
+# Every value that reaches a unit or a plist is escaped for it or refused: a newline (it would become a directive of
+# its own), `%` (a specifier), `$` (expanded on a command line, itself in an assignment), quotes, a space in HOME
+# (EnvironmentFile= takes the path whole: quotes would be part of the name).
+case_hostile_values_are_escaped_or_refused_in_the_unit_and_the_plist() {
+  agent_setup
+  # A second HOME, as the agent left it, before the PATH below is recorded in the first.
+  local home="$T/my home %h \$USER" bin_dir="$T/opt \$x/bin"
+  mkdir -p "$home"
+  cp -r "$HOME/." "$home/"
+  # A newline in the PATH the agent's hook ran with (what the service takes): refused, nothing written.
+  PATH="$PATH"$'\nExecStartPre=/bin/touch '"$T/pwned" hook "$(pre_payload gh)"
+  mcph install --service --manager systemd
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "PATH holds a control character"
+  assert_no_file "$(UNIT)"
+  mcph install --service --manager launchd
+  assert_eq "$RC" 2 "the plist too"
+  # %, $ and a quote in PATH; a space, % and $ in HOME; the binary under a folder with $ and a space in its name.
+  copy_mcphealth "$bin_dir"
+  HOME=$home PATH="$T/a%b:$T/c\$d:$T/e\"f<&:$PATH" hook "$(pre_payload gh)"
+  HOME=$home mcph install --service --manager systemd --binary "$bin_dir/mcphealth"
+  assert_eq "$RC" 0 "$ERR"
+  local unit
+  unit=$(cat "$home/.config/systemd/user/mcphealth-watch.service")
+  assert_contains "$unit" "Environment=\"PATH=$T/a%%b:$T/c\$d:$T/e\\\"f<&:" "% doubled, \$ itself, the quote escaped"
+  assert_contains "$unit" "EnvironmentFile=-$T/my home %%h \$USER/.config/mcphealth/env" "unquoted, % doubled"
+  assert_contains "$unit" "ExecStart=\"$T/opt \$x/bin/mcphealth\" watch" "the program's path is never expanded"
+  assert_eq "$(grep -c '^ExecStart' <<<"$unit")" 1
+  command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
+  HOME=$home systemd-analyze verify --man=no "$home/.config/systemd/user/mcphealth-watch.service" ||
+    fail "systemd-analyze verify rejects the unit"
+  HOME=$home mcph doctor
+  assert_not_contains "$OUT" "never writes"
+  # The plist: XML's own escapes, and the paths whole.
+  HOME=$home mcph install --service --manager launchd --binary "$bin_dir/mcphealth"
+  assert_eq "$RC" 0 "$ERR"
+  "$PY" - "$home/Library/LaunchAgents/com.mcphealth.watch.plist" "$bin_dir/mcphealth" "$home" "$T/a%b:$T/c\$d:$T/e\"f<&:" <<'PY' || fail "the plist"
+import plistlib, sys
+p = plistlib.load(open(sys.argv[1], "rb"))
+assert p["ProgramArguments"][5] == sys.argv[2], p["ProgramArguments"]
+assert p["ProgramArguments"][4] == sys.argv[3] + "/.config/mcphealth/env", p["ProgramArguments"]
+assert p["EnvironmentVariables"]["HOME"] == sys.argv[3]
+assert p["EnvironmentVariables"]["PATH"].startswith(sys.argv[4])
+PY
+}
+
+# doctor reads the unit again: a line mcphealth never writes (what a value with a newline became in an older unit),
+# and a quoted EnvironmentFile= (which systemd takes as part of the name).
+case_doctor_finds_a_line_mcphealth_never_writes_in_its_unit() {
+  agent_setup
+  mcph install --service --manager systemd
+  sed -i "s|^Environment=\\(.*\\)|Environment=\\1\\nExecStartPre=/bin/touch $T/pwned|" "$(UNIT)"
+  sed -i 's|^EnvironmentFile=-\(.*\)$|EnvironmentFile=-"\1"|' "$(UNIT)"
+  mcph doctor
+  assert_contains "$OUT" "it holds a line mcphealth never writes: \`ExecStartPre=/bin/touch $T/pwned\`"
+  assert_contains "$OUT" "its EnvironmentFile= is in quotes"
+  assert_not_contains "$OUT" "written, not enabled" "a unit with a problem is not asked about"
+}
+
+# A unit made by hand (the one an older README told people to copy and edit) is never overwritten silently:
+# refused, or with --force kept beside the new one.
+case_a_unit_made_by_hand_is_refused_or_kept_as_a_backup_with_force() {
+  agent_setup
+  write_config "$(UNIT)" "[Service]
+ExecStart=/usr/local/bin/mcphealth watch --probe --interval 300"
+  local mine; mine=$(cat "$(UNIT)")
+  mcph install --service --manager systemd
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "was not written by mcphealth install --service"
+  assert_contains "$ERR" "--force"
+  assert_eq "$(cat "$(UNIT)")" "$mine" "left as it was"
+  mcph install --service --manager systemd --force
+  assert_eq "$RC" 0 "$ERR"
+  assert_contains "$OUT" "the file that was there is kept as $(UNIT).bak-"
+  local backup; backup=$(ls "$(UNIT)".bak-*)
+  assert_eq "$(cat "$backup")" "$mine"
+  assert_contains "$(cat "$(UNIT)")" "Written by mcphealth install"
+  # Written by mcphealth: replaced without --force, no backup.
+  rm "$backup"
+  mcph install --service --manager systemd
+  assert_eq "$RC" 0
+  assert_eq "$(ls "$(UNIT)".bak-* 2>/dev/null | wc -l)" 0
+}
+
+# Documentation=man:mcphealth(1) only where the page is installed: systemd-analyze verify fails on a page it cannot
+# find (a by-hand install has none).
+case_the_unit_names_the_man_page_only_where_it_is_installed() {
+  agent_setup
+  copy_mcphealth "$T/prefix/bin"
+  mcph install --service --manager systemd --binary "$T/prefix/bin/mcphealth"
+  if [ ! -e /usr/share/man/man1/mcphealth.1.gz ] && [ ! -e /usr/share/man/man1/mcphealth.1 ] &&
+    [ ! -e /usr/local/share/man/man1/mcphealth.1 ] && [ ! -e /usr/local/share/man/man1/mcphealth.1.gz ]; then
+    assert_not_contains "$(cat "$(UNIT)")" "Documentation="
+  fi
+  mkdir -p "$T/prefix/share/man/man1"
+  cp "$MCPHEALTH_SOURCE_DIR/man/mcphealth.1" "$T/prefix/share/man/man1/"
+  mcph install --service --manager systemd --binary "$T/prefix/bin/mcphealth"
+  assert_contains "$(cat "$(UNIT)")" "Documentation=man:mcphealth(1)"
 }
 
 main "$@"

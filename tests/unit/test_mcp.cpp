@@ -169,7 +169,7 @@ TEST_CASE("an initialize answer older than 2024-11-05 is refused", "[mcp]") {
 }
 
 
-TEST_CASE("a start still busy at its deadline is owed the time it waited for a CPU; one asleep is owed nothing",
+TEST_CASE("a start still busy at its deadline is owed the time it waited for a CPU, one asleep nothing",
           "[mcp][cpu]") {
   using platform::GroupCpu;
   const std::int64_t look = 20, most = 4000;

@@ -296,10 +296,40 @@ void service_checks(const DoctorInputs& in, std::vector<Check>& out) {
     const auto text = util::read_file(path);
     if (!text) continue;
     const std::vector<ServiceProblem> problems = check_service_file(manager, *text);
-    if (problems.empty()) {
-      out.push_back(ok("service", path.string() + ": " + std::string(manager_name(manager)) + " runs watch --probe"));
-    }
     for (const ServiceProblem& p : problems) out.push_back(note("service", path.string() + ": " + p.found, p.fix));
+    if (!problems.empty()) continue;
+    if (manager != native_service_manager()) {
+      out.push_back(note("service", path.string() + ": written for " + std::string(manager_name(manager)) +
+                                        ", which does not run on this system: nothing here runs it",
+                         "mcphealth uninstall --service --manager " + std::string(manager_name(manager))));
+      continue;
+    }
+    // Written is not running: the manager is asked (never a ✔ it did not give).
+    using Answer = ServiceState::Answer;
+    const ServiceState st = ask_service_state(manager, path, in.runner);
+    ServiceInputs only_manager;
+    only_manager.manager = manager;
+    const ServiceFile shape = service_file(only_manager, in.env);
+    const std::string name(manager_name(manager));
+    if (st.enabled == Answer::no) {
+      out.push_back(note("service", path.string() + ": written, not enabled" +
+                                        (st.enabled_from.empty() ? "" : " (" + st.enabled_from + ")"),
+                         shape.load));
+    } else if (st.running == Answer::yes) {
+      out.push_back(ok("service", path.string() + ": " + name + " runs watch --probe (enabled, running)"));
+    } else if (st.running == Answer::no) {
+      out.push_back(note("service", path.string() + ": enabled, not running" +
+                                        (st.manager_says.empty() ? "" : " (" + name + " says " + st.manager_says + ")"),
+                         manager == ServiceManager::systemd
+                             ? "systemctl --user restart mcphealth-watch.service; its log: journalctl --user -u mcphealth-watch"
+                             : shape.load));
+    } else {
+      out.push_back(note("service", path.string() + ": enabled" +
+                                        (st.enabled_from.empty() ? "" : " (" + st.enabled_from + ")") +
+                                        "; could not ask " + name + " whether it runs (" + st.not_asked + ")",
+                         manager == ServiceManager::systemd ? "systemctl --user status mcphealth-watch.service"
+                                                            : "launchctl print gui/$(id -u)/com.mcphealth.watch"));
+    }
   }
 }
 

@@ -320,6 +320,16 @@ int next_backup_number(const std::string& base, const std::string& stamp) {
 
 } // namespace
 
+fs::path backup_path(const std::string& base, util::EpochMs now_ms) {
+  const std::time_t seconds = static_cast<std::time_t>(now_ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&seconds, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const int n = next_backup_number(base, stamp);
+  return base + ".bak-" + stamp + (n > 1 ? "-" + std::to_string(n) : std::string());
+}
+
 fs::path backup_folder(const util::Environment& env) {
   if (auto state = env.get("XDG_STATE_HOME"); state && !state->empty()) return fs::path(*state) / "mcphealth" / "backups";
   return util::home_dir(env) / ".local" / "state" / "mcphealth" / "backups";
@@ -334,11 +344,6 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
   const bool existed = ::stat(plan.file.c_str(), &st) == 0;
   if (existed) {
     mode = st.st_mode & 07777;
-    const std::time_t seconds = static_cast<std::time_t>(now_ms / 1000);
-    std::tm tm{};
-    ::gmtime_r(&seconds, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     std::string base = plan.file.string();
     if (backup_dir) {
       std::string flat = fs::absolute(plan.file).lexically_normal().string();
@@ -351,8 +356,7 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
     // Two installs in one second must not share a backup: the second would overwrite the original. Its number is
     // one past the highest of that second's, never a number pruning freed: names sort in the order they were made.
     backup_base = base;
-    const int n = next_backup_number(base, stamp);
-    const fs::path backup = base + ".bak-" + stamp + (n > 1 ? "-" + std::to_string(n) : std::string());
+    const fs::path backup = backup_path(base, now_ms);
     if (auto written = util::atomic_replace(backup, plan.before, mode, util::Folders::must_exist); !written) {
       return util::fail(InstallError{InstallFailure::failed, "cannot write the backup " + backup.string() + ": " + written.error().message});
     }

@@ -110,6 +110,10 @@ struct InstallDone {
 /// the entries it removed (found while they are still listed). Fails with the message to show.
 util::Result<InstallDone> install(const InstallRun& run, const util::Environment& env, util::Clock& clock);
 
+/// The name the next backup of the file `base` takes at `now_ms`: `<base>.bak-YYYYMMDD-HHMMSS`, with `-N` one past
+/// the highest of that second's when it has some, so that names sort in the order the backups were made.
+std::filesystem::path backup_path(const std::string& base, util::EpochMs now_ms);
+
 /// Where backups of files inside a repository go: `$XDG_STATE_HOME/mcphealth/backups`, else
 /// `~/.local/state/mcphealth/backups`.
 std::filesystem::path backup_folder(const util::Environment& env);

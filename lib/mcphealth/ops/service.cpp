@@ -26,18 +26,43 @@ constexpr std::string_view k_written_by = "Written by mcphealth install";
 /// The setting that lets every call through when the hook fails: a debugging aid, never for a service.
 constexpr std::string_view k_fail_open = "FAIL_OPEN";
 
-/// One word of a systemd command line or value: quoted when it holds a space, a quote or a backslash; `%` and `$`
-/// doubled, which systemd would otherwise expand.
-std::string systemd_word(std::string_view word) {
+/// Where a word goes in a unit: an argument of a command line (ExecStart=), where systemd expands `$` as well as
+/// `%`; or the program's path, or an assignment (Environment=), where `$` is only itself.
+enum class UnitField { argument, literal };
+
+/// One word of a systemd command line or assignment: quoted when it holds a space, a quote or a backslash; `%`
+/// doubled, and `$` in a command's argument, which systemd would otherwise expand; a control character as its C escape,
+/// so that no value ends its line (install refuses such values before: refused_value).
+std::string systemd_word(std::string_view word, UnitField field) {
   std::string out;
   bool quote = word.empty();
   for (char c : word) {
-    if (c == '%' || c == '$') out += c;
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char k_hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += k_hex[byte >> 4];
+      out += k_hex[byte & 0xf];
+      quote = true;
+      continue;
+    }
+    if (c == '%' || (c == '$' && field == UnitField::argument)) out += c;
     if (c == '"' || c == '\\') out += '\\';
     if (c == ' ' || c == '\t' || c == '"' || c == '\\' || c == '\'') quote = true;
     out += c;
   }
   return quote ? "\"" + out + "\"" : out;
+}
+
+/// A path for EnvironmentFile=, which systemd takes whole and unquoted (quotes would be part of the name): `%`
+/// doubled.
+std::string systemd_path(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '%') out += c;
+    out += c;
+  }
+  return out;
 }
 
 /// Text for an XML comment, which may not hold `--` (a path or a variable's name may).
@@ -99,15 +124,19 @@ std::string systemd_unit(const ServiceInputs& in, const fs::path& env_file, cons
   t += "# `mcphealth uninstall --service`; `mcphealth doctor` checks it.\n";
   t += "# Load: " + load + "\n";
   t += "# Events, one JSON line per transition: journalctl --user -u mcphealth-watch -o cat\n";
-  t += "[Unit]\nDescription=mcphealth: keep MCP servers' health fresh for coding "
-       "agents\nDocumentation=man:mcphealth(1)\n\n";
+  t += "[Unit]\nDescription=mcphealth: keep MCP servers' health fresh for coding agents\n";
+  // Only where the page is installed: `systemd-analyze verify` fails on a man page it cannot find.
+  if (in.man_page_installed) t += "Documentation=man:mcphealth(1)\n";
+  t += "\n";
   t += "[Service]\nType=simple\n";
   std::string exec;
-  for (const std::string& a : watch_arguments(in)) exec += (exec.empty() ? "" : " ") + systemd_word(a);
+  for (const std::string& a : watch_arguments(in)) {
+    exec += exec.empty() ? systemd_word(a, UnitField::literal) : " " + systemd_word(a, UnitField::argument);
+  }
   t += "ExecStart=" + exec + "\n";
   for (const std::string& n : environment_notes(in, env_file)) t += "# " + n + "\n";
-  t += "Environment=" + systemd_word("PATH=" + in.path) + "\n";
-  t += "EnvironmentFile=-" + systemd_word(env_file.string()) + "\n";
+  t += "Environment=" + systemd_word("PATH=" + in.path, UnitField::literal) + "\n";
+  t += "EnvironmentFile=-" + systemd_path(env_file.string()) + "\n";
   t += "Restart=on-failure\nRestartSec=10\nKillMode=mixed\nTimeoutStopSec=15\n\n";
   t += "[Install]\nWantedBy=default.target\n";
   return t;
@@ -197,7 +226,61 @@ std::vector<std::string> plist_arguments(const std::string& text) {
 
 bool executable(const fs::path& p) { return p.is_absolute() && util::disk().executable(p); }
 
+/// Whether the man page is installed beside `binary` (PREFIX/bin/mcphealth, PREFIX/share/man/man1) or in the
+/// system's own places.
+bool man_page_beside(const fs::path& binary) {
+  std::vector<fs::path> folders{binary.parent_path().parent_path() / "share" / "man" / "man1", "/usr/share/man/man1",
+                                "/usr/local/share/man/man1"};
+  for (const fs::path& folder : folders) {
+    for (const char* name : {"mcphealth.1", "mcphealth.1.gz"}) {
+      if (util::disk().stat((folder / name).string())) return true;
+    }
+  }
+  return false;
+}
+
+/// The keys a unit mcphealth writes holds, each in its section.
+constexpr std::string_view k_unit_keys[] = {"Description", "Documentation", "Type",        "ExecStart",
+                                            "Environment", "EnvironmentFile", "Restart",   "RestartSec",
+                                            "KillMode",    "TimeoutStopSec",  "WantedBy"};
+
+/// What in a unit mcphealth wrote is not what it writes: a line that is no comment, section or known key (a value
+/// with a newline in it became a line of its own), or an EnvironmentFile= in quotes, which systemd takes as part of
+/// the name.
+std::vector<std::string> foreign_unit_lines(const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& line : util::split_lines(text)) {
+    if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') continue;
+    const std::string key = line.substr(0, line.find('='));
+    if (line.find('=') == std::string::npos ||
+        std::find(std::begin(k_unit_keys), std::end(k_unit_keys), key) == std::end(k_unit_keys)) {
+      out.push_back("it holds a line mcphealth never writes: `" + util::cap_utf8(line, 80) + "`");
+    } else if (key == "EnvironmentFile" && line.find('"') != std::string::npos) {
+      out.push_back("its EnvironmentFile= is in quotes, which systemd takes as part of the file's name: the "
+                    "variables never reach the service");
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+std::optional<std::string> refused_value(const ServiceInputs& in) {
+  const std::pair<const char*, std::string> values[] = {{"the binary's path", in.binary.string()},
+                                                        {"HOME", in.home.string()},
+                                                        {"PATH", in.path},
+                                                        {"the state file's path", in.state ? in.state->string() : ""}};
+  for (const auto& [what, value] : values) {
+    for (char c : value) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte < 0x20 || byte == 0x7f) {
+        return std::string(what) + " holds a control character (a newline, a tab, an escape), which a service file "
+               "would take as the end of a line: not written; set it without one";
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 std::string_view manager_name(ServiceManager manager) {
   return manager == ServiceManager::launchd ? "launchd" : "systemd";
@@ -228,6 +311,7 @@ ServiceInputs service_inputs(ServiceManager manager, const fs::path& binary, con
   for (std::string& v : referenced) {
     if (v != "PATH" && v != "HOME") in.variables.push_back(std::move(v));
   }
+  in.man_page_installed = man_page_beside(binary);
   std::sort(in.variables.begin(), in.variables.end());
   in.variables.erase(std::unique(in.variables.begin(), in.variables.end()), in.variables.end());
   return in;
@@ -282,6 +366,9 @@ std::vector<ServiceProblem> check_service_file(ServiceManager manager, const std
   } else if (!executable(program)) {
     problems.push_back({"it starts " + program + ", which is not an executable file (moved, or uninstalled)", again});
   }
+  if (manager == ServiceManager::systemd && written_by_mcphealth(text)) {
+    for (std::string& found : foreign_unit_lines(text)) problems.push_back({std::move(found), again});
+  }
   if (text.find(k_fail_open) != std::string::npos) {
     problems.push_back({"it sets a fail-open variable (ECC_MCP_HEALTH_FAIL_OPEN), which lets every call through",
                         "remove that line, or " + again});
@@ -298,5 +385,56 @@ std::vector<ServiceProblem> check_service_file(ServiceManager manager, const std
 }
 
 bool written_by_mcphealth(const std::string& text) { return text.find(k_written_by) != std::string::npos; }
+
+ServiceState ask_service_state(ServiceManager manager, const fs::path& file, recover::CommandRunner& runner) {
+  constexpr std::int64_t k_ask_timeout_ms = 5'000;
+  using Answer = ServiceState::Answer;
+  ServiceState st;
+  const auto first_line = [](const proc::CommandResult& r) {
+    const std::vector<std::string> lines = util::split_lines(r.out.empty() ? r.err : r.out);
+    return lines.empty() ? std::string() : std::string(util::trim(lines.front()));
+  };
+  if (manager == ServiceManager::launchd) {
+    const proc::CommandResult r =
+        runner.run_argv({"launchctl", "print", "gui/" + std::to_string(::getuid()) + "/" + std::string(k_label)}, "",
+                        k_ask_timeout_ms);
+    if (r.status != proc::CommandResult::Status::exited) {
+      st.not_asked = "launchctl did not answer (" + (r.error.empty() ? std::string("timed out") : r.error) + ")";
+      return st;
+    }
+    st.enabled = r.exit.code == 0 ? Answer::yes : Answer::no;
+    st.running = r.exit.code == 0 && r.out.find("state = running") != std::string::npos ? Answer::yes : Answer::no;
+    return st;
+  }
+  const std::string unit(k_unit);
+  const proc::CommandResult enabled = runner.run_argv({"systemctl", "--user", "is-enabled", unit}, "", k_ask_timeout_ms);
+  const std::string said = first_line(enabled);
+  if (enabled.status == proc::CommandResult::Status::exited && (said == "enabled" || said == "enabled-runtime")) {
+    st.enabled = Answer::yes;
+  } else if (enabled.status == proc::CommandResult::Status::exited &&
+             (said == "disabled" || said == "static" || said == "indirect" || said == "linked")) {
+    st.enabled = Answer::no;
+  } else {
+    // No user manager to ask: whether it starts at login is its link, which `enable` makes.
+    std::error_code ec;
+    const bool linked = fs::is_symlink(file.parent_path() / "default.target.wants" / unit, ec);
+    st.enabled = linked ? Answer::yes : Answer::no;
+    st.enabled_from = "its link in default.target.wants";
+    st.not_asked = "systemctl --user did not answer" + (said.empty() ? std::string() : ": " + said);
+    return st;
+  }
+  const proc::CommandResult active = runner.run_argv({"systemctl", "--user", "is-active", unit}, "", k_ask_timeout_ms);
+  const std::string state = first_line(active);
+  if (active.status == proc::CommandResult::Status::exited && state == "active") {
+    st.running = Answer::yes;
+  } else if (active.status == proc::CommandResult::Status::exited &&
+             (state == "inactive" || state == "failed" || state == "activating" || state == "deactivating")) {
+    st.running = Answer::no;
+    st.manager_says = state;
+  } else {
+    st.not_asked = "systemctl --user is-active did not answer" + (state.empty() ? std::string() : ": " + state);
+  }
+  return st;
+}
 
 } // namespace mcphealth::ops

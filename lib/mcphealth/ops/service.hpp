@@ -4,6 +4,7 @@
 // absolute (launchd does not expand `~`), the PATH the agent's hook last ran with (a service has no login shell), the
 // variables the servers' definitions reference named with where to set them (their values are never copied), and
 // no fail-open setting. `doctor` checks the file in place, however it got there.
+#include <mcphealth/recover/reconnect.hpp>
 #include <mcphealth/config/discovery.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/util/env.hpp>
@@ -36,7 +37,13 @@ struct ServiceInputs {
   std::optional<std::filesystem::path> state;
   /// The variables the servers' definitions reference (`${NAME}`), sorted, each once.
   std::vector<std::string> variables;
+  /// Whether `man mcphealth` finds a page: the unit names it as its documentation only then.
+  bool man_page_installed = false;
 };
+
+/// Why a service file is not written for `in`: a value that reaches it holds a control character (a PATH with a
+/// newline would become a directive of its own). Nothing when every value is safe.
+std::optional<std::string> refused_value(const ServiceInputs& in);
 
 /// The service file and what goes with it.
 struct ServiceFile {
@@ -71,6 +78,23 @@ struct ServiceProblem {
   std::string fix;
 };
 std::vector<ServiceProblem> check_service_file(ServiceManager manager, const std::string& text);
+
+/// What the service manager says of the prober: whether it starts it (enabled: systemd's `is-enabled`, else the
+/// unit's link in `default.target.wants/`; launchd: loaded), and whether it runs now. `unknown` with the reason
+/// when the manager could not be asked (no user manager runs: a container, a session without one).
+struct ServiceState {
+  enum class Answer { yes, no, unknown };
+  Answer enabled = Answer::unknown;
+  Answer running = Answer::unknown;
+  /// How `enabled` was learned when systemd was not asked: "its link in default.target.wants".
+  std::string enabled_from;
+  /// Why the manager could not be asked, when it could not.
+  std::string not_asked;
+  /// The manager's own word for what it is doing (`inactive`, `failed`), when it is not running.
+  std::string manager_says;
+};
+ServiceState ask_service_state(ServiceManager manager, const std::filesystem::path& file,
+                               recover::CommandRunner& runner);
 
 /// Whether mcphealth wrote `text` (its first comment says so): uninstall removes no one else's file.
 bool written_by_mcphealth(const std::string& text);
