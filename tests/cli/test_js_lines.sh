@@ -72,6 +72,17 @@ case_failure_is_reported_marking_server_unhealthy_and_attempting_reconnect() {
   assert_contains "$ERR" "[MCPHealthCheck] svc reported transport; marking server unhealthy and attempting reconnect"
 }
 
+# A tool's words that carry a status, from a stdio server: the line names the status the words reported, as the JS
+# hook's does (ECC's "post-failure reconnect command restores server health when a reprobe succeeds"), though the
+# server, asked, is down for exiting (recorded as a transport failure).
+case_failure_in_words_with_a_status_is_reported_with_that_status() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\",\"--message\",\"401 Unauthorized\"")}}"
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/up"
+  hook "$(post_failure_payload svc "401 Unauthorized")"
+  assert_contains "$ERR" "[MCPHealthCheck] svc reported 401; marking server unhealthy and attempting reconnect"
+  assert_contains "$ERR" "[MCPHealthCheck] svc connection restored"
+}
+
 case_failure_without_a_command_is_reconnect_skipped() {
   flag_config
   hook "$(post_failure_payload svc "$CLIENT_CLOSED")"

@@ -268,8 +268,11 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   const bool looping = f.marked->written && crash_loop(f.marked->failed_calls);
   if (!f.noted) {
     // The JS hook's line, word for word (people grep its log for it); when no reconnect follows, the line after
-    // says why ("reconnect skipped: ..."), as the JS hook's does.
-    std::vector<std::string> said{name + " reported " + code.text() +
+    // says why ("reconnect skipped: ..."), as the JS hook's does. It names what the failure's words reported, as
+    // the JS hook's does (`reported 401`), even where asking the server recorded another code (a stdio server
+    // that exits is a transport failure).
+    const state::FailureCode reported = reading.code && reading.code->present() ? *reading.code : code;
+    std::vector<std::string> said{name + " reported " + reported.text() +
                                   "; marking server unhealthy and attempting reconnect"};
     if (looping) {
       said.push_back(name + ": " + std::to_string(f.marked->failed_calls) + " calls in a row failed (the last on " +
