@@ -77,6 +77,14 @@ void print_text(const ops::Report& r, bool verbose) {
     }
   }
   for (const ops::ServerReport& s : r.servers) {
+    // A reconnect that failed is said only on the hook's stderr, which the agent hides: said here.
+    if (s.last_reconnect && !s.last_reconnect->ok) {
+      say("%s\n", s.name + ": " + util::escape_control(s.last_reconnect->text()) + " (" +
+                     (s.last_reconnect->by.empty() ? std::string() : "by " + s.last_reconnect->by + ", ") +
+                     local_time(s.last_reconnect->at, r.now) + ")");
+    }
+  }
+  for (const ops::ServerReport& s : r.servers) {
     if (!s.still_down()) continue;
     std::string line = "still down: " + s.name;
     if (s.diagnosis && !s.diagnosis->why.empty()) line += ": " + s.diagnosis->why;
@@ -111,6 +119,7 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
     ops::name_servers(report, ops::names_defined_twice(snap.doc));
     for (ops::ServerReport& s : report.servers) {
       if (s.still_down()) s.diagnosis = ops::current_diagnosis(snap.doc, s);
+      s.last_reconnect = ops::last_reconnect_in(snap.doc, s, *since);
     }
   }
   if (report.unreadable > 0) {

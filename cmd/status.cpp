@@ -108,6 +108,7 @@ json::object row_json(const ops::StatusRow& row) {
   o["flapping"] = row.cached && row.entry.unhealthy() && state::flapping(row.entry);
   o["lastErrorLine"] = row.entry.last_error ? json::value(row.why) : json::value(nullptr);
   o["hint"] = row.hint.empty() ? json::value(nullptr) : json::value(row.hint);
+  o["lastReconnect"] = row.entry.last_reconnect ? json::value(row.entry.last_reconnect->to_json()) : json::value(nullptr);
   return o;
 }
 
@@ -236,6 +237,12 @@ std::string render_status_table(const ops::StatusReport& report, bool color, std
                {timing(row), row.retry_in_ms && *row.retry_in_ms <= 0 ? Color::yellow : Color::none},
                {row.why}});
     if (!row.superseded) hints += hint_lines(name, row.hint, row.why, width);
+    // A reconnect that failed is said only on the hook's stderr, which the agent hides: shown while it is down.
+    if (!row.superseded && row.down() && row.entry.last_reconnect && !row.entry.last_reconnect->ok) {
+      hints += "reconnect: " + util::escape_control(name) + ": " + util::escape_control(row.entry.last_reconnect->text()) +
+               (row.entry.last_reconnect->by.empty() ? std::string() : " (by " + row.entry.last_reconnect->by + ")") +
+               "\n";
+    }
   }
   std::string out = table.render(color, width);
   if (hints_too && !hints.empty()) out += "\n" + hints;

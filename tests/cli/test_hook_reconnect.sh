@@ -8,6 +8,9 @@ seed_due() {
   seed_state "{\"version\":1,\"servers\":{\"${1:-svc}\":{\"status\":\"unhealthy\",\"checkedAt\":$((now - 60000)),\"expiresAt\":$((now - 60000)),\"nextRetryAt\":$((now - 1)),\"failureCount\":1,\"lastError\":\"x\",\"lastFailureCode\":${2:-null}}}}"
 }
 
+# The verdict's retry made due now, as its backoff ending would: the history is kept.
+seed_due_keeping_history() { edit_entries 'e["nextRetryAt"] = 1'; }
+
 case_reconnect_restores_and_allows() {
   seed_due
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
@@ -180,6 +183,46 @@ case_the_reconnect_it_ran_is_a_line_of_the_trace() {
   hook "$(post_failure_payload svc "$CLIENT_CLOSED")" -vv
   assert_eq "$RC" 0
   assert_contains "$ERR" "reconnect of svc: the command ok; the re-probe: exited: fixture crashed: missing API key ("
+}
+
+# A reconnect that failed is kept with the verdict (its command, exit status and first line, terminal colours
+# stripped, credentials redacted) and shown by status and report: its stderr is otherwise the hook's alone, which
+# the agent hides (issue 53 item 5: `pm2 restart wiki` failing all night, seen nowhere).
+case_a_failed_reconnect_is_kept_and_shown_by_status_and_report() {
+  seed_due
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
+  export ECC_MCP_RECONNECT_COMMAND="printf '\\033[31m[PM2][ERROR] Process or Namespace {server} not found\\033[39m\\n' >&2; echo 'token=sk-ant-api03-abcdefghijklmnopqrstuvwx' >&2; exit 1"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastReconnect"]["exit"]')" 1
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastReconnect"]["line"]')" "[PM2][ERROR] Process or Namespace svc not found"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["lastReconnect"]["by"]')" hook
+  unset ECC_MCP_RECONNECT_COMMAND
+  mcph status
+  assert_contains "$OUT" "reconnect: svc: reconnect \`printf"
+  assert_contains "$OUT" "failed (exit 1): [PM2][ERROR] Process or Namespace svc not found (by hook)"
+  assert_not_contains "$OUT" $'\033['
+  assert_not_contains "$OUT" "sk-ant-api03-abcdefghijklmnopqrstuvwx"
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" '[s for s in d["servers"] if s["name"] == "svc"][0]["lastReconnect"]["ok"]')" false
+  mcph report
+  assert_contains "$OUT" "svc: reconnect \`printf"
+  assert_contains "$OUT" "failed (exit 1): [PM2][ERROR] Process or Namespace svc not found (by hook, "
+  assert_not_contains "$(cat "$(STATE)")" "sk-ant-api03-abcdefghijklmnopqrstuvwx"
+}
+
+# A recovery a reconnect brought is the reconnect's: the report says "back (reconnect by watch)", not "(watch)".
+case_a_recovery_a_reconnect_brought_is_credited_to_it() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  mcph watch --probe --once
+  assert_eq "$RC" 1
+  seed_due_keeping_history
+  export ECC_MCP_RECONNECT_COMMAND="touch $T/up"
+  mcph watch --probe --once
+  assert_eq "$RC" 0 "$ERR"
+  mcph report
+  assert_contains "$OUT" "back "
+  assert_contains "$OUT" "(reconnect by watch)"
 }
 
 main "$@"

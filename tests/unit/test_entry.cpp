@@ -269,6 +269,7 @@ json::object everything(std::string_view status, util::EpochMs retry_at) {
   e[f::credential_files] = json::array{"/old/creds.json"};
   e[f::recent_failures] = 4;
   e[f::flaps] = 1;
+  e[f::last_reconnect] = json::object{{"at", k_now - 9'000}, {"command", "old"}, {"ok", false}, {"line", "no"}};
   return e;
 }
 
@@ -300,7 +301,8 @@ std::vector<Kind> kinds() {
                  [](json::object& e) { state::mark_healthy(e, state::healthy_mark(context(), details())); }});
   out.push_back({"a restore", everything("unhealthy", k_now + 60'000), [](json::object& e) {
                    state::MarkContext c = context();
-                   c.restored_by = state::RestoredBy::tool_success;
+                   c.restored_by = state::RestoredBy::reconnect_command;
+                   c.reconnect = state::ReconnectNote{.at = k_now, .command = "pm2 restart svc", .ok = true};
                    state::mark_healthy(e, state::healthy_mark(c));
                  }});
   out.push_back({"a mark extended", everything("healthy", 0), [](json::object& e) { state::refresh_healthy(e, k_now, 120'000); }});
@@ -322,6 +324,7 @@ std::vector<Kind> kinds() {
                    m.failed_tool = "new_tool";
                    m.code_files = {"/new/server.js"};
                    m.credential_files = {"/new/creds.json"};
+                   m.reconnect = state::ReconnectNote{.at = k_now, .command = "pm2 restart svc", .exit = "1"};
                    state::mark_unhealthy(e, m);
                  }});
   return out;
@@ -347,6 +350,7 @@ const std::map<std::string, std::string> k_rows = {
     {"probe", "WCKWWC"},           {"definition", "KKKKKK"},       {"failedCalls", "KKKKKW"},
     {"lastFailedCallAt", "KKKKKW"}, {"lastFailedTool", "KKKKKW"},  {"codeFiles", "KKKKKW"},
     {"credentialFiles", "KKKKKW"}, {"recentFailures", "CWCKKC"},   {"flaps", "CKCKKC"},
+    {"lastReconnect", "KWKKKW"},
 };
 
 TEST_CASE("every field of an entry is kept, written or cleared by each kind of mark, as its row says", "[entry][marks]") {

@@ -31,7 +31,14 @@ TEST_CASE("a systemd unit quotes what holds a space and doubles what systemd wou
   const util::MapEnvironment env{};
   const ops::ServiceFile f = ops::service_file(inputs(ops::ServiceManager::systemd, "/opt/my apps/mcphealth%1$x"), env);
   CHECK(f.path == "/home/u--x/.config/systemd/user/mcphealth-watch.service");
-  CHECK(f.text.find("\nExecStart=\"/opt/my apps/mcphealth%%1$$x\" watch --probe --events --interval 60\n") !=
+  // The program's path: % doubled, $ itself (systemd expands no variable there; `systemd-analyze verify` looks for
+  // the file by the path as written).
+  CHECK(f.text.find("\nExecStart=\"/opt/my apps/mcphealth%%1$x\" watch --probe --events --interval 60\n") !=
+        std::string::npos);
+  // An argument: $ doubled, as systemd would expand it there.
+  ops::ServiceInputs with_state = inputs(ops::ServiceManager::systemd, "/opt/mcphealth");
+  with_state.state = "/var/state $HOME/s.json";
+  CHECK(ops::service_file(with_state, env).text.find("ExecStart=/opt/mcphealth --state \"/var/state $$HOME/s.json\" watch") !=
         std::string::npos);
   CHECK(f.text.find("\nEnvironment=\"PATH=/opt/agent bin:/usr/bin\"\n") != std::string::npos);
   CHECK(f.text.find("\nEnvironmentFile=-/home/u--x/.config/mcphealth/env\n") != std::string::npos);

@@ -319,10 +319,10 @@ private:
   template <typename Facts>
   bool perform(const step::RecordProbe& s, Facts& f) {
     if constexpr (std::is_same_v<Facts, PreFacts>) {
-      f.recorded = m_recorder.record(*s.candidate, s.result, s.restored_by);
+      f.recorded = m_recorder.record(*s.candidate, s.result, s.restored_by, s.reconnect);
       return true;
     } else if constexpr (std::is_same_v<Facts, FailureFacts>) {
-      m_recorder.record(*s.candidate, s.result, s.restored_by);
+      m_recorder.record(*s.candidate, s.result, s.restored_by, s.reconnect);
       f.restored = true;
       return true;
     } else {
@@ -356,6 +356,11 @@ private:
     const HookDeps& deps = m_reader.deps();
     const util::EpochMs began = m_reader.now();
     f.reconnect = recover::reconnect_and_reprobe(s.request, s.code, deps.prober, deps.runner, deps.env);
+    // What the command did is kept with the verdict whatever follows (a failed command has no re-probe to record).
+    if (s.candidate != nullptr) {
+      if (auto note = recover::reconnect_note(*f.reconnect, m_reader.now(), "hook"))
+        m_recorder.note_reconnect(*s.candidate, *note);
+    }
     m_sink.trace([&] {
       std::string text = "reconnect of " + f.c.call.server + ": the command " + recover::describe(*f.reconnect);
       if (const auto& again = f.reconnect->reprobe) {

@@ -123,10 +123,20 @@ const config::Resolution& Recorder::bind_folder(const ExtraBinding& extra) {
   return res;
 }
 
+void Recorder::note_reconnect(const config::Candidate& c, const state::ReconnectNote& note) {
+  update_state([&](json::object& doc) {
+    state::record_verdict(doc, info_of(c), note.at, state::Writer::hook,
+                          [&](json::object& entry) { state::keep_reconnect(entry, note); });
+    return true;
+  }, state::Touches::only({c.fingerprint}));
+}
+
 std::optional<util::EpochMs> Recorder::record(const config::Candidate& c, const probe::ProbeResult& result,
-                                              std::optional<state::RestoredBy> by) {
+                                              std::optional<state::RestoredBy> by,
+                                              const std::optional<state::ReconnectNote>& reconnect) {
   const config::Settings& s = m_reader.server_settings(&c);
-  const probe::MarkContext context = probe::mark_context(s, m_reader.now(), c.definition.source.string(), by);
+  probe::MarkContext context = probe::mark_context(s, m_reader.now(), c.definition.source.string(), by);
+  context.reconnect = reconnect;
   std::optional<util::EpochMs> retry_at;
   const bool written = update_state([&](json::object& doc) {
     state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {

@@ -37,7 +37,10 @@ public:
   const config::Resolution& bind_folder(const ExtraBinding& extra = std::nullopt);
   /// Records a probe's verdict for `c`; returns the retry time it wrote (for a failure), when it was written.
   std::optional<util::EpochMs> record(const config::Candidate& c, const probe::ProbeResult& result,
-                                      std::optional<state::RestoredBy> by);
+                                     std::optional<state::RestoredBy> by,
+                                     const std::optional<state::ReconnectNote>& reconnect);
+  /// Keeps what a reconnect command did with `c`'s verdict (its `lastReconnect`), changing nothing else.
+  void note_reconnect(const config::Candidate& c, const state::ReconnectNote& note);
   /// Marks a failed call's server down: its definition's verdict (`c`), or the name's when nothing defines it. The
   /// failed calls in a row are counted under the lock from the entry as it stands, within `window_ms`.
   MarkWritten mark_down(const config::Candidate* c, const std::string& name, state::UnhealthyMark mark,

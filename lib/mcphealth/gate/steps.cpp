@@ -113,7 +113,10 @@ Step next(const PreFacts& f, RuleInputs& in) {
   const probe::ProbeResult result =
       probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), newest_waited_change(f));
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
-  if (probed && !f.recorded) return {step::RecordProbe{t.candidate, result, f.recovery->restored_by}};
+  if (probed && !f.recorded) {
+    return {step::RecordProbe{t.candidate, result, f.recovery->restored_by,
+                              recover::reconnect_note(f.recovery->reconnect, c.now, "hook")}};
+  }
   ProbeFinding finding{call, result, *f.recovery, f.recorded ? *f.recorded : std::nullopt,
                        entry != nullptr && ServerEntry::from_json(*entry).unhealthy(), {}};
   if (t.candidate->resolved && !t.candidate->resolved->unset_vars.empty())
@@ -293,9 +296,12 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                                                    nullptr, recover::policy_command(s)};
     request.previous_code = code;
     request.reprobe = !looping; // a crash loop's handshake passes whatever the reconnect did
-    return {step::Reconnect{std::move(request), code}};
+    return {step::Reconnect{std::move(request), code, cand}};
   } else if (read_reconnect(f, looping, said)) {
-    if (!f.restored) return {step::RecordProbe{cand, *f.reconnect->reprobe, state::RestoredBy::post_failure_reconnect}};
+    if (!f.restored) {
+      return {step::RecordProbe{cand, *f.reconnect->reprobe, state::RestoredBy::post_failure_reconnect,
+                                recover::reconnect_note(*f.reconnect, c.now, "hook")}};
+    }
     said.push_back(name + " connection restored");
     restored = true;
   }

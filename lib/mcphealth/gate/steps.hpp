@@ -172,6 +172,8 @@ struct RecordProbe {
   const config::Candidate* candidate = nullptr;
   probe::ProbeResult result;
   std::optional<state::RestoredBy> restored_by;
+  /// The reconnect command the recovery ran, kept with the verdict.
+  std::optional<state::ReconnectNote> reconnect = std::nullopt;
 };
 /// Ask a failed call's server (a probe, no recovery).
 struct AskServer {
@@ -191,6 +193,8 @@ struct NoteFailedCall {};
 struct Reconnect {
   recover::RecoveryRequest request;
   state::FailureCode code;
+  /// The definition whose verdict keeps what the command did (none: a name no config defines).
+  const config::Candidate* candidate = nullptr;
 };
 /// Take a successful call as proof of health.
 struct TakeSuccess {

@@ -184,7 +184,9 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
       break;
     }
     const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};
-    to_record.push_back({who, row.result, row.probed_at, probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by)});
+    probe::MarkContext context = probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by);
+    context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "probe");
+    to_record.push_back({who, row.result, row.probed_at, std::move(context)});
     report.rows.push_back(std::move(row));
   }
   // Every server: in name order, as the table promises (a name that several definitions have keeps their order).

@@ -84,7 +84,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
       report.lines.push_back(c->tool_server + ": not probed (" + recovery.result.reason + ")");
       continue;
     }
-    const probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
+    probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
+    context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "refresh");
     const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_server,
                                     std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
     const state::UpdateResult written = store.update(

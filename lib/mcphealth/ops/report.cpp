@@ -156,6 +156,15 @@ std::optional<Diagnosis> current_diagnosis(const json::object& doc, const Server
   return d;
 }
 
+std::optional<state::ReconnectNote> last_reconnect_in(const json::object& doc, const ServerReport& server,
+                                                      util::EpochMs since) {
+  const json::object* raw = state::decision_entry(doc, server.server, server.definition);
+  if (raw == nullptr) return std::nullopt;
+  std::optional<state::ReconnectNote> note = state::ServerEntry::from_json(*raw).last_reconnect;
+  if (!note || note->at < since) return std::nullopt;
+  return note;
+}
+
 json::object report_json(const Report& report) {
   json::array servers;
   for (const ServerReport& s : report.servers) {
@@ -190,6 +199,8 @@ json::object report_json(const Report& report) {
                                    {"failedCalls", s.failed},
                                    {"flaps", s.flaps},
                                    {"flapping", s.flaps >= state::k_flapping_outages},
+                                   {"lastReconnect", s.last_reconnect ? json::value(s.last_reconnect->to_json())
+                                                                      : json::value(nullptr)},
                                    {"outages", std::move(outages)}});
   }
   return {{"since", util::format_iso8601_ms(report.since)},

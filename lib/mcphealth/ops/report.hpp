@@ -2,6 +2,7 @@
 // `mcphealth report`: what happened while nobody watched, from the history the state's writer and the hook keep
 // (state/history.hpp): per server, each outage (when it went down, when it came back, for how long, why), how many
 // calls were blocked in it, and what the model was told.
+#include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/util/clock.hpp>
 
@@ -64,6 +65,8 @@ struct ServerReport {
   std::int64_t flaps = 0;
   /// While its outage is still open: what the state says of it now (current_diagnosis), when it says anything.
   std::optional<Diagnosis> diagnosis = std::nullopt;
+  /// The last reconnect command run for it, from the state, when it ran in the window (last_reconnect_in).
+  std::optional<state::ReconnectNote> last_reconnect = std::nullopt;
 
   /// True when its last outage is still open.
   bool still_down() const { return !outages.empty() && !outages.back().up_at; }
@@ -105,6 +108,10 @@ std::vector<std::string> names_defined_twice(const boost::json::object& doc);
 /// /mcp" and later found to be an unset variable says the latter), and the fix. Nothing when the state holds no
 /// entry, or it is no longer down there.
 std::optional<Diagnosis> current_diagnosis(const boost::json::object& doc, const ServerReport& server);
+
+/// The last reconnect command the state `doc` keeps for `server`, when it ran at or after `since`.
+std::optional<state::ReconnectNote> last_reconnect_in(const boost::json::object& doc, const ServerReport& server,
+                                                      util::EpochMs since);
 
 /// The report as `report --json` prints it.
 boost::json::object report_json(const Report& report);

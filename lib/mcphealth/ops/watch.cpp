@@ -239,10 +239,13 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
           recover::request_for(*c, own[i], prev, recover::Reconnect::when_down, o ? &o->result : nullptr);
       const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, m_env);
       const std::string scope(config::scope_name(c->scope));
+      probe::MarkContext context =
+          probe::mark_context(own[i], m_clock.now_ms(), c->definition.source.string(), recovery.restored_by);
+      context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "watch");
       probed.push_back({{c->fingerprint, c->definition.name, c->tool_server, scope, c->project, c->definition.source.string()},
                         recovery.result,
                         o ? o->started_at : now,
-                        probe::mark_context(own[i], m_clock.now_ms(), c->definition.source.string(), recovery.restored_by)});
+                        std::move(context)});
     }
     std::vector<std::string> skipped;
     const state::UpdateResult written =

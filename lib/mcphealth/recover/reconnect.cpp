@@ -2,6 +2,7 @@
 
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 #include <cctype>
@@ -134,6 +135,16 @@ ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view
                  "inside the command, such as sh -c or ssh, would run the rest)";
     return out;
   }
+  if (command.argv.empty()) {
+    std::string shown = command.command;
+    for (std::size_t at = shown.find("{server}"); at != std::string::npos; at = shown.find("{server}", at + server.size()))
+      shown.replace(at, 8, server);
+    out.command = util::redact(shown);
+  } else {
+    std::vector<std::string> words;
+    for (const std::string& w : expand_reconnect_argv(command.argv, server)) words.push_back(util::shell_word(w));
+    out.command = util::redact(util::join(words, " "));
+  }
   proc::CommandResult result = command.argv.empty()
                                    ? runner.run_shell(expand_reconnect_command(command.command), server, timeout_ms)
                                    : runner.run_argv(expand_reconnect_argv(command.argv, server), server, timeout_ms);
@@ -143,6 +154,13 @@ ReconnectOutcome run_reconnect(const ReconnectCommand& command, std::string_view
     out.reason = "timed out after " + std::to_string(timeout_ms) + " ms";
     break;
   case proc::CommandResult::Status::exited:
+    out.exit = result.exit.describe();
+    for (const std::string& printed : {result.err, result.out}) {
+      for (const std::string& line : util::split_lines(printed)) {
+        const std::string plain = util::trim(util::strip_terminal_escapes(line));
+        if (out.line.empty() && !plain.empty()) out.line = util::cap_utf8(util::redact(plain), 300);
+      }
+    }
     if (result.succeeded()) {
       out.status = ReconnectOutcome::Status::ok;
       return out;

@@ -82,6 +82,12 @@ struct ReconnectOutcome {
   Status status = Status::failed;
   /// Why it failed or was refused.
   std::string reason;
+  /// The command as it ran, for a person (`{server}` as the name), credentials redacted; empty when refused.
+  std::string command;
+  /// How it exited (`1`, `SIGTERM`), when it ran and exited.
+  std::optional<std::string> exit;
+  /// The first line it printed (its stderr, else its stdout): terminal escapes stripped, credentials redacted.
+  std::string line;
 };
 
 /// Whether a server name comes from a config file (trusted as a name) or only from the hook's payload.

@@ -1,6 +1,7 @@
 #include <mcphealth/recover/recover.hpp>
 
 #include <mcphealth/state/outage.hpp>
+#include <mcphealth/util/text.hpp>
 
 namespace mcphealth::recover {
 
@@ -27,6 +28,9 @@ ReconnectReport reconnect_and_reprobe(const RecoveryRequest& request, state::Fai
   case ReconnectOutcome::Status::ok: report.attempt = Attempt::ok; break;
   }
   report.reason = rc.reason;
+  report.command = rc.command;
+  report.exit = rc.exit;
+  report.line = rc.line;
   if (report.attempt == Attempt::ok && request.server != nullptr && request.reprobe) {
     report.reprobe = prober.probe(*request.server, request.spec);
   }
@@ -101,6 +105,19 @@ RecoveryRequest request_for(const config::Candidate& candidate, const config::Se
           already_probed,
           policy_command(settings),
           settings.probe.value == config::ProbeMode::skip ? std::optional(settings.probe.origin.text()) : std::nullopt};
+}
+
+std::optional<state::ReconnectNote> reconnect_note(const ReconnectReport& report, util::EpochMs at, std::string by) {
+  if (report.attempt != Attempt::ok && report.attempt != Attempt::failed) return std::nullopt;
+  state::ReconnectNote note;
+  note.at = at;
+  note.command = report.command;
+  note.ok = report.attempt == Attempt::ok;
+  note.exit = report.exit;
+  // A command that did not exit (timed out, could not start) says why instead of what it printed.
+  note.line = !report.line.empty() ? report.line : util::cap_utf8(util::escape_control(report.reason), 300);
+  note.by = std::move(by);
+  return note;
 }
 
 std::string describe(const ReconnectReport& report) {

@@ -76,7 +76,15 @@ struct ReconnectReport {
   std::string reason;
   /// The re-probe after a successful command, when there was something to probe.
   std::optional<probe::ProbeResult> reprobe;
+  /// The command as it ran, how it exited and the first line it said (ReconnectOutcome's), when it ran.
+  std::string command;
+  std::optional<std::string> exit;
+  std::string line;
 };
+
+/// What to keep of `report` with the verdict (state::ReconnectNote), when a command ran (or was started and timed
+/// out, or could not start); nothing when none was tried. `by` is the writer (`hook`, `watch`, `probe`, `refresh`).
+std::optional<state::ReconnectNote> reconnect_note(const ReconnectReport& report, util::EpochMs at, std::string by);
 
 /// The outcome of a check.
 struct Recovery {

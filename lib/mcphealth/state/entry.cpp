@@ -87,6 +87,7 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.credential_files = read_files(obj, field::credential_files);
   e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
   e.flaps = clamp_failure_count(util::get_int(obj, field::flaps).value_or(0));
+  e.last_reconnect = ReconnectNote::from_json(obj.if_contains(field::last_reconnect));
   return e;
 }
 
@@ -245,6 +246,7 @@ void mark_healthy(json::object& entry, const HealthyMark& mark) {
   } else {
     entry.erase(field::probe);
   }
+  if (mark.reconnect) entry[field::last_reconnect] = mark.reconnect->to_json();
 }
 
 void refresh_healthy(json::object& entry, util::EpochMs now, std::int64_t ttl_ms) {
@@ -267,8 +269,43 @@ void clear_failed_calls(json::object& entry) {
   entry.erase(field::credential_files);
 }
 
+json::object ReconnectNote::to_json() const {
+  json::object o{{"at", at}, {"command", util::cap_utf8(command, 500)}, {"ok", ok}, {"line", util::cap_utf8(line, 500)}};
+  if (exit) o["exit"] = *exit;
+  if (!by.empty()) o["by"] = by;
+  return o;
+}
+
+std::optional<ReconnectNote> ReconnectNote::from_json(const json::value* v) {
+  if (v == nullptr || !v->is_object()) return std::nullopt;
+  const json::object& o = v->get_object();
+  ReconnectNote n;
+  n.at = util::get_epoch_ms(o, "at").value_or(0);
+  n.command = util::get_string(o, "command").value_or("");
+  const json::value* ok = o.if_contains("ok");
+  n.ok = ok != nullptr && ok->is_bool() && ok->get_bool();
+  n.exit = util::get_string(o, "exit");
+  n.line = util::get_string(o, "line").value_or("");
+  n.by = util::get_string(o, "by").value_or("");
+  return n;
+}
+
+std::string ReconnectNote::text() const {
+  std::string t = "reconnect `" + command + "` " + (ok ? "ran" : "failed");
+  if (exit) t += " (exit " + *exit + ")";
+  if (!line.empty()) t += ": " + line;
+  return t;
+}
+
+void keep_reconnect(json::object& entry, const ReconnectNote& note) { entry[field::last_reconnect] = note.to_json(); }
+
 HealthyMark healthy_mark(const MarkContext& c, std::optional<ProbeDetails> probe) {
-  return {.now = c.now, .ttl_ms = c.ttl_ms, .source = c.source, .restored_by = c.restored_by, .probe = std::move(probe)};
+  return {.now = c.now,
+          .ttl_ms = c.ttl_ms,
+          .source = c.source,
+          .restored_by = c.restored_by,
+          .probe = std::move(probe),
+          .reconnect = c.reconnect};
 }
 
 UnhealthyMark unhealthy_mark(const MarkContext& c, std::string error, FailureCode code) {
@@ -278,6 +315,7 @@ UnhealthyMark unhealthy_mark(const MarkContext& c, std::string error, FailureCod
           .source = c.source,
           .backoff_ms = c.backoff_ms,
           .max_backoff_ms = c.max_backoff_ms,
+          .reconnect = c.reconnect,
           .remember_ms = c.ttl_ms};
 }
 
@@ -291,6 +329,7 @@ void write_what_was_seen(json::object& entry, const UnhealthyMark& mark) {
   entry[field::last_error] = util::cap_utf8(util::redact(mark.error), k_max_error_bytes);
   entry[field::last_failure_code] = mark.code.to_json();
   if (mark.probe) entry[field::probe] = mark.probe->to_json();
+  if (mark.reconnect) entry[field::last_reconnect] = mark.reconnect->to_json();
   if (mark.failed_calls > 0) {
     entry[field::failed_calls] = clamp_failure_count(mark.failed_calls);
     entry[field::last_failed_call_at] = mark.now;

@@ -45,6 +45,26 @@ std::string_view restored_by_name(RestoredBy by);
 /// Reads the JSON spelling; anything else is nothing.
 std::optional<RestoredBy> restored_by_from_name(std::string_view name);
 
+/// The last reconnect command run for a server (`lastReconnect`): what ran, how it ended, the first line it said.
+/// Kept with the verdict, so that `status` and `report` show a reconnect that failed (its stderr is the hook's
+/// alone, which the agent hides).
+struct ReconnectNote {
+  util::EpochMs at = 0;
+  /// The command as a person reads it, credentials redacted.
+  std::string command = {};
+  bool ok = false;
+  /// How it exited (`1`, `SIGKILL`), when it ran to an exit.
+  std::optional<std::string> exit = std::nullopt;
+  /// The first line it printed, or why it did not run (timed out, refused), escapes stripped and redacted.
+  std::string line = {};
+  /// Who ran it: `hook`, `watch`, `probe`, `refresh`.
+  std::string by = {};
+  boost::json::object to_json() const;
+  static std::optional<ReconnectNote> from_json(const boost::json::value* v);
+  /// One line: "reconnect `pm2 restart wiki` failed (exit 1): Process or Namespace wiki not found".
+  std::string text() const;
+};
+
 /// A typed, lenient view of an entry; missing or mistyped fields read as absent.
 struct ServerEntry {
   std::string status; // "healthy", "unhealthy", or whatever another writer left
@@ -73,6 +93,8 @@ struct ServerEntry {
   std::int64_t recent_failures = 0;
   /// Outages in a row that began within one TTL of the server's recovery from the one before.
   std::int64_t flaps = 0;
+  /// The last reconnect command run for it.
+  std::optional<ReconnectNote> last_reconnect;
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
@@ -120,6 +142,8 @@ struct HealthyMark {
   std::optional<RestoredBy> restored_by = std::nullopt;
   /// Probe details (HTTP status, kind, ...), stored as the entry's `probe` object when present.
   std::optional<ProbeDetails> probe = std::nullopt;
+  /// The reconnect command run before this mark, when one ran (`lastReconnect`); none keeps the last one.
+  std::optional<ReconnectNote> reconnect = std::nullopt;
 };
 
 /// How many outages in a row, each beginning within a TTL of the last recovery, make a server flapping.
@@ -158,6 +182,8 @@ struct UnhealthyMark {
   std::vector<std::string> code_files = {};
   /// For a failed call a remote server refused the agent's token for: where the agent keeps its tokens.
   std::vector<std::string> credential_files = {};
+  /// The reconnect command run after the failure, when one ran (`lastReconnect`); none keeps the last one.
+  std::optional<ReconnectNote> reconnect = std::nullopt;
   /// One TTL: a failure this soon after the server came back continues the count of the outage before (its
   /// `recentFailures`), and counts as a flap. 0: no memory of outages before.
   std::int64_t remember_ms = 0;
@@ -238,6 +264,8 @@ struct MarkContext {
   std::int64_t max_backoff_ms = 0;
   std::optional<std::string> source = std::nullopt;
   std::optional<RestoredBy> restored_by = std::nullopt;
+  /// The reconnect command this run ran for the server, when it ran one: kept with the verdict.
+  std::optional<ReconnectNote> reconnect = std::nullopt;
 };
 
 /// A healthy mark in context `c`, with what the probe saw (none: the entry keeps no `probe`).
@@ -246,6 +274,10 @@ HealthyMark healthy_mark(const MarkContext& c, std::optional<ProbeDetails> probe
 /// An unhealthy mark in context `c` for a failure: its words and code. What else the failure knows (a probe's
 /// details, a call's tool and files) the caller adds to it.
 UnhealthyMark unhealthy_mark(const MarkContext& c, std::string error, FailureCode code);
+
+/// Keeps `note` as the entry's last reconnect (`lastReconnect`), changing nothing else: a command that failed
+/// leaves the verdict as the failure marked it.
+void keep_reconnect(boost::json::object& entry, const ReconnectNote& note);
 
 /// Marks `entry` healthy: status, checkedAt, expiresAt = now + TTL, nextRetryAt null, failureCount 0, lastError and
 /// lastFailureCode null, source; `lastRestoredAt` = now when it was not healthy before.

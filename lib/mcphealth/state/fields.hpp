@@ -37,6 +37,8 @@ inline constexpr std::string_view credential_files = "credentialFiles";
 // kept until it has stayed up one TTL, and how many outages in a row began within a TTL of a recovery (flapping).
 inline constexpr std::string_view recent_failures = "recentFailures";
 inline constexpr std::string_view flaps = "flaps";
+// The last reconnect command run for the server (mcphealth's own): `{at, command, ok, exit, line, by}`.
+inline constexpr std::string_view last_reconnect = "lastReconnect";
 
 /// Every field of a server entry above, in the order written: the marks' round trip test (tests/unit/test_entry.cpp)
 /// holds each to what every kind of mark does with it, so a field missing here, or from its table, fails there.
@@ -44,7 +46,7 @@ inline constexpr std::string_view entry_fields[] = {
     status,          checked_at,      expires_at,    next_retry_at,   last_restored_at, down_since,
     failure_count,   last_error,      last_failure_code, source,      restored_by,      updated_by,
     probe,           definition,      failed_calls,  last_failed_call_at, last_failed_tool, code_files,
-    credential_files, recent_failures, flaps};
+    credential_files, recent_failures, flaps, last_reconnect};
 
 // The entry's `probe` object: what the last probe saw.
 inline constexpr std::string_view probe_kind = "kind";

@@ -167,6 +167,9 @@ std::vector<HistoryEvent> transitions(const json::object& before, const json::ob
         e.code = entry.last_failure_code.text();
       } else if (entry.healthy() && old == "unhealthy") {
         e.kind = HistoryKind::up;
+        // Back because a reconnect command brought it back: credited to the reconnect, not to the probe after it.
+        if (entry.restored_by == RestoredBy::reconnect_command || entry.restored_by == RestoredBy::post_failure_reconnect)
+          e.by = "reconnect by " + (e.by.empty() ? std::string("mcphealth") : e.by);
       } else {
         return;
       }

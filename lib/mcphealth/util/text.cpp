@@ -49,6 +49,24 @@ bool is_unsafe(char32_t cp) {
 
 } // namespace
 
+std::string strip_terminal_escapes(std::string_view text) {
+  std::string plain;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x1b') {
+      plain += text[i];
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '[') {
+      // A control sequence: parameters and intermediates, then one final byte in @ to ~.
+      i += 2;
+      while (i < text.size() && !(text[i] >= '@' && text[i] <= '~')) ++i;
+    } else if (i + 1 < text.size()) {
+      ++i; // ESC and the one character of a two-character sequence
+    }
+  }
+  return escape_control(plain);
+}
+
 std::string escape_control(std::string_view text) {
   std::string out;
   out.reserve(text.size());

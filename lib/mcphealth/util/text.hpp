@@ -23,6 +23,11 @@ std::string trim(std::string_view text);
 /// The one rule for every line a person reads.
 std::string escape_control(std::string_view text);
 
+/// `text` without the terminal's escape sequences a command's colours are made of (`\x1b[31m`, and any other
+/// sequence that begins with ESC), every other control character escaped as escape_control does: a program's
+/// coloured error as one plain line.
+std::string strip_terminal_escapes(std::string_view text);
+
 /// The word after `prefix` in `text` (up to a space, a quote or `}:;,`), or nothing: the `API_KEY` of
 /// `... ${API_KEY} is not set`, the command of `spawn foo ENOENT`.
 std::string_view word_after(std::string_view text, std::string_view prefix);
