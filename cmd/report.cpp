@@ -19,7 +19,8 @@ void register_report(CLI::App& app, CommandLine& command_line) {
   CLI::App* sub = app.add_subcommand("report", "What happened while nobody watched: outages and blocked calls");
   sub->add_option("servers", o->servers, "Only these servers")->type_name("SERVER");
   sub->add_option("--since", o->since,
-                  "How far back: a length (90s, 30m, 12h, 7d, 1h30m) or a UTC time (2026-12-03T02:00:00Z)")
+                  "How far back: a length (90s, 30m, 12h, 7d, 1h30m), a local clock time, its last occurrence (22:00, "
+                  "06:30:15), or a UTC time (2026-12-03T02:00:00Z)")
       ->type_name("WHEN")
       ->default_str("24h");
   sub->add_flag("--json", o->json, "Print the report as JSON");
@@ -102,8 +103,7 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
   const util::EpochMs now = clock.now_ms();
   const auto since = ops::parse_since(o.since, now);
   if (!since) {
-    util::log::error("--since " + o.since + ": give a length (90s, 30m, 12h, 7d, 1h30m) or a UTC time "
-                     "(2026-12-03T02:00:00Z)");
+    util::log::error("--since " + o.since + ": " + since.error().message);
     return k_exit_usage;
   }
   const std::filesystem::path& state_file = settings.state_path.value;

@@ -13,7 +13,7 @@ import sys
 RULES = [
     (re.compile(r"\bsed -i(?! '')"), "GNU sed"),
     (re.compile(r"\bstat -c\b"), "GNU stat"),
-    (re.compile(r"\bdate (-d|--\w)"), "GNU date"),
+    (re.compile(r"\bdate( -[a-zA-Z]+)* (-d|--\w)"), "GNU date"),
     (re.compile(r"(^|[\s;(|&!\"'])timeout [0-9]"), "GNU timeout"),
     (re.compile(r"/usr/bin/time -[fvo]"), "GNU time"),
     (re.compile(r"\breadlink -f\b"), "GNU readlink"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mcphealth report`: the history of outages and blocked calls, kept beside the state file, and what it shows.
-# Needs: GNU stat
+# Needs: GNU date, GNU stat
 source "$(dirname "$0")/lib.sh"
 
 HISTORY() { echo "$(STATE).history.jsonl"; }
@@ -153,6 +153,20 @@ open(p, "w").write("".join(json.dumps(l) + "\n" for l in lines))' "$(HISTORY)"
   assert_eq "$RC" 1
   assert_eq "$(json_eval "$OUT" 'd["stillDown"][0]["server"]')" svc
   assert_eq "$(json_eval "$OUT" 'd["outages"]')" 1
+}
+
+# --since takes the clock time the report prints (local), its last occurrence; what is not a time is refused.
+case_since_takes_a_local_clock_time() {
+  export TZ=UTC0
+  mcph report --since "$("$PY" -c 'import time; print(time.strftime("%H:%M", time.gmtime(time.time() - 3600)))')" --json
+  assert_eq "$RC" 0 "$ERR"
+  local since_ms
+  since_ms=$(json_eval "$OUT" 'int(__import__("datetime").datetime.fromisoformat(d["since"].replace("Z", "+00:00")).timestamp() * 1000)')
+  local now_ms_; now_ms_=$(now_ms)
+  [ $((now_ms_ - since_ms)) -ge 3540000 ] && [ $((now_ms_ - since_ms)) -le 3660000 ] || fail "since is not an hour ago: $since_ms vs $now_ms_"
+  mcph report --since 25:00
+  assert_eq "$RC" 2
+  assert_contains "$ERR" "a local clock time (22:00, 06:30:15)"
 }
 
 main "$@"

@@ -7,6 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <ctime>
+
 #include <fstream>
 
 using namespace mcphealth;
@@ -195,6 +198,52 @@ TEST_CASE("report since takes a length back from now or a UTC time", "[report]")
   CHECK_FALSE(ops::parse_since("h", now));
   CHECK_FALSE(ops::parse_since("yesterday", now));
   CHECK_FALSE(ops::parse_since("99999999999d", now));
+}
+
+/// Sets the process's time zone for one test, and puts the old one back.
+class ZoneForTest {
+public:
+  explicit ZoneForTest(const char* zone) {
+    if (const char* was = std::getenv("TZ")) m_was = was;
+    ::setenv("TZ", zone, 1);
+    ::tzset();
+  }
+  ~ZoneForTest() {
+    if (m_was) ::setenv("TZ", m_was->c_str(), 1);
+    else ::unsetenv("TZ");
+    ::tzset();
+  }
+
+private:
+  std::optional<std::string> m_was;
+};
+
+TEST_CASE("report since takes a local clock time, its last occurrence, and refuses one a DST change skips or repeats",
+          "[report]") {
+  {
+    ZoneForTest utc("UTC0");
+    const util::EpochMs now = 1'796'680'800'000; // 2026-12-07T22:00:00Z
+    CHECK(*ops::parse_since("21:30", now) == now - 30 * 60'000LL);
+    CHECK(*ops::parse_since("22:00", now) == now);
+    CHECK(*ops::parse_since("22:00:01", now) == now - 86'400'000LL + 1000); // yesterday's
+    CHECK_FALSE(ops::parse_since("24:00", now));
+    CHECK_FALSE(ops::parse_since("9:00", now));
+  }
+  {
+    // New York: UTC-5 in winter, UTC-4 in summer; 2026-03-08 02:00 jumps to 03:00, 2026-11-01 02:00 falls to 01:00.
+    ZoneForTest new_york("EST5EDT,M3.2.0,M11.1.0");
+    const util::EpochMs winter = 1'796'680'800'000; // 2026-12-07 17:00 local
+    CHECK(*ops::parse_since("16:00", winter) == winter - 3'600'000LL);
+    const util::EpochMs spring = 1'773'000'000'000; // 2026-03-08T20:00:00Z, 16:00 local (EDT)
+    const auto skipped = ops::parse_since("02:30", spring);
+    REQUIRE_FALSE(skipped);
+    CHECK(skipped.error().message.find("does not happen that day") != std::string::npos);
+    CHECK(*ops::parse_since("03:30", spring) == 1'772'955'000'000); // 07:30Z
+    const util::EpochMs autumn = 1'793'563'200'000; // 2026-11-01T20:00:00Z, 15:00 local (EST)
+    const auto twice = ops::parse_since("01:30", autumn);
+    REQUIRE_FALSE(twice);
+    CHECK(twice.error().message.find("happens twice that day") != std::string::npos);
+  }
 }
 
 TEST_CASE("doctor reads an agent's version and holds it against the versions tested", "[doctor]") {

@@ -225,31 +225,94 @@ json::object report_json(const Report& report) {
           {"unreadableLines", report.unreadable}};
 }
 
-std::optional<util::EpochMs> parse_since(std::string_view text, util::EpochMs now) {
-  if (auto at = util::parse_iso8601_ms(text)) return at;
-  if (text.empty()) return std::nullopt;
+namespace {
+
+/// `HH:MM` or `HH:MM:SS` as seconds into the day; nothing for anything else.
+std::optional<int> clock_time(std::string_view text) {
+  if (text.size() != 5 && text.size() != 8) return std::nullopt;
+  const auto two = [&](std::size_t at) -> int {
+    if (!std::isdigit(static_cast<unsigned char>(text[at])) || !std::isdigit(static_cast<unsigned char>(text[at + 1])))
+      return -1;
+    return (text[at] - '0') * 10 + (text[at + 1] - '0');
+  };
+  const int h = two(0), m = two(3), s = text.size() == 8 ? two(6) : 0;
+  if (text[2] != ':' || (text.size() == 8 && text[5] != ':') || h < 0 || h > 23 || m < 0 || m > 59 || s < 0 || s > 59)
+    return std::nullopt;
+  return h * 3600 + m * 60 + s;
+}
+
+/// The local time `day` (a local date, its time of day ignored) at `seconds` into it: nothing when that moment does
+/// not exist (skipped by a change to daylight-saving time) or exists twice (repeated by the change back).
+util::Result<std::time_t> local_moment(std::tm day, int seconds) {
+  day.tm_hour = seconds / 3600;
+  day.tm_min = seconds / 60 % 60;
+  day.tm_sec = seconds % 60;
+  std::time_t found[2];
+  bool valid[2];
+  for (int dst = 0; dst < 2; ++dst) {
+    std::tm t = day;
+    t.tm_isdst = dst;
+    found[dst] = std::mktime(&t);
+    std::tm back{};
+    valid[dst] = found[dst] != -1 && ::localtime_r(&found[dst], &back) != nullptr && back.tm_hour == day.tm_hour &&
+                 back.tm_min == day.tm_min && back.tm_sec == day.tm_sec && back.tm_mday == day.tm_mday &&
+                 back.tm_isdst == dst;
+  }
+  if (valid[0] && valid[1] && found[0] != found[1])
+    return util::fail("happens twice that day (the clocks go back an hour): give a UTC time instead");
+  if (valid[0]) return found[0];
+  if (valid[1]) return found[1];
+  return util::fail("does not happen that day (the clocks go forward over it): give a UTC time instead");
+}
+
+} // namespace
+
+util::Result<util::EpochMs> parse_since(std::string_view text, util::EpochMs now) {
+  const std::string usage = "give a length (90s, 30m, 12h, 7d, 1h30m), a local clock time (22:00, 06:30:15) or a UTC "
+                            "time (2026-12-03T02:00:00Z)";
+  if (auto at = util::parse_iso8601_ms(text)) return *at;
+  if (text.empty()) return util::fail(usage);
+  if (const std::optional<int> seconds = clock_time(text)) {
+    // Its last occurrence at or before now: today's, else yesterday's.
+    const std::time_t now_s = static_cast<std::time_t>(now / 1000);
+    std::tm today{};
+    if (::localtime_r(&now_s, &today) == nullptr) return util::fail("the local time zone cannot be read");
+    for (int back = 0; back < 2; ++back) {
+      std::tm day = today;
+      day.tm_mday -= back;
+      day.tm_isdst = -1;
+      std::tm noon = day;
+      noon.tm_hour = 12; // normalises the date (the first of a month minus one) without a DST edge
+      noon.tm_min = noon.tm_sec = 0;
+      if (std::mktime(&noon) == -1) return util::fail("the local time zone cannot be read");
+      const util::Result<std::time_t> at = local_moment(noon, *seconds);
+      if (!at) return util::fail(std::string(text) + " " + at.error().message);
+      if (static_cast<util::EpochMs>(*at) * 1000 <= now) return static_cast<util::EpochMs>(*at) * 1000;
+    }
+    return util::fail(usage);
+  }
   std::int64_t total = 0;
   std::size_t i = 0;
   while (i < text.size()) {
     std::int64_t n = 0;
     const std::size_t start = i;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      if (n > 1'000'000'000) return std::nullopt;
+      if (n > 1'000'000'000) return util::fail(usage);
       n = n * 10 + (text[i] - '0');
       ++i;
     }
-    if (i == start || i == text.size()) return std::nullopt;
+    if (i == start || i == text.size()) return util::fail(usage);
     std::int64_t unit = 0;
     switch (text[i]) {
     case 's': unit = 1000; break;
     case 'm': unit = 60'000; break;
     case 'h': unit = 3'600'000; break;
     case 'd': unit = 86'400'000; break;
-    default: return std::nullopt;
+    default: return util::fail(usage);
     }
     ++i;
     total += n * unit;
-    if (total > 3650LL * 86'400'000) return std::nullopt;
+    if (total > 3650LL * 86'400'000) return util::fail(usage);
   }
   return now - total;
 }

@@ -5,6 +5,7 @@
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/util/clock.hpp>
+#include <mcphealth/util/result.hpp>
 
 #include <boost/json.hpp>
 
@@ -116,8 +117,10 @@ std::optional<state::ReconnectNote> last_reconnect_in(const boost::json::object&
 /// The report as `report --json` prints it.
 boost::json::object report_json(const Report& report);
 
-/// Reads `--since`: a length back from `now` (`90s`, `30m`, `12h`, `7d`, `1h30m`) or a UTC time as the JSON prints it
-/// (`2026-12-03T02:00:00Z`); nothing for anything else.
-std::optional<util::EpochMs> parse_since(std::string_view text, util::EpochMs now);
+/// Reads `--since`: a length back from `now` (`90s`, `30m`, `12h`, `7d`, `1h30m`), a UTC time as the JSON prints it
+/// (`2026-12-03T02:00:00Z`), or a local clock time (`22:00`, `06:30:15`), its last occurrence at or before `now` in
+/// the local time zone (the report prints local times). Fails, saying why, for anything else, and for a clock time
+/// that the day's daylight-saving change skips or repeats.
+util::Result<util::EpochMs> parse_since(std::string_view text, util::EpochMs now);
 
 } // namespace mcphealth::ops
