@@ -463,4 +463,20 @@ case_uninstall_shows_the_file_going_keeps_one_backup_and_says_what_stays() {
   assert_contains "$OUT" "to remove them too: rm -r '$HOME/.claude/mcp-health-cache.json'"
 }
 
+# An uninstall gives back the settings file that was there before install, `{}` included; only a file install made
+# is removed (issue 53 item 7). An earlier install and uninstall of the same file does not confuse the two.
+case_uninstall_gives_back_an_empty_settings_file_that_was_there_and_removes_one_install_made() {
+  rm -f "$(SETTINGS)"
+  mcph install
+  mcph uninstall
+  assert_contains "$OUT" "the file is left empty: removed"
+  assert_no_file "$(SETTINGS)"
+  echo '{}' > "$(SETTINGS)"
+  mcph install
+  mcph uninstall
+  assert_eq "$RC" 0 "$ERR"
+  assert_contains "$OUT" "the file is given back as it was before install"
+  assert_eq "$(cat "$(SETTINGS)")" "{}"
+}
+
 main "$@"

@@ -318,6 +318,52 @@ int next_backup_number(const std::string& base, const std::string& stamp) {
   return highest + 1;
 }
 
+/// Where the backups of `file` go: beside it, or in `backup_dir` under its whole path flattened.
+std::string backup_base_of(const fs::path& file, const std::optional<fs::path>& backup_dir) {
+  if (!backup_dir) return file.string();
+  std::string flat = fs::absolute(file).lexically_normal().string();
+  std::replace(flat.begin(), flat.end(), '/', '%');
+  return (*backup_dir / flat).string();
+}
+
+/// The newest backup of `base` that holds no mcphealth entry: the file as it was before the install this uninstall
+/// undoes (a backup from before an earlier install and uninstall is older than it).
+std::optional<std::string> backup_before_install(const std::string& base) {
+  const fs::path b(base);
+  const std::string prefix = b.filename().string() + ".bak-";
+  std::vector<std::pair<std::pair<std::string, int>, fs::path>> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(b.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    if (rest.size() < 15) continue;
+    const int n = rest.size() > 16 && rest[15] == '-' ? std::atoi(rest.c_str() + 16) : 1;
+    found.push_back({{rest.substr(0, 15), n}, it->path()});
+  }
+  std::sort(found.begin(), found.end());
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    const auto text = util::read_file(it->second);
+    if (text && text->find("mcphealth") == std::string::npos) return *text;
+  }
+  return std::nullopt;
+}
+
+/// An uninstall that would remove the file it empties gives back the file that was there before install instead
+/// (`{}`, or a blank file): only a file install created goes. Its backups say which.
+void given_back_as_it_was(InstallPlan& plan, const std::optional<fs::path>& backup_dir) {
+  if (!plan.remove) return;
+  const std::optional<std::string> was = backup_before_install(backup_base_of(plan.file, backup_dir));
+  if (!was) return; // no backup without mcphealth in it: install made the file
+  const bool blank = util::trim(*was).empty();
+  const auto parsed = util::parse_json(*was);
+  if (!blank && !(parsed && parsed->is_object() && parsed->get_object().empty())) return;
+  plan.remove = false;
+  plan.after = *was;
+  std::erase(plan.notes, std::string("the file is left empty: removed"));
+  plan.notes.push_back("the file is given back as it was before install");
+}
+
 } // namespace
 
 fs::path backup_path(const std::string& base, util::EpochMs now_ms) {
@@ -344,11 +390,8 @@ util::Result<std::optional<fs::path>, InstallError> apply_plan(const InstallPlan
   const bool existed = ::stat(plan.file.c_str(), &st) == 0;
   if (existed) {
     mode = st.st_mode & 07777;
-    std::string base = plan.file.string();
+    const std::string base = backup_base_of(plan.file, backup_dir);
     if (backup_dir) {
-      std::string flat = fs::absolute(plan.file).lexically_normal().string();
-      std::replace(flat.begin(), flat.end(), '/', '%');
-      base = (*backup_dir / flat).string();
       std::error_code made;
       fs::create_directories(*backup_dir, made);
       if (made) return util::fail(InstallError{InstallFailure::failed, "cannot create " + backup_dir->string() + ": " + made.message()});
@@ -484,7 +527,12 @@ util::Result<InstallDone> install(const InstallRun& run, const util::Environment
       if (h.ours && h.trusted() && here.in_file(h)) trusted_keys.push_back(h.key);
     }
   }
-  auto make_plan = [&] { return uninstall ? plan_uninstall(file, agent) : plan_install(run.request); };
+  auto make_plan = [&]() -> util::Result<InstallPlan> {
+    if (!uninstall) return plan_install(run.request);
+    util::Result<InstallPlan> plan = plan_uninstall(file, agent);
+    if (plan) given_back_as_it_was(*plan, run.backup_dir);
+    return plan;
+  };
   util::Result<InstallPlan> planned = make_plan();
   // Another writer of the file (Claude Code itself) between our read and our write: read it again and plan anew.
   constexpr int k_attempts = 5;
