@@ -386,7 +386,10 @@ TEST_CASE("session start refreshes what is missing or stale and names what is do
   REQUIRE(h.refreshes.size() == 1);
   CHECK(h.refreshes[0] == std::vector<std::string>{"new"});
   REQUIRE(out.additional_context);
-  CHECK(*out.additional_context == hook::messages::session_start({{"bad", hook::messages::SessionNote::Kind::down, "boom", 20'000}}));
+  hook::messages::Client claude_code;
+  claude_code.down_at_start = hook::messages::Client::AtStart::drops_for_the_session;
+  CHECK(*out.additional_context ==
+        hook::messages::session_start({{"bad", hook::messages::SessionNote::Kind::down, "boom", 20'000}}, claude_code));
   CHECK(out.decision == hook::HookOutcome::Decision::allow);
 }
 

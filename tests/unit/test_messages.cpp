@@ -126,4 +126,23 @@ TEST_CASE("the session start note names each server with why and for how long", 
   CHECK(has(text, "plan the work with other tools"));
 }
 
+
+TEST_CASE("under Claude Code, a server down as the session began is said to be gone for the session, not back soon",
+          "[messages]") {
+  using hook::messages::Client;
+  using hook::messages::SessionNote;
+  const std::vector<SessionNote> notes{{"wiki", SessionNote::Kind::rechecking, "connection refused", std::nullopt},
+                                       {"db", SessionNote::Kind::down, "boom", 20'000}};
+  Client claude_code;
+  claude_code.down_at_start = Client::AtStart::drops_for_the_session;
+  const std::string told = hook::messages::session_start(notes, claude_code);
+  CHECK(told.find("unavailable for this session even once they are back") != std::string::npos);
+  CHECK(told.find("run /mcp to reconnect them") != std::string::npos);
+  CHECK(told.find("Claude Code does not start their tools for this session") != std::string::npos);
+  CHECK(told.find("may work again in a moment") == std::string::npos);
+  Client other;
+  other.name = "Gemini CLI";
+  CHECK(hook::messages::session_start(notes, other).find("may work again in a moment") != std::string::npos);
+}
+
 } // namespace test_messages

@@ -6,6 +6,7 @@
 #include <mcphealth/agent/trust.hpp>
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/hook/classify.hpp>
+#include <mcphealth/hook/messages.hpp>
 #include <mcphealth/hook/outcome.hpp>
 #include <mcphealth/hook/payload.hpp>
 #include <mcphealth/util/env.hpp>
@@ -230,6 +231,8 @@ struct AgentFacts {
   /// ("run /mcp").
   std::string_view authenticate;
   std::string_view authenticate_short;
+  /// What it does with a server it cannot start when a session begins (hook::messages::Client::down_at_start).
+  hook::messages::Client::AtStart down_at_start = hook::messages::Client::AtStart::keeps_trying;
   /// The exit code this agent reads as "allow" when the hook itself fails; any other non-zero one may block.
   int allow_exit_code = 0;
   /// The program that says the agent's version (`claude --version`), and the oldest and newest versions the real

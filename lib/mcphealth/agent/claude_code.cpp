@@ -193,6 +193,8 @@ const Agent& claude_code() {
                                                                          .name = "Claude Code",
                                                                          .authenticate = "run /mcp in Claude Code",
                                                                          .authenticate_short = "run /mcp",
+                                                                         // NOTES.md: its tools are never listed
+                                                                         .down_at_start = hook::messages::Client::AtStart::drops_for_the_session,
                                                                          .program = "claude",
                                                                          .tested_oldest = "2.1.197",
                                                                          .tested_newest = "2.1.332"});

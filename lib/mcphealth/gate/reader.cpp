@@ -18,7 +18,8 @@ Reader::Reader(const HookRequest& request, HookDeps& deps, const Sink& sink)
 
 Voice Reader::voice() const {
   return {std::string(m_agent.name), std::string(m_agent.authenticate), std::string(m_agent.authenticate_short),
-          &m_agent == &agent::default_agent() ? std::string("Claude") : std::string(m_agent.name)};
+          &m_agent == &agent::default_agent() ? std::string("Claude") : std::string(m_agent.name),
+          m_agent.down_at_start};
 }
 
 state::Store& Reader::store() {

@@ -156,14 +156,19 @@ std::string session_start(const std::vector<SessionNote>& notes, const Client& c
     case SessionNote::Kind::rechecking: break;
     }
   }
+  const bool dropped = client.down_at_start == Client::AtStart::drops_for_the_session;
   std::string out;
   if (!list.empty()) {
     out = "MCP servers not available at the start of this session: " + list +
-          ". Their tools will fail or be blocked; plan the work with other tools.";
+          (dropped ? ". " + client.name + " does not start their tools for this session; plan the work with other tools."
+                   : ". Their tools will fail or be blocked; plan the work with other tools.");
   }
   if (!rechecking.empty()) {
     out += (out.empty() ? "" : " ") + std::string("MCP servers being re-checked now: ") + rechecking +
-           ". Their tools may work again in a moment; if a call fails, use other tools.";
+           (dropped ? ". If " + client.name + " could not start them as this session began, their tools are "
+                      "unavailable for this session even once they are back (the user can " + client.authenticate_short +
+                      " to reconnect them); use other tools."
+                    : ". Their tools may work again in a moment; if a call fails, use other tools.");
   }
   return out;
 }

@@ -26,6 +26,10 @@ struct Client {
   /// Who falls back to other tools in a block's stderr line: `Claude` for Claude Code (the JS hook's words, which
   /// people grep), the agent's name for the others.
   std::string falls_back = "Claude";
+  /// What the agent does with a server it cannot start when a session begins: Claude Code drops its tools for the
+  /// session (a re-check that finds it back does not bring them back; /mcp does).
+  enum class AtStart { keeps_trying, drops_for_the_session };
+  AtStart down_at_start = AtStart::keeps_trying;
 };
 
 /// What is known about a server that is down.
