@@ -52,7 +52,7 @@ std::string file_status(const config::FileReport& f) {
 
 /// A reconnect command as a person reads it: the shell text, or the argv words.
 std::string reconnect_text(const recover::ReconnectCommand& c) {
-  if (c.argv.empty()) return c.command;
+  if (c.argv.empty()) return util::redact(c.command);
   return config::ReconnectSpec{c.argv, {}}.text() + " (no shell)";
 }
 

@@ -247,4 +247,23 @@ case_the_hook_and_status_hold_an_entry_to_the_same_rules() {
   assert_contains "$(grep -E '^other ' <<<"$OUT")" "retry in 1h29m"
 }
 
+# A reconnect command is printed through the one redactor, wherever it is printed: policy and explain-config, text
+# and --json (issue 54 item 3); the policy's argv and string forms, and the variable's.
+case_a_reconnect_command_is_printed_redacted_everywhere() {
+  config "svc=$(stdio_def healthy)" "other=$(stdio_def healthy)"
+  policy '{"servers":{"svc":{"reconnect":"curl -H \"Authorization: Bearer polS3cret1\" https://h.example/restart?token=polS3cret2"},"other":{"reconnect":["env","PGPASSWORD=polS3cret3","pg_ctl","restart"]}}}'
+  export ECC_MCP_RECONNECT_COMMAND="curl -u deploy:varS3cret4 https://h.example/restart"
+  local out
+  for args in "policy" "policy --json" "explain-config" "explain-config --json" "policy svc" "policy other"; do
+    # shellcheck disable=SC2086
+    mcph $args
+    out+="$OUT$ERR"
+  done
+  for secret in polS3cret1 polS3cret2 polS3cret3; do
+    assert_not_contains "$out" "$secret" "a reconnect command's credential"
+  done
+  assert_contains "$out" "pg_ctl restart"
+  assert_contains "$out" "Authorization: Bearer ***"
+}
+
 main "$@"

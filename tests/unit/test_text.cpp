@@ -149,6 +149,45 @@ TEST_CASE("every credential shape the redactor knows is hidden and the text arou
   }
 }
 
+TEST_CASE("every spelling of a header, a key=value and a URL credential is hidden; mcphealth's own words survive",
+          "[text][redact]") {
+  // The secret in each spelling is `S3cr3tV4lue`: `:` / `=` / space, with and without a scheme word, quoted, in
+  // JSON, in a URL.
+  for (const char* spelled : {"Authorization: Bearer S3cr3tV4lue",
+                              "Authorization:Bearer S3cr3tV4lue",
+                              "Authorization=Token S3cr3tV4lue",
+                              "Authorization = Bearer S3cr3tV4lue",
+                              "authorization:bearer S3cr3tV4lue",
+                              "Authorization: S3cr3tV4lue",
+                              "Authorization:S3cr3tV4lue",
+                              "'Authorization: Bearer S3cr3tV4lue'",
+                              "\"Authorization: Basic S3cr3tV4lue\"",
+                              R"({"Authorization":"Bearer S3cr3tV4lue"})",
+                              R"({"headers": {"Authorization": "Bearer S3cr3tV4lue"}})",
+                              "X-Api-Key: S3cr3tV4lue",
+                              "X-Api-Key=S3cr3tV4lue",
+                              "PGPASSWORD=S3cr3tV4lue psql -h db",
+                              "--password S3cr3tV4lue",
+                              "--token=S3cr3tV4lue",
+                              "https://deploy:S3cr3tV4lue@host.example/mcp",
+                              "https://host.example/mcp?access_token=S3cr3tV4lue&x=1",
+                              "curl -H 'Authorization: Bearer S3cr3tV4lue' https://h.example",
+                              "Bearer S3cr3tV4lue",
+                              "sent bearer S3cr3tV4lue."}) {
+    INFO(spelled);
+    CHECK(util::redact(spelled).find("S3cr3tV4lue") == std::string::npos);
+  }
+  // mcphealth's own sentences, as the model and status read them.
+  for (const char* own :
+       {"HTTP 401 with a Bearer challenge but no OAuth metadata to log in with (no resource_metadata, and no "
+        "/.well-known/oauth-protected-resource or oauth-authorization-server): the client cannot connect; set "
+        "headers.Authorization in the definition",
+        "the server asks for a token (HTTP 401 with a Bearer challenge): ask the user to run /mcp",
+        "reconnect `pm2 restart wiki` failed (exit 1): [PM2][ERROR] Process or Namespace wiki not found"}) {
+    CHECK(util::redact(own) == own);
+  }
+}
+
 TEST_CASE("text without credentials passes the redactor unchanged", "[text][redact]") {
   for (const std::string text :
        {"MCP error -32000: Connection closed", "spawn notes-mcp ENOENT", "PATH=/usr/bin:/bin is short",

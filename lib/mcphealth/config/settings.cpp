@@ -1,5 +1,7 @@
 #include <mcphealth/config/settings.hpp>
 
+#include <mcphealth/util/redact.hpp>
+
 #include <mcphealth/util/text.hpp>
 
 #include <charconv>
@@ -66,9 +68,9 @@ std::string SettingWarning::text() const {
 }
 
 std::string ReconnectSpec::text() const {
-  if (argv.empty()) return shell;
+  if (argv.empty()) return util::redact(shell);
   std::string out;
-  for (const auto& word : argv) out += (out.empty() ? "" : " ") + util::shell_word(word);
+  for (const auto& word : util::redact_args(argv)) out += (out.empty() ? "" : " ") + util::shell_word(word);
   return out;
 }
 

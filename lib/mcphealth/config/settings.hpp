@@ -76,7 +76,7 @@ std::optional<ProtocolMode> parse_protocol_mode(std::string_view text);
 struct ReconnectSpec {
   std::vector<std::string> argv;
   std::string shell;
-  /// The command as a person reads it.
+  /// The command as a person reads it, credentials redacted (util::redact): every place that prints it.
   std::string text() const;
 };
 

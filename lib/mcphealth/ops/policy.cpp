@@ -1,5 +1,7 @@
 #include <mcphealth/ops/policy.hpp>
 
+#include <mcphealth/util/redact.hpp>
+
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/names.hpp>
 #include <mcphealth/config/resolver.hpp>
@@ -32,7 +34,8 @@ std::vector<EffectiveSetting> server_values(const config::Settings& own, const s
     const std::string how = own.reconnect.value->argv.empty() ? " (with /bin/sh -c)" : " (no shell)";
     out.push_back(entry("reconnect", own.reconnect.value->text() + how, own.reconnect.origin));
   } else if (auto command = recover::find_reconnect_command(config_name, env)) {
-    out.push_back(entry("reconnect", command->command + " (with /bin/sh -c)", config::Origin::variable(command->variable)));
+    out.push_back(entry("reconnect", util::redact(command->command) + " (with /bin/sh -c)",
+                        config::Origin::variable(command->variable)));
   } else {
     out.push_back(entry("reconnect", "none", {}));
   }

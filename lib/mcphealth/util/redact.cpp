@@ -70,14 +70,30 @@ std::size_t trailing_punctuation(std::string_view w) {
 /// What the scanner expects next after a word.
 enum class Expect {
   nothing,
-  separator, // a secret's name: a `:` or `=` makes the next word its value
-  value,     // the next word is a secret
+  separator,     // a secret's name: a `:` or `=` makes the next word its value
+  value,         // the next word is a secret
+  scheme_value,  // the word after an authorization scheme (`Bearer x`): a secret, unless it is a word of prose
 };
+
+/// A word of prose: lower-case letters alone (`challenge`, `the`). No credential a scheme introduces looks so.
+bool prose_word(std::string_view w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
 
 /// Redacts one word (a run without delimiters); `expect` carries over to the next word.
 std::string redact_word(std::string_view t, Expect& expect) {
+  if (expect == Expect::scheme_value) {
+    if (only_separators(t)) return std::string(t);
+    expect = Expect::nothing;
+    if (prose_word(t.substr(0, t.size() - trailing_punctuation(t)))) return std::string(t);
+    return std::string(k_hidden);
+  }
   if (expect == Expect::value) {
-    if (only_separators(t) || auth_scheme(t)) return std::string(t);
+    if (only_separators(t)) return std::string(t);
+    if (auth_scheme(t)) {
+      expect = Expect::scheme_value;
+      return std::string(t);
+    }
     expect = Expect::nothing;
     return std::string(k_hidden);
   }
@@ -114,6 +130,11 @@ std::string redact_word(std::string_view t, Expect& expect) {
         expect = Expect::value;
         return std::string(t);
       }
+      // `Authorization:Bearer TOKEN`, `Authorization=Token TOKEN`: the scheme is no secret, the word after it is.
+      if (auth_scheme(value)) {
+        expect = Expect::scheme_value;
+        return std::string(t);
+      }
       return std::string(t.substr(0, value_at)) + std::string(k_hidden);
     }
     if (!value.empty()) {
@@ -124,7 +145,7 @@ std::string redact_word(std::string_view t, Expect& expect) {
   }
   // `Bearer x` in any case; `Basic x` capitalized only (the word is common in prose).
   if (lower(t) == "bearer" || t == "Basic") {
-    expect = Expect::value;
+    expect = Expect::scheme_value;
     return std::string(t);
   }
   const std::size_t punct = trailing_punctuation(t);
@@ -192,7 +213,10 @@ std::string redact(std::string_view text) {
   Expect expect = Expect::nothing;
   for (std::size_t i = 0; i < text.size();) {
     if (is_delimiter(text[i])) {
-      if (text[i] == '\n' && expect == Expect::separator) expect = Expect::nothing;
+      // A secret's name waits for its `:` across spaces and quotes (`"token": "x"`), not past the end of a line or
+      // of what brackets it (`(... oauth-authorization-server): the client`).
+      if (expect == Expect::separator && std::string_view("\n()[]{},;<>").find(text[i]) != std::string_view::npos)
+        expect = Expect::nothing;
       out += text[i++];
       continue;
     }
