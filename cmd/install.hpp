@@ -38,6 +38,9 @@ struct InstallOptions {
   std::optional<ops::ServiceManager> manager;
   /// `--force`, with --service: replace a service file mcphealth did not write, keeping it as a backup.
   bool force = false;
+  /// `--no-settings`, with --service: list the shell's settings the service would lack instead of writing them
+  /// into the variables file.
+  bool no_settings = false;
 };
 
 /// Adds `install` and `uninstall` to `app`.

@@ -5,6 +5,7 @@
 #include "output.hpp"
 
 #include <mcphealth/config/policy.hpp>
+#include <mcphealth/config/variables_file.hpp>
 #include <mcphealth/ops/hints.hpp>
 #include <mcphealth/ops/probe.hpp>
 #include <mcphealth/probe/batch.hpp>
@@ -122,6 +123,7 @@ json::object row_json(const ops::ProbeRow& row) {
   o["definition"] = row.fingerprint;
   o["probedAt"] = row.probed_at;
   o["reconnect"] = optional_value(row.reconnect);
+  o["notRecorded"] = optional_value(row.not_recorded);
   const std::string hint = hint_of(row);
   o["hint"] = hint.empty() ? json::value(nullptr) : json::value(hint);
   return o;
@@ -148,6 +150,7 @@ void print_table(const std::vector<ops::ProbeRow>& rows, std::optional<std::size
                {scope},
                {reason}});
     hints += hint_lines(row.name, hint_of(row), reason, width);
+    if (row.not_recorded) hints += util::escape_control(row.name) + ": " + util::escape_control(*row.not_recorded) + "\n";
   }
   std::string out = table.render(use_color(stdout), width);
   if (!hints.empty()) out += "\n" + hints;
@@ -162,7 +165,11 @@ int run_probe(const ProbeCommandOptions& o, const GlobalOptions& globals) {
                            : "name the servers to probe, or use --all (see mcphealth probe --help)");
     return k_exit_usage;
   }
-  util::ProcessEnvironment own_env;
+  util::ProcessEnvironment process_env;
+  // What cron and a service lack, the variables file gives: the settings and variables this environment does not
+  // set (config/variables_file.hpp).
+  const util::OverlayEnvironment own_env(
+      process_env, config::variables_to_take(process_env, config::variables_file(util::home_dir(process_env))));
   util::SystemClock clock;
   config::SettingsOverrides overrides = globals.overrides();
   if (o.depth) overrides.probe = *o.depth;

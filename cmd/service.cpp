@@ -6,6 +6,7 @@
 #include "output.hpp"
 
 #include <mcphealth/config/server.hpp>
+#include <mcphealth/config/variables_file.hpp>
 #include <mcphealth/ops/install.hpp>
 #include <mcphealth/ops/service.hpp>
 #include <mcphealth/util/files.hpp>
@@ -35,6 +36,10 @@ void add_service_options(CLI::App* sub, const std::shared_ptr<InstallOptions>& o
     sub->add_flag("--force", o->force,
                   "With --service: replace a service file mcphealth did not write (one made by hand), keeping it as "
                   "a backup beside it (FILE.bak-TIME)")
+        ->needs(service);
+    sub->add_flag("--no-settings", o->no_settings,
+                  "With --service: do not write the settings your shell sets (reconnect commands, TTL, backoff, "
+                  "timeouts) into the variables file the service reads; list each, with where to put it")
         ->needs(service);
   }
   // What names an agent's hook has no meaning for the service.
@@ -139,9 +144,40 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
       return k_exit_usage;
     }
   }
+  // The settings the shell sets: a service started without them would run with no reconnect and the default
+  // backoff. Carried into the variables file (never a credential), or, with --no-settings, listed.
+  const std::vector<ops::ShellSetting> found = ops::shell_settings(env);
+  std::vector<std::pair<std::string, std::string>> wanted;
+  std::vector<std::string> secret, listed;
+  for (const ops::ShellSetting& s : found) {
+    if (s.secret) secret.push_back(s.name);
+    else if (o.no_settings) listed.push_back(s.name);
+    else wanted.emplace_back(s.name, s.value);
+  }
+  const auto env_text = util::read_file(file.env_file);
+  const config::MergedVariables merged = config::merge_variables(env_text ? *env_text : std::string(), wanted);
+  if (!o.dry_run && !merged.added.empty()) {
+    std::error_code ec;
+    fs::create_directories(file.env_file.parent_path(), ec);
+    std::string text = merged.text;
+    if (!env_text) {
+      text = "# The variables and settings of what mcphealth runs unattended (the service, a probe from cron): one\n"
+             "# KEY=value a line, or KEY='value' (a ' inside written '\\''). install --service adds the settings your\n"
+             "# shell sets and keeps every line of yours.\n" + text;
+    }
+    if (auto written = util::atomic_replace(file.env_file, text, 0600); !written) {
+      util::log::error("cannot write " + file.env_file.string() + ": " + written.error().message);
+      return k_exit_usage;
+    }
+  }
   if (o.json) {
     json::array variables;
     for (const std::string& v : in.variables) variables.emplace_back(v);
+    const auto names = [](const std::vector<std::string>& v) {
+      json::array a;
+      for (const std::string& n : v) a.emplace_back(n);
+      return a;
+    };
     json::object out{{"file", file.path.string()},
                      {"manager", ops::manager_name(manager)},
                      {"changed", changed && !o.dry_run},
@@ -151,7 +187,11 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
                      {"variables", std::move(variables)},
                      {"envFile", file.env_file.string()},
                      {"load", file.load},
-                     {"backup", set_aside ? json::value(set_aside->string()) : json::value(nullptr)}};
+                     {"backup", set_aside ? json::value(set_aside->string()) : json::value(nullptr)},
+                     {"settings", json::object{{"carried", names(merged.added)},
+                                               {"keptYours", names(merged.kept_other)},
+                                               {"credentialNotCopied", names(secret)},
+                                               {"notWritten", names(listed)}}}};
     if (o.dry_run) out["text"] = file.text;
     print_json(out);
     return k_exit_ok;
@@ -167,6 +207,22 @@ int run_service(const InstallOptions& o, bool uninstall, const GlobalOptions& gl
     say("your servers reference %s: set each in %s (NAME=value lines, chmod 600); the service reads it, nothing copies "
         "it\n",
         join_names(in.variables).c_str(), file.env_file.c_str());
+  }
+  if (!merged.added.empty()) {
+    say("carried your shell's settings into %s: %s\n", file.env_file.c_str(), join_names(merged.added).c_str());
+  }
+  for (const std::string& k : merged.kept_other) {
+    say("%s sets %s already, to another value than your shell's: kept its line\n", file.env_file.c_str(), k.c_str());
+  }
+  for (const std::string& k : secret) {
+    say("%s holds a credential, so it is not copied: put it in %s yourself (chmod 600)\n", k.c_str(),
+        file.env_file.c_str());
+  }
+  for (const ops::ShellSetting& s : found) {
+    if (std::find(listed.begin(), listed.end(), s.name) == listed.end()) continue;
+    say("your shell sets %s, which the service lacks (--no-settings): put %s in %s%s\n", s.name.c_str(),
+        config::variable_line(s.name, s.value).value_or(s.name + "=...").c_str(), file.env_file.c_str(),
+        s.policy_key.empty() ? "" : (", or the policy's " + s.policy_key).c_str());
   }
   if (!in.path_recorded) {
     say("PATH is this shell's (no agent's hook has run yet): check it is the one your agent starts servers with\n");

@@ -4,6 +4,7 @@
 #include "output.hpp"
 #include "status.hpp"
 
+#include <mcphealth/config/variables_file.hpp>
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/probe.hpp>
 #include <mcphealth/ops/status.hpp>
@@ -259,7 +260,11 @@ std::string cadence_words(const WatchOptions& o, const config::Settings& setting
 } // namespace
 
 int run_watch(const WatchOptions& o, const GlobalOptions& globals) {
-  util::ProcessEnvironment own_env;
+  util::ProcessEnvironment process_env;
+  // What a service lacks, the variables file gives (config/variables_file.hpp); the unit's EnvironmentFile= gave
+  // it already, the launchd agent's shell too, a watch started by hand takes it here.
+  const util::OverlayEnvironment own_env(
+      process_env, config::variables_to_take(process_env, config::variables_file(util::home_dir(process_env))));
   util::SystemClock clock;
   const config::Settings settings = config::resolve_settings(own_env, globals.overrides());
   // Servers start as the agent starts them: with the PATH its hook last ran with (a service's PATH is short).

@@ -132,7 +132,7 @@ _mcphealth() {
       names=$(_mcphealth_names "$bin" "${root[@]}" status --names)
       ;;
     watch) opts="--probe --interval --every --events --exec --exec-timeout-ms --once --prometheus --agent --cwd --help" ;;
-    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --service --manager --force --dry-run --json --list-agents --list-events --help" ;;
+    install) opts="--agent --scope --cwd --events --binary --statusline --disable-js-hook --no-trust --service --manager --force --no-settings --dry-run --json --list-agents --list-events --help" ;;
     uninstall) opts="--agent --scope --cwd --service --manager --dry-run --json --help" ;;
     refresh)
       opts="--project --agent --look-again --help"

@@ -42,6 +42,7 @@ complete -c mcphealth -n "__fish_seen_subcommand_from install" -l no-trust -d 'D
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l service -d 'The background prober as a service'
 complete -c mcphealth -n "__fish_seen_subcommand_from install uninstall" -l manager -x -a 'systemd launchd' -d 'With --service: the service manager'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l force -d 'With --service: replace a service file mcphealth did not write, keeping a backup'
+complete -c mcphealth -n "__fish_seen_subcommand_from install" -l no-settings -d 'With --service: list the settings your shell sets instead of writing them'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l events -x -a '(__mcphealth_events)' -d 'Events to register'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l list-agents -d 'Print every agent id'
 complete -c mcphealth -n "__fish_seen_subcommand_from install" -l list-events -d 'Print the events --agent registers'

@@ -3,7 +3,7 @@
 # checked as the service managers would read it (systemd-analyze verify; the plist parsed, its shell run), with
 # absolute paths, the agent's PATH, the servers' variables named and never copied, and no fail-open setting; and
 # `doctor`'s check of the file in place.
-# Needs: GNU sed
+# Needs: GNU sed, GNU stat
 source "$(dirname "$0")/lib.sh"
 
 UNIT() { echo "$HOME/.config/systemd/user/mcphealth-watch.service"; }
@@ -252,6 +252,65 @@ case_the_unit_names_the_man_page_only_where_it_is_installed() {
   cp "$MCPHEALTH_SOURCE_DIR/man/mcphealth.1" "$T/prefix/share/man/man1/"
   mcph install --service --manager systemd --binary "$T/prefix/bin/mcphealth"
   assert_contains "$(cat "$(UNIT)")" "Documentation=man:mcphealth(1)"
+}
+
+ENVFILE() { echo "$HOME/.config/mcphealth/env"; }
+
+# The service carries the settings the user's shell sets (issue 53 item 2): without them it ran with no reconnect
+# and the default backoff. Never a fail-open one, never a credential; the user's own lines kept byte for byte.
+case_install_carries_the_shells_settings_into_the_variables_file_and_keeps_the_users_lines() {
+  agent_setup
+  mkdir -p "$(dirname "$(ENVFILE)")"
+  printf "# mine\nGITHUB_TOKEN='my token'\nMCPHEALTH_TTL_MS=1000\nweird line kept as it is\n" > "$(ENVFILE)"
+  local mine; mine=$(cat "$(ENVFILE)")
+  ECC_MCP_RECONNECT_COMMAND="pm2 restart {server}" MCPHEALTH_TTL_MS=300000 ECC_MCP_HEALTH_BACKOFF_MS=5000 \
+    ECC_MCP_HEALTH_FAIL_OPEN=1 ECC_MCP_RECONNECT_WIKI="curl -H 'Authorization: Bearer tok123secretX' https://h.example/r" \
+    mcph install --service --manager systemd
+  assert_eq "$RC" 0 "$ERR"
+  assert_contains "$OUT" "carried your shell's settings into $(ENVFILE): ECC_MCP_HEALTH_BACKOFF_MS, "
+  assert_contains "$(grep carried <<<"$OUT")" "ECC_MCP_RECONNECT_COMMAND"
+  assert_contains "$OUT" "$(ENVFILE) sets MCPHEALTH_TTL_MS already, to another value than your shell's: kept its line"
+  assert_contains "$OUT" "ECC_MCP_RECONNECT_WIKI holds a credential, so it is not copied"
+  local now; now=$(cat "$(ENVFILE)")
+  assert_eq "${now:0:${#mine}}" "$mine" "the user's lines, byte for byte, first"
+  assert_contains "$now" "ECC_MCP_RECONNECT_COMMAND='pm2 restart {server}'"
+  assert_contains "$now" "ECC_MCP_HEALTH_BACKOFF_MS=5000"
+  assert_not_contains "$now" "FAIL_OPEN"
+  assert_not_contains "$now" "tok123secretX"
+  assert_eq "$(stat -c %a "$(ENVFILE)")" 600 "it may hold tokens"
+  # Its readers read it alike: the launchd agent's /bin/sh, and mcphealth itself (a probe from cron).
+  local got
+  got=$(env -i PATH=/usr/bin:/bin sh -c 'set -a; . "$1"; printf "%s|%s" "$ECC_MCP_RECONNECT_COMMAND" "$GITHUB_TOKEN"' sh "$(ENVFILE)")
+  assert_eq "$got" "pm2 restart {server}|my token"
+  # doctor: what the shell sets and the service lacks, by name (never by value).
+  ECC_MCP_RECONNECT_COMMAND="pm2 restart {server}" MCPHEALTH_TTL_MS=300000 ECC_MCP_HEALTH_BACKOFF_MS=5000 \
+    ECC_MCP_RECONNECT_WIKI="curl -H 'Authorization: Bearer tok123secretX' https://h.example/r" mcph doctor
+  assert_contains "$OUT" "the service's MCPHEALTH_TTL_MS is not your shell's"
+  assert_contains "$OUT" "your shell sets ECC_MCP_RECONNECT_WIKI, which the service lacks"
+  assert_not_contains "$OUT" "ECC_MCP_RECONNECT_COMMAND, which the service lacks"
+  assert_not_contains "$OUT" "tok123secretX"
+}
+
+# --no-settings writes none of them and says where each goes.
+case_no_settings_lists_each_setting_with_where_it_goes() {
+  agent_setup
+  ECC_MCP_RECONNECT_COMMAND="pm2 restart {server}" MCPHEALTH_TTL_MS=300000 mcph install --service --manager systemd --no-settings
+  assert_eq "$RC" 0 "$ERR"
+  assert_no_file "$(ENVFILE)"
+  assert_contains "$OUT" "your shell sets ECC_MCP_RECONNECT_COMMAND, which the service lacks (--no-settings): put ECC_MCP_RECONNECT_COMMAND='pm2 restart {server}' in $(ENVFILE), or the policy's reconnect"
+  assert_contains "$OUT" "put MCPHEALTH_TTL_MS=300000 in $(ENVFILE), or the policy's ttlMs"
+}
+
+# The settings reach a probe from cron through the file: the reconnect command, with a quote in it, runs as written.
+case_a_probe_from_cron_takes_the_reconnect_command_from_the_variables_file() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"svc\":$(stdio_def flag "\"--flag-file\",\"$T/up\"")}}"
+  hook "$(pre_payload svc)" # the agent's hook binds it (and records the PATH)
+  mkdir -p "$(dirname "$(ENVFILE)")"
+  printf "ECC_MCP_RECONNECT_COMMAND='touch \"%s/up\" && echo \"it'\\\\''s\" > \"%s/said\"'\n" "$T" "$T" > "$(ENVFILE)"
+  edit_entries 'e["nextRetryAt"] = 1'
+  OUT=$(env -i HOME="$HOME" PATH=/usr/bin:/bin "$MCPHEALTH_BIN" probe --all --reconnect 2>&1) && RC=0 || RC=$?
+  assert_eq "$RC" 0 "$OUT"
+  assert_eq "$(cat "$T/said")" "it's"
 }
 
 main "$@"

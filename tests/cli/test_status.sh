@@ -288,10 +288,12 @@ case_a_fixed_server_is_not_kept_red_by_its_old_verdict() {
   # api cannot start without API_KEY (misconfigured); set, it answers: a new definition, a new verdict.
   write_config "$HOME/.claude.json" "{\"mcpServers\":{\"api\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${API_KEY}\"],\"env\":{\"API_KEY\":\"\${API_KEY}\"}}}}"
   touch "$T/k"
-  mcph probe --all
-  assert_eq "$RC" 1
+  # As the agent runs it: the hook judges with the agent's environment (a probe from another environment would
+  # record nothing for a definition built from a variable it lacks).
+  hook "$(pre_payload api)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
   export API_KEY=k
-  mcph probe --all
+  hook "$(pre_payload api)"
   assert_eq "$RC" 0
   # The old verdict is superseded: not shown, not counted, not in the status line.
   mcph status

@@ -1,4 +1,5 @@
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/config/variables_file.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -81,4 +82,31 @@ TEST_CASE("a timeout of 0 is refused like the policy file refuses it and a TTL o
   CHECK(s.warnings[0].text() == "ignoring MCPHEALTH_TIMEOUT_MS=0: a timeout must be at least 1 ms; using the defaults: "
                                 "5000 ms in a hook, Claude Code's start-up timeout (MCP_TIMEOUT, else 30000 ms) in "
                                 "probe, watch and refresh");
+}
+
+TEST_CASE("the variables file has one syntax: a line written reads back as its value, a user's lines are kept",
+          "[settings][variables]") {
+  for (const std::string value : {"plain", "pm2 restart {server}", "it's", "a'b'c", "", "x=y:z@h/p%1,2+3",
+                                  "curl -H \"X: y\" $HOME", "tab\tno"}) {
+    INFO(value);
+    const std::optional<std::string> line = config::variable_line("KEY", value);
+    if (value.find('\t') != std::string::npos) {
+      CHECK_FALSE(line); // a control character: no line holds it for all three readers
+      continue;
+    }
+    REQUIRE(line);
+    CHECK(config::variables_in(*line + "\n").at("KEY") == value);
+  }
+  CHECK_FALSE(config::variable_line("1BAD", "x"));
+  CHECK_FALSE(config::variable_line("KEY", "a\nb"));
+  // Lines out of the syntax are not read (and are kept by a merge); the last line of a key wins.
+  const std::string text = "# mine\nexport A=1\nB=\"quoted\"\nC='ok'\nC=again\n";
+  const auto vars = config::variables_in(text);
+  CHECK(vars.count("A") == 0);
+  CHECK(vars.count("B") == 0);
+  CHECK(vars.at("C") == "again");
+  const config::MergedVariables merged = config::merge_variables(text, {{"C", "other"}, {"D", "new one"}});
+  CHECK(merged.text == text + "D='new one'\n");
+  CHECK(merged.added == std::vector<std::string>{"D"});
+  CHECK(merged.kept_other == std::vector<std::string>{"C"});
 }

@@ -3,6 +3,7 @@
 #include <mcphealth/config/server.hpp>
 #include <mcphealth/ops/explain.hpp>
 #include <mcphealth/ops/install.hpp>
+#include <mcphealth/config/variables_file.hpp>
 #include <mcphealth/ops/service.hpp>
 #include <mcphealth/state/history.hpp>
 #include <mcphealth/state/store.hpp>
@@ -297,6 +298,21 @@ void service_checks(const DoctorInputs& in, std::vector<Check>& out) {
     if (!text) continue;
     const std::vector<ServiceProblem> problems = check_service_file(manager, *text);
     for (const ServiceProblem& p : problems) out.push_back(note("service", path.string() + ": " + p.found, p.fix));
+    // The settings the shell sets that the service lacks, or has otherwise (values never shown: one may hold a
+    // credential). The service reads the variables file; the unit's own Environment= sets PATH alone.
+    const auto env_text = util::read_file(config::variables_file(util::home_dir(in.env)));
+    const std::map<std::string, std::string> service_has = config::variables_in(env_text ? *env_text : std::string());
+    for (const ShellSetting& setting : shell_settings(in.env)) {
+      const auto it = service_has.find(setting.name);
+      if (it != service_has.end() && it->second == setting.value) continue;
+      const std::string file = config::variables_file(util::home_dir(in.env)).string();
+      out.push_back(note("service",
+                         (it == service_has.end() ? "your shell sets " + setting.name + ", which the service lacks"
+                                                  : "the service's " + setting.name + " is not your shell's") +
+                             " (it reads " + file + ")",
+                         setting.secret ? "put it in " + file + " yourself (it holds a credential: install copies none)"
+                                        : "mcphealth install --service carries it there, or edit " + file));
+    }
     if (!problems.empty()) continue;
     if (manager != native_service_manager()) {
       out.push_back(note("service", path.string() + ": written for " + std::string(manager_name(manager)) +

@@ -43,7 +43,17 @@ std::string hint_for(const Seen& s) {
       return "this machine ran out of descriptors, memory or processes, so nothing was recorded: raise `ulimit -n`, "
              "or probe fewer at once (--parallel)";
     }
-    return "install libcurl to probe HTTP servers";
+    // Not probed from an environment that is not the agent's (cron, a service): what it lacks, and where that goes.
+    if (contains(s.reason, "is not on this PATH")) {
+      return "start a session of " + name + " first (its hook records the PATH it starts servers with), or give "
+             "the command's absolute path in the definition";
+    }
+    if (contains(s.reason, "is not set in this environment")) {
+      return "put the variable in ~/.config/mcphealth/env (NAME=value), which the service and a probe from cron "
+             "read; a session's hook judges the server with " + name + "'s own";
+    }
+    if (contains(s.reason, "libcurl")) return "install libcurl to probe HTTP servers";
+    return {};
   case Health::skipped: return {};
   case Health::unhealthy: break;
   default: return {};

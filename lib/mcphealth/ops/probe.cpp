@@ -1,5 +1,7 @@
 #include <mcphealth/ops/probe.hpp>
 
+#include <mcphealth/config/variables_file.hpp>
+
 #include <mcphealth/ops/status.hpp>
 
 #include <mcphealth/gate/bindings.hpp>
@@ -107,6 +109,30 @@ util::Result<void> write_prometheus(const fs::path& path, const std::vector<Prob
 
 } // namespace
 
+std::optional<probe::ProbeResult> not_in_this_environment(const config::Candidate& c, const util::Environment& env,
+                                                          const std::vector<std::string>& bound) {
+  if (!c.resolved || c.resolved->unset_vars.empty()) return std::nullopt;
+  // Bound by a hook: the agent's own environment lacks it too (the same definition), and the probe is the agent's.
+  if (std::find(bound.begin(), bound.end(), c.fingerprint) != bound.end()) return std::nullopt;
+  probe::ProbeResult r;
+  r.kind = probe::Kind::not_probed;
+  const std::string& name = c.resolved->unset_vars.front();
+  r.reason = "not probed: " + name + " is not set in this environment; put it in " +
+             config::variables_file(util::home_dir(env)).string() +
+             " (the variables file the service and a probe from cron read), or probe from the agent's own shell";
+  return r;
+}
+
+std::optional<std::string> not_the_agents(const config::Candidate& c, const std::vector<std::string>& bound) {
+  std::vector<std::string> used;
+  config::referenced_variables(boost::json::value(c.definition.raw), used);
+  std::erase_if(used, [](const std::string& v) { return v == "PATH" || v == "HOME"; });
+  if (used.empty() || std::find(bound.begin(), bound.end(), c.fingerprint) != bound.end()) return std::nullopt;
+  return "not recorded: " + c.tool_server + " is built from " + util::join(used, ", ") +
+         ", and no agent's hook has used the definition this environment builds (another value than the agent's, or "
+         "no session has started it yet): a verdict from here could be another definition's";
+}
+
 ProbeReport run_probes(const ProbeRequest& request, const config::Settings& settings, const config::DiscoveryInputs& base,
                        const util::Environment& env, util::Clock& clock) {
   ProbeReport report;
@@ -145,11 +171,19 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   std::vector<config::Settings> own;
   for (const config::Candidate* c : chosen) own.push_back(config::unhurried(config::settings_for(settings, policy, *c), env));
 
+  // Judged with the agent's environment, or not at all (issue 53 item 1): a definition that needs a variable this
+  // environment lacks is not started (its verdict would be this environment's, not the server's), and one that
+  // builds from variables is recorded only where a hook bound it (the agent's own definition).
+  const std::vector<std::string> bound = read_bound(settings.state_path.value, env).definitions;
+  std::vector<std::optional<probe::ProbeResult>> not_here(chosen.size());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (request.environment == ProbeEnvironment::own) not_here[i] = not_in_this_environment(*chosen[i], env, bound);
+  }
   // A definition the policy skips is never started: the recovery policy says so.
   std::vector<probe::BatchItem> items;
   std::vector<std::optional<std::size_t>> item_of(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
-    if (own[i].probe.value == config::ProbeMode::skip) continue;
+    if (own[i].probe.value == config::ProbeMode::skip || not_here[i]) continue;
     item_of[i] = items.size();
     const json::object* prev = state::decision_entry(before.doc, chosen[i]->tool_server, chosen[i]->fingerprint);
     items.push_back({chosen[i]->tool_server, *chosen[i]->resolved, probe::spec_of(own[i], prev)});
@@ -169,8 +203,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const config::Candidate& c = *chosen[i];
     const json::object* prev = state::decision_entry(before.doc, c.tool_server, c.fingerprint);
-    const recover::RecoveryRequest rr =
-        recover::request_for(c, own[i], prev, request.reconnect, item_of[i] ? &outcomes[*item_of[i]].result : nullptr);
+    const probe::ProbeResult* already = not_here[i] ? &*not_here[i] : item_of[i] ? &outcomes[*item_of[i]].result : nullptr;
+    const recover::RecoveryRequest rr = recover::request_for(c, own[i], prev, request.reconnect, already);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
     ProbeRow row{c.tool_server, c.definition.name, recovery.result, probed_at,
@@ -186,7 +220,8 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};
     probe::MarkContext context = probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by);
     context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "probe");
-    to_record.push_back({who, row.result, row.probed_at, std::move(context)});
+    if (request.environment == ProbeEnvironment::own) row.not_recorded = not_the_agents(c, bound);
+    if (!row.not_recorded) to_record.push_back({who, row.result, row.probed_at, std::move(context)});
     report.rows.push_back(std::move(row));
   }
   // Every server: in name order, as the table promises (a name that several definitions have keeps their order).
@@ -201,6 +236,12 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     // hold is not written again.
     for (const auto& f : folders) {
       const std::string key = agent::folder_key(*f.agent, f.inputs.project_dir.string());
+      // Not where this environment builds a definition the agent's hook has not bound: that binding is the agent's.
+      const std::vector<const config::Candidate*> winners = f.resolution.winners();
+      if (request.environment == ProbeEnvironment::own &&
+          std::any_of(winners.begin(), winners.end(),
+                      [&](const config::Candidate* c) { return not_the_agents(*c, bound).has_value(); }))
+        continue;
       const state::FolderBind bind = gate::bind_of(f.inputs, f.resolution, env);
       if (state::holds(store.bindings(key), bind)) continue;
       if (auto bound = store.bind(key, bind, now); !bound) {

@@ -23,6 +23,10 @@ namespace mcphealth::ops {
 enum class Record { yes, no };
 
 /// What to probe, and how.
+/// Whose environment a probe runs in: the agent's (a hook's refresh, the agent's own shell: it builds the agent's
+/// definitions), or its own (cron's, a service's, a shell's: it may build others, or lack a variable the agent has).
+enum class ProbeEnvironment { agents, own };
+
 struct ProbeRequest {
   /// Names (as tool names or config files spell them); empty with `all`.
   std::vector<std::string> servers;
@@ -42,7 +46,20 @@ struct ProbeRequest {
   probe::PathOrigin path_origin = probe::PathOrigin::agents;
   /// Told as each probe ends (a terminal's progress line); nothing = nobody is told.
   probe::BatchProgress progress = {};
+  /// Own: a definition that needs a variable this environment lacks is not started (not_in_this_environment), and
+  /// one built from variables is recorded only where a hook bound it (not_the_agents).
+  ProbeEnvironment environment = ProbeEnvironment::own;
 };
+
+/// For a probe in its own environment: "not probed" for `c` when it needs a variable `env` does not set and no hook
+/// bound this definition (`bound`): its verdict would be this environment's, not the server's. Says where the
+/// variable goes. Nothing otherwise (a bound one lacks the variable where the agent runs too: it is probed).
+std::optional<probe::ProbeResult> not_in_this_environment(const config::Candidate& c, const util::Environment& env,
+                                                          const std::vector<std::string>& bound);
+
+/// For a probe in its own environment: why `c`'s verdict is not recorded, when `c` is built from variables and no
+/// hook bound its definition (`bound`: every definition a folder's bindings point at). Nothing when it may be.
+std::optional<std::string> not_the_agents(const config::Candidate& c, const std::vector<std::string>& bound);
 
 /// One probed definition.
 struct ProbeRow {
@@ -62,6 +79,8 @@ struct ProbeRow {
   std::optional<std::string> reconnect;
   /// The agent of the first folder that starts it: whose words its hint uses.
   const agent::Agent* agent = nullptr;
+  /// Why its verdict was not recorded (not_the_agents), when it was not.
+  std::optional<std::string> not_recorded = std::nullopt;
 
   /// Down (unhealthy or misconfigured): what makes `probe` exit 1.
   bool down() const { return state::is_down(probe::health_of(result)); }

@@ -7,6 +7,7 @@
 #include <mcphealth/platform/platform.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/util/files.hpp>
+#include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 #include <mcphealth/util/version.hpp>
 
@@ -264,6 +265,40 @@ std::vector<std::string> foreign_unit_lines(const std::string& text) {
 }
 
 } // namespace
+
+std::vector<ShellSetting> shell_settings(const util::Environment& env) {
+  // Each setting's variable (the JS hook's spelling; the MCPHEALTH_ one too) and the policy's key for it.
+  static const std::pair<std::string_view, std::string_view> k_settings[] = {
+      {"ECC_MCP_HEALTH_TTL_MS", "ttlMs"},          {"ECC_MCP_HEALTH_TIMEOUT_MS", "timeoutMs"},
+      {"ECC_MCP_HEALTH_BACKOFF_MS", "backoffMs"},  {"ECC_MCP_HEALTH_MAX_BACKOFF_MS", "maxBackoffMs"},
+      {"ECC_MCP_RECONNECT_TIMEOUT_MS", "reconnectTimeoutMs"}, {"ECC_MCP_RECONNECT_COMMAND", "reconnect"},
+      {"ECC_MCP_CONFIG_PATH", ""},                 {"MCPHEALTH_POLICY", ""},
+      {"MCPHEALTH_PROBE_DEPTH", "probe"},          {"MCP_TIMEOUT", ""},
+  };
+  std::vector<ShellSetting> out;
+  const auto add = [&](std::string name, std::string value, std::string_view policy_key) {
+    if (value.empty() || name.find("FAIL_OPEN") != std::string::npos) return;
+    if (std::any_of(out.begin(), out.end(), [&](const ShellSetting& s) { return s.name == name; })) return;
+    const bool reconnect = name.find("RECONNECT_") != std::string::npos && name.find("TIMEOUT") == std::string::npos;
+    const bool secret = reconnect && util::redact(value) != value;
+    out.push_back({std::move(name), std::move(value), secret, std::string(policy_key)});
+  };
+  for (const auto& [name, key] : k_settings) {
+    for (const std::string& spelled : {std::string(name), util::mcphealth_spelling(name)}) {
+      if (auto v = env.get(spelled)) add(spelled, *v, key);
+    }
+  }
+  // The per-server reconnect commands: ECC_MCP_RECONNECT_<SERVER> and MCPHEALTH_RECONNECT_<SERVER>.
+  for (const std::string& entry : env.entries()) {
+    const std::size_t eq = entry.find('=');
+    const std::string name = entry.substr(0, eq);
+    if ((name.rfind("ECC_MCP_RECONNECT_", 0) == 0 || name.rfind("MCPHEALTH_RECONNECT_", 0) == 0) &&
+        name.find("TIMEOUT_MS") == std::string::npos)
+      add(name, entry.substr(eq + 1), "reconnect");
+  }
+  std::sort(out.begin(), out.end(), [](const ShellSetting& a, const ShellSetting& b) { return a.name < b.name; });
+  return out;
+}
 
 std::optional<std::string> refused_value(const ServiceInputs& in) {
   const std::pair<const char*, std::string> values[] = {{"the binary's path", in.binary.string()},

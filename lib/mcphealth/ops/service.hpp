@@ -41,6 +41,18 @@ struct ServiceInputs {
   bool man_page_installed = false;
 };
 
+/// A setting the shell sets that a service started without it would lack: the reconnect commands, the TTL, the
+/// backoff and the timeouts, the config and policy files, the probe depth (never a fail-open one).
+struct ShellSetting {
+  std::string name;
+  std::string value;
+  /// It holds a credential (a reconnect command with a token in it): named, never copied.
+  bool secret = false;
+  /// Where else it can be set for the service: the policy's key (`reconnect`, `ttlMs`), when it has one.
+  std::string policy_key;
+};
+std::vector<ShellSetting> shell_settings(const util::Environment& env);
+
 /// Why a service file is not written for `in`: a value that reaches it holds a control character (a PATH with a
 /// newline would become a directive of its own). Nothing when every value is safe.
 std::optional<std::string> refused_value(const ServiceInputs& in);

@@ -1,5 +1,7 @@
 #include <mcphealth/ops/watch.hpp>
 
+#include <mcphealth/ops/probe.hpp>
+
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/policy.hpp>
 
@@ -196,12 +198,17 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
     }
   }
   const config::Policy policy = config::load_policy(m_settings.policy_path, m_env);
+  // A service judges with the agent's environment or not at all, as a probe from cron does (ops/probe.hpp): a
+  // definition that needs a variable it lacks is not started, one built from variables is probed only where a hook
+  // bound it.
+  const std::vector<std::string> bound = read_bound(m_settings.state_path.value, m_env).definitions;
   std::vector<const config::Candidate*> due;
   std::vector<config::Settings> own;
   std::vector<probe::BatchItem> items;
   for (const auto* c : m_candidates) {
     config::Settings s = config::unhurried(config::settings_for(m_settings, policy, *c), m_env);
     gate::ResolvedRuleSettings rules(m_settings, s, gate::Refresh::background);
+    if (not_in_this_environment(*c, m_env, bound) || not_the_agents(*c, bound)) continue;
     if (s.probe.value == config::ProbeMode::skip ||
         next_probe_at(state::decision_entry(before.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
                       m_seen_at[c->fingerprint], rules, m_jitter, m_every_ms) > now) {
@@ -258,7 +265,8 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
   util::EpochMs next = m_resolved_at + m_resolve_every_ms;
   for (const auto* c : m_candidates) {
     const config::Settings s = config::settings_for(m_settings, policy, *c);
-    if (s.probe.value == config::ProbeMode::skip) continue;
+    if (s.probe.value == config::ProbeMode::skip || not_in_this_environment(*c, m_env, bound) || not_the_agents(*c, bound))
+      continue;
     gate::ResolvedRuleSettings rules(m_settings, s, gate::Refresh::background);
     next = std::min(next, next_probe_at(state::decision_entry(after.doc, c->tool_server, c->fingerprint), c->fingerprint, now,
                                         m_seen_at[c->fingerprint], rules, m_jitter, m_every_ms));

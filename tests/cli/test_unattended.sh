@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# What runs without the user (cron's `probe --all`, the service's `watch --probe`) lives in another environment than
+# the agent: it judges with the agent's environment or records nothing and says why (issue 53 item 1). The
+# variables file (~/.config/mcphealth/env) gives what cron and the service lack.
+source "$(dirname "$0")/lib.sh"
+
+ENVFILE() { echo "$HOME/.config/mcphealth/env"; }
+
+# `wiki`: a user server whose definition takes a token from the environment (it answers with any token), bound by
+# a hook that ran with the agent's token.
+wiki_bound_by_the_agent() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"wiki\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"healthy\"],\"env\":{\"WIKI_TOKEN\":\"\${WIKI_TOKEN}\"}}}}"
+  WIKI_TOKEN=agents-token hook "$(pre_payload wiki)"
+  assert_eq "$RC" 0
+  assert_eq "$(json_eval "$(cat "$(STATE)")" 'd["servers"]["wiki"]["status"]')" healthy
+}
+
+# cron's environment: no token, a short PATH.
+cron() { env -i HOME="$HOME" PATH=/usr/bin:/bin "$@"; }
+
+case_cron_without_the_token_records_nothing_and_says_where_the_token_goes() {
+  wiki_bound_by_the_agent
+  local before; before=$(cat "$(STATE)")
+  OUT=$(cron "$MCPHEALTH_BIN" probe --all --json 2>"$T/err") && RC=0 || RC=$?
+  assert_eq "$RC" 0 "not probed is not down: $(cat "$T/err")"
+  assert_eq "$(json_eval "$OUT" '[s["kind"] for s in d["servers"]]')" '["not-probed"]'
+  assert_contains "$OUT" "not probed: WIKI_TOKEN is not set in this environment; put it in $(ENVFILE)"
+  assert_eq "$(json_eval "$(cat "$(STATE)")" 'd["servers"]["wiki"]["status"]')" healthy "no misconfigured verdict"
+  # In the user's shell, where the token is set, nothing is red.
+  WIKI_TOKEN=agents-token mcph status
+  assert_eq "$RC" 0 "$OUT"
+  assert_not_contains "$OUT" misconfigured
+}
+
+case_the_variables_file_gives_cron_the_agents_token() {
+  wiki_bound_by_the_agent
+  mkdir -p "$(dirname "$(ENVFILE)")"
+  printf '# the service and cron read this\nWIKI_TOKEN=agents-token\n' > "$(ENVFILE)"
+  edit_entries 'e["expiresAt"] = e["checkedAt"] = 1' # an old verdict, which a probe from cron renews
+  OUT=$(cron "$MCPHEALTH_BIN" probe --all --json 2>"$T/err") && RC=0 || RC=$?
+  assert_eq "$RC" 0 "$(cat "$T/err")"
+  assert_eq "$(json_eval "$OUT" '[s["kind"] for s in d["servers"]]')" '["answered"]'
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["notRecorded"]')" null
+  assert_eq "$(json_eval "$(cat "$(STATE)")" 'd["servers"]["wiki"]["checkedAt"] > 1')" true "recorded"
+}
+
+case_another_token_in_the_variables_file_records_nothing_and_leaves_one_row() {
+  wiki_bound_by_the_agent
+  mkdir -p "$(dirname "$(ENVFILE)")"
+  printf "WIKI_TOKEN='an old token'\n" > "$(ENVFILE)"
+  OUT=$(cron "$MCPHEALTH_BIN" probe --all 2>"$T/err") && RC=0 || RC=$?
+  assert_contains "$OUT" "wiki: not recorded: wiki is built from WIKI_TOKEN, and no agent's hook has used the definition this environment builds"
+  WIKI_TOKEN=agents-token mcph status --superseded --json
+  assert_eq "$(json_eval "$OUT" 'len(d["servers"])')" 1 "no second row for the other token"
+  # The same from watch, as the service runs it.
+  OUT=$(cron "$MCPHEALTH_BIN" watch --probe --once 2>"$T/err") && RC=0 || RC=$?
+  WIKI_TOKEN=agents-token mcph status --superseded --json
+  assert_eq "$(json_eval "$OUT" 'len(d["servers"])')" 1 "watch wrote no second row either: $(cat "$T/err")"
+}
+
+# The first cron run, before any session: a command only the agent's PATH has is not called dead, and the hint
+# says how to make it known (it said "install libcurl").
+case_the_first_cron_run_says_to_start_a_session_or_give_the_absolute_command() {
+  write_config "$HOME/.claude.json" '{"mcpServers":{"notes":{"command":"notes-mcp","args":[]}}}'
+  OUT=$(cron "$MCPHEALTH_BIN" probe --all 2>&1) && RC=0 || RC=$?
+  assert_eq "$RC" 0 "$OUT"
+  assert_contains "$OUT" "hint: notes: start a session of Claude Code first (its hook records the PATH it starts servers with), or give the command's absolute path"
+  assert_not_contains "$OUT" "libcurl"
+  assert_no_file "$(STATE).d/verdicts" # nothing recorded
+  wiki_bound_by_the_agent
+  OUT=$(cron "$MCPHEALTH_BIN" probe wiki 2>&1) && RC=0 || RC=$?
+  assert_contains "$OUT" "hint: wiki: put the variable in ~/.config/mcphealth/env"
+}
+
+main "$@"
