@@ -65,7 +65,7 @@ void print_text(const ops::Report& r, bool verbose) {
         line += std::string(o.forgotten ? ", reset " : ", back ") + local_time(*o.up_at, r.now);
         if (!o.up_by.empty() && !o.forgotten) line += " (" + o.up_by + ")";
       } else {
-        line += ", still down";
+        line += s.retired.empty() ? ", still down" : ", retired (" + s.retired + ")";
       }
       if (const auto length = o.length_ms(r.now)) line += ", " + util::format_duration_short(*length);
       line += "; " + (o.failed > 0 ? std::to_string(o.failed) + (o.failed == 1 ? " failed call, " : " failed calls, ")
@@ -117,7 +117,19 @@ int run_report(const ReportOptions& o, const GlobalOptions& globals) {
     // another project that had nothing to report is still another `db`).
     const state::StateSnapshot snap = state::StateStore(state_file, clock).read();
     ops::name_servers(report, ops::names_defined_twice(snap.doc));
+    // A definition status calls retired (a token rotated, a folder moved) keeps no outage open: it would count for
+    // good, as the folders its old sessions bound still point at it.
+    const ops::Bound bound = ops::read_bound(state_file, env);
+    const std::optional<ops::Configured> configured =
+        ops::configured_everywhere(discovery_for(env, settings, std::nullopt), env, settings, bound.scope);
+    ops::RowSettings row_settings(settings, env);
+    const ops::StatusReport status = ops::build_status(snap, configured, row_settings, now, bound.definitions);
     for (ops::ServerReport& s : report.servers) {
+      const bool was_down = s.still_down();
+      for (const ops::StatusRow& row : status.rows) {
+        if (s.definition && row.definition == s.definition && !row.retired_because.empty()) s.retired = row.retired_because;
+      }
+      if (was_down && !s.still_down()) --report.still_down;
       if (s.still_down()) s.diagnosis = ops::current_diagnosis(snap.doc, s);
       s.last_reconnect = ops::last_reconnect_in(snap.doc, s, *since);
     }

@@ -109,6 +109,7 @@ json::object row_json(const ops::StatusRow& row) {
   o["lastErrorLine"] = row.entry.last_error ? json::value(row.why) : json::value(nullptr);
   o["hint"] = row.hint.empty() ? json::value(nullptr) : json::value(row.hint);
   o["lastReconnect"] = row.entry.last_reconnect ? json::value(row.entry.last_reconnect->to_json()) : json::value(nullptr);
+  o["retiredBecause"] = row.retired_because.empty() ? json::value(nullptr) : json::value(row.retired_because);
   return o;
 }
 

@@ -72,4 +72,32 @@ case_the_first_cron_run_says_to_start_a_session_or_give_the_absolute_command() {
   assert_contains "$OUT" "hint: wiki: put the variable in ~/.config/mcphealth/env"
 }
 
+# Old verdicts retire (issue 53 item 4): after a token rotation the old definition's verdict stayed, bound by the
+# folders whose sessions ran before: two rows, status and report exit 1 for good, and reset --stale found nothing.
+case_a_rotated_token_retires_the_old_definitions_verdict() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"wiki\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${WIKI_TOKEN}\",\"--message\",\"401 Unauthorized\"],\"env\":{\"WIKI_TOKEN\":\"\${WIKI_TOKEN}\"}}}}"
+  touch "$T/new"
+  local a="$T/proj-a" b="$T/proj-b" main=$PROJ
+  mkdir -p "$a" "$b"
+  PROJ=$a WIKI_TOKEN=old hook "$(PROJ=$a pre_payload wiki)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "the old token is refused"
+  export WIKI_TOKEN=new # rotated, in the shell and the agent
+  PROJ=$b hook "$(PROJ=$b pre_payload wiki)"
+  assert_eq "$RC" 0
+  assert_not_contains "$OUT" "deny"
+  mcph status
+  assert_eq "$RC" 0 "the old verdict counted: $OUT"
+  assert_eq "$(grep -c '^wiki' <<<"$OUT")" 1
+  mcph status --superseded
+  assert_contains "$OUT" "wiki (retired: replaced by a definition that answers)"
+  mcph report
+  assert_eq "$RC" 0 "report counted the old outage as still down: $OUT"
+  assert_contains "$OUT" "retired (replaced by a definition that answers)"
+  mcph reset --stale
+  assert_contains "$OUT" "reset wiki (superseded definition "
+  mcph status --superseded --json
+  assert_eq "$(json_eval "$OUT" '[r["status"] for r in d["servers"]]')" '["healthy"]'
+  PROJ=$main
+}
+
 main "$@"

@@ -149,7 +149,7 @@ TEST_CASE("every credential shape the redactor knows is hidden and the text arou
   }
 }
 
-TEST_CASE("every spelling of a header, a key=value and a URL credential is hidden; mcphealth's own words survive",
+TEST_CASE("every spelling of a header, a key=value and a URL credential is hidden, and mcphealth's own words survive",
           "[text][redact]") {
   // The secret in each spelling is `S3cr3tV4lue`: `:` / `=` / space, with and without a scheme word, quoted, in
   // JSON, in a URL.

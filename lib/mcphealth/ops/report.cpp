@@ -199,6 +199,7 @@ json::object report_json(const Report& report) {
                                    {"failedCalls", s.failed},
                                    {"flaps", s.flaps},
                                    {"flapping", s.flaps >= state::k_flapping_outages},
+                                   {"retired", s.retired.empty() ? json::value(nullptr) : json::value(s.retired)},
                                    {"lastReconnect", s.last_reconnect ? json::value(s.last_reconnect->to_json())
                                                                       : json::value(nullptr)},
                                    {"outages", std::move(outages)}});

@@ -68,9 +68,12 @@ struct ServerReport {
   std::optional<Diagnosis> diagnosis = std::nullopt;
   /// The last reconnect command run for it, from the state, when it ran in the window (last_reconnect_in).
   std::optional<state::ReconnectNote> last_reconnect = std::nullopt;
+  /// Why its open outage no longer counts: its definition was retired (status's rule: no agent starts it now, and
+  /// another definition of its name and scope answers in its place). Empty otherwise.
+  std::string retired = {};
 
-  /// True when its last outage is still open.
-  bool still_down() const { return !outages.empty() && !outages.back().up_at; }
+  /// True when its last outage is still open (and its definition was not retired).
+  bool still_down() const { return !outages.empty() && !outages.back().up_at && retired.empty(); }
 };
 
 /// The whole report.

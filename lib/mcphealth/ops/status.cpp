@@ -332,6 +332,24 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       row.superseded = std::find(bound.begin(), bound.end(), *row.definition) == bound.end();
     }
   }
+  // Retired: a definition no agent starts now, whose name and scope another definition that answers has taken
+  // (a token rotated, a project folder moved). Folders whose sessions ran before may still be bound to it, so it
+  // would stay red for good: it is superseded, not shown, not counted, and reset --stale removes it.
+  if (known_whole && configured) {
+    for (auto& row : report.rows) {
+      if (!row.cached || !row.definition || row.configured != false || row.superseded) continue;
+      const auto answers_in_its_place = [&](const StatusRow& other) {
+        return &other != &row && other.cached && other.configured == true && other.name == row.name &&
+               other.scope == row.scope && other.entry.healthy();
+      };
+      const auto it = std::find_if(report.rows.begin(), report.rows.end(), answers_in_its_place);
+      if (it == report.rows.end()) continue;
+      row.superseded = true;
+      row.retired_because = row.project && it->project && *row.project != *it->project
+                                ? "folder moved to " + *it->project
+                                : "replaced by a definition that answers";
+    }
+  }
   std::stable_sort(report.rows.begin(), report.rows.end(), [](const StatusRow& a, const StatusRow& b) {
     return std::tie(a.name, a.superseded, a.project) < std::tie(b.name, b.superseded, b.project);
   });
@@ -402,6 +420,7 @@ std::string display_name(const StatusRow& row, const std::vector<StatusRow>& row
     return &other != &row && other.name == row.name && other.definition != row.definition;
   };
   if (std::none_of(rows.begin(), rows.end(), shares)) return row.name;
+  if (!row.retired_because.empty()) return row.name + " (retired: " + row.retired_because + ")";
   if (row.project) {
     if (const std::string last = project_word(*row.project); !last.empty()) return row.name + " (" + last + ")";
   }

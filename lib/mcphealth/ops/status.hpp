@@ -65,6 +65,9 @@ struct StatusRow {
   /// A verdict for a definition nothing uses now: no folder's binding points at it and (when configs were read) no
   /// agent starts it; the name's definition in force is another (a fixed config) or none. Never counted.
   bool superseded = false;
+  /// Why it is superseded when another definition of its name and scope answers in its place (a token rotated, a
+  /// folder moved): "replaced by a definition that answers", "folder moved". Empty otherwise.
+  std::string retired_because = {};
   /// A cached entry without a definition that no config defines (a failed call's name: a claude.ai connector, a
   /// payload's): shown, blocked by the hook while it lasts, never counted.
   bool unbound() const { return cached && !definition && configured == false; }
