@@ -177,7 +177,9 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   const std::vector<std::string> bound = read_bound(settings.state_path.value, env).definitions;
   std::vector<std::optional<probe::ProbeResult>> not_here(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
-    if (request.environment == ProbeEnvironment::own) not_here[i] = not_in_this_environment(*chosen[i], env, bound);
+    // A look that records nothing (--no-update) shows what this environment gives: no verdict is at stake.
+    if (request.environment == ProbeEnvironment::own && request.record == Record::yes)
+      not_here[i] = not_in_this_environment(*chosen[i], env, bound);
   }
   // A definition the policy skips is never started: the recovery policy says so.
   std::vector<probe::BatchItem> items;

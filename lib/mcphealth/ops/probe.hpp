@@ -46,8 +46,9 @@ struct ProbeRequest {
   probe::PathOrigin path_origin = probe::PathOrigin::agents;
   /// Told as each probe ends (a terminal's progress line); nothing = nobody is told.
   probe::BatchProgress progress = {};
-  /// Own: a definition that needs a variable this environment lacks is not started (not_in_this_environment), and
-  /// one built from variables is recorded only where a hook bound it (not_the_agents).
+  /// Own: when recording, a definition that needs a variable this environment lacks is not started
+  /// (not_in_this_environment), and one built from variables is recorded only where a hook bound it
+  /// (not_the_agents). With `record` no, nothing is at stake: every definition is probed as this environment builds it.
   ProbeEnvironment environment = ProbeEnvironment::own;
 };
 
