@@ -160,6 +160,13 @@ int mcphealth_main(int argc, char** argv) {
                    ") from calling dead MCP servers: a hook with a health cache, probes, reconnects",
                "mcphealth"};
   app.set_version_flag("--version", "mcphealth " + std::string(util::version()));
+  // `--version -v`: the commit too, on a line of its own (scripts and doctor read the first line alone).
+  const std::vector<std::string_view> words(argv + 1, argv + argc);
+  const auto has = [&](std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+  if (has("--version") && (has("-v") || has("--verbose"))) {
+    std::printf("mcphealth %s\ncommit %s\n", std::string(util::version()).c_str(), std::string(util::commit()).c_str());
+    return 0;
+  }
   app.add_option("--state", command_line.globals.state,
                  "State file, in a folder that exists (default: $MCPHEALTH_STATE_PATH or $ECC_MCP_HEALTH_STATE_PATH, "
                  "else ~/.claude/mcp-health-cache.json)")

@@ -5,6 +5,7 @@
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/ops/doctor.hpp>
+#include <mcphealth/util/version.hpp>
 #include <mcphealth/util/json.hpp>
 
 #include <cstdio>
@@ -89,6 +90,7 @@ int run_doctor(const DoctorOptions& o, const GlobalOptions& globals) {
     std::printf("%s\n", paint(Cell{std::string(a.verdict()), a.gated() ? Color::green : a.trust_unverified ? Color::yellow : Color::red}, color).c_str());
     print_checks(a.checks, color, width);
   }
+  say("mcphealth %s, commit %s\n", std::string(util::version()).c_str(), std::string(util::commit()).c_str());
   say("state:\n");
   print_checks(checkup.common, color, width);
   if (!absent.empty()) say("not on this machine: %s\n", join_names(absent));

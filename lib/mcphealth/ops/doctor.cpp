@@ -504,7 +504,10 @@ json::object checkup_json(const Checkup& c) {
     o["checks"] = checks_json(a.checks);
     agents.push_back(std::move(o));
   }
-  return {{"ok", c.ok()}, {"agents", std::move(agents)}, {"common", checks_json(c.common)}};
+  return {{"ok", c.ok()},
+          {"mcphealth", json::object{{"version", util::version()}, {"commit", util::commit()}}},
+          {"agents", std::move(agents)},
+          {"common", checks_json(c.common)}};
 }
 
 

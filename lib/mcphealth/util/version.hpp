@@ -7,4 +7,7 @@ namespace mcphealth::util {
 /// `0.1.0`: in `--version`, the MCP clientInfo and the HTTP User-Agent.
 std::string_view version();
 
+/// The commit it was built from, 12 hex digits (`--version -v`, `doctor`), or `unknown`.
+std::string_view commit();
+
 } // namespace mcphealth::util
