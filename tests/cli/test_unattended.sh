@@ -100,4 +100,16 @@ case_a_rotated_token_retires_the_old_definitions_verdict() {
   PROJ=$main
 }
 
+# A status (or a long-running watch) in an environment with another token than the agent's shows no phantom
+# "never checked" row for the definition it builds, and calls the agent's verdict in use (issue 53 item 7).
+case_another_environments_definition_is_no_phantom_never_checked_row() {
+  wiki_bound_by_the_agent
+  WIKI_TOKEN=another-token mcph status --json
+  assert_eq "$RC" 0 "$OUT"
+  assert_eq "$(json_eval "$OUT" '[(r["name"], r["status"]) for r in d["servers"]]')" '[["wiki", "healthy"]]'
+  assert_eq "$(json_eval "$OUT" 'd["warnings"]')" '[]'
+  OUT=$(cron "$MCPHEALTH_BIN" status 2>&1) && RC=0 || RC=$?
+  assert_not_contains "$OUT" "never checked"
+}
+
 main "$@"

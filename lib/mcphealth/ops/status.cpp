@@ -301,11 +301,27 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
         if (c.probe_skipped && !row.entry.unhealthy()) row.health = state::Health::skipped;
       }
     }
+    const auto bound_to = [&](const std::optional<std::string>& fp) {
+      return fp && std::find(bound.begin(), bound.end(), *fp) != bound.end();
+    };
     for (const auto& c : configured->servers) {
       const bool cached = std::any_of(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) {
         return r.cached && (r.definition == c.fingerprint || (!r.definition && r.name == c.name));
       });
       if (cached) continue;
+      // This environment builds another definition of a server whose agent-bound one has its verdict (a watch or
+      // cron with another token than the agent's): the same server seen from elsewhere, not one never checked. The
+      // bound verdict stands for it.
+      if (!bound_to(c.fingerprint)) {
+        const auto agents_own = std::find_if(report.rows.begin(), report.rows.end(), [&](const StatusRow& r) {
+          return r.cached && r.name == c.name && r.scope == std::optional<std::string>(c.scope) &&
+                 r.project == c.project && bound_to(r.definition);
+        });
+        if (agents_own != report.rows.end()) {
+          agents_own->configured = true;
+          continue;
+        }
+      }
       StatusRow row{};
       row.name = c.name;
       row.health = c.probe_skipped ? state::Health::skipped : state::Health::unknown;
