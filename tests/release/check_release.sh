@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 version=$(sed -n 's/^project(mcphealth VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+head=$(git rev-parse HEAD) # the commit the release is made from
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "check_release: FAIL: $*" >&2; exit 1; }
@@ -39,7 +40,7 @@ done
 (cd "$out" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not check"
 [ "$(wc -l < "$out/SHA256SUMS")" -eq 10 ] || fail "SHA256SUMS names $(wc -l < "$out/SHA256SUMS") files, not 10"
 commit=$(tar -xzOf "$out/mcphealth-$version.tar.gz" "mcphealth-$version/cmake/commit.txt")
-[ "$commit" == "$(git rev-parse HEAD)" ] || fail "the source tarball carries commit [$commit]"
+[ "$commit" == "$head" ] || fail "the source tarball carries commit [$commit], not $head"
 sha=$(sha256sum "$out/mcphealth-$version.tar.gz" | cut -d' ' -f1)
 grep -q "sha256 \"$sha\"" "$out/mcphealth.rb" || fail "the formula does not name the source tarball's sha256"
 grep -q "url \"https://example.invalid/v$version/mcphealth-$version.tar.gz\"" "$out/mcphealth.rb" || fail "the formula's url"
