@@ -48,8 +48,8 @@ ruby -c "$out/mcphealth.rb" >/dev/null || fail "the formula does not parse"
 for arch in arm64:ARM64 x64:X86_64; do
   name="mcphealth-$version-darwin-${arch%%:*}"
   tar -xzf "$out/$name.tar.gz" -C "$scratch"
-  llvm-objdump --macho --private-headers "$scratch/$name/bin/mcphealth" | grep -Eq "MH_MAGIC_64 +${arch#*:} " ||
-    fail "$name's front is not Mach-O ${arch#*:}"
+  headers=$(llvm-objdump --macho --private-headers "$scratch/$name/bin/mcphealth") # whole: grep -q would cut the pipe
+  grep -Eq "MH_MAGIC_64 +${arch#*:} " <<<"$headers" || fail "$name's front is not Mach-O ${arch#*:}"
   [ -e "$scratch/$name/libexec/mcphealth/mcphealth-full" ] || fail "$name has no full binary"
   grep -q "built, not run" "$scratch/$name/NOTES" || fail "$name's NOTES do not say it was not run"
 done
