@@ -277,43 +277,46 @@ namespace {
 /// backed up) and the most recent ones; those between go, so that installs and uninstalls do not pile them up.
 constexpr std::size_t k_backups_kept = 5;
 
-/// Removes the backups of `base` (`<base>.bak-YYYYMMDD-HHMMSS[-N]`) beyond `kept`, oldest after the first; with
-/// `kept` 1, all but the newest.
-void prune_backups(const std::string& base, std::size_t kept = k_backups_kept) {
+/// One backup of a file: its second (`YYYYMMDD-HHMMSS`) and its number within that second (1 without a suffix).
+struct Backup {
+  std::pair<std::string, int> made;
+  fs::path path;
+  bool operator<(const Backup& o) const { return made < o.made; }
+};
+
+/// The backups of `base` (`<base>.bak-YYYYMMDD-HHMMSS[-N]`), in the order they were made.
+std::vector<Backup> backups_of(const std::string& base) {
   const fs::path b(base);
   const std::string prefix = b.filename().string() + ".bak-";
+  std::vector<Backup> found;
   std::error_code ec;
-  std::vector<std::pair<std::pair<std::string, int>, fs::path>> found;
   for (fs::directory_iterator it(b.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string rest = name.substr(prefix.size()); // YYYYMMDD-HHMMSS, then -N for the second of a second
     if (rest.size() < 15) continue;
-    int n = 1;
-    if (rest.size() > 16 && rest[15] == '-') n = std::atoi(rest.c_str() + 16);
+    const int n = rest.size() > 16 && rest[15] == '-' ? std::atoi(rest.c_str() + 16) : 1;
     found.push_back({{rest.substr(0, 15), n}, it->path()});
   }
-  if (found.size() <= kept) return;
   std::sort(found.begin(), found.end());
+  return found;
+}
+
+/// Removes the backups of `base` beyond `kept`, oldest after the first; with `kept` 1, all but the newest.
+void prune_backups(const std::string& base, std::size_t kept = k_backups_kept) {
+  const std::vector<Backup> found = backups_of(base);
+  if (found.size() <= kept) return;
   const std::size_t first = kept == 1 ? 0 : 1;
-  for (std::size_t i = first; i + (kept - first) < found.size(); ++i) fs::remove(found[i].second, ec);
+  std::error_code ec;
+  for (std::size_t i = first; i + (kept - first) < found.size(); ++i) fs::remove(found[i].path, ec);
 }
 
 /// The number the next backup of `base` made in the second `stamp` takes: 1 (no suffix) when that second has none,
 /// else one past the highest it has.
 int next_backup_number(const std::string& base, const std::string& stamp) {
-  const fs::path b(base);
-  const std::string prefix = b.filename().string() + ".bak-" + stamp;
   int highest = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(b.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    if (name.size() == prefix.size()) {
-      highest = std::max(highest, 1);
-    } else if (name[prefix.size()] == '-') {
-      highest = std::max(highest, std::atoi(name.c_str() + prefix.size() + 1));
-    }
+  for (const Backup& b : backups_of(base)) {
+    if (b.made.first == stamp) highest = std::max(highest, b.made.second);
   }
   return highest + 1;
 }
@@ -329,21 +332,9 @@ std::string backup_base_of(const fs::path& file, const std::optional<fs::path>& 
 /// The newest backup of `base` that holds no mcphealth entry: the file as it was before the install this uninstall
 /// undoes (a backup from before an earlier install and uninstall is older than it).
 std::optional<std::string> backup_before_install(const std::string& base) {
-  const fs::path b(base);
-  const std::string prefix = b.filename().string() + ".bak-";
-  std::vector<std::pair<std::pair<std::string, int>, fs::path>> found;
-  std::error_code ec;
-  for (fs::directory_iterator it(b.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string rest = name.substr(prefix.size());
-    if (rest.size() < 15) continue;
-    const int n = rest.size() > 16 && rest[15] == '-' ? std::atoi(rest.c_str() + 16) : 1;
-    found.push_back({{rest.substr(0, 15), n}, it->path()});
-  }
-  std::sort(found.begin(), found.end());
+  const std::vector<Backup> found = backups_of(base);
   for (auto it = found.rbegin(); it != found.rend(); ++it) {
-    const auto text = util::read_file(it->second);
+    const auto text = util::read_file(it->path);
     if (text && text->find("mcphealth") == std::string::npos) return *text;
   }
   return std::nullopt;
