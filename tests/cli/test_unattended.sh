@@ -112,4 +112,43 @@ case_another_environments_definition_is_no_phantom_never_checked_row() {
   assert_not_contains "$OUT" "never checked"
 }
 
+# What no agent uses any more goes once its TTL has run out, without a reset (issue 53 item 4): a retired verdict,
+# and the mirror entry of a name no config defines (the main state file otherwise grows with every name seen once).
+# A fresh entry of such a name stays: the hook blocks that name while it lasts.
+case_the_prober_forgets_retired_verdicts_and_unused_names_after_their_ttl() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"wiki\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${WIKI_TOKEN}\"],\"env\":{\"WIKI_TOKEN\":\"\${WIKI_TOKEN}\"}}}}"
+  touch "$T/new"
+  local a="$T/proj-a" b="$T/proj-b" main=$PROJ
+  mkdir -p "$a" "$b"
+  PROJ=$a WIKI_TOKEN=old hook "$(PROJ=$a pre_payload wiki)"
+  export WIKI_TOKEN=new
+  PROJ=$b hook "$(PROJ=$b pre_payload wiki)"
+  PROJ=$main
+  # Two names no config defines, as failed calls leave them: one long past its TTL, one fresh.
+  hook "$(post_failure_payload ghost "$CLIENT_CLOSED")"
+  hook "$(post_failure_payload recent "$CLIENT_CLOSED")"
+  local long_ago=$(($(now_ms) - 86400000))
+  edit_entries "
+if e.get('toolName', e.get('server')) in ('ghost',) or (e.get('status') == 'unhealthy' and 'definition' in e and e.get('toolName') == 'wiki'):
+    e['checkedAt'] = e['expiresAt'] = $long_ago
+    if 'nextRetryAt' in e: e['nextRetryAt'] = $long_ago + 1000
+"
+  python3 - "$(STATE)" "$long_ago" <<'PY'
+import json, sys
+p, t = sys.argv[1], int(sys.argv[2])
+d = json.load(open(p))
+g = d["servers"]["ghost"]
+g["checkedAt"] = g["expiresAt"] = t
+g["nextRetryAt"] = t + 1000
+json.dump(d, open(p, "w"))
+PY
+  mcph status --superseded --json
+  assert_eq "$(json_eval "$OUT" 'sorted(r["status"] for r in d["servers"] if r["name"] == "wiki")')" '["healthy", "unhealthy"]'
+  mcph watch --probe --once
+  mcph status --superseded --json
+  assert_eq "$(json_eval "$OUT" 'sorted(r["status"] for r in d["servers"] if r["name"] == "wiki")')" '["healthy"]' "the retired verdict went"
+  assert_eq "$(json_get "$(STATE)" '"ghost" in d["servers"]')" false "the old name's entry went"
+  assert_eq "$(json_get "$(STATE)" '"recent" in d["servers"]')" true "a fresh one stays"
+}
+
 main "$@"

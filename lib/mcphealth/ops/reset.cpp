@@ -65,4 +65,23 @@ ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::str
                 dry_run);
 }
 
+ResetResult forget_what_no_agent_uses(state::StateStore& store, const StatusReport& report, std::int64_t ttl_ms) {
+  const auto old = [&](const StatusRow& r) { return r.age_ms && *r.age_ms > ttl_ms; };
+  std::vector<std::string> retired, unused_names;
+  for (const StatusRow& r : report.rows) {
+    if (!r.cached || !old(r)) continue;
+    if (r.definition && r.superseded && !r.retired_because.empty()) retired.push_back(*r.definition);
+    // A name no config defines (a failed call's), past its TTL and its retry: nothing holds it any more.
+    if (r.unbound() && !(r.retry_in_ms && *r.retry_in_ms > 0)) unused_names.push_back(r.name);
+  }
+  ResetResult out;
+  if (!retired.empty()) out = remove_verdicts(store, retired, DryRun::no);
+  if (!unused_names.empty()) {
+    ResetResult names = remove_entries(store, unused_names, {}, DryRun::no);
+    out.removed.insert(out.removed.end(), names.removed.begin(), names.removed.end());
+    if (!names.update) out.update = names.update;
+  }
+  return out;
+}
+
 } // namespace mcphealth::ops

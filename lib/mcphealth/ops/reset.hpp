@@ -1,5 +1,6 @@
 #pragma once
 // Forgetting servers: the one-line fix for a server stuck in backoff, done under the hook's own lock.
+#include <mcphealth/ops/status.hpp>
 #include <mcphealth/state/store.hpp>
 
 #include <boost/json.hpp>
@@ -28,5 +29,11 @@ ResetResult remove_entries(state::StateStore& store, const std::vector<std::stri
 /// Removes the verdicts of `fingerprints` (superseded ones: ops::StatusRow::superseded), each with the `servers`
 /// entry that mirrors it, atomically under the state lock; `removed` lists the fingerprints that were there.
 ResetResult remove_verdicts(state::StateStore& store, const std::vector<std::string>& fingerprints, DryRun dry_run);
+
+/// What no agent uses any more, once its TTL has run out (`report` is status's view of the state, configs read
+/// whole): the verdicts status calls retired (a token rotated, a folder moved), and the entries of the `servers`
+/// map (the JS hook's mirror by name) of names no config defines and no outage holds. Removed under the state lock;
+/// the unattended prober calls it, so old verdicts go without a `reset --stale`.
+ResetResult forget_what_no_agent_uses(state::StateStore& store, const StatusReport& report, std::int64_t ttl_ms);
 
 } // namespace mcphealth::ops

@@ -1,6 +1,7 @@
 #include <mcphealth/ops/watch.hpp>
 
 #include <mcphealth/ops/probe.hpp>
+#include <mcphealth/ops/reset.hpp>
 
 #include <mcphealth/agent/agent.hpp>
 #include <mcphealth/config/policy.hpp>
@@ -187,6 +188,15 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
     if (m_only != nullptr) scope.agents = {m_only};
     m_folders = agent::folders_in_use(m_base, m_env, scope);
     m_resolved_at = now;
+    // Once a resolve: what no agent uses any more goes once its TTL has run out (the verdict of a rotated token, of a
+    // moved folder, the mirror entry of a name seen once), judged against every agent's configs, as status judges.
+    {
+      const Bound all = read_bound(m_settings.state_path.value, m_env);
+      const std::optional<Configured> configured = configured_everywhere(m_base, m_env, m_settings, all.scope);
+      RowSettings row_settings(m_settings, m_env);
+      const StatusReport seen = build_status(before, configured, row_settings, now, all.definitions);
+      (void)forget_what_no_agent_uses(store, seen, m_settings.ttl_ms.value);
+    }
     m_candidates.clear();
     for (const auto& f : m_folders) {
       for (const auto* c : f.resolution.winners()) {
