@@ -72,19 +72,28 @@ case_the_first_cron_run_says_to_start_a_session_or_give_the_absolute_command() {
   assert_contains "$OUT" "hint: wiki: put the variable in ~/.config/mcphealth/env"
 }
 
+# wiki's token rotated: a session in proj-a ran with the old one (refused: its verdict is down, and proj-a stays
+# bound to that definition), then one in proj-b with the new one, which answers. WIKI_TOKEN is the new one after.
+wiki_rotated_between_two_folders() {
+  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"wiki\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${WIKI_TOKEN}\",\"--message\",\"401 Unauthorized\"],\"env\":{\"WIKI_TOKEN\":\"\${WIKI_TOKEN}\"}}}}"
+  touch "$T/new"
+  local main=$PROJ
+  mkdir -p "$T/proj-a" "$T/proj-b"
+  PROJ=$T/proj-a
+  WIKI_TOKEN=old hook "$(pre_payload wiki)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "the old token is refused"
+  export WIKI_TOKEN=new # rotated, in the shell and the agent
+  PROJ=$T/proj-b
+  hook "$(pre_payload wiki)"
+  assert_eq "$RC" 0
+  assert_not_contains "$OUT" "deny"
+  PROJ=$main
+}
+
 # Old verdicts retire (issue 53 item 4): after a token rotation the old definition's verdict stayed, bound by the
 # folders whose sessions ran before: two rows, status and report exit 1 for good, and reset --stale found nothing.
 case_a_rotated_token_retires_the_old_definitions_verdict() {
-  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"wiki\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${WIKI_TOKEN}\",\"--message\",\"401 Unauthorized\"],\"env\":{\"WIKI_TOKEN\":\"\${WIKI_TOKEN}\"}}}}"
-  touch "$T/new"
-  local a="$T/proj-a" b="$T/proj-b" main=$PROJ
-  mkdir -p "$a" "$b"
-  PROJ=$a WIKI_TOKEN=old hook "$(PROJ=$a pre_payload wiki)"
-  assert_contains "$OUT" '"permissionDecision":"deny"' "the old token is refused"
-  export WIKI_TOKEN=new # rotated, in the shell and the agent
-  PROJ=$b hook "$(PROJ=$b pre_payload wiki)"
-  assert_eq "$RC" 0
-  assert_not_contains "$OUT" "deny"
+  wiki_rotated_between_two_folders
   mcph status
   assert_eq "$RC" 0 "the old verdict counted: $OUT"
   assert_eq "$(grep -c '^wiki' <<<"$OUT")" 1
@@ -97,7 +106,6 @@ case_a_rotated_token_retires_the_old_definitions_verdict() {
   assert_contains "$OUT" "reset wiki (superseded definition "
   mcph status --superseded --json
   assert_eq "$(json_eval "$OUT" '[r["status"] for r in d["servers"]]')" '["healthy"]'
-  PROJ=$main
 }
 
 # A status (or a long-running watch) in an environment with another token than the agent's shows no phantom
@@ -116,14 +124,7 @@ case_another_environments_definition_is_no_phantom_never_checked_row() {
 # and the mirror entry of a name no config defines (the main state file otherwise grows with every name seen once).
 # A fresh entry of such a name stays: the hook blocks that name while it lasts.
 case_the_prober_forgets_retired_verdicts_and_unused_names_after_their_ttl() {
-  write_config "$HOME/.claude.json" "{\"mcpServers\":{\"wiki\":{\"command\":\"$PY\",\"args\":[\"$STDIO_SERVER\",\"--mode\",\"flag\",\"--flag-file\",\"$T/\${WIKI_TOKEN}\"],\"env\":{\"WIKI_TOKEN\":\"\${WIKI_TOKEN}\"}}}}"
-  touch "$T/new"
-  local a="$T/proj-a" b="$T/proj-b" main=$PROJ
-  mkdir -p "$a" "$b"
-  PROJ=$a WIKI_TOKEN=old hook "$(PROJ=$a pre_payload wiki)"
-  export WIKI_TOKEN=new
-  PROJ=$b hook "$(PROJ=$b pre_payload wiki)"
-  PROJ=$main
+  wiki_rotated_between_two_folders
   # Two names no config defines, as failed calls leave them: one long past its TTL, one fresh.
   hook "$(post_failure_payload ghost "$CLIENT_CLOSED")"
   hook "$(post_failure_payload recent "$CLIENT_CLOSED")"
