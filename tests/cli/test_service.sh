@@ -299,6 +299,10 @@ case_no_settings_lists_each_setting_with_where_it_goes() {
   assert_no_file "$(ENVFILE)"
   assert_contains "$OUT" "your shell sets ECC_MCP_RECONNECT_COMMAND, which the service lacks (--no-settings): put ECC_MCP_RECONNECT_COMMAND='pm2 restart {server}' in $(ENVFILE), or the policy's reconnect"
   assert_contains "$OUT" "put MCPHEALTH_TTL_MS=300000 in $(ENVFILE), or the policy's ttlMs"
+  # XDG_CONFIG_HOME moves the policy file: a service without it reads another one.
+  XDG_CONFIG_HOME="$T/xdg" mcph install --service --manager systemd --no-settings
+  assert_eq "$RC" 0 "$ERR"
+  assert_contains "$OUT" "your shell sets XDG_CONFIG_HOME, which the service lacks (--no-settings): put XDG_CONFIG_HOME=$T/xdg in"
 }
 
 # The settings reach a probe from cron through the file: the reconnect command, with a quote in it, runs as written.

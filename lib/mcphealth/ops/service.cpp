@@ -288,6 +288,8 @@ std::vector<ShellSetting> shell_settings(const util::Environment& env) {
       if (auto v = env.get(spelled)) add(spelled, *v, key);
     }
   }
+  // Where the policy file is when MCPHEALTH_POLICY does not say (config::resolve_policy_path).
+  if (auto v = env.get("XDG_CONFIG_HOME")) add("XDG_CONFIG_HOME", *v, "");
   // The per-server reconnect commands: ECC_MCP_RECONNECT_<SERVER> and MCPHEALTH_RECONNECT_<SERVER>.
   for (const std::string& entry : env.entries()) {
     const std::size_t eq = entry.find('=');
