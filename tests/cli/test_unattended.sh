@@ -98,10 +98,10 @@ case_a_rotated_token_retires_the_old_definitions_verdict() {
   assert_eq "$RC" 0 "the old verdict counted: $OUT"
   assert_eq "$(grep -c '^wiki' <<<"$OUT")" 1
   mcph status --superseded
-  assert_contains "$OUT" "wiki (retired: replaced by a definition that answers)"
+  assert_contains "$OUT" "wiki (retired: args changed, env WIKI_TOKEN changed)"
   mcph report
   assert_eq "$RC" 0 "report counted the old outage as still down: $OUT"
-  assert_contains "$OUT" "retired (replaced by a definition that answers)"
+  assert_contains "$OUT" "retired (args changed, env WIKI_TOKEN changed)"
   mcph reset --stale
   assert_contains "$OUT" "reset wiki (superseded definition "
   mcph status --superseded --json
@@ -150,6 +150,27 @@ PY
   assert_eq "$(json_eval "$OUT" 'sorted(r["status"] for r in d["servers"] if r["name"] == "wiki")')" '["healthy"]' "the retired verdict went"
   assert_eq "$(json_get "$(STATE)" '"ghost" in d["servers"]')" false "the old name's entry went"
   assert_eq "$(json_get "$(STATE)" '"recent" in d["servers"]')" true "a fresh one stays"
+}
+
+# A project folder moved (issue 53 item 4): its server's verdict in the old folder was down, the moved folder's answers;
+# the old row is retired and says where the folder went.
+case_a_moved_folders_old_verdict_retires_and_says_where_it_went() {
+  local old=$T/work/old new=$T/work/new
+  mkdir -p "$old"
+  write_config "$old/.mcp.json" "{\"mcpServers\":{\"srv\":$(stdio_def flag '"--flag-file","up"')}}"
+  PROJ=$old
+  hook "$(pre_payload srv)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' "the old folder's server is down"
+  mv "$old" "$new"
+  touch "$new/up"
+  PROJ=$new
+  cd "$new"
+  hook "$(pre_payload srv)"
+  assert_not_contains "$OUT" "deny"
+  mcph status --superseded
+  assert_contains "$OUT" "srv (retired: folder moved to $new)"
+  mcph status
+  assert_eq "$RC" 0 "the old folder's verdict counted: $OUT"
 }
 
 main "$@"

@@ -404,6 +404,50 @@ TEST_CASE("two credentials for one URL are two servers: header values count in t
   CHECK(good.find("good-token") == std::string::npos);
 }
 
+TEST_CASE("a definition's shape changes with its fingerprint, part by part, and says which part changed", "[resolver]") {
+  Layout l;
+  auto winner = [&](const std::string& definition) {
+    l.claude_json("{}", R"("mcpServers":{"api":)" + definition + "}");
+    const auto r = l.resolve();
+    REQUIRE(r.winner("api"));
+    return *r.winner("api");
+  };
+  const std::string base = R"({"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"Authorization":"Bearer one","X-Team":"a"}})";
+  const config::Candidate was = winner(base);
+  struct Change {
+    std::string definition, said;
+  };
+  const std::vector<Change> changes = {
+      {R"({"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"Authorization":"Bearer two","X-Team":"a"}})", "header Authorization changed"},
+      {R"({"type":"http","url":"http://127.0.0.1:9/v2","headers":{"Authorization":"Bearer one","X-Team":"a"}})", "url changed"},
+      {R"({"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"Authorization":"Bearer one"}})", "header X-Team removed"},
+      {R"({"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"Authorization":"Bearer one","X-Team":"a","X-New":"1"}})", "header X-New added"},
+      {R"({"type":"sse","url":"http://127.0.0.1:9/v2","headers":{"Authorization":"Bearer one","X-Team":"a"}})", "type changed, url changed"},
+      {R"({"command":"/bin/echo","args":["x"]})", "type changed, command added, args added, url removed, header Authorization removed, header X-Team removed"},
+  };
+  for (const Change& c : changes) {
+    const config::Candidate now = winner(c.definition);
+    CAPTURE(c.definition);
+    CHECK(now.fingerprint != was.fingerprint);
+    CHECK(config::shape_difference(was.shape, now.shape) == c.said);
+  }
+  // The same definition read again: the same fingerprint, the same shape, nothing said.
+  const config::Candidate again = winner(base);
+  CHECK(again.fingerprint == was.fingerprint);
+  CHECK(config::shape_difference(was.shape, again.shape).empty());
+  // A stdio server's parts: its args, one env value, never the value itself.
+  const config::Candidate s1 = winner(R"({"command":"/bin/echo","args":["x"],"env":{"TOKEN":"sekrit-1"}})");
+  const config::Candidate s2 = winner(R"({"command":"/bin/echo","args":["x"],"env":{"TOKEN":"sekrit-2"}})");
+  CHECK(s1.fingerprint != s2.fingerprint);
+  CHECK(config::shape_difference(s1.shape, s2.shape) == "env TOKEN changed");
+  for (const auto& [part, digest] : s1.shape) {
+    CHECK(digest.size() == 8);
+    CHECK(digest.find("sekrit") == std::string::npos);
+  }
+  // A verdict written before shapes were kept tells nothing.
+  CHECK(config::shape_difference({}, s1.shape).empty());
+}
+
 TEST_CASE("a stdio server of a project's own files is that project's: its folder is in its fingerprint", "[resolver]") {
   Layout l, m;
   for (const Layout* x : {&l, &m}) {

@@ -100,7 +100,9 @@ void resolve_candidate(Candidate& c, const util::Environment& env, const fs::pat
   // A stdio server of a project's own files is that project's program (`./srv.sh` in two clones is two programs):
   // where it starts is part of what it is. A user's server is one program wherever it is used.
   const bool own_files = c.scope == Scope::project || c.scope == Scope::local;
-  c.fingerprint = definition_fingerprint(*c.resolved, own_files ? StartFolder::counts : StartFolder::ignored);
+  const StartFolder start_folder = own_files ? StartFolder::counts : StartFolder::ignored;
+  c.fingerprint = definition_fingerprint(*c.resolved, start_folder);
+  c.shape = definition_shape(*c.resolved, start_folder);
 }
 
 std::optional<Scope> scope_of_client_source(std::string_view source) {
@@ -181,6 +183,63 @@ std::string definition_fingerprint(const ResolvedServer& server, StartFolder sta
     field(json::serialize(server.definition.raw));
   }
   return hash_hex(text);
+}
+
+DefinitionShape definition_shape(const ResolvedServer& server, StartFolder start_folder) {
+  DefinitionShape shape;
+  const auto part = [&](std::string name, std::string_view value) {
+    shape.emplace_back(std::move(name), hash_hex(value).substr(0, 8));
+  };
+  // The same parts as definition_fingerprint's, in its order; the name is not one (two rows of one name).
+  if (const auto* stdio = std::get_if<StdioServer>(&server.transport)) {
+    part("type", "stdio");
+    part("command", stdio->command);
+    std::string args;
+    for (const auto& a : stdio->args) args += std::to_string(a.size()) + ":" + a;
+    part("args", args);
+    std::vector<std::string> names = stdio->env_names;
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+      std::string value = "-";
+      for (const auto& e : stdio->environment) {
+        if (e.compare(0, n.size() + 1, n + "=") == 0) value = e;
+      }
+      part("env " + n, value);
+    }
+    if (!server.definition.cwd.empty() || start_folder == StartFolder::counts) part("cwd", stdio->cwd.string());
+  } else if (const auto* http = std::get_if<HttpServer>(&server.transport)) {
+    part("type", http->type);
+    part("url", http->url.for_transport());
+    std::vector<std::pair<std::string, std::string>> headers = http->headers;
+    std::sort(headers.begin(), headers.end());
+    for (const auto& [name, value] : headers) part("header " + name, value);
+  } else {
+    part("type", "unsupported");
+    part("definition", json::serialize(server.definition.raw));
+  }
+  return shape;
+}
+
+std::string shape_difference(const DefinitionShape& before, const DefinitionShape& now) {
+  if (before.empty() || now.empty()) return {};
+  const auto find = [](const DefinitionShape& in, const std::string& name) -> const std::string* {
+    for (const auto& [n, v] : in) {
+      if (n == name) return &v;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> said;
+  for (const auto& [name, value] : now) {
+    const std::string* was = find(before, name);
+    if (was == nullptr) said.push_back(name + " added");
+    else if (*was != value) said.push_back(name + " changed");
+  }
+  for (const auto& [name, value] : before) {
+    if (find(now, name) == nullptr) said.push_back(name + " removed");
+  }
+  std::string out;
+  for (const auto& s : said) out += (out.empty() ? "" : ", ") + s;
+  return out;
 }
 
 std::string resolution_stamp(const std::vector<fs::path>& files, const std::vector<std::string>& variables,

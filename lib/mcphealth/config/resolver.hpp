@@ -70,6 +70,9 @@ struct Candidate {
   /// names and a hash of the values, the folder the definition names, url, header names; for a stdio server of a
   /// project's own files, the folder it starts in): one verdict per fingerprint.
   std::string fingerprint;
+  /// For active definitions: the fingerprint's parts, each a short digest (definition_shape): what tells two
+  /// definitions of one name apart in words ("header Authorization changed").
+  DefinitionShape shape = {};
 
   /// True when this is the definition Claude Code uses for its name.
   bool wins() const { return standing == Standing::active; }
@@ -141,6 +144,16 @@ enum class StartFolder { ignored, counts };
 
 /// Returns the fingerprint of a resolved server (see Candidate::fingerprint).
 std::string definition_fingerprint(const ResolvedServer& server, StartFolder start_folder = StartFolder::ignored);
+
+/// The parts the fingerprint is made of, each named (`command`, `args`, `env NAME`, `cwd`, `type`, `url`,
+/// `header Name`) with a digest of its value cut to 8 hex digits: enough to tell that a part changed, never enough to
+/// stand for a credential. Two definitions have one fingerprint exactly when they have one shape (a unit test holds
+/// the two together).
+DefinitionShape definition_shape(const ResolvedServer& server, StartFolder start_folder = StartFolder::ignored);
+
+/// How the definition of shape `now` differs from the one of shape `before`, in words ("header Authorization changed,
+/// url changed"); empty when the shapes do not tell (one is empty: written before shapes were kept).
+std::string shape_difference(const DefinitionShape& before, const DefinitionShape& now);
 
 /// One folder's resolution and the inputs it was made from.
 struct FolderResolution {

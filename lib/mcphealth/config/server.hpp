@@ -41,6 +41,9 @@ struct HttpServer {
   bool sends_authorization() const;
 };
 
+/// A definition's parts, each named with a short digest of its value (config::definition_shape).
+using DefinitionShape = std::vector<std::pair<std::string, std::string>>;
+
 /// A definition that is neither.
 struct UnsupportedServer {
   std::string reason;

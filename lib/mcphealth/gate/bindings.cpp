@@ -72,7 +72,7 @@ std::optional<ClientWord> by_client_source(const config::Resolution& res, const 
 
 state::DefinitionInfo info_of(const config::Candidate& c) {
   return {c.fingerprint, c.definition.name,  c.tool_server, std::string(config::scope_name(c.scope)),
-          c.project,     c.definition.source.string()};
+          c.project,     c.definition.source.string(), c.shape};
 }
 
 } // namespace mcphealth::gate

@@ -219,7 +219,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
       row.agent = f.agent;
       break;
     }
-    const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source};
+    const state::DefinitionInfo who{c.fingerprint, c.definition.name, c.tool_server, row.scope, c.project, row.source, c.shape};
     probe::MarkContext context = probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by);
     context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "probe");
     if (request.environment == ProbeEnvironment::own) row.not_recorded = not_the_agents(c, bound);

@@ -87,7 +87,8 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     probe::MarkContext context = probe::mark_context(own, clock.now_ms(), c->definition.source.string(), recovery.restored_by);
     context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "refresh");
     const state::DefinitionInfo who{c->fingerprint, c->definition.name, c->tool_server,
-                                    std::string(config::scope_name(c->scope)), c->project, c->definition.source.string()};
+                                    std::string(config::scope_name(c->scope)), c->project, c->definition.source.string(),
+                                    c->shape};
     const state::UpdateResult written = store.update(
         [&](json::object& doc) {
           state::record_verdict(doc, who, context.now, state::Writer::refresh,

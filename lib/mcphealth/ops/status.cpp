@@ -234,6 +234,7 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
         out.push_back({c->tool_server, c->definition.source.string(), c->fingerprint, std::string(config::scope_name(c->scope)),
                        c->project, skipped});
         it = std::prev(out.end());
+        it->shape = c->shape;
       }
       if (std::find(it->agents.begin(), it->agents.end(), who.id) == it->agents.end()) it->agents.emplace_back(who.id);
       it->here = it->here || here;
@@ -361,9 +362,16 @@ StatusReport build_status(const state::StateSnapshot& snapshot, const std::optio
       const auto it = std::find_if(report.rows.begin(), report.rows.end(), answers_in_its_place);
       if (it == report.rows.end()) continue;
       row.superseded = true;
-      row.retired_because = row.project && it->project && *row.project != *it->project
-                                ? "folder moved to " + *it->project
-                                : "replaced by a definition that answers";
+      if (row.project && it->project && *row.project != *it->project) {
+        row.retired_because = "folder moved to " + *it->project;
+        continue;
+      }
+      const auto live = std::find_if(configured->servers.begin(), configured->servers.end(),
+                                     [&](const ConfiguredServer& c) { return it->definition == c.fingerprint; });
+      const std::string how = live == configured->servers.end()
+                                  ? std::string()
+                                  : config::shape_difference(state::shape_of(row.raw), live->shape);
+      row.retired_because = how.empty() ? "replaced by a definition that answers" : how;
     }
   }
   std::stable_sort(report.rows.begin(), report.rows.end(), [](const StatusRow& a, const StatusRow& b) {

@@ -49,6 +49,8 @@ struct ConfiguredServer {
   std::vector<std::string> agents = {};
   /// An agent starts it in the folder asked about (not only in another folder Claude Code knows).
   bool here = false;
+  /// Its parts' digests (config::definition_shape): how a retired row differs from it.
+  config::DefinitionShape shape = {};
 };
 
 /// One server as `status` shows it.
@@ -66,7 +68,8 @@ struct StatusRow {
   /// agent starts it; the name's definition in force is another (a fixed config) or none. Never counted.
   bool superseded = false;
   /// Why it is superseded when another definition of its name and scope answers in its place (a token rotated, a
-  /// folder moved): "replaced by a definition that answers", "folder moved". Empty otherwise.
+  /// folder moved): "header Authorization changed" (config::shape_difference), "folder moved to ...", or "replaced by a definition that
+  /// answers" when the verdict kept no shape. Empty otherwise.
   std::string retired_because = {};
   /// A cached entry without a definition that no config defines (a failed call's name: a claude.ai connector, a
   /// payload's): shown, blocked by the hook while it lasts, never counted.

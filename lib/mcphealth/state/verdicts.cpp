@@ -12,6 +12,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view k_definitions = "definitions";
+// A verdict's label: its definition's parts' digests (DefinitionInfo::shape).
+constexpr std::string_view k_shape = "shape";
 
 json::object& verdicts_object_at(json::object& doc, std::string_view key) {
   json::value& v = doc[key];
@@ -68,6 +70,16 @@ const json::object* decision_entry(const StateSnapshot& snap, std::string_view s
   return decision_entry(snap.read_file().doc, server, std::nullopt);
 }
 
+std::vector<std::pair<std::string, std::string>> shape_of(const json::object& entry) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const json::object* shape = util::get_object(entry, k_shape)) {
+    for (const auto& kv : *shape) {
+      if (kv.value().is_string()) out.emplace_back(std::string(kv.key()), std::string(kv.value().get_string()));
+    }
+  }
+  return out;
+}
+
 void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs now, Writer by,
                     const std::function<void(json::object&)>& mark) {
   if (who.tool_server.size() > k_max_name_bytes || who.server.size() > k_max_name_bytes) return;
@@ -96,9 +108,15 @@ void record_verdict(json::object& doc, const DefinitionInfo& who, util::EpochMs 
     entry["scope"] = who.scope;
     entry["project"] = string_or_null(who.project);
     if (who.source) entry[field::source] = *who.source;
+    if (!who.shape.empty()) {
+      json::object shape;
+      for (const auto& [part, digest] : who.shape) shape[part] = digest;
+      entry[k_shape] = std::move(shape);
+    }
   }
   const std::string mirror_key = util::get_string(entry, "toolName").value_or(who.tool_server);
   json::object mirror = entry;
+  mirror.erase(k_shape); // the main file's map is the JS hook's: it stays as small as its own entries
   entry_of(doc, mirror_key) = std::move(mirror);
 }
 

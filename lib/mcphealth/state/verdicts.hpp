@@ -34,7 +34,13 @@ struct DefinitionInfo {
   std::string scope;
   std::optional<std::string> project;
   std::optional<std::string> source;
+  /// Its parts' digests (config::definition_shape), kept with the labels: `status` says how two rows of one name
+  /// differ.
+  std::vector<std::pair<std::string, std::string>> shape = {};
 };
+
+/// The shape a verdict was recorded with (empty for one written before shapes were kept, or by the JS hook).
+std::vector<std::pair<std::string, std::string>> shape_of(const boost::json::object& entry);
 
 /// The entry to decide from: the definition's verdict; without one (or without a definition), the `servers` entry
 /// of `server` when it names no definition (the JS hook's, or one written before definitions were told apart).
