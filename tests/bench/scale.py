@@ -12,6 +12,10 @@ more (30 server names among them, as worktrees of a few repositories give). For 
   burst     40 parallel failures, 4 per server: wall time, and whether every server was recorded down
   commands  status, report, watch --once and probe --all: wall time
 
+And the main file as names seen once leave it (issue 53 item 4): 300 `servers` entries (the JS hook's mirror by name)
+of names no config defines any more, past their TTL and retry. One recorded failure's write, beside the same write
+on the fresh state, before and after a run of the background prober (`watch --probe --once`), which forgets them.
+
 usage: scale.py BIN NOOP HARNESS FIXTURES [--runs N] [--sizes 1,100,1000,5000]
 """
 import json
@@ -105,6 +109,40 @@ def failure(proj, server):
                        "error": "MCP error -32000: Connection closed", "tool_use_id": "t"})
 
 
+def names_seen_once():
+    root, home, proj, env = fresh()
+    try:
+        state = os.path.join(home, ".claude", "mcp-health-cache.json")
+        fail = os.path.join(root, "fail.json")
+        open(fail, "w").write(failure(proj, "s5"))
+
+        def write():
+            return harness(env, proj, fail, [BIN, "hook"], beside=False)["median_ms"]
+
+        fresh_ms = write()
+        subprocess.run([BIN, "reset", "--all", "-q"], cwd=proj, env=env, check=False, capture_output=True)
+        subprocess.run([BIN, "probe", "--all", "-q"], cwd=proj, env=env, check=False)
+        doc = json.load(open(state))
+        now = int(time.time() * 1000)
+        for i in range(300):
+            at = now - 3 * DAY
+            doc["servers"]["seen-once-%d" % i] = {
+                "status": "unhealthy", "checkedAt": at, "expiresAt": at + 60000, "nextRetryAt": at + 60000,
+                "failureCount": 1, "lastError": "MCP error -32000: Connection closed " + "x" * 500,
+                "source": "PostToolUseFailure"}
+        json.dump(doc, open(state, "w"))
+        many_kb = os.path.getsize(state) / 1024
+        many_ms = write()
+        subprocess.run([BIN, "watch", "--probe", "--once"], cwd=proj, env=env, check=False,
+                       capture_output=True)
+        left = sum(1 for k in json.load(open(state))["servers"] if k.startswith("seen-once-"))
+        after_kb = os.path.getsize(state) / 1024
+        after_ms = write()
+        return fresh_ms, many_kb, many_ms, after_kb, after_ms, left
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
     rows = []
     for n in SIZES:
@@ -155,6 +193,14 @@ def main():
     print("%-60s %s" % ("40 parallel failures: none lost, at every size", "met" if all(r[5] for r in rows) else "NOT met"))
     print("%-60s %s" % ("status, report, watch, probe --all < 1 s at %d folders" % last[0],
                         "met" if max(last[6].values()) < 1000 else "NOT met"))
+    fresh_ms, many_kb, many_ms, after_kb, after_ms, left = names_seen_once()
+    print()
+    print("300 names seen once in the main file: %.0f KB, one write %.2f ms (%.2fx the fresh state's %.2f ms);" % (
+        many_kb, many_ms, many_ms / fresh_ms, fresh_ms))
+    print("after watch --probe --once: %.0f KB, one write %.2f ms (%.2fx), %d of the 300 left" % (
+        after_kb, after_ms, after_ms / fresh_ms, left))
+    print("%-60s %s" % ("the prober forgets names seen once, and the write is back <= 1.2x",
+                        "met" if left == 0 and after_ms <= 1.2 * fresh_ms else "NOT met"))
 
 
 main()
