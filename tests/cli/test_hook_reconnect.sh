@@ -168,12 +168,20 @@ case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {
     retry=$(( $(entry_field svc nextRetryAt) - $(entry_field svc checkedAt) ))
     echo "failed call $n: blocked for $retry ms" >&2
     [ -n "$first" ] || first=$retry
-    # The backoff ends (the file says so), the next call is probed, passes its handshake, and goes through.
-    edit_entries 'e["nextRetryAt"] = e["checkedAt"] = e["expiresAt"] = e["checkedAt"] - 600000'
-    hook "$(pre_payload svc)"
+    # The backoff ends (the file says so): the next call goes through as the trial, unprobed (its handshake passes
+    # whatever its calls do), and the server stays down until a call succeeds (issue 52 item 1: never shown
+    # healthy while a trial call is pending).
+    edit_entries 'e["nextRetryAt"] = e["checkedAt"] = e["expiresAt"] = e["checkedAt"] - 600000; e["lastFailedCallAt"] = e["downSince"] = e["checkedAt"]'
+    hook "$(pre_payload svc)" -v
     assert_not_contains "$OUT" deny
-    assert_eq "$(entry_field svc status)" healthy
+    if [ "$n" -ge 2 ]; then
+      assert_eq "$(entry_field svc status)" unhealthy
+      assert_contains "$ERR" "is the trial call"
+    fi
   done
+  hook "$(post_payload svc)"
+  assert_eq "$(entry_field svc status)" healthy "the trial call that succeeded restores it"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"].get("failedCalls")')" null "a call that succeeds ends the row"
   [ "$retry" -gt "$first" ] || fail "the third failed call in a row backed off $retry ms, as long as the first"
 }
 

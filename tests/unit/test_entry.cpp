@@ -265,6 +265,7 @@ json::object everything(std::string_view status, util::EpochMs retry_at) {
   e[f::failed_calls] = 1;
   e[f::last_failed_call_at] = k_now - 8'000;
   e[f::last_failed_tool] = "old_tool";
+  e[f::upstream] = true;
   e[f::code_files] = json::array{"/old/server.js"};
   e[f::credential_files] = json::array{"/old/creds.json"};
   e[f::recent_failures] = 4;
@@ -350,7 +351,7 @@ const std::map<std::string, std::string> k_rows = {
     {"probe", "WCKWWC"},           {"definition", "KKKKKK"},       {"failedCalls", "KKKKKW"},
     {"lastFailedCallAt", "KKKKKW"}, {"lastFailedTool", "KKKKKW"},  {"codeFiles", "KKKKKW"},
     {"credentialFiles", "KKKKKW"}, {"recentFailures", "CWCKKC"},   {"flaps", "CKCKKC"},
-    {"lastReconnect", "KWKKKW"},
+    {"lastReconnect", "KWKKKW"},   {"upstream", "KKKKKC"},
 };
 
 TEST_CASE("every field of an entry is kept, written or cleared by each kind of mark, as its row says", "[entry][marks]") {
@@ -371,6 +372,65 @@ TEST_CASE("every field of an entry is kept, written or cleared by each kind of m
     }
   }
   CHECK(k_rows.size() == std::size(state::field::entry_fields));
+}
+
+TEST_CASE("a tool's upstream error is noted without a mark; the second in a row marks an upstream breaker at the look cap",
+          "[entry][marks]") {
+  json::object e = everything("healthy", 0);
+  state::clear_failed_calls(e);
+  const json::object before = e;
+  state::note_failed_call(e, {.now = k_now, .failed_calls = 1, .tool = "query"});
+  CHECK(e["status"] == "healthy"); // one failure's text proves nothing
+  CHECK(e["checkedAt"] == before.at("checkedAt"));
+  CHECK(e["failedCalls"] == 1);
+  CHECK(e["lastFailedTool"] == "query");
+  CHECK(e["upstream"] == true);
+  // The second: a mark, its backoff within the look cap however long the row (a crash loop's would pass it).
+  state::MarkContext c = context();
+  c.backoff_ms = 30'000;
+  c.max_backoff_ms = 600'000;
+  c.crash_loop_max_backoff_ms = 3'600'000;
+  state::UnhealthyMark m = state::unhealthy_mark(c, "its last 2 calls failed with an upstream error (HTTP 503)",
+                                                 state::FailureCode::http(503));
+  m.failed_calls = 40;
+  m.upstream = true;
+  state::mark_unhealthy(e, m);
+  CHECK(e["status"] == "unhealthy");
+  CHECK(e["upstream"] == true);
+  CHECK(e["nextRetryAt"].as_int64() - k_now == 600'000);
+  // The same row, not upstream: a crash loop, whose trial calls double past the look cap to its own.
+  json::object loop = before;
+  m.upstream = false;
+  state::mark_unhealthy(loop, m);
+  CHECK(!loop.contains("upstream"));
+  CHECK(loop["nextRetryAt"].as_int64() - k_now == 3'600'000);
+  // A call that succeeds ends the row, its kind with it.
+  state::clear_failed_calls(e);
+  CHECK(!e.contains("upstream"));
+  CHECK(!e.contains("failedCalls"));
+}
+
+TEST_CASE("a crash loop nobody fixes over an 8-hour night costs about 15 trial calls, not one per look cap", "[entry][marks]") {
+  // The defaults: 30 s base, 10 min look cap, 1 h crash-loop cap. Each trial call fails and marks one more.
+  json::object e;
+  util::EpochMs now = 0;
+  int trials = 0;
+  for (std::int64_t calls = 2; now < 8 * 3'600'000; ++calls) {
+    state::MarkContext c;
+    c.now = now;
+    c.ttl_ms = 120'000;
+    c.backoff_ms = 30'000;
+    c.max_backoff_ms = 600'000;
+    c.crash_loop_max_backoff_ms = 3'600'000;
+    state::UnhealthyMark m = state::unhealthy_mark(c, "closed", state::FailureCode::transport());
+    m.failed_calls = calls;
+    state::mark_unhealthy(e, m);
+    now = e["nextRetryAt"].as_int64();
+    ++trials;
+  }
+  CHECK(trials <= 16);
+  CHECK(trials >= 12);
+  // At the look cap alone the same night would have cost one per 10 minutes past the climb: more than 45.
 }
 
 TEST_CASE("entry_fields names every field of an entry that fields.hpp spells", "[entry][marks]") {

@@ -17,14 +17,14 @@ TEST_CASE("a probe result becomes the same mark the hook writes", "[record]") {
   json::object entry;
   probe::ProbeResult down = testing::FakeProber::down("HTTP 503", state::FailureCode::http(503));
   down.retry_after_ms = 90'000;
-  probe::mark_from_probe(entry, down, {1000, 120'000, 30'000, 600'000, std::string("/c.json"), std::nullopt});
+  probe::mark_from_probe(entry, down, {1000, 120'000, 30'000, 600'000, 3'600'000, std::string("/c.json"), std::nullopt});
   CHECK(entry["status"] == "unhealthy");
   CHECK(entry["lastFailureCode"] == 503);
   CHECK(entry["nextRetryAt"] == 91'000);
   CHECK(entry["probe"].at("kind") == "exited");
   probe::ProbeResult up = testing::FakeProber::healthy();
   up.tool_count = 4;
-  probe::mark_from_probe(entry, up, {2000, 120'000, 30'000, 600'000, std::string("/c.json"), state::RestoredBy::reconnect_command});
+  probe::mark_from_probe(entry, up, {2000, 120'000, 30'000, 600'000, 3'600'000, std::string("/c.json"), state::RestoredBy::reconnect_command});
   CHECK(entry["status"] == "healthy");
   CHECK(entry["restoredBy"] == "reconnect-command");
   CHECK(entry["probe"].at("tools") == 4);
@@ -35,7 +35,7 @@ TEST_CASE("recording keeps a verdict checked after the probe started", "[record]
   state::entry_of(doc, "newer") = json::object{{"status", "healthy"}, {"checkedAt", 20'000}};
   state::entry_of(doc, "older") = json::object{{"status", "healthy"}, {"checkedAt", 5'000}};
   probe::ProbeResult down = testing::FakeProber::down("boom");
-  probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt};
+  probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt};
   auto who = [](const std::string& name) { return state::DefinitionInfo{"fp-" + name, name, name, "user", std::nullopt, std::nullopt}; };
   std::vector<std::string> skipped;
   CHECK(probe::record_probes(doc, {{who("newer"), down, 9'000, ctx}, {who("older"), down, 9'000, ctx}, {who("fresh"), down, 9'000, ctx}},
@@ -55,7 +55,7 @@ TEST_CASE("recording replaces a verdict checked by a clock far ahead of this one
   json::object doc{{"servers", json::object{}}};
   const std::int64_t year = 365LL * 24 * 3600 * 1000;
   state::entry_of(doc, "jumped") = json::object{{"status", "healthy"}, {"checkedAt", 10'000 + year}};
-  probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt};
+  probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt};
   std::vector<std::string> skipped;
   CHECK(probe::record_probes(doc, {{state::DefinitionInfo{"fp-j", "jumped", "jumped", "user", std::nullopt, std::nullopt},
                                     testing::FakeProber::down("boom"), 9'000, ctx}},
@@ -68,7 +68,7 @@ TEST_CASE("a silent probe keeps a server whose call timed out in the agent down 
   probe::ProbeResult silent = testing::FakeProber::healthy();
   silent.kind = probe::Kind::alive_silent;
   silent.reason = "no answer to initialize in 3000 ms";
-  const probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt};
+  const probe::MarkContext ctx{10'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt};
   json::object timed_out;
   state::mark_unhealthy(timed_out, {.now = 1'000, .error = "MCP server \"svc\" tool \"echo\" timed out after 6s",
                                     .code = state::FailureCode::timeout(), .backoff_ms = 1'000, .max_backoff_ms = 8'000});
@@ -116,16 +116,16 @@ TEST_CASE("a probe outside the hook keeps a server that refused the agent's toke
   asks.ok = true;
   asks.kind = probe::Kind::needs_auth;
   asks.http_status = 401;
-  probe::mark_from_probe(entry, asks, {refused_at + 31'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
+  probe::mark_from_probe(entry, asks, {refused_at + 31'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
   CHECK(entry["status"] == "unhealthy");
   CHECK(std::string(entry["lastError"].as_string()).find("have not changed since") != std::string::npos);
   // A login rewrote the file after that check: the probe's answer stands, and the next call tries the new token.
   const util::EpochMs checked = *state::ServerEntry::from_json(entry).checked_at;
   touch_at(checked + 5'000);
-  probe::mark_from_probe(entry, asks, {checked + 6'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
+  probe::mark_from_probe(entry, asks, {checked + 6'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
   CHECK(entry["status"] == "healthy");
   // No file there (an agent that keeps its tokens elsewhere): the probe decides, as for any server.
   json::object elsewhere = testing::failed_call(1000, state::FailureCode::http(401), {(dir.path() / "none").string()});
-  probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, std::nullopt, std::nullopt});
+  probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
   CHECK(elsewhere["status"] == "healthy");
 }

@@ -313,7 +313,7 @@ void up_to_the_mark(FailureFacts& f, Inputs& in, const Definition& d, std::int64
   s = next(f, in);
   REQUIRE(is<step::MarkDown>(s));
   CHECK(std::get<step::MarkDown>(s.what).mark.code == *f.reading.code);
-  CHECK(std::get<step::MarkDown>(s.what).window_ms == 600'000 + 120'000);
+  CHECK(std::get<step::MarkDown>(s.what).window_ms == 3'600'000 + 120'000); // a crash loop's cap and a TTL
   f.marked = MarkWritten{true, failed_calls, k_now + 30'000};
 }
 

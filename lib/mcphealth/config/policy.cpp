@@ -57,7 +57,7 @@ std::string type_words(const json::value& v) {
 
 const std::vector<std::string>& value_keys() {
   static const std::vector<std::string> keys{"probe",  "protocol", "timeoutMs", "ttlMs",         "backoffMs",
-                                             "maxBackoffMs", "failOpen", "reconnect", "reconnectTimeoutMs"};
+                                             "maxBackoffMs", "crashLoopMaxBackoffMs", "failOpen", "reconnect", "reconnectTimeoutMs"};
   return keys;
 }
 
@@ -88,6 +88,7 @@ public:
       else if (key == "ttlMs") out.ttl_ms = millis(v, at, 0);
       else if (key == "backoffMs") out.backoff_ms = millis(v, at, 0);
       else if (key == "maxBackoffMs") out.max_backoff_ms = millis(v, at, 0);
+      else if (key == "crashLoopMaxBackoffMs") out.crash_loop_max_backoff_ms = millis(v, at, 0);
       else if (key == "reconnectTimeoutMs") out.reconnect_timeout_ms = millis(v, at, 1);
       else if (key == "failOpen") {
         if (v.is_bool()) out.fail_open = v.get_bool();
@@ -330,6 +331,7 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
     lay(s.ttl_ms, v.ttl_ms, where);
     lay(s.backoff_ms, v.backoff_ms, where);
     lay(s.max_backoff_ms, v.max_backoff_ms, where);
+    lay(s.crash_loop_max_backoff_ms, v.crash_loop_max_backoff_ms, where);
     lay(s.fail_open, v.fail_open, where);
     lay(s.reconnect_timeout_ms, v.reconnect_timeout_ms, where);
     if (v.reconnect) s.reconnect = {v.reconnect, Origin::policy(where)};

@@ -24,6 +24,7 @@ struct PolicyValues {
   std::optional<std::int64_t> ttl_ms;
   std::optional<std::int64_t> backoff_ms;
   std::optional<std::int64_t> max_backoff_ms;
+  std::optional<std::int64_t> crash_loop_max_backoff_ms;
   std::optional<bool> fail_open;
   std::optional<ReconnectSpec> reconnect;
   std::optional<std::int64_t> reconnect_timeout_ms;

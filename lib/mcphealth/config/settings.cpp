@@ -178,6 +178,7 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
                     "timeout (MCP_TIMEOUT, else " + std::to_string(k_client_startup_timeout_ms) + " ms) in probe, watch and refresh");
   read_whole_number(s.backoff_ms, env, "ECC_MCP_HEALTH_BACKOFF_MS", s.warnings);
   read_whole_number(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
+  read_whole_number(s.crash_loop_max_backoff_ms, env, "MCPHEALTH_CRASH_LOOP_MAX_BACKOFF_MS", s.warnings);
   read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings, ZeroAllowed::no);
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
     s.fail_open = {util::is_truthy(found->value), Origin::variable(found->name)};

@@ -3,6 +3,7 @@
 // with where it came from, so `explain-config` can say why a value is what it is.
 #include <mcphealth/util/env.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -95,6 +96,8 @@ inline constexpr std::int64_t k_default_ttl_ms = 120'000;
 inline constexpr std::int64_t k_default_timeout_ms = 5'000;
 inline constexpr std::int64_t k_default_backoff_ms = 30'000;
 inline constexpr std::int64_t k_default_max_backoff_ms = 600'000;
+/// A crash loop's trial calls (each a failed call the model reads) keep doubling past the look cap to this one.
+inline constexpr std::int64_t k_default_crash_loop_max_backoff_ms = 3'600'000;
 inline constexpr std::int64_t k_default_reconnect_timeout_ms = 5'000;
 inline constexpr std::int64_t k_default_input_max_bytes = 16 * 1024 * 1024;
 
@@ -113,6 +116,9 @@ struct Settings {
   Setting<std::int64_t> timeout_ms{k_default_timeout_ms};
   Setting<std::int64_t> backoff_ms{k_default_backoff_ms};
   Setting<std::int64_t> max_backoff_ms{k_default_max_backoff_ms};
+  /// The cap of a crash loop's backoff: its trial calls, not its looks (`MCPHEALTH_CRASH_LOOP_MAX_BACKOFF_MS`, the
+  /// policy's `crashLoopMaxBackoffMs`). Never below `max_backoff_ms` (crash_loop_cap_ms).
+  Setting<std::int64_t> crash_loop_max_backoff_ms{k_default_crash_loop_max_backoff_ms};
   Setting<std::int64_t> reconnect_timeout_ms{k_default_reconnect_timeout_ms};
   Setting<bool> fail_open{false};
   /// How to probe (`MCPHEALTH_PROBE_DEPTH`, `--depth`, the policy's `probe`).
@@ -130,6 +136,11 @@ struct Settings {
   /// is one Claude Code gives up on ("Failed to connect"), so a probe calls it a timeout, not alive-silent.
   bool silence_fails = false;
 };
+
+/// The cap a crash loop's backoff doubles to under `s`: its own, never below the look cap.
+inline std::int64_t crash_loop_cap_ms(const Settings& s) {
+  return std::max(s.crash_loop_max_backoff_ms.value, s.max_backoff_ms.value);
+}
 
 /// Expands a leading `~` or a literal `$HOME` in `path`; sets `expanded` when it did.
 std::filesystem::path expand_home(const std::string& path, const util::Environment& env, bool& expanded);

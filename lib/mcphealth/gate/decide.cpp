@@ -10,10 +10,6 @@ bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCo
   return kind == probe::Kind::http_status && state::row_of(code).advice == state::Advice::authenticate;
 }
 
-bool fails_on_calls(const state::ServerEntry& e) {
-  return crash_loop(e.failed_calls) && e.last_failed_call_at && e.down_since && *e.last_failed_call_at >= *e.down_since;
-}
-
 bool worth_a_look(const state::ServerEntry& e) {
   return !fails_on_calls(e) && state::row_of(e.last_failure_code).retry != state::RetryTiming::retry_after &&
          !state::waits_for_credentials(e);
@@ -59,7 +55,7 @@ CacheRules cache_rules(const state::ServerEntry* e, RuleSettings& in) {
   // The retry bound and the look need the server's settings; a healthy entry (the common hit) does not.
   if (e && e->unhealthy()) {
     const config::Settings& s = in.server();
-    rules.retry_bound_ms = state::retry_bound(s.max_backoff_ms.value);
+    rules.retry_bound_ms = state::retry_bound(state::longest_backoff(s.max_backoff_ms.value, config::crash_loop_cap_ms(s)));
     rules.look_again_ms = look_again_after_ms(s.backoff_ms.value);
   }
   rules.refresh = in.refresh();
@@ -117,6 +113,14 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
                     : CacheVerdict::probe;
     break;
   case state::Freshness::due:
+    // A breaker's retry: the call is its trial. A probe would only see the handshake, which passes all along.
+    if (fails_on_calls(d.entry)) {
+      d.verdict = CacheVerdict::allow;
+      d.trial_call = true;
+      break;
+    }
+    d.verdict = CacheVerdict::probe;
+    break;
   case state::Freshness::unknown: d.verdict = CacheVerdict::probe; break;
   }
   return d;

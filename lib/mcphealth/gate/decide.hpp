@@ -107,6 +107,10 @@ struct CacheDecision {
   bool look_again = false;
   /// For probe: a crash loop in its backoff, whose code files changed since it was last checked (code_changed).
   bool code_changed = false;
+  /// For allow: a breaker's retry has come (a crash loop, an upstream outage): the call is its trial, let through
+  /// without a probe (its handshake passes whatever its calls do). The call's own result decides: a success
+  /// restores it (PostToolUse), a failure marks one more and backs off further.
+  bool trial_call = false;
   /// For allow: a server that refused the agent's token, whose credential files changed since
   /// (state::credentials_changed).
   bool credentials_changed = false;
@@ -116,9 +120,7 @@ struct CacheDecision {
 /// sends: an authentication status recorded as down (`http-status`), not as waiting for a login (`needs-auth`).
 bool refuses_credentials(std::optional<probe::Kind> kind, const state::FailureCode& code);
 
-/// True when a down server's failure mark is a crash loop's: its calls failed in a row since it went down, so a
-/// passing handshake (a probe, a reconnect) does not clear it.
-bool fails_on_calls(const state::ServerEntry& e);
+using state::fails_on_calls;
 
 /// True when looking at a down server before its backoff ends can tell anything: not a crash loop (a look sees only
 /// its handshake), not a kind that waits for the server's Retry-After (a look would spend the rate limit), and not
@@ -164,9 +166,13 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
 /// does (PostToolUse).
 std::int64_t failed_calls_now(const state::ServerEntry& before, util::EpochMs now, std::int64_t window_ms);
 
-/// Two failed calls in a row prove a crash loop: the server starts and answers its handshake, and fails on calls.
-/// From then it is blocked with the backoff though a probe (or its reconnect) passes.
-inline constexpr std::int64_t k_crash_loop_calls = 2;
-inline bool crash_loop(std::int64_t failed_calls) { return failed_calls >= k_crash_loop_calls; }
+/// The window failed_calls_now counts a row of failed calls in under `s`: the longest backoff a crash loop's trial
+/// waits (its own cap) and a TTL.
+inline std::int64_t failed_call_window_ms(const config::Settings& s) {
+  return config::crash_loop_cap_ms(s) + s.ttl_ms.value;
+}
+
+using state::crash_loop;
+using state::k_crash_loop_calls;
 
 } // namespace mcphealth::gate

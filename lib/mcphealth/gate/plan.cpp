@@ -61,6 +61,11 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
   switch (d.verdict) {
   case CacheVerdict::allow:
     plan = allow(event);
+    if (d.trial_call) {
+      plan->said.push_back(call.server + " " + (e.upstream ? "failed on its upstream" : "fails on calls") + ": " +
+                           std::to_string(e.failed_calls) + " in a row; its retry has come, so " + call.tool +
+                           " is the trial call: if it succeeds the server is back, if it fails it is blocked longer");
+    }
     if (d.credentials_changed) {
       plan->said.push_back(call.server + " refused " + voice.name + "'s token, and " + voice.name +
                            "'s credentials changed since (a login or a token refresh): letting " + call.tool +
@@ -117,6 +122,9 @@ std::string describe(const CacheDecision& d, const std::string& server, util::Ep
     if (d.credentials_changed) {
       return "cache: refused the agent's token " + util::format_duration_short(now - e.checked_at.value_or(now)) +
              " ago, and the agent's credential files changed since: allow, to try the new one";
+    }
+    if (d.trial_call) {
+      return "cache: fails on calls (" + std::to_string(e.failed_calls) + " in a row), its retry due: allow, as the trial call";
     }
     return "cache: healthy, fresh for " + util::format_duration_short(st.fresh_until.value_or(now) - now) + ": allow";
   case CacheVerdict::block_down:

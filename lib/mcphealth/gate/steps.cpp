@@ -265,7 +265,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
       traced.push_back("asked " + cand->tool_server + " after the failed call: " + probe::kind_name(f.asked->kind) +
                        (f.asked->reason.empty() ? std::string() : " (" + f.asked->reason + ")"));
     }
-    return {step::MarkDown{cand, name, mark, s.max_backoff_ms.value + s.ttl_ms.value}, {}, std::move(traced)};
+    return {step::MarkDown{cand, name, mark, failed_call_window_ms(s)}, {}, std::move(traced)};
   }
   const state::FailureCode code = mark.code;
   const bool looping = f.marked->written && crash_loop(f.marked->failed_calls);

@@ -210,6 +210,8 @@ void explain_settings(Explanation& e, const util::Environment& env, const config
        config::unhurried(settings, env).timeout_ms.origin.text()},
       {"backoff base", std::to_string(settings.backoff_ms.value) + " ms", settings.backoff_ms.origin.text()},
       {"backoff cap", std::to_string(settings.max_backoff_ms.value) + " ms", settings.max_backoff_ms.origin.text()},
+      {"crash loop's backoff cap", std::to_string(config::crash_loop_cap_ms(settings)) + " ms (its trial calls)",
+       settings.crash_loop_max_backoff_ms.origin.text()},
       {"reconnect timeout", std::to_string(settings.reconnect_timeout_ms.value) + " ms", settings.reconnect_timeout_ms.origin.text()},
       {"probe depth", std::string(config::probe_mode_name(settings.probe.value)), settings.probe.origin.text()},
       {"protocol", std::string(config::protocol_mode_name(settings.protocol.value)), settings.protocol.origin.text()},

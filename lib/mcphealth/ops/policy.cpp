@@ -28,6 +28,7 @@ std::vector<EffectiveSetting> server_values(const config::Settings& own, const s
       ms("ttlMs", own.ttl_ms),
       ms("backoffMs", own.backoff_ms),
       ms("maxBackoffMs", own.max_backoff_ms),
+      ms("crashLoopMaxBackoffMs", own.crash_loop_max_backoff_ms),
       entry("failOpen", own.fail_open.value ? "true" : "false", own.fail_open.origin),
   };
   if (own.reconnect.value) {

@@ -209,7 +209,12 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     const recover::RecoveryRequest rr = recover::request_for(c, own[i], prev, request.reconnect, already);
     const recover::Recovery recovery = recover::check_and_recover(rr, prober, runner, env);
     const util::EpochMs probed_at = item_of[i] ? outcomes[*item_of[i]].started_at : clock.now_ms();
-    ProbeRow row{c.tool_server, c.definition.name, recovery.result, probed_at,
+    // What it records is what it prints: a breaker's passing handshake is held (probe::held_for_trial).
+    const probe::ProbeResult seen = prev && recovery.result.ok
+                                        ? probe::held_for_trial(prev, recovery.result,
+                                                                probe::newest_change(state::ServerEntry::from_json(*prev).code_files, util::disk()))
+                                        : recovery.result;
+    ProbeRow row{c.tool_server, c.definition.name, seen, probed_at,
                  config::transport_name(c.resolved->transport), c.definition.source.string(),
                  std::string(config::scope_name(c.scope)), c.project, c.fingerprint, std::nullopt};
     if (recovery.reconnect.attempt != recover::Attempt::none) row.reconnect = recover::describe(recovery.reconnect);

@@ -271,6 +271,7 @@ std::vector<ShellSetting> shell_settings(const util::Environment& env) {
   static const std::pair<std::string_view, std::string_view> k_settings[] = {
       {"ECC_MCP_HEALTH_TTL_MS", "ttlMs"},          {"ECC_MCP_HEALTH_TIMEOUT_MS", "timeoutMs"},
       {"ECC_MCP_HEALTH_BACKOFF_MS", "backoffMs"},  {"ECC_MCP_HEALTH_MAX_BACKOFF_MS", "maxBackoffMs"},
+      {"MCPHEALTH_CRASH_LOOP_MAX_BACKOFF_MS", "crashLoopMaxBackoffMs"},
       {"ECC_MCP_RECONNECT_TIMEOUT_MS", "reconnectTimeoutMs"}, {"ECC_MCP_RECONNECT_COMMAND", "reconnect"},
       {"ECC_MCP_CONFIG_PATH", ""},                 {"MCPHEALTH_POLICY", ""},
       {"MCPHEALTH_PROBE_DEPTH", "probe"},          {"MCP_TIMEOUT", ""},

@@ -259,7 +259,8 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
       probe::MarkContext context =
           probe::mark_context(own[i], m_clock.now_ms(), c->definition.source.string(), recovery.restored_by);
       context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "watch");
-      probed.push_back({{c->fingerprint, c->definition.name, c->tool_server, scope, c->project, c->definition.source.string()},
+      probed.push_back({{c->fingerprint, c->definition.name, c->tool_server, scope, c->project, c->definition.source.string(),
+                         c->shape},
                         recovery.result,
                         o ? o->started_at : now,
                         std::move(context)});

@@ -1,5 +1,6 @@
 #include <mcphealth/probe/record.hpp>
 
+#include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
 
@@ -35,6 +36,21 @@ ProbeResult held_for_credentials(const json::object* entry, ProbeResult result,
   return result;
 }
 
+ProbeResult held_for_trial(const json::object* entry, ProbeResult result, std::optional<util::EpochMs> code_changed_at) {
+  if (entry == nullptr || !result.ok) return result;
+  const state::ServerEntry e = state::ServerEntry::from_json(*entry);
+  if (!state::fails_on_calls(e)) return result;
+  if (code_changed_at && e.checked_at && *code_changed_at > *e.checked_at) return result; // a fix deployed: let it show
+  result.ok = false;
+  result.code = e.last_failure_code;
+  result.reason = "answers its handshake, but its last " + std::to_string(e.failed_calls) + " calls failed" +
+                  (e.last_failed_tool ? " (the last on " + *e.last_failed_tool + ")" : std::string()) +
+                  (e.upstream ? " with an upstream error" : std::string()) +
+                  ": a passing handshake proves nothing; a trial call decides when its retry comes (a change of its "
+                  "code, or `mcphealth reset`, tries it at once)";
+  return result;
+}
+
 std::optional<util::EpochMs> newest_change(const std::vector<std::string>& files, util::FileReader& reader) {
   std::optional<util::EpochMs> newest;
   for (const std::string& file : files) {
@@ -55,8 +71,21 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
     if (state::waits_for_credentials(e))
       result = held_for_credentials(&entry, std::move(result), newest_change(e.credential_files, util::disk()));
   }
+  // A breaker (a crash loop, an upstream outage) answers its handshake all along: a passing probe holds it, and
+  // is written as seen but neither counted nor moving its trial call.
+  bool held = false;
+  if (result.ok) {
+    const state::ServerEntry e = state::ServerEntry::from_json(entry);
+    if (state::fails_on_calls(e)) {
+      result = held_for_trial(&entry, std::move(result), newest_change(e.code_files, util::disk()));
+      held = !result.ok;
+    }
+  }
   if (result.ok) {
     state::mark_healthy(entry, state::healthy_mark(c, result.details()));
+  } else if (held) {
+    // Nothing of the outage changes: not its error (the calls' words say more than the handshake's), not its retry.
+    entry[state::field::probe] = result.details().to_json();
   } else {
     state::UnhealthyMark mark = state::unhealthy_mark(c, result.reason, result.code);
     mark.retry_after_ms = result.retry_after_ms;
@@ -86,8 +115,8 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
 
 MarkContext mark_context(const config::Settings& settings, util::EpochMs now, std::optional<std::string> source,
                          std::optional<state::RestoredBy> restored_by) {
-  return {now, settings.ttl_ms.value, settings.backoff_ms.value, settings.max_backoff_ms.value, std::move(source),
-          restored_by};
+  return {now,           settings.ttl_ms.value, settings.backoff_ms.value, settings.max_backoff_ms.value,
+          config::crash_loop_cap_ms(settings), std::move(source), restored_by};
 }
 
 } // namespace mcphealth::probe

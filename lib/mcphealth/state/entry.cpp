@@ -83,6 +83,8 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.failed_calls = clamp_failure_count(util::get_int(obj, field::failed_calls).value_or(0));
   e.last_failed_call_at = util::get_epoch_ms(obj, field::last_failed_call_at);
   e.last_failed_tool = util::get_string(obj, field::last_failed_tool);
+  const json::value* upstream = obj.if_contains(field::upstream);
+  e.upstream = upstream != nullptr && upstream->is_bool() && upstream->get_bool();
   e.code_files = read_files(obj, field::code_files);
   e.credential_files = read_files(obj, field::credential_files);
   e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
@@ -261,10 +263,19 @@ bool marked_since(const json::object& entry, util::EpochMs began_at) {
   return marked && *marked >= began_at && util::get_epoch_ms(entry, field::next_retry_at);
 }
 
+void note_failed_call(json::object& entry, const FailedCallNote& note) {
+  entry[field::failed_calls] = clamp_failure_count(note.failed_calls);
+  entry[field::last_failed_call_at] = note.now;
+  entry[field::last_failed_tool] = util::cap_utf8(note.tool, k_max_server_string_bytes);
+  if (note.upstream) entry[field::upstream] = true;
+  else entry.erase(field::upstream);
+}
+
 void clear_failed_calls(json::object& entry) {
   entry.erase(field::failed_calls);
   entry.erase(field::last_failed_call_at);
   entry.erase(field::last_failed_tool);
+  entry.erase(field::upstream);
   entry.erase(field::code_files);
   entry.erase(field::credential_files);
 }
@@ -315,6 +326,7 @@ UnhealthyMark unhealthy_mark(const MarkContext& c, std::string error, FailureCod
           .source = c.source,
           .backoff_ms = c.backoff_ms,
           .max_backoff_ms = c.max_backoff_ms,
+          .crash_loop_max_backoff_ms = c.crash_loop_max_backoff_ms,
           .reconnect = c.reconnect,
           .remember_ms = c.ttl_ms};
 }
@@ -334,6 +346,8 @@ void write_what_was_seen(json::object& entry, const UnhealthyMark& mark) {
     entry[field::failed_calls] = clamp_failure_count(mark.failed_calls);
     entry[field::last_failed_call_at] = mark.now;
     entry[field::last_failed_tool] = util::cap_utf8(mark.failed_tool, k_max_server_string_bytes);
+    if (mark.upstream) entry[field::upstream] = true;
+    else entry.erase(field::upstream);
     write_files(entry, field::code_files, mark.code_files);
     write_files(entry, field::credential_files, mark.credential_files);
   }
@@ -365,7 +379,11 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
     }
     entry.erase(field::recent_failures);
   }
-  std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, mark.max_backoff_ms);
+  // A crash loop's retries are trial calls, each one the model reads: they keep doubling past the look cap to the
+  // crash loop's own. An upstream outage's keep the look cap (an API's 503s are usually over in minutes).
+  const bool crash_loop = mark.failed_calls >= 2 && !mark.upstream;
+  const std::int64_t cap = crash_loop ? std::max(mark.max_backoff_ms, mark.crash_loop_max_backoff_ms) : mark.max_backoff_ms;
+  std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, cap);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
   entry[field::status] = "unhealthy";
   entry[field::next_retry_at] = mark.now + delay;

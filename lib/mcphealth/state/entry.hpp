@@ -84,6 +84,8 @@ struct ServerEntry {
   std::int64_t failed_calls = 0;
   std::optional<util::EpochMs> last_failed_call_at;
   std::optional<std::string> last_failed_tool;
+  /// The failed calls were a tool's upstream errors (`upstream`): the server answered, its upstream did not.
+  bool upstream = false;
   /// The files its code and settings are read from, as its failed calls recorded them (config::code_files).
   std::vector<std::string> code_files;
   /// The files the agent keeps its OAuth tokens in, as failed calls the server refused the token of recorded them.
@@ -165,6 +167,9 @@ struct UnhealthyMark {
   std::optional<std::string> source = std::nullopt;
   std::int64_t backoff_ms = 0;
   std::int64_t max_backoff_ms = 0;
+  /// The cap of a crash loop's backoff (config::crash_loop_cap_ms): a mark that makes two failed calls in a row, not
+  /// upstream ones, doubles to it; its trial calls are what the model reads.
+  std::int64_t crash_loop_max_backoff_ms = 0;
   /// From a `Retry-After` header: the retry is at least this far out (capped at one hour).
   std::optional<std::int64_t> retry_after_ms = std::nullopt;
   std::optional<ProbeDetails> probe = std::nullopt;
@@ -178,6 +183,8 @@ struct UnhealthyMark {
   /// as one that fails every probe does, though each probe between passes.
   std::int64_t failed_calls = 0;
   std::string failed_tool = {};
+  /// For a failed call: its text was a tool's upstream error (the server alive): the breaker keeps the look cap.
+  bool upstream = false;
   /// For a failed call of a stdio server: the files its code and settings are read from (config::code_files).
   std::vector<std::string> code_files = {};
   /// For a failed call a remote server refused the agent's token for: where the agent keeps its tokens.
@@ -191,6 +198,45 @@ struct UnhealthyMark {
 
 /// Clears the failed calls in a row: a call succeeded.
 void clear_failed_calls(boost::json::object& entry);
+
+/// One failed call that marks nothing yet: a tool's upstream error on a server that answers (issue 52 item 4). Its
+/// count in the row (gate::failed_calls_now), its time and tool are kept, so that the next one proves the outage.
+struct FailedCallNote {
+  util::EpochMs now = 0;
+  std::int64_t failed_calls = 1;
+  std::string tool = {};
+  bool upstream = true;
+};
+void note_failed_call(boost::json::object& entry, const FailedCallNote& note);
+
+/// Two failed calls in a row prove a crash loop (or, from a tool's upstream errors, an upstream outage): the server
+/// starts and answers its handshake, and fails on calls. From then it is blocked with the backoff though a probe
+/// (or its reconnect) passes, and a trial call when its retry comes decides.
+inline constexpr std::int64_t k_crash_loop_calls = 2;
+inline bool crash_loop(std::int64_t failed_calls) { return failed_calls >= k_crash_loop_calls; }
+
+/// True when a down server's failure mark is a breaker's: its calls failed in a row since it went down, so a passing
+/// handshake (a probe, a reconnect) does not clear it.
+inline bool fails_on_calls(const ServerEntry& e) {
+  return e.unhealthy() && crash_loop(e.failed_calls) && e.last_failed_call_at && e.down_since &&
+         *e.last_failed_call_at >= *e.down_since;
+}
+
+/// The breakers: what a server that fails on calls is blocked as.
+enum class Breaker {
+  none,       ///< not failing on calls
+  crash_loop, ///< its calls fail as the server dies or errs on them; trial calls double to the crash loop's cap
+  upstream,   ///< its tool's upstream fails (outage words in every call's text); trial calls keep the look cap
+};
+inline Breaker breaker_of(const ServerEntry& e) {
+  if (!fails_on_calls(e)) return Breaker::none;
+  return e.upstream ? Breaker::upstream : Breaker::crash_loop;
+}
+
+/// The longest backoff any mark under these caps writes: what a nextRetryAt is honoured to (retry_bound).
+inline std::int64_t longest_backoff(std::int64_t max_backoff_ms, std::int64_t crash_loop_max_backoff_ms) {
+  return std::max(max_backoff_ms, crash_loop_max_backoff_ms);
+}
 
 /// The longest `Retry-After` honoured.
 inline constexpr std::int64_t k_max_retry_after_ms = 3'600'000;
@@ -262,6 +308,7 @@ struct MarkContext {
   std::int64_t ttl_ms = 0;
   std::int64_t backoff_ms = 0;
   std::int64_t max_backoff_ms = 0;
+  std::int64_t crash_loop_max_backoff_ms = 0;
   std::optional<std::string> source = std::nullopt;
   std::optional<RestoredBy> restored_by = std::nullopt;
   /// The reconnect command this run ran for the server, when it ran one: kept with the verdict.

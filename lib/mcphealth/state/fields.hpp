@@ -27,6 +27,9 @@ inline constexpr std::string_view definition = "definition";
 inline constexpr std::string_view failed_calls = "failedCalls";
 inline constexpr std::string_view last_failed_call_at = "lastFailedCallAt";
 inline constexpr std::string_view last_failed_tool = "lastFailedTool";
+// Set with the failed calls when each was a tool's upstream error (outage words in its text, the server alive):
+// true. Their outage is the upstream's, and its breaker keeps the look cap, not a crash loop's.
+inline constexpr std::string_view upstream = "upstream";
 // The files a stdio server's code and settings are read from (config::code_files), kept with its failed calls: a
 // crash loop waits for them to change (a fix deployed), not only for its backoff.
 inline constexpr std::string_view code_files = "codeFiles";
@@ -45,7 +48,7 @@ inline constexpr std::string_view last_reconnect = "lastReconnect";
 inline constexpr std::string_view entry_fields[] = {
     status,          checked_at,      expires_at,    next_retry_at,   last_restored_at, down_since,
     failure_count,   last_error,      last_failure_code, source,      restored_by,      updated_by,
-    probe,           definition,      failed_calls,  last_failed_call_at, last_failed_tool, code_files,
+    probe,           definition,      failed_calls,  last_failed_call_at, last_failed_tool, upstream, code_files,
     credential_files, recent_failures, flaps, last_reconnect};
 
 // The entry's `probe` object: what the last probe saw.
