@@ -66,6 +66,13 @@ std::string timing(const ops::StatusRow& row) {
   if (row.fresh_ms) {
     return *row.fresh_ms > 0 ? "good for " + util::format_duration_short(*row.fresh_ms) : std::string("on next call");
   }
+  if (row.retry_in_ms && row.breaker != state::Breaker::none) {
+    // A breaker's next check is a call let through, not a probe (gate::CacheDecision::trial_call).
+    std::string when = *row.retry_in_ms > 0 ? "next trial call in " + util::format_duration_short(*row.retry_in_ms)
+                                            : std::string("trial call due");
+    if (row.pinned_at_cap) when += " (at the longest backoff)";
+    return when;
+  }
   if (row.retry_in_ms) {
     const bool misconfigured = row.health == state::Health::misconfigured;
     const std::string word = misconfigured ? "recheck" : "retry";
@@ -106,6 +113,9 @@ json::object row_json(const ops::StatusRow& row) {
   o["retryDue"] = row.retry_in_ms ? json::value(*row.retry_in_ms <= 0) : json::value(nullptr);
   o["pinnedAtBackoffCap"] = row.pinned_at_cap;
   o["flapping"] = row.cached && row.entry.unhealthy() && state::flapping(row.entry);
+  o["breaker"] = row.breaker == state::Breaker::none     ? json::value(nullptr)
+                 : row.breaker == state::Breaker::upstream ? json::value("upstream")
+                                                           : json::value("crash-loop");
   o["lastErrorLine"] = row.entry.last_error ? json::value(row.why) : json::value(nullptr);
   o["hint"] = row.hint.empty() ? json::value(nullptr) : json::value(row.hint);
   o["lastReconnect"] = row.entry.last_reconnect ? json::value(row.entry.last_reconnect->to_json()) : json::value(nullptr);

@@ -185,6 +185,52 @@ case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {
   [ "$retry" -gt "$first" ] || fail "the third failed call in a row backed off $retry ms, as long as the first"
 }
 
+# A crash loop is told as what it is (issue 52 item 1): status names it and when its next trial call goes, never
+# shows it healthy while that is pending, and a probe by hand (or cron's, or watch's) that meets its passing
+# handshake holds it down instead of restoring it; report says it fails on calls.
+case_a_crash_loop_is_named_and_a_passing_probe_holds_it() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_eq "$(entry_field svc failedCalls)" 2
+  mcph status
+  assert_contains "$OUT" "next trial call in"
+  assert_contains "$OUT" "fails on calls: 2 in a row (last on do_thing)"
+  mcph status --json
+  assert_eq "$(json_eval "$OUT" 'd["servers"][0]["breaker"]')" crash-loop
+  mcph probe svc
+  assert_eq "$RC" 1 "a crash loop's passing handshake was called healthy: $OUT"
+  assert_contains "$OUT" "answers its handshake, but its last 2 calls failed (the last on do_thing)"
+  assert_eq "$(entry_field svc status)" unhealthy
+  # Its retry due, a prober's passing probe still holds it: only a call (or a fix, or a reset) ends it.
+  edit_entries 'e["nextRetryAt"] = e["checkedAt"] - 1'
+  mcph probe svc
+  assert_eq "$(entry_field svc status)" unhealthy
+  mcph status
+  assert_contains "$OUT" "trial call due"
+  assert_not_contains "$OUT" "✔"
+  mcph report
+  assert_contains "$OUT" "fails on calls: 2 in a row"
+  assert_not_contains "$OUT" "back (probe)"
+}
+
+# The crash loop's own cap (crashLoopMaxBackoffMs, MCPHEALTH_CRASH_LOOP_MAX_BACKOFF_MS): its trial calls double
+# past the look cap to it; policy and explain-config show it.
+case_a_crash_loops_trial_calls_double_past_the_look_cap() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  export ECC_MCP_HEALTH_BACKOFF_MS=1000 ECC_MCP_HEALTH_MAX_BACKOFF_MS=4000 MCPHEALTH_CRASH_LOOP_MAX_BACKOFF_MS=64000
+  local n retry
+  for n in 1 2 3 4 5 6 7 8; do hook "$(post_failure_payload svc "$CLIENT_CLOSED")"; edit_entries 'e["checkedAt"] = e["checkedAt"] - 1; e["downSince"] = min(e["downSince"], e["checkedAt"])'; done
+  retry=$(( $(entry_field svc nextRetryAt) - $(entry_field svc checkedAt) - 1 ))
+  [ "$retry" -gt 4000 ] || fail "a crash loop's trial waited $retry ms, no more than the look cap"
+  [ "$retry" -le 64000 ] || fail "a crash loop's trial waited $retry ms, past its own cap"
+  mcph policy svc
+  assert_contains "$OUT" "crashLoopMaxBackoffMs"
+  assert_contains "$OUT" "64000"
+  mcph explain-config
+  assert_contains "$OUT" "crash loop's backoff cap"
+}
+
 case_the_reconnect_it_ran_is_a_line_of_the_trace() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def crash)}}"
   export ECC_MCP_RECONNECT_COMMAND="echo reconnecting {server}"

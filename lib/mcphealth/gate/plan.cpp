@@ -90,6 +90,7 @@ std::optional<Plan> answer_from_cache(const std::string& event, const hook::Call
     if (fails_on_calls(e)) {
       down.failed_calls = e.failed_calls;
       down.failed_tool = e.last_failed_tool.value_or("");
+      down.upstream = e.upstream;
     }
     plan = block(
         event,

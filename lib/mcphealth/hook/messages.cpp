@@ -74,10 +74,13 @@ std::string blocked_after_probe(const Down& d) {
 
 std::string blocked_from_cache(const Down& d) {
   if (d.failed_calls > 1) {
-    return "The MCP server " + quoted(d.server) + " fails on calls: it starts and answers, but its last " +
-           std::to_string(d.failed_calls) + " calls failed" + (d.failed_tool.empty() ? "" : " (the last on " + d.failed_tool + ")") +
-           ", so " + d.tool + " was not called. Its tools are blocked " + for_the_next(d.blocked_for_ms) +
-           ", until it is checked again. " + advice(d.code, d.server, d.client, d.credentials_refused);
+    return "The MCP server " + quoted(d.server) + (d.upstream ? " answers, but what it depends on fails: its last "
+                                                              : " fails on calls: it starts and answers, but its last ") +
+           std::to_string(d.failed_calls) + " calls failed" + (d.upstream ? " with an upstream error" : "") +
+           (d.failed_tool.empty() ? "" : " (the last on " + d.failed_tool + ")") + ", so " + d.tool +
+           " was not called. Its tools are blocked " + for_the_next(d.blocked_for_ms) + ", when one call tries it again" +
+           (d.upstream ? "" : "; a fix deployed to it, or `mcphealth reset " + d.server + "` run by the user, is tried at once") +
+           ". " + advice(d.code, d.server, d.client, d.credentials_refused);
   }
   std::string since;
   // Rounded down, and never up to a second it has not been: "for 1 second" after 0.2 s reads as a lie.
@@ -109,10 +112,12 @@ std::string blocked_input_too_large_unnamed(const std::string& limit) {
 
 std::string failed_and_marked_down(const Down& d) {
   if (d.failed_calls > 1) {
-    return "The MCP server " + quoted(d.server) + " fails on calls: it starts and answers, but " +
-           std::to_string(d.failed_calls) + " calls in a row failed (this one on " + d.tool +
-           "), so retrying will fail too. Its tools are blocked " + for_the_next(d.blocked_for_ms) +
-           ", until it is checked again. " + advice(d.code, d.server, d.client, d.credentials_refused);
+    return "The MCP server " + quoted(d.server) + (d.upstream ? " answers, but what it depends on fails: " : " fails on calls: it starts and answers, but ") +
+           std::to_string(d.failed_calls) + " calls in a row failed" + (d.upstream ? " with an upstream error" : "") +
+           " (this one on " + d.tool + "), so retrying will fail too. Its tools are blocked " +
+           for_the_next(d.blocked_for_ms) + ", when one call tries it again" +
+           (d.upstream ? "" : "; a fix deployed to it, or `mcphealth reset " + d.server + "` run by the user, is tried at once") +
+           ". " + advice(d.code, d.server, d.client, d.credentials_refused);
   }
   return "The MCP server " + quoted(d.server) + " " + what_happened(d.code, d.reason) + ". Its tools are blocked " +
          for_the_next(d.blocked_for_ms) + ", until it is checked again. " +

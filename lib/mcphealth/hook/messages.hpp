@@ -49,6 +49,9 @@ struct Down {
   std::int64_t failed_calls = 0;
   /// The tool the last failed call was for, when known.
   std::string failed_tool = {};
+  /// The failed calls were a tool's upstream errors (state::Breaker::upstream): the server answers, its upstream
+  /// does not.
+  bool upstream = false;
   /// The reconnect command ran (or was started) and the server is still down.
   bool restart_tried = false;
   /// The server refuses the credentials its definition sends (not an OAuth login the user can redo in the agent).

@@ -141,7 +141,7 @@ std::string with_pattern(const state::ServerEntry& entry, const std::string& why
     return "flapping: down again within a TTL of coming back, " + std::to_string(entry.flaps) + " times in a row" +
            (why.empty() ? std::string() : ": " + why);
   }
-  return "fails on calls: " + std::to_string(entry.failed_calls) + " in a row" +
+  return std::string(entry.upstream ? "upstream errors: " : "fails on calls: ") + std::to_string(entry.failed_calls) + " in a row" +
          (entry.last_failed_tool ? " (last on " + *entry.last_failed_tool + ")" : std::string()) +
          (why.empty() ? std::string() : ": " + why);
 }

@@ -228,7 +228,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     probe::MarkContext context = probe::mark_context(own[i], clock.now_ms(), row.source, recovery.restored_by);
     context.reconnect = recover::reconnect_note(recovery.reconnect, context.now, "probe");
     if (request.environment == ProbeEnvironment::own) row.not_recorded = not_the_agents(c, bound);
-    if (!row.not_recorded) to_record.push_back({who, row.result, row.probed_at, std::move(context)});
+    if (!row.not_recorded) to_record.push_back({who, recovery.result, row.probed_at, std::move(context)}); // held when marked
     report.rows.push_back(std::move(row));
   }
   // Every server: in name order, as the table promises (a name that several definitions have keeps their order).

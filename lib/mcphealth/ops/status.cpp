@@ -146,10 +146,13 @@ StatusRow cached_row(std::string name, const json::object& raw, RowSettings& set
   if (row.entry.unhealthy() && row.entry.next_retry_at) {
     row.retry_in_ms = *o.retry_at - now;
     const config::Settings& s = own.server();
+    row.breaker = state::breaker_of(row.entry);
+    // A crash loop's trial calls double to its own cap; an upstream outage's and a plain one's to the look cap.
+    const std::int64_t cap = row.breaker == state::Breaker::crash_loop ? config::crash_loop_cap_ms(s) : s.max_backoff_ms.value;
     row.pinned_at_cap = row.entry.failure_count > 1 &&
-                        state::backoff_delay_ms(row.entry.failure_count, s.backoff_ms.value, s.max_backoff_ms.value) >=
-                            s.max_backoff_ms.value;
-    row.backoff_cap_ms = s.max_backoff_ms.value;
+                        state::backoff_delay_ms(std::max(row.entry.failure_count, row.entry.failed_calls - 1),
+                                                s.backoff_ms.value, cap) >= cap;
+    row.backoff_cap_ms = cap;
   }
   return row;
 }

@@ -71,6 +71,8 @@ struct StatusRow {
   /// folder moved): "header Authorization changed" (config::shape_difference), "folder moved to ...", or "replaced by a definition that
   /// answers" when the verdict kept no shape. Empty otherwise.
   std::string retired_because = {};
+  /// For a down server that fails on calls: the breaker it is blocked as (its next check is a trial call).
+  state::Breaker breaker = state::Breaker::none;
   /// A cached entry without a definition that no config defines (a failed call's name: a claude.ai connector, a
   /// payload's): shown, blocked by the hook while it lasts, never counted.
   bool unbound() const { return cached && !definition && configured == false; }
