@@ -319,12 +319,16 @@ case_status_numbers_in_ordinary_text_mark_nothing() {
     assert_eq "$OUT" "" "nothing said for: $text"
   done
   [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" '[v.get("status") for v in d["servers"].values()]')" '[]'
-  # A status where a status is reported is a lead: the server is asked, and it answers, so nothing is marked.
+  # A status where a status is reported is a lead: the server is asked, and it answers, so nothing is marked (one
+  # upstream error is noted; only a second in a row would block).
   hook "$(post_failure_payload svc "Request failed with status code 503")"
-  assert_contains "$ERR" "svc failed a call but answered a probe right after"
+  assert_contains "$ERR" "svc failed with an upstream error (503) in its tool's own words, and answered a probe right after"
   assert_eq "$OUT" ""
+  assert_not_contains "$(entry_field svc status)" unhealthy
 }
 
+# One failure's tool text proves nothing; two in a row do (issue 52 item 4): a tool that quotes outage words once,
+# between calls that succeed, never takes its server down, and no session hears the words.
 case_a_tools_own_words_of_an_outage_never_take_a_healthy_server_down() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
   local text
@@ -333,11 +337,30 @@ case_a_tools_own_words_of_an_outage_never_take_a_healthy_server_down() {
     hook "$(post_failure_payload svc "$text")"
     assert_eq "$OUT" "" "nothing said to the model for: $text"
     assert_contains "$ERR" "answered a probe right after" "the server was asked for: $text"
+    hook "$(post_payload svc)" # the next call succeeds
   done
   [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" '[v.get("status") for v in d["servers"].values() if v.get("status") == "unhealthy"]')" '[]'
   # A session starting later hears nothing of those words.
   hook "$(printf '{"hook_event_name":"SessionStart","source":"startup","cwd":"%s"}' "$PROJ")"
   assert_not_contains "$OUT" "Connection closed"
+}
+
+# Two in a row, nothing between: an upstream outage, blocked with the backoff, in fixed words (never the tool's).
+case_two_upstream_errors_in_a_row_block_the_server_in_fixed_words() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  hook "$(post_failure_payload svc "upstream: 503 Service Unavailable, see https://status.example.com/incident")"
+  assert_not_contains "$(entry_field svc status)" unhealthy
+  hook "$(post_failure_payload svc "upstream: 503 Service Unavailable, see https://status.example.com/incident")"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc lastError)" "its last 2 calls failed with an upstream error (HTTP 503)"
+  assert_not_contains "$OUT" "status.example.com"
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"'
+  assert_contains "$OUT" "what it depends on fails"
+  assert_not_contains "$OUT" "status.example.com"
+  mcph status
+  assert_contains "$OUT" "upstream errors: 2 in a row"
+  assert_contains "$OUT" "next trial call in"
 }
 
 case_huge_retry_after_is_capped_at_an_hour() {

@@ -22,14 +22,18 @@ case_failure_marks_unhealthy_and_tells_the_model() {
 
 case_each_failure_class_is_recognised() {
   # Generic words are a lead, not proof: each is read as its class, and the server is asked (here it has no
-  # definition, so nothing is marked).
+  # definition, so nothing is marked). Outage words (429, 503, a connection failed) are a tool's upstream error:
+  # one is noted by the name, and only a second in a row would block it (issue 52 item 4).
   local text code
   while IFS='|' read -r text code; do
     forget_state
     hook "$(post_failure_payload svc "$text")" -v
     assert_contains "$ERR" "($code)" "class of [$text]"
-    assert_contains "$ERR" "svc failed with words that may be the tool's own ($code)" "[$text] is a lead"
-    [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" 'list(d.get("servers", {}))')" "[]" "nothing marked for [$text]"
+    case $code in
+      401 | 403) assert_contains "$ERR" "svc failed with words that may be the tool's own ($code)" "[$text] is a lead" ;;
+      *) assert_contains "$ERR" "svc failed with an upstream error ($code) in its tool's own words, and cannot be asked: one failure proves nothing" "[$text]" ;;
+    esac
+    [ ! -e "$(STATE)" ] || assert_eq "$(json_get "$(STATE)" '[n for n, e in d.get("servers", {}).items() if e.get("status") == "unhealthy"]')" "[]" "nothing marked for [$text]"
   done <<'EOF2'
 HTTP 401 Unauthorized|401
 Authentication expired for token|401
@@ -43,6 +47,12 @@ connect ECONNREFUSED 127.0.0.1:3001|transport
 socket hang up|transport
 request timed out|transport
 EOF2
+  # The second in a row blocks the name (a server the gate cannot ask, as the Agent SDK's inline ones).
+  hook "$(post_failure_payload svc 'request timed out')"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc upstream)" true
+  hook "$(pre_payload svc)"
+  assert_contains "$OUT" '"permissionDecision":"deny"' 
 }
 
 case_unmatched_failure_writes_nothing() {
@@ -61,7 +71,7 @@ case_interrupt_is_ignored() {
 
 case_failure_text_from_nested_fields() {
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc__x","tool_output":{"stderr":"upstream said: HTTP 429"}}'
-  assert_contains "$ERR" "svc failed with words that may be the tool's own (429)"
+  assert_contains "$ERR" "svc failed with an upstream error (429) in its tool's own words"
   # The model's arguments are never the failure's text: a tool taking an `error` argument says nothing of its server.
   hook '{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__svc2__x","tool_input":{"error":"HTTP 503"},"error":"MCP error -32602: Invalid params"}'
   assert_eq "$(json_get "$(STATE_ALL)" 'd["servers"].get("svc2", {}).get("lastFailureCode")')" null

@@ -219,7 +219,7 @@ TEST_CASE("the client's own framing of a failure marks the server down and tells
   CHECK(h.logged("svc reconnect skipped: no reconnect command configured"));
 }
 
-TEST_CASE("a tool's own words of an outage do not mark a server that answers when asked", "[engine]") {
+TEST_CASE("a tool's own words of an outage do not mark a server that answers when asked: one is noted", "[engine]") {
   for (const std::string text : {"503 Service Unavailable", "upstream said: Connection closed", "socket hang up",
                                  "fetching the issue: ECONNREFUSED 10.0.0.1:443"}) {
     INFO(text);
@@ -227,8 +227,53 @@ TEST_CASE("a tool's own words of an outage do not mark a server that answers whe
     auto out = h.run("PostToolUseFailure", "svc", {{"error", text}});
     CHECK(out.decision == hook::HookOutcome::Decision::allow);
     CHECK(h.prober.calls == 1);
-    CHECK_FALSE(h.entry_exists());
+    CHECK_FALSE(h.entry().unhealthy());
+    CHECK(h.entry().failed_calls == 1);
+    CHECK(h.entry().upstream);
     CHECK_FALSE(out.additional_context);
+    CHECK(h.logged("one failure proves nothing; a second in a row blocks it"));
+  }
+}
+
+TEST_CASE("the second upstream error in a row blocks the server as an upstream outage, in fixed words", "[engine]") {
+  Harness h;
+  h.run("PostToolUseFailure", "svc", {{"error", "upstream API: 503 Service Unavailable (see https://status.example)"}});
+  REQUIRE_FALSE(h.entry().unhealthy());
+  auto out = h.run("PostToolUseFailure", "svc", {{"error", "upstream API: 503 Service Unavailable (see https://status.example)"}});
+  CHECK(h.entry().unhealthy());
+  CHECK(h.entry().upstream);
+  CHECK(h.entry().failed_calls == 2);
+  CHECK(h.entry().last_error == "its last 2 calls failed with an upstream error (HTTP 503)");
+  CHECK(h.entry().last_failure_code == state::FailureCode::http(503));
+  REQUIRE(out.additional_context);
+  CHECK(out.additional_context->find("status.example") == std::string::npos); // never the tool's own text
+  CHECK(out.additional_context->find("what it depends on fails") != std::string::npos);
+  CHECK(h.logged("svc reconnect skipped: it answers, and what it depends on fails"));
+  // Blocked now; a success ends the row.
+  auto pre = h.run("PreToolUse", "svc");
+  CHECK(pre.decision == hook::HookOutcome::Decision::block);
+  CHECK(pre.reason.find("what it depends on fails") != std::string::npos);
+}
+
+TEST_CASE("a success between two upstream errors ends the row: nothing is blocked", "[engine]") {
+  Harness h;
+  h.run("PostToolUseFailure", "svc", {{"error", "503 Service Unavailable"}});
+  h.run("PostToolUse", "svc");
+  h.run("PostToolUseFailure", "svc", {{"error", "503 Service Unavailable"}});
+  CHECK_FALSE(h.entry().unhealthy());
+  CHECK(h.entry().failed_calls == 1);
+}
+
+TEST_CASE("a 429 whose text gives a retry time is held to it, never past the look cap", "[engine]") {
+  for (const auto& [text, wait] : std::vector<std::pair<std::string, std::int64_t>>{
+           {"429 Too Many Requests, retry after 45 seconds", 45'000},
+           {"429 Too Many Requests; Retry-After: 86400", 600'000}}) {
+    INFO(text);
+    Harness h;
+    h.run("PostToolUseFailure", "svc", {{"error", text}});
+    h.run("PostToolUseFailure", "svc", {{"error", text}});
+    REQUIRE(h.entry().unhealthy());
+    CHECK(*h.entry().next_retry_at - *h.entry().checked_at == wait);
   }
 }
 
@@ -243,12 +288,20 @@ TEST_CASE("a tool's words of an outage are confirmed by a probe, and the probe's
   CHECK(out.additional_context->find("503 Service Unavailable") == std::string::npos);
 }
 
-TEST_CASE("a tool's words of an outage mark nothing when the server cannot be asked", "[engine]") {
+TEST_CASE("a tool's words of an outage mark nothing when the server cannot be asked: one is noted", "[engine]") {
   Harness h;
   h.prober.results = {probe::local_fault("spawn", EMFILE)};
   auto out = h.run("PostToolUseFailure", "svc", {{"error", "ECONNREFUSED"}});
+  CHECK_FALSE(h.entry().unhealthy());
+  CHECK(h.logged("svc failed with an upstream error (transport) in its tool's own words, and answered a probe right after"));
+}
+
+TEST_CASE("a tool's words that are no outage (401) mark nothing when the server cannot be asked", "[engine]") {
+  Harness h;
+  h.prober.results = {probe::local_fault("spawn", EMFILE)};
+  auto out = h.run("PostToolUseFailure", "svc", {{"error", "the API said 401 Unauthorized"}});
   CHECK_FALSE(h.entry_exists());
-  CHECK(h.logged("svc failed with words that may be the tool's own (transport), and the server could not be asked ("));
+  CHECK(h.logged("svc failed with words that may be the tool's own (401), and the server could not be asked ("));
 }
 
 TEST_CASE("a successful call restores an unhealthy server", "[engine]") {

@@ -429,7 +429,7 @@ TEST_CASE("PostToolUseFailure: a missed failure whose server was checked since i
 
 TEST_CASE("PostToolUseFailure: words that may be the tool's own, about a server that cannot be asked, mark nothing", "[steps]") {
   Inputs in;
-  FailureFacts f = failure("the upstream API said: connection refused");
+  FailureFacts f = failure("the upstream API said: 403 Forbidden"); // not an outage: outage words count (below)
   REQUIRE(f.reading.code); // generic words: a lead
   REQUIRE(is<step::FindTarget>(next(f, in)));
   f.target = Target{k_call, state::Binding{}, nullptr}; // nothing defines it here: it cannot be asked

@@ -126,6 +126,31 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   return d;
 }
 
+bool upstream_error(const hook::FailureReading& reading) {
+  if (!reading.code || !reading.wording.empty() || reading.input_named) return false;
+  switch (state::outage_of(*reading.code)) {
+  case state::Outage::rate_limited:
+  case state::Outage::unavailable:
+  case state::Outage::server_error:
+  case state::Outage::transport: return true;
+  case state::Outage::unauthorized:
+  case state::Outage::forbidden:
+  case state::Outage::timed_out:
+  case state::Outage::not_found:
+  case state::Outage::refused_request:
+  case state::Outage::other_status:
+  case state::Outage::none: return false;
+  }
+  return false;
+}
+
+std::string upstream_reason(std::int64_t failed_calls, const state::FailureCode& code) {
+  std::string said = "its last " + std::to_string(failed_calls) + " calls failed with an upstream error";
+  if (code.kind == state::FailureCode::Kind::http_status) said += " (HTTP " + std::to_string(code.status) + ")";
+  else if (code.kind == state::FailureCode::Kind::transport) said += " (a connection failed)";
+  return said;
+}
+
 std::int64_t failed_calls_now(const state::ServerEntry& before, util::EpochMs now, std::int64_t window_ms) {
   if (before.failed_calls < 1 || !before.last_failed_call_at) return 1;
   if (now - *before.last_failed_call_at > window_ms) return 1;

@@ -2,6 +2,7 @@
 // What the cache says about a call, as a pure function of the entry, the clock's reading and the rules in force:
 // no file, no clock, no process. The rules of gate/steps.hpp read it: answer, probe, or start a refresh.
 #include <mcphealth/config/settings.hpp>
+#include <mcphealth/hook/classify.hpp>
 #include <mcphealth/probe/probe.hpp>
 #include <mcphealth/recover/recover.hpp>
 #include <mcphealth/state/entry.hpp>
@@ -165,6 +166,14 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
 /// crash loop leaves), else this one alone. A passing handshake between never clears them; a call that succeeds
 /// does (PostToolUse).
 std::int64_t failed_calls_now(const state::ServerEntry& before, util::EpochMs now, std::int64_t window_ms);
+
+/// True when a failure's reading is a tool's upstream error: outage words (429, 503, another 5xx, a connection
+/// refused or reset) in a text the client did not frame, so not proof of the server's own failure.
+bool upstream_error(const hook::FailureReading& reading);
+
+/// The fixed words an upstream outage is recorded and shown with, never the tool's own text: "its last 2 calls
+/// failed with an upstream error (HTTP 503)".
+std::string upstream_reason(std::int64_t failed_calls, const state::FailureCode& code);
 
 /// The window failed_calls_now counts a row of failed calls in under `s`: the longest backoff a crash loop's trial
 /// waits (its own cap) and a TTL.

@@ -142,6 +142,8 @@ struct MarkWritten {
   /// The failed calls in a row it counted (gate::failed_calls_now), and the retry time it set.
   std::int64_t failed_calls = 0;
   util::EpochMs retry_at = 0;
+  /// A tool's first upstream error in a row: its count noted, no mark (one failure's text proves nothing).
+  bool noted_only = false;
 };
 
 /// What the model is told after a failure: restored, marked down (blocked for a time), or not recorded.

@@ -171,7 +171,16 @@ MarkWritten Recorder::mark_down(const config::Candidate* c, const std::string& n
         auto mark_entry = [&](json::object& entry) {
           // Counted under the lock, from the entry as it stands: parallel failures of one outage were turned away
           // before (the same outage), so each failed call here is one more in the row.
-          mark.failed_calls = failed_calls_now(ServerEntry::from_json(entry), mark.now, window_ms);
+          const ServerEntry before = ServerEntry::from_json(entry);
+          mark.failed_calls = failed_calls_now(before, mark.now, window_ms);
+          out.failed_calls = mark.failed_calls;
+          if (mark.upstream && !crash_loop(mark.failed_calls) && !before.unhealthy()) {
+            // A tool's upstream error alone proves nothing: its count is kept for the next one.
+            state::note_failed_call(entry, {.now = mark.now, .failed_calls = mark.failed_calls, .tool = mark.failed_tool});
+            out.noted_only = true;
+            return;
+          }
+          if (mark.upstream) mark.error = upstream_reason(mark.failed_calls, mark.code);
           state::mark_unhealthy(entry, mark);
           out.failed_calls = mark.failed_calls;
           out.retry_at = ServerEntry::from_json(entry).next_retry_at.value_or(0);

@@ -208,7 +208,10 @@ Step next(const FailureFacts& f, RuleInputs& in) {
       cand != nullptr && cand->resolved && std::holds_alternative<config::HttpServer>(cand->resolved->transport);
   const bool can_ask = cand != nullptr && cand->resolved.has_value();
   const bool ask_server = can_ask && ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
-  if (!ask_server && !is_proof(reading)) return not_proof(f, "");
+  // A tool's upstream error (outage words in its own text): one proves nothing, two in a row block the server as an
+  // upstream outage (issue 52 item 4), asked or not (a server the gate cannot ask is held to it by its name).
+  const bool upstream = upstream_error(reading);
+  if (!ask_server && !is_proof(reading) && !upstream) return not_proof(f, "");
   if (!f.target_bound) return {step::FindTarget{.bind = true}};
 
   // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
@@ -246,13 +249,25 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                                                                       cand->fingerprint))}};
     }
     const Asked said = read_asked(reading, f.failed.text, *f.asked, mark);
-    if (said == Asked::up) {
+    if (said == Asked::up && !upstream) {
       Plan plan = allow(c.event);
       plan.said.push_back(cand->tool_server + " failed a call but answered a probe right after (" +
                           probe::kind_name(f.asked->kind) + "); not marking it unhealthy");
       return answer(std::move(plan));
     }
-    if (said == Asked::unknown && !is_proof(reading)) return not_proof(f, " (" + f.asked->reason + ")");
+    if (said == Asked::unknown && !is_proof(reading) && !upstream) return not_proof(f, " (" + f.asked->reason + ")");
+    if (said != Asked::down) mark.upstream = upstream;
+  } else if (!is_proof(reading)) {
+    mark.upstream = upstream;
+  }
+  if (mark.upstream) {
+    // Fixed words, never the tool's text (third-party text must not be what the model reads as the verdict), and
+    // a time the text gives held to the look cap.
+    mark.probe.reset();
+    mark.code = *reading.code;
+    mark.error = upstream_reason(1, mark.code);
+    if (const std::optional<std::int64_t> wait = hook::retry_time_in(f.failed.text))
+      mark.retry_after_ms = std::min(*wait, s.max_backoff_ms.value);
   }
   // A remote server that refused the agent's token waits for the agent's credentials to change (a login, a refresh);
   // one that refused the Authorization header its definition sets does not (the agent's OAuth is not used then).
@@ -268,6 +283,14 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     return {step::MarkDown{cand, name, mark, failed_call_window_ms(s)}, {}, std::move(traced)};
   }
   const state::FailureCode code = mark.code;
+  if (f.marked->noted_only) {
+    if (!f.noted) return {step::NoteFailedCall{}};
+    Plan plan = allow(c.event);
+    plan.said.push_back(name + " failed with an upstream error (" + code.text() + ") in its tool's own words, and " +
+                        (ask_server ? "answered a probe right after" : "cannot be asked") +
+                        ": one failure proves nothing; a second in a row blocks it");
+    return answer(std::move(plan));
+  }
   const bool looping = f.marked->written && crash_loop(f.marked->failed_calls);
   if (!f.noted) {
     // The JS hook's line, word for word (people grep its log for it); when no reconnect follows, the line after
@@ -277,7 +300,10 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     const state::FailureCode reported = reading.code && reading.code->present() ? *reading.code : code;
     std::vector<std::string> said{name + " reported " + reported.text() +
                                   "; marking server unhealthy and attempting reconnect"};
-    if (looping) {
+    if (looping && mark.upstream) {
+      said.push_back(name + ": " + upstream_reason(f.marked->failed_calls, code) + " (the last on " + call.tool +
+                     "): what it depends on fails, so it is blocked as an upstream outage for the backoff");
+    } else if (looping) {
       said.push_back(name + ": " + std::to_string(f.marked->failed_calls) + " calls in a row failed (the last on " +
                      call.tool + "): it fails on calls, so a passing handshake does not clear it; blocked for the backoff");
     }
@@ -287,6 +313,8 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   bool restored = false;
   if (f.lock == LockState::timed_out) {
     said.push_back(name + " reconnect skipped: another hook is already probing or reconnecting it");
+  } else if (mark.upstream) {
+    said.push_back(name + " reconnect skipped: it answers, and what it depends on fails (a restart would not fix that)");
   } else if (!f.reconnect) {
     // A name no config defines can still have its reconnect command run (a plain name only: see run_reconnect).
     recover::RecoveryRequest request =
@@ -308,6 +336,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   messages::Down down{name, call.tool, mark.error, code};
   down.client = c.voice;
   if (looping) down.failed_calls = f.marked->failed_calls;
+  down.upstream = mark.upstream;
   if (f.marked->written) down.blocked_for_ms = f.marked->retry_at - c.now;
   Plan plan = answer_after_failure(c.event, down,
                                    restored            ? FailureRecord::restored

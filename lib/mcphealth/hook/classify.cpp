@@ -180,6 +180,33 @@ std::string_view failure_says_name(Says says) {
   return "?";
 }
 
+std::optional<std::int64_t> retry_time_in(std::string_view text) {
+  const std::string lower = normalize(text.substr(0, 64 * 1024)); // `Retry-After` reads `retry after`
+  static constexpr std::string_view k_leads[] = {"retry after", "try again in", "retry in"};
+  for (std::string_view lead : k_leads) {
+    for (std::size_t at = lower.find(lead); at != std::string::npos; at = lower.find(lead, at + 1)) {
+      std::size_t i = at + lead.size();
+      while (i < lower.size() && (lower[i] == ' ' || lower[i] == ':' || lower[i] == '=' || lower[i] == '"')) ++i;
+      std::size_t digits = i;
+      std::int64_t n = 0;
+      while (digits < lower.size() && std::isdigit(static_cast<unsigned char>(lower[digits])) != 0 && digits - i < 9) {
+        n = n * 10 + (lower[digits] - '0');
+        ++digits;
+      }
+      if (digits == i) continue;
+      std::size_t u = digits;
+      while (u < lower.size() && lower[u] == ' ') ++u;
+      std::size_t end = u;
+      while (end < lower.size() && std::isalpha(static_cast<unsigned char>(lower[end])) != 0) ++end;
+      const std::string_view unit = std::string_view(lower).substr(u, end - u);
+      if (unit == "ms" || unit == "milliseconds" || unit == "millisecond") return n;
+      if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" || unit == "minutes") return n * 60'000;
+      return n * 1000;
+    }
+  }
+  return std::nullopt;
+}
+
 FailureReading read_failure(std::string_view text, const json::object* tool_input, std::span<const ClientWording> wordings) {
   FailureReading reading;
   const std::string whole = util::trim(text);

@@ -21,6 +21,12 @@ std::string failure_text(const boost::json::object& payload);
 /// counts; a number elsewhere (`line 503`, `report-503.txt`) does not. Nothing when no sign matches.
 std::optional<state::FailureCode> classify_failure(std::string_view text);
 
+/// The retry time a failure's text gives in its own words (`Retry-After: 30`, `retry after 2 minutes`, `try again in
+/// 500ms`), in milliseconds: a number after those words, in seconds unless a unit follows (ms, s, sec, second(s),
+/// m, min, minute(s)). Nothing when the text gives none. A caller holds it to its own bound: third-party text must
+/// not choose how long a server stays blocked.
+std::optional<std::int64_t> retry_time_in(std::string_view text);
+
 /// What a failed call's text says about its server, read before anything is recorded.
 struct FailureReading {
   enum class Says {

@@ -136,6 +136,12 @@ StatusRow cached_row(std::string name, const json::object& raw, RowSettings& set
   if (notes.exit_status && row.down()) row.why = "exit " + *notes.exit_status + ": " + row.why;
   row.why = with_pattern(row.entry, row.why);
   if (row.entry.checked_at) row.age_ms = now - *row.entry.checked_at;
+  // A name with nothing but a tool's upstream error noted (state::note_failed_call): no verdict, so no row to show
+  // or count; it goes with its TTL like any name seen once.
+  if (!row.definition && row.entry.status.empty() && !row.entry.checked_at && row.entry.last_failed_call_at) {
+    row.superseded = true;
+    row.age_ms = now - *row.entry.last_failed_call_at;
+  }
   if (row.down() && row.entry.down_since && *row.entry.down_since <= now) row.down_for_ms = now - *row.entry.down_since;
   // The rules the hook holds this entry to (gate::cache_rules), so status says what the next call meets.
   const std::string server = config::tool_server_name(label.tool_server.value_or(row.name));
