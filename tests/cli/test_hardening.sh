@@ -345,6 +345,21 @@ case_a_tools_own_words_of_an_outage_never_take_a_healthy_server_down() {
   assert_not_contains "$OUT" "Connection closed"
 }
 
+# The client's HTTP wordings inside a stdio tool's own words (a fetch it made failing so) are the tool's: they
+# marked a healthy stdio server down at once while they matched anywhere in a text (issue 52 item 4).
+case_the_clients_http_words_in_a_stdio_tools_text_mark_nothing_at_once() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  local text
+  for text in "fetch https://api.example.test failed: Unable to connect. Is the computer able to access the url?" \
+              "Unable to connect. Is the computer able to access the url?" \
+              "upstream login: HTTP 401: Invalid OAuth error response: bad token"; do
+    forget_state
+    hook "$(post_failure_payload svc "$text")"
+    assert_eq "$OUT" "" "the model heard of a mark for: $text"
+    assert_not_contains "$(entry_field svc status)" unhealthy "[$text] marked a healthy stdio server down"
+  done
+}
+
 # Two in a row, nothing between: an upstream outage, blocked with the backoff, in fixed words (never the tool's).
 case_two_upstream_errors_in_a_row_block_the_server_in_fixed_words() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"

@@ -81,6 +81,21 @@ case_a_refused_token_waits_for_the_agents_credentials_to_change() {
   assert_contains "$ERR" "remote refused Claude Code's token, and Claude Code's credentials changed since"
 }
 
+# A tool's own text that says 401 (its API's) is no refusal of the agent's token (issue 52 item 4): the wait for the
+# agent's credentials starts only from the client's own 401 framing, and a probe's "asks for a token" is what a
+# probe always meets there. The server is not marked, and waits for nothing.
+case_a_tools_401_does_not_start_the_wait_for_the_agents_credentials() {
+  start_http --status 401 --www-authenticate 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+  http_config "http://127.0.0.1:$HTTP_PORT/mcp"
+  mkdir -p "$HOME/.claude"
+  printf '{}\n' > "$HOME/.claude/.credentials.json"
+  hook "$(post_failure_payload remote 'GitHub API: 401 Unauthorized (bad credentials for the repository)')"
+  assert_not_contains "$(entry '["status"]')" "unhealthy"
+  assert_eq "$(json_get "$(STATE_ALL)" 'd.get("servers", {}).get("remote", {}).get("credentialFiles")')" null
+  hook "$(pre_payload remote)"
+  assert_not_contains "$OUT" '"permissionDecision":"deny"'
+}
+
 # A Bearer challenge with no OAuth metadata anywhere (every path answers 401): no client can log in (Claude Code
 # 2.1.197 and 2.1.332 say "Failed to connect"), so it is down, and the fix is the definition's own header.
 case_an_auth_challenge_with_nowhere_to_log_in_is_down_not_needs_auth() {

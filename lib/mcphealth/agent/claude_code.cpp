@@ -30,18 +30,24 @@ constexpr hook::ClientWording k_wordings[] = {
      "a stdio server that died during the call"},
     {"Claude Code 2.1.197", "MCP server \"*\" tool \"*\" timed out after *", Says::timeout,
      "a call slower than MCP_TOOL_TIMEOUT (the same words in 2.1.332)"},
-    {"Claude Code 2.1.197", "*Unable to connect. Is the computer able to access the url?", Says::transport,
-     "an HTTP server refusing connections (stopped); 2.1.332 puts `ECONNREFUSED: ` before it"},
+    // The HTTP wordings: each in the exact shape its version gives it, anchored at the start (a `*` only where the
+    // body follows), and for a remote definition only. A `*` in front matched inside a stdio tool's own words (a
+    // fetch it made failing so) and marked a healthy server down at once.
+    {"Claude Code 2.1.197", "Unable to connect. Is the computer able to access the url?", Says::transport,
+     "an HTTP server refusing connections (stopped)", true},
     {"Claude Code 2.1.197", "Streamable HTTP error: Error POSTing to endpoint:*", Says::http_unknown,
-     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
-    {"Claude Code 2.1.197", "*HTTP 401: Invalid OAuth error response*", Says::status,
-     "an HTTP server answering 401 without an OAuth error body"},
-    // 2.1.332 drops the prefixes. Its `503 Service Unavailable` is a generic sign (the server is asked).
+     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)", true},
+    {"Claude Code 2.1.197", "HTTP 401: Invalid OAuth error response*", Says::status,
+     "an HTTP server answering 401 without an OAuth error body (the same words in 2.1.332)", true},
+    // 2.1.332 drops the prefixes, and puts the error's code before Bun's words. Its `503 Service Unavailable` is a
+    // generic sign (the server is asked).
+    {"Claude Code 2.1.332", "ECONNREFUSED: Unable to connect. Is the computer able to access the url?", Says::transport,
+     "an HTTP server refusing connections (stopped)", true},
     {"Claude Code 2.1.332", "Error POSTing to endpoint:*", Says::http_unknown,
-     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)"},
+     "an HTTP server answering 403, 429 or 503 (the status is not in the text; the body follows)", true},
     {"Claude Code 2.1.332", "Connection closed", Says::transport, "a stdio server that died during the call"},
     {"Claude Code 2.1.332", "Dynamic Client Registration rejected (HTTP 401)*", Says::status,
-     "an HTTP server refusing the client's token"},
+     "an HTTP server refusing the client's token", true},
 };
 
 class ClaudeDialect final : public Dialect {

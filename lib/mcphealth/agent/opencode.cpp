@@ -38,9 +38,9 @@ constexpr hook::ClientWording k_opencode_wordings[] = {
     {"opencode 1.18.33", "MCP error -32000: Connection closed", OpencodeSays::transport,
      "a stdio server that died during the call"},
     {"opencode 1.18.33", "*Unable to connect. Is the computer able to access the url?", OpencodeSays::transport,
-     "an HTTP server refusing connections"},
+     "an HTTP server refusing connections (its prefix, if any, not seen: for a remote definition only)", true},
     {"opencode 1.18.33", "Streamable HTTP error: Error POSTing to endpoint:*", OpencodeSays::http_unknown,
-     "an HTTP server answering 503 (the status is not in the text; the body follows)"},
+     "an HTTP server answering 503 (the status is not in the text; the body follows)", true},
     {"opencode 1.18.33", "MCP error -32001: Request timed out", OpencodeSays::timeout,
      "a call slower than the server's `timeout` in its definition"},
 };

@@ -289,11 +289,12 @@ bool refuses_as_it_refused_the_client(const hook::FailureReading& reading, const
          state::row_of_status(*asked.http_status).kind != state::Outage::unauthorized;
 }
 
-/// True when a probe's refusal is the one the client met: the client said unauthorized, or its text is the server's
-/// own OAuth error description. Without that, a probe's 401 only says the probe had no token (the client has one).
-bool failure_is_the_servers_refusal(const std::string& text, const probe::ProbeResult& asked) {
-  const std::optional<state::FailureCode> said = hook::classify_failure(text);
-  if (said && state::outage_of(*said) == state::Outage::unauthorized) return true;
+/// True when a probe's refusal is the one the client met: the client said unauthorized in its own framing, or its
+/// text is the server's own OAuth error description. Without that, a probe's 401 only says the probe had no token
+/// (the client has one): a tool's text saying "401 Unauthorized" (its own API's) is no refusal of the agent's token.
+bool failure_is_the_servers_refusal(const hook::FailureReading& reading, const std::string& text,
+                                    const probe::ProbeResult& asked) {
+  if (is_proof(reading) && reading.code && state::outage_of(*reading.code) == state::Outage::unauthorized) return true;
   return asked.auth_error && !asked.auth_error->empty() && text.find(*asked.auth_error) != std::string::npos;
 }
 
@@ -313,7 +314,7 @@ Asked read_asked(const hook::FailureReading& reading, const std::string& text, c
     mark.probe = asked.details();
     return Asked::down;
   }
-  if (asked.kind == probe::Kind::needs_auth && failure_is_the_servers_refusal(text, asked)) {
+  if (asked.kind == probe::Kind::needs_auth && failure_is_the_servers_refusal(reading, text, asked)) {
     // The client's own token no longer works: the server refuses it as it refuses a probe without one.
     mark.code = state::code_of(state::Outage::unauthorized);
     mark.probe = asked.details();

@@ -133,10 +133,10 @@ Step next(const PreFacts& f, RuleInputs& in) {
 namespace {
 
 /// Generic words that no probe confirmed: said once, and nothing is marked.
-Step not_proof(const FailureFacts& f, const std::string& why) {
+Step not_proof(const FailureFacts& f, const hook::FailureReading& reading, const std::string& why) {
   Plan plan = allow(f.c.event);
-  if (f.reading.code) {
-    plan.said.push_back(f.c.call.server + " failed with words that may be the tool's own (" + f.reading.code->text() +
+  if (reading.code) {
+    plan.said.push_back(f.c.call.server + " failed with words that may be the tool's own (" + reading.code->text() +
                         "), and the server could not be asked" + why + "; not marking it unhealthy");
   }
   return answer(std::move(plan));
@@ -179,7 +179,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   const CallFacts& c = f.c;
   const hook::CallTarget& call = c.call;
   const std::string& name = call.server;
-  const hook::FailureReading& reading = f.reading;
+  const hook::FailureReading& first = f.reading;
   if (f.failed.interrupted) return answer(allow(c.event)); // the user pressed Esc
   // A failure the agent fired no event for counts once: not when its server's verdict is newer than the call.
   if (f.failed.missed_ended_at && f.lock == LockState::untried) {
@@ -193,25 +193,30 @@ Step next(const FailureFacts& f, RuleInputs& in) {
       return answer(allow(c.event), {"the session's last call to " + name + " failed, before its last verdict: counted"});
     }
   }
-  if (reading.input_named) {
+  if (first.input_named) {
     Plan plan = allow(c.event);
-    plan.said.push_back(name + " failed on " + *reading.input_named + ", a host this call's input named: the input's fault, not " +
+    plan.said.push_back(name + " failed on " + *first.input_named + ", a host this call's input named: the input's fault, not " +
                         name + "'s; nothing recorded");
     return answer(std::move(plan));
   }
   // A failure that says nothing binds nothing: it is only read whether the server is remote, to be asked.
-  if (!f.target) return {step::FindTarget{.bind = reading.code.has_value()}};
-  if (reading.code && !f.target_bound) return {step::FindTarget{.bind = true}};
+  if (!f.target) return {step::FindTarget{.bind = first.code.has_value()}};
+  if (first.code && !f.target_bound) return {step::FindTarget{.bind = true}};
   const config::Candidate* cand = f.target->candidate;
   const config::Settings& s = in.server();
   const bool remote =
       cand != nullptr && cand->resolved && std::holds_alternative<config::HttpServer>(cand->resolved->transport);
   const bool can_ask = cand != nullptr && cand->resolved.has_value();
+  // The client's HTTP wordings frame a remote server's failure; in a stdio server's failure the same words are the
+  // tool's own (a fetch it made): read as generic signs, a lead to confirm, never proof.
+  const hook::FailureReading reading = first.remote_only && can_ask && !remote
+                                           ? hook::read_failure(f.failed.text, f.failed.tool_input, {})
+                                           : first;
   const bool ask_server = can_ask && ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
   // A tool's upstream error (outage words in its own text): one proves nothing, two in a row block the server as an
   // upstream outage (issue 52 item 4), asked or not (a server the gate cannot ask is held to it by its name).
   const bool upstream = upstream_error(reading);
-  if (!ask_server && !is_proof(reading) && !upstream) return not_proof(f, "");
+  if (!ask_server && !is_proof(reading) && !upstream) return not_proof(f, reading, "");
   if (!f.target_bound) return {step::FindTarget{.bind = true}};
 
   // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
@@ -255,7 +260,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                           probe::kind_name(f.asked->kind) + "); not marking it unhealthy");
       return answer(std::move(plan));
     }
-    if (said == Asked::unknown && !is_proof(reading) && !upstream) return not_proof(f, " (" + f.asked->reason + ")");
+    if (said == Asked::unknown && !is_proof(reading) && !upstream) return not_proof(f, reading, " (" + f.asked->reason + ")");
     if (said != Asked::down) mark.upstream = upstream;
   } else if (!is_proof(reading)) {
     mark.upstream = upstream;

@@ -214,6 +214,7 @@ FailureReading read_failure(std::string_view text, const json::object* tool_inpu
     if (!util::glob_match(w.text, whole)) continue;
     reading.says = w.says;
     reading.wording = w.text;
+    reading.remote_only = w.remote_only;
     if (w.says == Says::transport) reading.code = state::FailureCode::transport();
     if (w.says == Says::timeout) reading.code = state::FailureCode::timeout();
     if (w.says == Says::status) reading.code = classify_failure(text);

@@ -43,6 +43,8 @@ struct FailureReading {
   /// Set when the sign names a host or resource that the call's own input named (a fetch of a dead URL): the
   /// input's fault, not the server's; `says` is then `nothing`.
   std::optional<std::string> input_named;
+  /// The matching wording is the client's for a remote server only (ClientWording::remote_only).
+  bool remote_only = false;
 };
 
 /// The name of `says` for traces: `nothing`, `an HTTP status`, `a transport failure`, `an HTTP failure without status`.
@@ -59,6 +61,9 @@ struct ClientWording {
   std::string_view text;
   FailureReading::Says says;
   std::string_view seen_in; // the outage it came from
+  /// The client says it of a remote server only (its HTTP transport's words): for a stdio definition the same text
+  /// is the tool's own (gate::next reads it again as generic signs).
+  bool remote_only = false;
 };
 
 /// Reads a failure: the client's own `wordings` first (they are about the server, whatever the input), then the
