@@ -99,12 +99,22 @@ case_expired_oauth_token_blocks_and_tells_the_model_to_ask_for_mcp() {
 
 case_http_401_without_oauth_body_is_blocked_from_the_second_call() { http_status_case "status 401 empty" 401; }
 
+# one_failure_session CUE: the first call fails on CUE, the second finds the server answering again.
+one_failure_session() {
+  model_script "{\"turns\":[$(cue_turn "$1" "$(echo_call one)"),$(cue_turn ok "$(echo_call two)")]}"
+  start_model
+  mcph install
+  assert_eq "$RC" 0 "install"
+  claude_session
+}
+
 # A tool's own error may quote any words (an upstream API's, an issue body's): the server is asked, it answers, and
-# the next call reaches it. The real client's text for an isError result is the tool's text, nothing more.
+# the next call reaches it. The real client's text for an isError result is the tool's text, nothing more. (Two in a
+# row are an upstream outage: case_an_upstream_outage_reaches_the_server_at_most_twice.)
 case_upstream_rate_limit_in_a_tools_error_does_not_take_the_server_down() {
   need_claude
   svc_stdio
-  outage_session "iserror upstream API answered 429 Too Many Requests"
+  one_failure_session "iserror upstream API answered 429 Too Many Requests"
   assert_not_contains "$(json_get "$(STATE)" 'd["servers"].get("svc", {}).get("status")')" unhealthy
   assert_contains "$(calls_seen)" "two" "a server that answers was blocked for its tool's words"
 
@@ -136,7 +146,7 @@ case_a_json_rpc_error_is_the_server_answering_and_marks_nothing() {
 case_a_json_rpc_error_saying_unavailable_does_not_take_the_server_down() {
   need_claude
   svc_stdio
-  outage_session "rpc-error database temporarily unavailable"
+  one_failure_session "rpc-error database temporarily unavailable"
   assert_not_contains "$(json_get "$(STATE)" 'd["servers"].get("svc", {}).get("status")')" unhealthy
   assert_contains "$(calls_seen)" "two" "a server that answers was blocked for its tool's words"
   wait_for_quiet
@@ -352,6 +362,41 @@ case_a_crash_loop_behind_a_reconnect_reaches_the_server_at_most_twice() {
   [ "$reached" -le 2 ] || fail "$reached of 5 calls reached a server that dies on every call"
   assert_contains "$(tool_results | sed -n '$p')" 'fails on calls' "the model's text for the blocked call"
   assert_eq "$(entry_field svc status)" unhealthy
+  wait_for_quiet
+}
+
+# A stdio server whose upstream is down (issue 52 item 4): every call's result is an isError with an upstream 503
+# in the tool's own words, its handshake passes. One such text proves nothing; the second in a row blocks it as an
+# upstream outage, so of five calls at most two reach it, and the model reads fixed words, never the tool's.
+case_an_upstream_outage_reaches_the_server_at_most_twice() {
+  need_claude
+  svc_stdio
+  model_script "{\"turns\":[$(cue_turn "iserror upstream API answered 503 Service Unavailable (incident https://status.example.test/42)" "$(echo_call one)"),[$(echo_call two)],[$(echo_call three)],[$(echo_call four)],[$(echo_call five)]]}"
+  start_model
+  mcph install
+  assert_eq "$RC" 0 "install"
+  claude_session
+  local reached
+  reached=$(calls_seen | wc -l)
+  echo "calls that reached the server whose upstream is down: $reached of 5" >&2
+  [ "$reached" -le 2 ] || fail "$reached of 5 calls reached a server whose upstream fails every call"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_eq "$(entry_field svc upstream)" true
+  assert_eq "$(entry_field svc lastError)" "its last 2 calls failed with an upstream error (HTTP 503)"
+  assert_contains "$(tool_results | sed -n '$p')" 'what it depends on fails' "the model's text for the blocked call"
+  wait_for_quiet
+}
+
+# One result that quotes third-party words ("Connection closed", "503") between calls that succeed blocks nothing.
+case_one_tool_result_quoting_outage_words_blocks_nothing() {
+  need_claude
+  svc_stdio
+  model_script "{\"turns\":[$(cue_turn "iserror the issue says: Connection closed by peer, then 503 from the proxy" "$(echo_call one)"),$(cue_turn ok "$(echo_call two)"),$(cue_turn "iserror quoted: 503 Service Unavailable" "$(echo_call three)"),$(cue_turn ok "$(echo_call four)")]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(calls_seen | wc -l)" 4 "a call was blocked for a tool's quoted words"
+  assert_not_contains "$(entry_field svc status)" unhealthy
   wait_for_quiet
 }
 

@@ -32,7 +32,12 @@ assert_third_blocked() {
 case_a_stdio_servers_error_words_do_not_block_it() {
   need_copilot
   copilot_svc_stdio
-  copilot_outage "rpc-error database temporarily unavailable"
+  # One such error, then the server answers again (two in a row would be an upstream outage: issue 52 item 4).
+  model_script "{\"turns\":[[$(copilot_call one)],$(cue_turn "rpc-error database temporarily unavailable" "$(copilot_call two)"),$(cue_turn ok "$(copilot_call three)")]}"
+  start_model
+  mcph install --agent copilot
+  assert_eq "$RC" 0 "install --agent copilot: $ERR"
+  copilot_session
   assert_not_contains "$(json_get "$(STATE)" 'd["servers"].get("svc", {}).get("status")')" unhealthy
   assert_contains "$(calls_seen)" "three" "a server that answers was blocked for its tool's words"
   wait_for_quiet
