@@ -26,6 +26,24 @@ case_stdio_handshake_reports_server_details() {
   assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["probe"]["tools"]')" 7
 }
 
+# What a start costs in CPU is kept with the verdict (the probe's cpuMs): a down server's looks are spaced by it,
+# at most 2% of a core while calls ask for it (issue 52 item 2). A server that spends 0.4 s of CPU and fails.
+case_a_starts_cpu_is_kept_with_the_verdict() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"dear\":$(stdio_def burn '"--delay-ms","400"'),\"cheap\":$(stdio_def crash)}}"
+  mcph probe --all
+  assert_eq "$RC" 1 "$OUT"
+  local dear cheap
+  dear=$(json_get "$(STATE)" 'd["servers"]["dear"]["probe"].get("cpuMs")')
+  cheap=$(json_get "$(STATE)" 'd["servers"]["cheap"]["probe"].get("cpuMs")')
+  echo "a dear start: $dear ms of CPU; a crash at once: $cheap ms" >&2
+  if [ "${MCPHEALTH_PLATFORM:-linux}" = portable ]; then
+    assert_eq "$dear" null "the portable build knows no start's CPU (POSIX has no wait4): its looks keep the base spacing"
+    return
+  fi
+  [ "$dear" -ge 300 ] || fail "the dear start's CPU was recorded as $dear ms"
+  [ "$cheap" -lt 300 ] || fail "a crash at once cost $cheap ms"
+}
+
 case_slow_answer_within_timeout_is_answered() {
   config "svc=$(stdio_def slow '"--delay-ms","150"')"
   probe_json svc --timeout-ms 3000

@@ -103,6 +103,28 @@ TEST_CASE("a look at a called server in its backoff is due a little before its p
   CHECK(gate::decide_from_cache(&e, k_t0 + 1'980, r).look_again);
 }
 
+TEST_CASE("looks are paid for in CPU: a dear start spaces them to 2% of a core, a cheap one keeps the base spacing", "[decide]") {
+  // Unknown (an HTTP server, the portable build): the base backoff's spacing, within 2 to 10 s.
+  CHECK(gate::look_spacing_ms(30'000, std::nullopt) == 10'000);
+  CHECK(gate::look_spacing_ms(1'000, std::nullopt) == 2'000);
+  // The fixtures' starts (40 ms or less): never closer, and no further, than today's spacing.
+  CHECK(gate::look_spacing_ms(1'000, 40) == 2'000);
+  CHECK(gate::look_spacing_ms(30'000, 40) == 10'000);
+  // A start that spends 0.5 s of CPU: one look per 25 s keeps it at 2% of one core.
+  CHECK(gate::look_spacing_ms(30'000, 500) == 25'000);
+  CHECK(gate::look_spacing_ms(1'000, 500) == 25'000);
+  // Read from the entry's last probe, through the rules every reader composes.
+  json::object e = down_at(k_t0, "exit 1");
+  e["probe"] = json::object{{"kind", "exited"}, {"latencyMs", 600}, {"cpuMs", 500}};
+  const state::ServerEntry entry = state::ServerEntry::from_json(e);
+  CHECK(entry.look_cpu_ms == std::optional<std::int64_t>(500));
+  const config::Settings s;
+  gate::ResolvedRuleSettings in(s, s, gate::Refresh::background);
+  CHECK(gate::cache_rules(&entry, in).look_again_ms == 25'000);
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 10'000, 25'000)); // at the base spacing it would have looked
+  CHECK(gate::look_due(entry, k_t0 + 19'000, 25'000));
+}
+
 TEST_CASE("a crash loop in its backoff is probed when a file of its code changed after its last check", "[decide]") {
   json::object e;
   for (std::int64_t n : {1, 2}) {

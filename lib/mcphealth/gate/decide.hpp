@@ -80,6 +80,19 @@ inline std::int64_t look_again_after_ms(std::int64_t backoff_ms) {
   return std::clamp<std::int64_t>(backoff_ms, 2'000, 10'000);
 }
 
+/// The most of one core a down server's looks may spend while calls ask for it: 2% (issue 52 item 2).
+inline constexpr std::int64_t k_look_cpu_share_percent = 2;
+
+/// How long after its last look a down server a call asks for is looked at again, its looks paid for in CPU: the
+/// base backoff's spacing (look_again_after_ms), or, when a start of it is known to cost `look_cpu_ms`, as far
+/// apart as keeps that under k_look_cpu_share_percent of one core, whichever is longer. Unknown (the portable build,
+/// an HTTP server): the base spacing.
+inline std::int64_t look_spacing_ms(std::int64_t backoff_ms, std::optional<std::int64_t> look_cpu_ms) {
+  const std::int64_t base = look_again_after_ms(backoff_ms);
+  if (!look_cpu_ms || *look_cpu_ms <= 0) return base;
+  return std::max(base, *look_cpu_ms * 100 / k_look_cpu_share_percent);
+}
+
 /// What to do.
 enum class CacheVerdict {
   no_entry,            // nothing cached: decide by probing

@@ -32,6 +32,8 @@ public:
   std::string stderr_text() const;
   /// The child's process id (its group's too), or -1 once it is gone.
   pid_t pid() const { return m_child ? m_child->pid() : -1; }
+  /// The CPU time the server's own process used, once closed (proc::Child::cpu_ms).
+  std::optional<std::int64_t> cpu_ms() const { return m_child ? m_child->cpu_ms() : std::nullopt; }
   /// True while the child runs.
   bool running();
   /// How the child ended (`1`, `SIGKILL`), once it has; nothing while it runs.

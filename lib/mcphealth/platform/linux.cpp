@@ -14,7 +14,9 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace mcphealth::platform {
@@ -136,6 +138,17 @@ std::optional<GroupCpu> group_cpu(pid_t group) {
 void die_with_parent(pid_t parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127); // the parent died before the line above took effect
+}
+
+pid_t reap(pid_t pid, int options, int& status, std::optional<std::int64_t>& cpu_ms) {
+  // wait4(2): the reaped child's rusage with its status (not POSIX; Linux and macOS have it).
+  rusage usage{};
+  const pid_t r = ::wait4(pid, &status, options, &usage);
+  if (r == pid) {
+    cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+             (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+  }
+  return r;
 }
 
 int pipe_cloexec(int fds[2]) { return ::pipe2(fds, O_CLOEXEC); }

@@ -17,6 +17,7 @@
 #include <sys/proc_info.h>
 #include <sys/resource.h>
 #include <sys/sysctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace mcphealth::platform {
@@ -142,6 +143,17 @@ std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>& groups) {
 }
 
 void die_with_parent(pid_t) {}
+
+pid_t reap(pid_t pid, int options, int& status, std::optional<std::int64_t>& cpu_ms) {
+  // wait4(2): the reaped child's rusage with its status (not POSIX; Linux and macOS have it).
+  rusage usage{};
+  const pid_t r = ::wait4(pid, &status, options, &usage);
+  if (r == pid) {
+    cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+             (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+  }
+  return r;
+}
 
 int pipe_cloexec(int fds[2]) { return posix::pipe_cloexec(fds); }
 

@@ -66,6 +66,10 @@ struct GroupCpu {
   std::int64_t on_cpu_ms = 0;
 };
 
+/// waitpid(2) for a child of ours, with the CPU time (user and system, ms) the reaped child used, where the OS says
+/// it as it reaps (wait4: Linux, macOS); `cpu_ms` is left alone otherwise (the portable build: not known).
+pid_t reap(pid_t pid, int options, int& status, std::optional<std::int64_t>& cpu_ms);
+
 /// `group`'s use of the CPU, or nothing where that is not known. A scan of every process: not for a hot path.
 std::optional<GroupCpu> group_cpu(pid_t group);
 /// The same for several groups at once, in one scan where a scan is what it takes (a batch's pacer asks for every

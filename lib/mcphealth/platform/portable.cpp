@@ -6,6 +6,7 @@
 #include <mcphealth/platform/posix.hpp>
 
 #include <cstdlib>
+#include <sys/wait.h>
 
 namespace mcphealth::platform {
 
@@ -27,6 +28,8 @@ std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>&) { return {}; }
 void die_with_parent(pid_t) {}
 
 int pipe_cloexec(int fds[2]) { return posix::pipe_cloexec(fds); }
+
+pid_t reap(pid_t pid, int options, int& status, std::optional<std::int64_t>&) { return ::waitpid(pid, &status, options); }
 
 void close_from(int lowest) { posix::close_from(lowest); }
 

@@ -100,7 +100,8 @@ state::Health health_of(const ProbeResult& r) {
 
 state::ProbeDetails ProbeResult::details() const {
   return {kind_name(kind), latency_ms,      http_status ? std::optional<std::int64_t>(*http_status) : std::nullopt,
-          exit_status,     protocol_version, server_name, server_version, tool_count, via};
+          exit_status,     protocol_version, server_name, server_version, tool_count, via,
+          cpu_ms};
 }
 
 LearnedMethod learned_from(const json::object* entry) {

@@ -93,6 +93,9 @@ struct ProbeResult {
   /// From `Retry-After`, in milliseconds from now.
   std::optional<std::int64_t> retry_after_ms;
   std::int64_t latency_ms = 0;
+  /// For a stdio server: the CPU time its start used, from start to the probe's end (proc::Child::cpu_ms); nothing
+  /// where it is not known. What a look at it costs the machine.
+  std::optional<std::int64_t> cpu_ms;
   std::optional<std::string> protocol_version;
   std::optional<std::string> server_name;
   std::optional<std::string> server_version;

@@ -98,6 +98,7 @@ ProbeResult probe_stdio_liveness(const config::StdioServer& server, std::int64_t
   }
   child.terminate_group(1000, clock);
   r.latency_ms = clock.now_ms() - started;
+  r.cpu_ms = child.cpu_ms();
   return r;
 }
 
@@ -155,6 +156,7 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
     }
   }
   transport.close();
+  r.cpu_ms = transport.cpu_ms();
   return r;
 }
 

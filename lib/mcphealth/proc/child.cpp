@@ -176,6 +176,8 @@ struct Child::Impl {
   util::UniqueFd out;
   util::UniqueFd err;
   std::optional<ExitStatus> exit;
+  /// The CPU time the child used, once reaped (platform::reap; not known on the portable build).
+  std::optional<std::int64_t> cpu_ms;
   /// The group's guardian (start_guardian), and our end of its pipe.
   pid_t guardian = -1;
   util::UniqueFd all_clear;
@@ -198,6 +200,7 @@ pid_t Child::pid() const { return m_impl->pid; }
 int Child::stdin_fd() const { return m_impl->in.get(); }
 int Child::stdout_fd() const { return m_impl->out.get(); }
 int Child::stderr_fd() const { return m_impl->err.get(); }
+std::optional<std::int64_t> Child::cpu_ms() const { return m_impl->cpu_ms; }
 void Child::close_stdin() { m_impl->in.reset(); }
 void Child::release() {
   if (m_impl->pid > 0) untrack_group(m_impl->pid);
@@ -213,7 +216,7 @@ void Child::close_output(int fd) {
 std::optional<ExitStatus> Child::poll_exit() {
   if (m_impl->exit || m_impl->pid <= 0) return m_impl->exit;
   int status = 0;
-  pid_t r = ::waitpid(m_impl->pid, &status, WNOHANG);
+  pid_t r = platform::reap(m_impl->pid, WNOHANG, status, m_impl->cpu_ms);
   if (r == m_impl->pid) m_impl->exit = decode(status);
   else if (r < 0 && errno == ECHILD) m_impl->exit = ExitStatus{};
   return m_impl->exit;
@@ -252,7 +255,7 @@ void Child::kill_group() {
   for (pid_t pid : m_impl->strays) ::kill(pid, SIGKILL); // as terminate_group says
   ::kill(-group, SIGKILL);
   int status = 0;
-  if (!m_impl->exit && ::waitpid(m_impl->pid, &status, 0) == m_impl->pid) m_impl->exit = decode(status);
+  if (!m_impl->exit && platform::reap(m_impl->pid, 0, status, m_impl->cpu_ms) == m_impl->pid) m_impl->exit = decode(status);
   untrack_group(group);
   m_impl->pid = -1;
   dismiss(m_impl->guardian, m_impl->all_clear); // the group is gone: nothing left to guard

@@ -56,6 +56,9 @@ public:
   void close_output(int fd);
   /// Checks without waiting whether the child has exited; returns its status once it has.
   std::optional<ExitStatus> poll_exit();
+  /// The CPU time (user and system, ms) the child itself used, once it is reaped; nothing before, or where the OS
+  /// does not say (the portable build). What a start of a server costs (issue 52 item 2: looks paid for in CPU).
+  std::optional<std::int64_t> cpu_ms() const;
   /// Forgets the process group, so that destroying this object leaves whatever the child started running.
   void release();
   /// Ends the process group: SIGTERM, up to `grace_ms` for it to go, then SIGKILL; reaps the child. Descendants

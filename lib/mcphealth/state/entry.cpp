@@ -90,6 +90,7 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
   e.flaps = clamp_failure_count(util::get_int(obj, field::flaps).value_or(0));
   e.last_reconnect = ReconnectNote::from_json(obj.if_contains(field::last_reconnect));
+  if (const json::object* probe = util::get_object(obj, field::probe)) e.look_cpu_ms = util::get_int(*probe, field::cpu_ms);
   return e;
 }
 
@@ -107,6 +108,7 @@ json::object ProbeDetails::to_json() const {
   if (server_version) o[field::server_version] = capped(*server_version);
   if (tools) o[field::tools] = *tools;
   if (via) o[field::via] = capped(*via);
+  if (cpu_ms) o[field::cpu_ms] = *cpu_ms;
   return o;
 }
 
@@ -123,6 +125,7 @@ std::optional<ProbeDetails> probe_details(const json::object& entry) {
   d.server_version = util::get_string(*probe, field::server_version);
   d.tools = util::get_int(*probe, field::tools);
   d.via = util::get_string(*probe, field::via);
+  d.cpu_ms = util::get_int(*probe, field::cpu_ms);
   return d;
 }
 

@@ -97,6 +97,8 @@ struct ServerEntry {
   std::int64_t flaps = 0;
   /// The last reconnect command run for it.
   std::optional<ReconnectNote> last_reconnect;
+  /// What its last probe's start cost in CPU (ms; the probe's `cpuMs`), when known: a look's price.
+  std::optional<std::int64_t> look_cpu_ms;
 
   bool healthy() const { return status == "healthy"; }
   bool unhealthy() const { return status == "unhealthy"; }
@@ -125,6 +127,8 @@ struct ProbeDetails {
   std::optional<std::int64_t> tools;
   /// The HTTP transport that answered: `streamable-http` or `sse`.
   std::optional<std::string> via;
+  /// For a stdio server: the CPU time (ms) its start used (probe::ProbeResult::cpu_ms).
+  std::optional<std::int64_t> cpu_ms = std::nullopt;
   boost::json::object to_json() const;
 };
 

@@ -61,5 +61,7 @@ inline constexpr std::string_view server_name = "serverName";
 inline constexpr std::string_view server_version = "serverVersion";
 inline constexpr std::string_view tools = "tools";
 inline constexpr std::string_view via = "via";
+// The CPU time (ms) the probed stdio server's start used: what a look at it costs (gate::cache_rules spaces them).
+inline constexpr std::string_view cpu_ms = "cpuMs";
 
 } // namespace mcphealth::state::field
