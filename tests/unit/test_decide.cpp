@@ -107,12 +107,15 @@ TEST_CASE("looks are paid for in CPU: a dear start spaces them to 2% of a core, 
   // Unknown (an HTTP server, the portable build): the base backoff's spacing, within 2 to 10 s.
   CHECK(gate::look_spacing_ms(30'000, std::nullopt) == 10'000);
   CHECK(gate::look_spacing_ms(1'000, std::nullopt) == 2'000);
-  // The fixtures' starts (40 ms or less): never closer, and no further, than today's spacing.
-  CHECK(gate::look_spacing_ms(1'000, 40) == 2'000);
+  // Never closer than the base spacing; under the defaults (10 s) a start up to 150 ms changes nothing.
   CHECK(gate::look_spacing_ms(30'000, 40) == 10'000);
-  // A start that spends 0.5 s of CPU: one look per 25 s keeps it at 2% of one core.
-  CHECK(gate::look_spacing_ms(30'000, 500) == 25'000);
-  CHECK(gate::look_spacing_ms(1'000, 500) == 25'000);
+  CHECK(gate::look_spacing_ms(30'000, 150) == 10'000);
+  CHECK(gate::look_spacing_ms(30'000, 160) > 10'000);
+  CHECK(gate::look_spacing_ms(1'000, 10) == 2'000);
+  // A start that spends 0.5 s of CPU: looks 25 s apart at the closest (due at 75% of a 33.3-s period) keep it at
+  // 2% of one core.
+  CHECK(gate::look_spacing_ms(30'000, 500) == 33'333);
+  CHECK(gate::look_spacing_ms(1'000, 500) * gate::k_look_due_percent / 100 == 24'999);
   // Read from the entry's last probe, through the rules every reader composes.
   json::object e = down_at(k_t0, "exit 1");
   e["probe"] = json::object{{"kind", "exited"}, {"latencyMs", 600}, {"cpuMs", 500}};
@@ -120,9 +123,10 @@ TEST_CASE("looks are paid for in CPU: a dear start spaces them to 2% of a core, 
   CHECK(entry.look_cpu_ms == std::optional<std::int64_t>(500));
   const config::Settings s;
   gate::ResolvedRuleSettings in(s, s, gate::Refresh::background);
-  CHECK(gate::cache_rules(&entry, in).look_again_ms == 25'000);
-  CHECK_FALSE(gate::look_due(entry, k_t0 + 10'000, 25'000)); // at the base spacing it would have looked
-  CHECK(gate::look_due(entry, k_t0 + 19'000, 25'000));
+  CHECK(gate::cache_rules(&entry, in).look_again_ms == 33'333);
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 10'000, 33'333)); // at the base spacing it would have looked
+  CHECK_FALSE(gate::look_due(entry, k_t0 + 24'000, 33'333));
+  CHECK(gate::look_due(entry, k_t0 + 25'000, 33'333));
 }
 
 TEST_CASE("a crash loop in its backoff is probed when a file of its code changed after its last check", "[decide]") {

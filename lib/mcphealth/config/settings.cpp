@@ -180,6 +180,8 @@ Settings resolve_settings(const util::Environment& env, const SettingsOverrides&
   read_whole_number(s.max_backoff_ms, env, "ECC_MCP_HEALTH_MAX_BACKOFF_MS", s.warnings);
   read_whole_number(s.crash_loop_max_backoff_ms, env, "MCPHEALTH_CRASH_LOOP_MAX_BACKOFF_MS", s.warnings);
   read_whole_number(s.reconnect_timeout_ms, env, "ECC_MCP_RECONNECT_TIMEOUT_MS", s.warnings, ZeroAllowed::no);
+  read_whole_number(s.look_cpu_percent, env, "MCPHEALTH_LOOK_CPU_PERCENT", s.warnings, ZeroAllowed::no);
+  s.look_cpu_percent.value = std::min<std::int64_t>(s.look_cpu_percent.value, 100);
   if (auto found = util::lookup_setting(env, "ECC_MCP_HEALTH_FAIL_OPEN")) {
     s.fail_open = {util::is_truthy(found->value), Origin::variable(found->name)};
   }

@@ -99,6 +99,7 @@ inline constexpr std::int64_t k_default_max_backoff_ms = 600'000;
 /// A crash loop's trial calls (each a failed call the model reads) keep doubling past the look cap to this one.
 inline constexpr std::int64_t k_default_crash_loop_max_backoff_ms = 3'600'000;
 inline constexpr std::int64_t k_default_reconnect_timeout_ms = 5'000;
+inline constexpr std::int64_t k_default_look_cpu_percent = 2;
 inline constexpr std::int64_t k_default_input_max_bytes = 16 * 1024 * 1024;
 
 /// The resolved settings.
@@ -120,6 +121,9 @@ struct Settings {
   /// policy's `crashLoopMaxBackoffMs`). Never below `max_backoff_ms` (crash_loop_cap_ms).
   Setting<std::int64_t> crash_loop_max_backoff_ms{k_default_crash_loop_max_backoff_ms};
   Setting<std::int64_t> reconnect_timeout_ms{k_default_reconnect_timeout_ms};
+  /// The most of one core a down server's looks may spend while calls ask for it, in percent
+  /// (`MCPHEALTH_LOOK_CPU_PERCENT`, 1 to 100; gate::look_spacing_ms).
+  Setting<std::int64_t> look_cpu_percent{k_default_look_cpu_percent};
   Setting<bool> fail_open{false};
   /// How to probe (`MCPHEALTH_PROBE_DEPTH`, `--depth`, the policy's `probe`).
   Setting<ProbeMode> probe{ProbeMode::automatic};

@@ -46,7 +46,7 @@ recover::RecoveryRequest recovery_request(const config::Candidate& c, const conf
   const bool look = e && is_a_look(*e, now);
   recover::RecoveryRequest request =
       recover::request_for(c, s, previous, look ? recover::Reconnect::never : recover::Reconnect::when_down);
-  request.known_down = e && !look && seen_down_lately(*e, now, look_spacing_ms(s.backoff_ms.value, e->look_cpu_ms));
+  request.known_down = e && !look && seen_down_lately(*e, now, look_spacing_ms(s.backoff_ms.value, e->look_cpu_ms, s.look_cpu_percent.value));
   return request;
 }
 
@@ -56,7 +56,7 @@ CacheRules cache_rules(const state::ServerEntry* e, RuleSettings& in) {
   if (e && e->unhealthy()) {
     const config::Settings& s = in.server();
     rules.retry_bound_ms = state::retry_bound(state::longest_backoff(s.max_backoff_ms.value, config::crash_loop_cap_ms(s)));
-    rules.look_again_ms = look_spacing_ms(s.backoff_ms.value, e->look_cpu_ms);
+    rules.look_again_ms = look_spacing_ms(s.backoff_ms.value, e->look_cpu_ms, s.look_cpu_percent.value);
   }
   rules.refresh = in.refresh();
   const std::optional<std::int64_t> claimed = e ? e->ttl_ms() : std::nullopt;

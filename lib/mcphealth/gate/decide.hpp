@@ -80,18 +80,12 @@ inline std::int64_t look_again_after_ms(std::int64_t backoff_ms) {
   return std::clamp<std::int64_t>(backoff_ms, 2'000, 10'000);
 }
 
-/// The most of one core a down server's looks may spend while calls ask for it: 2% (issue 52 item 2).
-inline constexpr std::int64_t k_look_cpu_share_percent = 2;
-
 /// How long after its last look a down server a call asks for is looked at again, its looks paid for in CPU: the
 /// base backoff's spacing (look_again_after_ms), or, when a start of it is known to cost `look_cpu_ms`, as far
-/// apart as keeps that under k_look_cpu_share_percent of one core, whichever is longer. Unknown (the portable build,
-/// an HTTP server): the base spacing.
-inline std::int64_t look_spacing_ms(std::int64_t backoff_ms, std::optional<std::int64_t> look_cpu_ms) {
-  const std::int64_t base = look_again_after_ms(backoff_ms);
-  if (!look_cpu_ms || *look_cpu_ms <= 0) return base;
-  return std::max(base, *look_cpu_ms * 100 / k_look_cpu_share_percent);
-}
+/// apart as keeps that under `share_percent` of one core (2 by default: config::Settings::look_cpu_percent),
+/// whichever is longer. Unknown (the portable build, an HTTP server): the base spacing.
+inline std::int64_t look_spacing_ms(std::int64_t backoff_ms, std::optional<std::int64_t> look_cpu_ms,
+                                    std::int64_t share_percent = config::k_default_look_cpu_percent);
 
 /// What to do.
 enum class CacheVerdict {
@@ -159,6 +153,16 @@ bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<
 /// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
 /// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).
 bool look_due(const state::ServerEntry& e, util::EpochMs now, std::int64_t look_ms);
+
+inline std::int64_t look_spacing_ms(std::int64_t backoff_ms, std::optional<std::int64_t> look_cpu_ms,
+                                    std::int64_t share_percent) {
+  const std::int64_t base = look_again_after_ms(backoff_ms);
+  if (!look_cpu_ms || *look_cpu_ms <= 0 || share_percent <= 0) return base;
+  // A look is due at k_look_due_percent of its period: the period is set so that the looks that come that early
+  // still keep to the share (a start of 0.5 s: a period of 33.3 s, looks every 25 s at most, 2% of a core).
+  const std::int64_t cpu = std::min<std::int64_t>(*look_cpu_ms, 3'600'000);
+  return std::max(base, cpu * 100 * 100 / (std::min<std::int64_t>(share_percent, 100) * k_look_due_percent));
+}
 
 /// True when `e` was found down by a look or probe less than k_look_due_percent of `look_ms` before `now` (its
 /// backoff may be over): a probe now would only say so again, so a recovery due reconnects first and probes once
