@@ -360,6 +360,37 @@ case_the_clients_http_words_in_a_stdio_tools_text_mark_nothing_at_once() {
   done
 }
 
+# The state's shard folders are never followed away (issue 54 item 5): a shard swapped for a symlink to another
+# folder, or a `.d` folder others may write in, is refused, and the tending of old files never deletes there.
+case_a_symlinked_or_shared_shard_folder_is_never_written_or_tended() {
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"
+  hook "$(pre_payload svc)"
+  local file shard victim=$T/victim
+  file=$(ls "$(STATE).d"/verdicts/*/*.json | head -1)
+  shard=$(dirname "$file")
+  mkdir -p "$victim"
+  printf '{"key":"x"}\n' > "$victim/old.json"
+  printf 'not ours\n' > "$victim/notes.txt"
+  touch -d '-60 days' "$victim/old.json" "$victim/notes.txt"
+  mv "$shard" "$T/shard-was"
+  ln -s "$victim" "$shard"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_file_exists "$victim/old.json" "the tending followed the symlink and deleted another folder's file"
+  assert_file_exists "$victim/notes.txt"
+  assert_contains "$ERR" "is a symlink; refusing to write or tend the state's files there"
+  # A `.d` folder others may write in: refused the same way.
+  rm "$shard"
+  mv "$T/shard-was" "$shard"
+  chmod 0777 "$(STATE).d"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_contains "$ERR" "is writable by others; refusing to write or tend the state's files there"
+  chmod 0700 "$(STATE).d"
+  # The state file itself, writable by others: not written.
+  chmod 0666 "$(STATE)"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_contains "$ERR" "is writable by others; not writing the state there"
+}
+
 # Two in a row, nothing between: an upstream outage, blocked with the backoff, in fixed words (never the tool's).
 case_two_upstream_errors_in_a_row_block_the_server_in_fixed_words() {
   write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":$(stdio_def healthy)}}"

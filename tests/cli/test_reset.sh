@@ -94,7 +94,8 @@ case_unwritable_state_is_an_error() {
   local rc=0
   setpriv --reuid=65534 --regid=65534 --clear-groups "$MCPHEALTH_BIN" --state "$(STATE)" reset github 2>"$T/err" >/dev/null || rc=$?
   assert_eq "$rc" 2
-  assert_contains "$(cat "$T/err")" "cannot"
+  # Another user's state file is not written (issue 54 item 5): it would become this user's, or be planted.
+  assert_contains "$(cat "$T/err")" "is owned by uid 0, not this user; not writing the state there"
 }
 
 case_reset_racing_parallel_hooks_loses_no_update() {

@@ -374,7 +374,7 @@ TEST_CASE("every field of an entry is kept, written or cleared by each kind of m
   CHECK(k_rows.size() == std::size(state::field::entry_fields));
 }
 
-TEST_CASE("a tool's upstream error is noted without a mark; the second in a row marks an upstream breaker at the look cap",
+TEST_CASE("a tool's upstream error is noted without a mark, and the second in a row marks an upstream breaker at the look cap",
           "[entry][marks]") {
   json::object e = everything("healthy", 0);
   state::clear_failed_calls(e);

@@ -1,12 +1,15 @@
 #include <mcphealth/state/shelf.hpp>
 
+#include <mcphealth/platform/platform.hpp>
 #include <mcphealth/util/files.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
 #include <mcphealth/util/text.hpp>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <system_error>
@@ -22,17 +25,8 @@ namespace {
 constexpr std::string_view k_key = "key";
 constexpr std::string_view k_suffix = ".json";
 
-bool is_entry(const fs::path& p) {
-  const std::string name = p.filename().string();
-  return name.size() > k_suffix.size() && name.ends_with(k_suffix);
-}
-
-/// The modification time of `path` in ms since the epoch, when it can be read.
-std::optional<util::EpochMs> written_at(const fs::path& path) {
-  const std::optional<util::FileStamp> st = util::disk().stat(path);
-  if (!st || !st->regular) return std::nullopt;
-  return st->mtime_ns / 1'000'000;
-}
+bool is_entry_name(std::string_view name) { return name.size() > k_suffix.size() && name.ends_with(k_suffix); }
+bool is_entry(const fs::path& p) { return is_entry_name(p.filename().string()); }
 
 /// Sets `path`'s modification time to `at` (the clock's), leaving its access time alone.
 void stamp(const fs::path& path, util::EpochMs at) {
@@ -87,6 +81,12 @@ util::Result<void> Shelf::put(std::string_view key, const json::object& value, u
     if (kv.key() != k_key) stored[kv.key()] = kv.value();
   }
   const fs::path file = file_of(key);
+  // Never through a folder that is not this user's own (a symlink to elsewhere, one others may write in): the
+  // shard's tending deletes files there.
+  for (const fs::path& folder : {m_dir.parent_path(), m_dir, file.parent_path()}) {
+    if (auto why = util::not_ones_own(folder, util::OwnKind::folder))
+      return util::fail(*why + "; refusing to write or tend the state's files there");
+  }
   if (auto written = util::atomic_replace(file, json::serialize(stored), 0600, util::Folders::create, m_sync);
       !written) {
     return written;
@@ -102,28 +102,43 @@ bool Shelf::remove(std::string_view key) {
 }
 
 void Shelf::tend(const fs::path& shard, const fs::path& kept, util::EpochMs now) const {
-  std::vector<std::pair<util::EpochMs, fs::path>> files;
-  std::error_code ec;
-  for (fs::directory_iterator it(shard, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path p = it->path();
-    const std::optional<util::EpochMs> at = written_at(p);
-    if (!at) continue;
-    if (!is_entry(p)) {
-      // A writer's temp file, left by a crash: gone once it is clearly no one's work in progress.
-      if (*at + 3'600'000 < now) fs::remove(p, ec);
-      continue;
-    }
-    if (p == kept) continue;
-    if (*at + m_keep_ms < now) {
-      fs::remove(p, ec);
-      continue;
-    }
-    files.emplace_back(*at, p);
+  // The shard is opened once, never through a symlink, and its files are looked at and deleted relative to it:
+  // a folder swapped in for it meanwhile (a symlink to another folder) is never the one tended.
+  const util::UniqueFd dir(::open(shard.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) return;
+  const int listing_fd = ::dup(dir.get());
+  if (listing_fd < 0) return;
+  DIR* listing = ::fdopendir(listing_fd);
+  if (listing == nullptr) {
+    ::close(listing_fd);
+    return;
   }
+  std::vector<std::pair<util::EpochMs, std::string>> files;
+  const std::string kept_name = kept.filename().string();
+  const auto remove = [&](const std::string& name) { (void)::unlinkat(dir.get(), name.c_str(), 0); };
+  while (const dirent* d = ::readdir(listing)) {
+    const std::string name = d->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    const util::EpochMs at = platform::modified_ns(st) / 1'000'000;
+    if (!is_entry_name(name)) {
+      // A writer's temp file, left by a crash: gone once it is clearly no one's work in progress.
+      if (at + 3'600'000 < now) remove(name);
+      continue;
+    }
+    if (name == kept_name) continue;
+    if (at + m_keep_ms < now) {
+      remove(name);
+      continue;
+    }
+    files.emplace_back(at, name);
+  }
+  ::closedir(listing);
   if (files.size() + 1 <= m_per_shard) return;
   std::sort(files.begin(), files.end());
   const std::size_t over = files.size() + 1 - m_per_shard;
-  for (std::size_t i = 0; i < over; ++i) fs::remove(files[i].second, ec);
+  for (std::size_t i = 0; i < over; ++i) remove(files[i].second);
 }
 
 void Shelf::each(const std::function<void(const std::string&, const json::object&)>& visit) const {

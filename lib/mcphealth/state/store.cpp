@@ -206,6 +206,11 @@ util::Result<void> StateStore::bind(std::string_view folder, const FolderBind& b
 UpdateResult StateStore::update(const Mutator& mutate, std::int64_t lock_wait_ms, const Touches& touches) {
   auto refuse = [](UpdateFailure kind, std::string message) { return util::fail(UpdateError{kind, std::move(message)}); };
   if (disabled()) return Update{}; // the cache is off: nothing to lock, nothing to write
+  // Only this user's own file, in a folder others cannot write in, is written (a shared or mis-permissioned
+  // MCPHEALTH_STATE_PATH): it, and the folder beside it that holds the verdicts, would be another's to plant.
+  if (auto why = util::not_ones_own(m_path, util::OwnKind::file)) {
+    return refuse(UpdateFailure::failed, *why + "; not writing the state there");
+  }
   const auto lock = util::FileLock::acquire(lock_path(), lock_wait_ms, m_clock);
   if (!lock && lock.error().is(util::LockFailure::timed_out)) {
     return refuse(UpdateFailure::lock_timeout, "state lock " + lock_path().string() + " still held after " +

@@ -70,6 +70,18 @@ Result<void> make_private_dirs(const fs::path& dir) {
   return ok();
 }
 
+std::optional<std::string> not_ones_own(const fs::path& path, OwnKind kind) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  // A file that is not a regular one is its readers' and writers' to refuse, in their own words.
+  if (kind == OwnKind::file && !S_ISREG(st.st_mode)) return std::nullopt;
+  if (S_ISLNK(st.st_mode)) return path.string() + " is a symlink";
+  if (kind == OwnKind::folder && !S_ISDIR(st.st_mode)) return path.string() + " is not a folder";
+  if (st.st_uid != ::geteuid()) return path.string() + " is owned by uid " + std::to_string(st.st_uid) + ", not this user";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return path.string() + " is writable by others";
+  return std::nullopt;
+}
+
 Result<void> atomic_replace(const fs::path& path, std::string_view bytes, unsigned mode, Folders folders, Sync sync) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {

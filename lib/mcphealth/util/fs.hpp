@@ -31,6 +31,12 @@ std::string describe_errno(const std::string& what, int err);
 /// Creates `dir` and its missing parents with mode 0700.
 Result<void> make_private_dirs(const std::filesystem::path& dir);
 
+/// Why `path` (a folder, or a regular file with `OwnKind::file`) may not be written in as this user's own: a symlink
+/// or not a folder (a folder's), owned by another user, or writable by others. Nothing when it is fine, absent (it
+/// will be made so), or a file that is not a regular one (its writer refuses that in its own words).
+enum class OwnKind { folder, file };
+std::optional<std::string> not_ones_own(const std::filesystem::path& path, OwnKind kind);
+
 /// Replaces `path` with `bytes` atomically: a temp file in the same folder (mode `mode`, 0600 unless said), fsync,
 /// rename. Refuses a `path` that is a symlink or anything but a regular file. A missing folder is created (0700)
 /// with `Folders::create`, an error with `Folders::must_exist`. `Sync::no` skips the two fsyncs, for a file that
