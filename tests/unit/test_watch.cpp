@@ -64,6 +64,14 @@ TEST_CASE("the schedule: first probe just after first sight, retries at their ti
   CHECK(ops::next_probe_at(&up, "fp", 20'000, 0, s, ops::Jitter::yes, 15'000) == 20'000);
   CHECK(ops::next_probe_at(&up, "fp", 2000, 0, s, ops::Jitter::yes, 600'000) == refresh);
   CHECK(ops::next_probe_at(&up, "a", 2000, 0, s) != ops::next_probe_at(&up, "b", 2000, 0, s)); // spread apart
+  // A breaker whose retry has come waits for its trial call: looked at once a TTL, not at every turn.
+  json::object loop{{"status", "unhealthy"}, {"checkedAt", 40'000}, {"nextRetryAt", 31'000}, {"downSince", 1000},
+                    {"failedCalls", 3}, {"lastFailedCallAt", 30'000}};
+  const util::EpochMs trial = ops::next_probe_at(&loop, "fp", 41'000, 0, s);
+  CHECK(trial >= 40'000 + 120'000);
+  CHECK(trial < 40'000 + 120'000 + 250);
+  loop["failedCalls"] = 1; // not a breaker: its retry is due now
+  CHECK(ops::next_probe_at(&loop, "fp", 41'000, 0, s) == 41'000);
 }
 
 namespace {

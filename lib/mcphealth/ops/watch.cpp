@@ -163,8 +163,14 @@ util::EpochMs next_probe_at(const json::object* verdict, const std::string& fing
     return std::max(now, at);
   }
   case state::Freshness::in_backoff: return *st.retry_at + static_cast<std::int64_t>(h % 250);
-  case state::Freshness::stale:
   case state::Freshness::due:
+    // A breaker's retry is a trial call, the agent's: a probe sees only its handshake, and holds it (it proves
+    // nothing, short of a fix deployed). Once a TTL after its last look, not at every turn.
+    if (state::fails_on_calls(e) && e.checked_at) {
+      return std::max(now, *e.checked_at + settings.server().ttl_ms.value + static_cast<std::int64_t>(h % 250));
+    }
+    break;
+  case state::Freshness::stale:
   case state::Freshness::unknown: break;
   }
   return now;

@@ -85,6 +85,8 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
     state::mark_healthy(entry, state::healthy_mark(c, result.details()));
   } else if (held) {
     // Nothing of the outage changes: not its error (the calls' words say more than the handshake's), not its retry.
+    // Its check time does (a fix deployed later is later than it: held_for_trial looked before this).
+    entry[state::field::checked_at] = c.now;
     entry[state::field::probe] = result.details().to_json();
   } else {
     state::UnhealthyMark mark = state::unhealthy_mark(c, result.reason, result.code);
