@@ -347,19 +347,24 @@ case_doctor_says_the_gate_is_on_for_the_real_claude() {
 # A server that starts and dies on every call (Claude Code restarts it before each next call by itself), behind a
 # reconnect command, as the seed article sets PM2 up: of five calls, at most two reach it; the second failure
 # proves the loop, and the model reads that the server fails on calls. Before, all five reached it.
-case_a_crash_loop_behind_a_reconnect_reaches_the_server_at_most_twice() {
-  need_claude
-  svc_stdio
-  export ECC_MCP_RECONNECT_COMMAND="echo noop"
-  model_script "{\"turns\":[$(cue_turn die "$(echo_call one)"),[$(echo_call two)],[$(echo_call three)],[$(echo_call four)],[$(echo_call five)]]}"
+# five_calls_reach_at_most_two CUE WHAT: a session of five calls whose first starts CUE; at most two reach the server.
+five_calls_reach_at_most_two() {
+  model_script "{\"turns\":[$(cue_turn "$1" "$(echo_call one)"),[$(echo_call two)],[$(echo_call three)],[$(echo_call four)],[$(echo_call five)]]}"
   start_model
   mcph install
   assert_eq "$RC" 0 "install"
   claude_session
   local reached
   reached=$(calls_seen | wc -l)
-  echo "calls that reached the crash-looping server: $reached of 5" >&2
-  [ "$reached" -le 2 ] || fail "$reached of 5 calls reached a server that dies on every call"
+  echo "calls that reached the $2 server: $reached of 5" >&2
+  [ "$reached" -le 2 ] || fail "$reached of 5 calls reached a $2 server"
+}
+
+case_a_crash_loop_behind_a_reconnect_reaches_the_server_at_most_twice() {
+  need_claude
+  svc_stdio
+  export ECC_MCP_RECONNECT_COMMAND="echo noop"
+  five_calls_reach_at_most_two die crash-looping
   assert_contains "$(tool_results | sed -n '$p')" 'fails on calls' "the model's text for the blocked call"
   assert_eq "$(entry_field svc status)" unhealthy
   wait_for_quiet
@@ -371,15 +376,8 @@ case_a_crash_loop_behind_a_reconnect_reaches_the_server_at_most_twice() {
 case_an_upstream_outage_reaches_the_server_at_most_twice() {
   need_claude
   svc_stdio
-  model_script "{\"turns\":[$(cue_turn "iserror upstream API answered 503 Service Unavailable (incident https://status.example.test/42)" "$(echo_call one)"),[$(echo_call two)],[$(echo_call three)],[$(echo_call four)],[$(echo_call five)]]}"
-  start_model
-  mcph install
-  assert_eq "$RC" 0 "install"
-  claude_session
-  local reached
-  reached=$(calls_seen | wc -l)
-  echo "calls that reached the server whose upstream is down: $reached of 5" >&2
-  [ "$reached" -le 2 ] || fail "$reached of 5 calls reached a server whose upstream fails every call"
+  five_calls_reach_at_most_two "iserror upstream API answered 503 Service Unavailable (incident https://status.example.test/42)" \
+    "upstream-down"
   assert_eq "$(entry_field svc status)" unhealthy
   assert_eq "$(entry_field svc upstream)" true
   assert_eq "$(entry_field svc lastError)" "its last 2 calls failed with an upstream error (HTTP 503)"

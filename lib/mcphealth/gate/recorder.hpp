@@ -43,6 +43,8 @@ public:
   void note_reconnect(const config::Candidate& c, const state::ReconnectNote& note);
   /// Marks a failed call's server down: its definition's verdict (`c`), or the name's when nothing defines it. The
   /// failed calls in a row are counted under the lock from the entry as it stands, within `window_ms`.
+  /// For a tool's upstream error (mark.upstream) only the second failed call in a row marks; the first is noted
+  /// (state::note_failed_call, MarkWritten::noted_only), decided under the lock from the entry as it stands.
   MarkWritten mark_down(const config::Candidate* c, const std::string& name, state::UnhealthyMark mark,
                         std::int64_t window_ms);
   /// Takes a successful call as proof of health (gate::take_success under the lock); true when it restored an

@@ -186,8 +186,6 @@ struct MarkDown {
   std::string name;
   state::UnhealthyMark mark;
   std::int64_t window_ms = 0;
-  /// For a tool's upstream error (mark.upstream): only the second failed call in a row marks; the first is noted
-  /// (state::note_failed_call). Decided under the lock, from the entry as it stands.
 };
 /// Add the failed call to the history.
 struct NoteFailedCall {};

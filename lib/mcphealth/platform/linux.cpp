@@ -1,6 +1,7 @@
 // The platform seam on Linux (platform.hpp): /proc for processes, memfd for the payload, prctl for a child's
 // death with its parent, inotify for watch, close_range. Built and tested here.
 #include <mcphealth/platform/posix.hpp>
+#include <mcphealth/platform/wait4.hpp>
 #include <mcphealth/util/fs.hpp>
 
 #include <algorithm>
@@ -141,14 +142,7 @@ void die_with_parent(pid_t parent) {
 }
 
 pid_t reap(pid_t pid, int options, int& status, std::optional<std::int64_t>& cpu_ms) {
-  // wait4(2): the reaped child's rusage with its status (not POSIX; Linux and macOS have it).
-  rusage usage{};
-  const pid_t r = ::wait4(pid, &status, options, &usage);
-  if (r == pid) {
-    cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
-             (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
-  }
-  return r;
+  return bsd::reap_with_cpu(pid, options, status, cpu_ms);
 }
 
 int pipe_cloexec(int fds[2]) { return ::pipe2(fds, O_CLOEXEC); }

@@ -4,6 +4,7 @@
 // available. A child's death with its parent has no kernel request on macOS; the group's guardian, which waits on a
 // pipe only the parent holds (proc/child.cpp), ends the group when the parent dies, on every platform.
 #include <mcphealth/platform/posix.hpp>
+#include <mcphealth/platform/wait4.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -145,14 +146,7 @@ std::map<pid_t, GroupCpu> groups_cpu(const std::vector<pid_t>& groups) {
 void die_with_parent(pid_t) {}
 
 pid_t reap(pid_t pid, int options, int& status, std::optional<std::int64_t>& cpu_ms) {
-  // wait4(2): the reaped child's rusage with its status (not POSIX; Linux and macOS have it).
-  rusage usage{};
-  const pid_t r = ::wait4(pid, &status, options, &usage);
-  if (r == pid) {
-    cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
-             (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
-  }
-  return r;
+  return bsd::reap_with_cpu(pid, options, status, cpu_ms);
 }
 
 int pipe_cloexec(int fds[2]) { return posix::pipe_cloexec(fds); }

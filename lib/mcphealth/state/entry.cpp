@@ -384,8 +384,9 @@ void mark_unhealthy(json::object& entry, const UnhealthyMark& mark) {
   }
   // A crash loop's retries are trial calls, each one the model reads: they keep doubling past the look cap to the
   // crash loop's own. An upstream outage's keep the look cap (an API's 503s are usually over in minutes).
-  const bool crash_loop = mark.failed_calls >= 2 && !mark.upstream;
-  const std::int64_t cap = crash_loop ? std::max(mark.max_backoff_ms, mark.crash_loop_max_backoff_ms) : mark.max_backoff_ms;
+  const std::int64_t cap = crash_loop(mark.failed_calls) && !mark.upstream
+                               ? longest_backoff(mark.max_backoff_ms, mark.crash_loop_max_backoff_ms)
+                               : mark.max_backoff_ms;
   std::int64_t delay = backoff_delay_ms(failures, mark.backoff_ms, cap);
   if (mark.retry_after_ms) delay = std::max(delay, std::min(*mark.retry_after_ms, k_max_retry_after_ms));
   entry[field::status] = "unhealthy";
