@@ -40,7 +40,7 @@ TEST_CASE("a batch runs probes in parallel and keeps the items' order", "[batch]
   };
   std::vector<probe::BatchItem> items;
   for (int i = 0; i < 6; ++i) {
-    items.push_back({"s" + std::to_string(i), {{"s" + std::to_string(i), "/c", "x", {}}, config::UnsupportedServer{}, {}}, {1000, {}}});
+    items.push_back({"s" + std::to_string(i), {{"s" + std::to_string(i), "/c", "x", {}}, config::UnsupportedServer{}, {}}, {1000, {}, 0, {}}});
   }
   util::SystemClock clock;
   for (std::size_t parallel : {std::size_t{0}, std::size_t{2}}) {

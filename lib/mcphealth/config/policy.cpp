@@ -57,7 +57,7 @@ std::string type_words(const json::value& v) {
 
 const std::vector<std::string>& value_keys() {
   static const std::vector<std::string> keys{"probe",  "protocol", "timeoutMs", "ttlMs",         "backoffMs",
-                                             "maxBackoffMs", "crashLoopMaxBackoffMs", "failOpen", "reconnect", "reconnectTimeoutMs"};
+                                             "maxBackoffMs", "crashLoopMaxBackoffMs", "failOpen", "reconnect", "reconnectTimeoutMs", "check"};
   return keys;
 }
 
@@ -94,6 +94,10 @@ public:
         if (v.is_bool()) out.fail_open = v.get_bool();
         else problem(at, "expected true or false, got " + type_words(v));
       } else if (key == "reconnect") out.reconnect = reconnect(v, at);
+      else if (key == "check") {
+        if (is_server) out.check = check(v, at);
+        else problem(at, "a check is declared per server: put it under servers.NAME");
+      }
       else if (key == "project" && is_server) *project = folder(v, at);
       else unknown(at, key, allowed);
     }
@@ -165,6 +169,76 @@ private:
     return std::nullopt;
   }
 
+  std::optional<CheckSpec> check(const json::value& v, const std::string& at) {
+    if (!v.is_object()) {
+      problem(at, "expected an object with one of \"command\", \"url\" or \"tool\", got " + type_words(v));
+      return std::nullopt;
+    }
+    const json::object& o = v.get_object();
+    const int kinds = int(o.contains("command")) + int(o.contains("url")) + int(o.contains("tool"));
+    if (kinds != 1) {
+      problem(at, kinds == 0 ? "expected one of \"command\", \"url\" or \"tool\""
+                             : "expected only one of \"command\", \"url\" or \"tool\"");
+      return std::nullopt;
+    }
+    CheckSpec spec;
+    std::vector<std::string> allowed;
+    bool ok = true;
+    if (const json::value* command = o.if_contains("command")) {
+      spec.kind = CheckSpec::Kind::command;
+      allowed = {"command"};
+      if (std::optional<ReconnectSpec> words = reconnect(*command, at + ".command")) {
+        spec.argv = std::move(words->argv);
+        spec.shell = std::move(words->shell);
+      } else {
+        ok = false;
+      }
+    } else if (const json::value* url = o.if_contains("url")) {
+      spec.kind = CheckSpec::Kind::url;
+      allowed = {"url", "headers"};
+      const std::string text = url->is_string() ? std::string(url->get_string()) : std::string();
+      if (text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0) {
+        problem(at + ".url", url->is_string() ? "\"" + util::redact(text) + "\" is not an http:// or https:// URL"
+                                              : "expected a URL, got " + type_words(*url));
+        ok = false;
+      }
+      spec.url = text;
+      if (const json::value* headers = o.if_contains("headers")) {
+        if (headers->is_bool()) spec.headers = headers->get_bool();
+        else {
+          problem(at + ".headers", "expected true or false, got " + type_words(*headers));
+          ok = false;
+        }
+      }
+    } else {
+      const json::value& tool = o.at("tool");
+      spec.kind = CheckSpec::Kind::tool;
+      allowed = {"tool", "arguments"};
+      if (!tool.is_string() || tool.get_string().empty()) {
+        problem(at + ".tool", "expected a tool's name, got " + (tool.is_string() ? std::string("an empty string") : type_words(tool)));
+        ok = false;
+      } else {
+        spec.tool = std::string(tool.get_string());
+      }
+      if (const json::value* args = o.if_contains("arguments")) {
+        if (args->is_object()) spec.arguments = json::serialize(*args);
+        else {
+          problem(at + ".arguments", "expected an object of the tool's arguments, got " + type_words(*args));
+          ok = false;
+        }
+      }
+    }
+    for (const auto& kv : o) {
+      const std::string key(kv.key());
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        unknown(at + "." + key, key, allowed);
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return spec;
+  }
+
   std::optional<fs::path> folder(const json::value& v, const std::string& at) {
     if (!v.is_string() || v.get_string().empty()) {
       problem(at, "expected a folder path, got " + (v.is_string() ? std::string("an empty string") : type_words(v)));
@@ -196,6 +270,43 @@ std::string file_stamp(const fs::path& path, util::FileReader& reader) {
 bool PolicyRule::applies_to(std::string_view server, const std::optional<fs::path>& defined_in) const {
   if (project && (!defined_in || absolute_normal(*defined_in) != *project)) return false;
   return util::glob_match(pattern, server);
+}
+
+bool Policy::has_checks() const {
+  return std::any_of(rules.begin(), rules.end(), [](const PolicyRule& r) { return r.values.check.has_value(); });
+}
+
+std::optional<std::string> check_refused_because(const Policy& policy, const util::Environment& env,
+                                                 const fs::path& project_dir, util::FileReader& reader) {
+  if (!policy.has_checks() || project_dir.empty()) return std::nullopt;
+  const fs::path project = absolute_normal(project_dir);
+  const fs::path file = absolute_normal(policy.path.value);
+  // Symbolic links are followed for the test: a link in the user's folder that leads into the project is the project's.
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(file, ec);
+  const fs::path real_project = fs::weakly_canonical(project, ec);
+  for (const auto& [f, p] : {std::pair{file, project}, std::pair{real, real_project}}) {
+    if (!f.empty() && !p.empty() && util::is_within(f, p)) {
+      return "the policy file is inside " + p.string() + ", a folder a repository controls";
+    }
+  }
+  for (const char* settings : {".claude/settings.json", ".claude/settings.local.json"}) {
+    const fs::path at = project / settings;
+    const auto text = reader.read(at, k_max_policy_bytes);
+    if (!text) continue;
+    const util::JsonParse parsed = util::parse_json(*text);
+    if (!parsed || !parsed->is_object()) continue;
+    const json::value* vars = parsed->get_object().if_contains("env");
+    if (vars == nullptr || !vars->is_object()) continue;
+    for (const char* name : {"MCPHEALTH_POLICY", "XDG_CONFIG_HOME", "HOME"}) {
+      const json::value* set = vars->get_object().if_contains(name);
+      const std::optional<std::string> now = env.get(name);
+      if (set != nullptr && set->is_string() && now && *now == std::string_view(set->get_string())) {
+        return std::string(name) + " is set by " + at.string() + " (its `env`), a project's file";
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 bool Policy::has_project_rules() const {
@@ -299,7 +410,8 @@ Policy parse_policy(std::string_view text, const Setting<fs::path>& path, const 
   return out;
 }
 
-Policy load_policy(const Setting<fs::path>& path, const util::Environment& env, util::FileReader& reader) {
+Policy load_policy(const Setting<fs::path>& path, const util::Environment& env, util::FileReader& reader,
+                   const std::optional<fs::path>& project_dir) {
   const auto read = reader.read(path.value, k_max_policy_bytes);
   Policy out;
   if (read) {
@@ -311,6 +423,11 @@ Policy load_policy(const Setting<fs::path>& path, const util::Environment& env, 
     out.problems.push_back({{}, 0, 0, read.error().message});
   }
   out.stamp = file_stamp(path.value, reader);
+  if (out.status == Policy::Status::ok && out.has_checks()) {
+    std::error_code ec;
+    const fs::path here = project_dir ? *project_dir : fs::current_path(ec);
+    out.checks_refused = check_refused_because(out, env, here, reader);
+  }
   return out;
 }
 
@@ -335,6 +452,10 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
     lay(s.fail_open, v.fail_open, where);
     lay(s.reconnect_timeout_ms, v.reconnect_timeout_ms, where);
     if (v.reconnect) s.reconnect = {v.reconnect, Origin::policy(where)};
+    if (v.check) {
+      if (policy.checks_refused) s.check_refused = *policy.checks_refused;
+      else s.check = {v.check, Origin::policy(where)};
+    }
   };
   lay_all(policy.defaults, "defaults");
   for (const PolicyRule* r : policy.rules_for(server, project)) lay_all(r->values, r->where);

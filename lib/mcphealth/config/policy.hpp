@@ -28,6 +28,8 @@ struct PolicyValues {
   std::optional<bool> fail_open;
   std::optional<ReconnectSpec> reconnect;
   std::optional<std::int64_t> reconnect_timeout_ms;
+  /// Per server only (never in `defaults`).
+  std::optional<CheckSpec> check;
 };
 
 /// One entry of `servers`: the values for the servers whose tool-name spelling matches `pattern` (`*` matches any
@@ -69,6 +71,10 @@ struct Policy {
   PolicyValues defaults;
   std::vector<PolicyRule> rules;
   std::vector<PolicyProblem> problems;
+  /// Why its checks do not run, when the file is not the user's alone (check_refused_because); nothing when they do.
+  std::optional<std::string> checks_refused;
+  /// True when some rule declares a check.
+  bool has_checks() const;
 
   /// The rules that apply to `server` (see PolicyRule::applies_to), least specific first: patterns before exact
   /// names, and rules without `project` before those with one (file order within each).
@@ -79,13 +85,24 @@ struct Policy {
   std::int64_t longest_recovery_ms(const Settings& base) const;
 };
 
+/// Why a policy's declared checks must not run, or nothing when they may: a check runs a program, and it is as
+/// trusted as the file that holds it. Refused when the file lies inside `project_dir` (a folder a repository
+/// controls), or when the variable that put it there (`MCPHEALTH_POLICY`, `XDG_CONFIG_HOME`, `HOME`) has the
+/// value a project settings file's `env` gives it (`.claude/settings.json`, `.claude/settings.local.json`: Claude
+/// Code passes its settings' `env` to the hooks it runs).
+std::optional<std::string> check_refused_because(const Policy& policy, const util::Environment& env,
+                                                 const std::filesystem::path& project_dir,
+                                                 util::FileReader& reader = util::disk());
+
 /// A policy status as output spells it: `absent`, `ok`, `invalid`.
 std::string_view policy_status_name(Policy::Status status);
 
 /// Reads and validates the policy file at `path` (a regular file of at most 1 MiB); `env` gives the home folder
 /// a `project` starting with `~` is in.
+/// Its checks are judged against `project_dir` (check_refused_because); nothing: the current folder.
 Policy load_policy(const Setting<std::filesystem::path>& path, const util::Environment& env,
-                   util::FileReader& reader = util::disk());
+                   util::FileReader& reader = util::disk(),
+                   const std::optional<std::filesystem::path>& project_dir = std::nullopt);
 
 /// Validates policy text (what load_policy does after reading); `path` only labels the result.
 Policy parse_policy(std::string_view text, const Setting<std::filesystem::path>& path, const util::Environment& env);

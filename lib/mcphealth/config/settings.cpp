@@ -74,6 +74,15 @@ std::string ReconnectSpec::text() const {
   return out;
 }
 
+std::string CheckSpec::text() const {
+  switch (kind) {
+  case Kind::command: return "command " + ReconnectSpec{argv, shell}.text();
+  case Kind::url: return "url " + util::redact(url) + (headers ? " (with the definition's headers)" : "");
+  case Kind::tool: return "tool " + tool + (arguments == "{}" ? std::string() : " " + util::redact(arguments));
+  }
+  return {};
+}
+
 fs::path expand_home(const std::string& path, const util::Environment& env, bool& expanded) {
   expanded = false;
   if (path == "~" || path.rfind("~/", 0) == 0) {

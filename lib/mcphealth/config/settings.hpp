@@ -81,6 +81,29 @@ struct ReconnectSpec {
   std::string text() const;
 };
 
+/// A check the user declares for one server (the policy's `check`): what a look runs after the server's own probe,
+/// for what its handshake cannot see (a backend behind a healthy stdio server, a separate health endpoint). Only
+/// from the user's policy file (config::check_refused_because says when a policy is not the user's).
+struct CheckSpec {
+  enum class Kind {
+    command, ///< exit 0 is healthy: `argv` without a shell (`{server}` in a word becomes the name), or `shell`
+    url,     ///< a GET; a 2xx status is healthy
+    tool,    ///< an MCP `tools/call` after the handshake; `isError` or a JSON-RPC error is unhealthy
+  };
+  Kind kind = Kind::command;
+  std::vector<std::string> argv;
+  std::string shell;
+  std::string url;
+  /// With `url`: send the definition's headers, which happens only when the URL has the definition's own origin.
+  bool headers = false;
+  std::string tool;
+  /// With `tool`: its arguments, as JSON object text.
+  std::string arguments = "{}";
+  /// The check as a person reads it, credentials redacted: `command pg_isready -h db`, `url https://host/health`,
+  /// `tool ping`.
+  std::string text() const;
+};
+
 /// What the command line says, when it says anything; flags win over everything else.
 struct SettingsOverrides {
   std::optional<std::filesystem::path> state_path;
@@ -130,6 +153,10 @@ struct Settings {
   Setting<ProtocolMode> protocol{ProtocolMode::automatic};
   /// The policy's reconnect command; nothing = the variables decide (recover/reconnect.hpp).
   Setting<std::optional<ReconnectSpec>> reconnect;
+  /// The policy's declared check for this server; nothing when it has none, or when the policy is not the user's
+  /// (then `check_refused` says why, and no check runs).
+  Setting<std::optional<CheckSpec>> check;
+  std::optional<std::string> check_refused;
   /// The policy file (config/policy.hpp): `--policy`, `MCPHEALTH_POLICY`, else the XDG place.
   Setting<std::filesystem::path> policy_path;
   /// Explicit config files (flag or variable) that replace the search; empty = search Claude Code's places.

@@ -115,6 +115,14 @@ bool try_initialize(Transport& transport, util::EpochMs deadline, HandshakeResul
 
 } // namespace
 
+CallOutcome call_tool(Transport& transport, const HandshakeResult& hs, std::string_view name,
+                      const json::object& arguments, util::EpochMs deadline) {
+  json::object params = hs.protocol_version == k_modern_version ? modern_params() : json::object();
+  params["name"] = name;
+  params["arguments"] = arguments;
+  return transport.call("tools/call", params, deadline);
+}
+
 HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs deadline, util::Clock& clock) {
   HandshakeResult out;
   if (protocol == Protocol::modern) {

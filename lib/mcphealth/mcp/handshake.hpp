@@ -29,4 +29,9 @@ struct HandshakeResult {
 /// `initialize` goes first and `server/discover` follows only when it is refused.
 HandshakeResult handshake(Transport& transport, Protocol protocol, util::EpochMs deadline, util::Clock& clock);
 
+/// Calls tool `name` with `arguments` over a `transport` whose handshake `hs` answered (a declared check,
+/// config::CheckSpec::Kind::tool), until `deadline`.
+CallOutcome call_tool(Transport& transport, const HandshakeResult& hs, std::string_view name,
+                      const boost::json::object& arguments, util::EpochMs deadline);
+
 } // namespace mcphealth::mcp

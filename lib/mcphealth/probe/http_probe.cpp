@@ -191,6 +191,10 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
     r.latency_ms = clock.now_ms() - started;
     if (!legacy.answered) return false;
     take_answer(legacy, std::string(k_via_sse), r);
+    if (options.tool_check != nullptr) {
+      take_tool_check(mcp::call_tool(sse, legacy, options.tool_check->name, options.tool_check->arguments,
+                                     clock.now_ms() + timeout_ms), r);
+    }
     return true;
   };
   // A server that answered over legacy SSE last time is asked that way first; the usual order follows if not.
@@ -201,9 +205,13 @@ ProbeResult probe_http(const config::HttpServer& server, std::int64_t timeout_ms
     mcp::StreamableHttpTransport streamable(server, client, clock);
     hs = mcp::handshake(streamable, first_protocol(options), deadline, clock);
     r.latency_ms = clock.now_ms() - started;
+    if (hs.answered && options.tool_check != nullptr) {
+      take_tool_check(mcp::call_tool(streamable, hs, options.tool_check->name, options.tool_check->arguments,
+                                     clock.now_ms() + timeout_ms), r);
+    }
   }
   if (hs.answered) {
-    take_answer(hs, std::string(k_via_streamable_http), r);
+    take_answer(hs, std::string(k_via_streamable_http), r); // the tool check's outcome stays
     return r;
   }
   if (!sse_first && refused_post(hs.first_http_failure) && clock.now_ms() < deadline && try_sse()) return r;

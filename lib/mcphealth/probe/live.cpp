@@ -3,16 +3,42 @@
 #include <mcphealth/probe/probe.hpp>
 
 #include <mcphealth/http/client.hpp>
+#include <mcphealth/util/json.hpp>
 #include <mcphealth/util/redact.hpp>
 #include <mcphealth/util/text.hpp>
 
 namespace mcphealth::probe {
 
 ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeSpec& spec) {
+  // A declared tool check is a call on the probe's own connection, made once the server answered.
+  std::optional<ToolCheck> tool;
+  ProbeSpec run = spec;
+  if (spec.check && spec.check->kind == config::CheckSpec::Kind::tool) {
+    const util::JsonParse arguments = util::parse_json(spec.check->arguments);
+    tool = ToolCheck{spec.check->tool,
+                     arguments && arguments->is_object() ? arguments->get_object() : boost::json::object()};
+    run.options.tool_check = &*tool;
+  }
+  ProbeResult r = probe_transport(server, run);
+  if (spec.check && r.ok) {
+    if (tool) {
+      // The probe made the call; a server that answered without it (liveness) has not been checked.
+      if (r.check_passed == false) take_check(*spec.check, CheckFailure{r.reason, {}}, r);
+      else if (!r.check_passed) take_check(*spec.check, CheckFailure{"not made: the probe's depth makes no MCP call", {}}, r);
+    } else {
+      take_check(*spec.check, run_check(*spec.check, server, spec.timeout_ms, [&] { return http_client(); }, m_clock), r);
+    }
+  }
   // A server's own error may quote a URL whole, credentials and all: no reason leaves the probe with one.
-  ProbeResult r = probe_transport(server, spec);
   r.reason = util::redact(r.reason);
   return r;
+}
+
+http::Client* LiveProber::http_client() {
+  if (m_http == nullptr) {
+    if (const auto loaded = http::curl_client()) m_http = *loaded;
+  }
+  return m_http;
 }
 
 ProbeResult LiveProber::probe_transport(const config::ResolvedServer& server, const ProbeSpec& spec) {

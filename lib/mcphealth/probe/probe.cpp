@@ -30,6 +30,7 @@ std::string kind_name(Kind kind) {
   case Kind::not_probed: return "not-probed";
   case Kind::local_fault: return "local-fault";
   case Kind::skipped: return "skipped";
+  case Kind::check_failed: return "check-failed";
   }
   return "unknown";
 }
@@ -37,7 +38,8 @@ std::string kind_name(Kind kind) {
 std::optional<Kind> kind_from_name(std::string_view name) {
   for (Kind k : {Kind::answered, Kind::alive_silent, Kind::reachable, Kind::needs_auth, Kind::exited,
                  Kind::spawn_failed, Kind::timeout, Kind::http_status, Kind::transport, Kind::protocol_error,
-                 Kind::unsupported, Kind::misconfigured, Kind::not_probed, Kind::local_fault, Kind::skipped}) {
+                 Kind::unsupported, Kind::misconfigured, Kind::not_probed, Kind::local_fault, Kind::skipped,
+                 Kind::check_failed}) {
     if (kind_name(k) == name) return k;
   }
   return std::nullopt;
@@ -101,7 +103,7 @@ state::Health health_of(const ProbeResult& r) {
 state::ProbeDetails ProbeResult::details() const {
   return {kind_name(kind), latency_ms,      http_status ? std::optional<std::int64_t>(*http_status) : std::nullopt,
           exit_status,     protocol_version, server_name, server_version, tool_count, via,
-          cpu_ms};
+          cpu_ms,          check_passed};
 }
 
 LearnedMethod learned_from(const json::object* entry) {
@@ -148,6 +150,7 @@ ProbeSpec spec_of(const config::Settings& settings, const json::object* entry) {
     spec.expected_ms = last->latency_ms;
   }
   spec.options.silence_fails = settings.silence_fails;
+  spec.check = settings.check.value;
   switch (settings.probe.value) {
   case config::ProbeMode::liveness: spec.options.depth = Depth::liveness; break;
   case config::ProbeMode::handshake: spec.options.depth = Depth::handshake; break;

@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,7 @@ enum class Kind {
   local_fault,    // this machine could not run this probe now (no descriptors, memory, processes or threads): our
                   // fault, never the server's verdict; nothing is recorded
   skipped,        // the policy says not to probe this server (`probe: skip`): no verdict either way
+  check_failed,   // answered its own probe, but the check the user declares for it failed (config::CheckSpec)
 };
 
 /// Returns the kebab-case name of `kind`, as written to JSON: `alive-silent`, `spawn-failed`, ...
@@ -100,6 +102,8 @@ struct ProbeResult {
   std::optional<std::string> server_name;
   std::optional<std::string> server_version;
   std::optional<std::int64_t> tool_count;
+  /// With a declared check: whether it passed (its words are in `reason` when it failed). Nothing: none ran.
+  std::optional<bool> check_passed;
   /// With needs-auth: what the server said of the credentials (see mcp::CallOutcome::auth_error).
   std::optional<std::string> auth_error;
   /// How it answered: `stdio`, `streamable-http` or `sse` (set only with an MCP answer).
@@ -131,6 +135,12 @@ struct LearnedMethod {
 /// Reads what the last MCP answer recorded in a state entry (`probe.protocolVersion`, `probe.via`) says.
 LearnedMethod learned_from(const boost::json::object* entry);
 
+/// A declared check's tool call (config::CheckSpec::Kind::tool), made after the handshake on the same connection.
+struct ToolCheck {
+  std::string name;
+  boost::json::object arguments;
+};
+
 /// How to probe.
 struct ProbeOptions {
   Depth depth = Depth::automatic;
@@ -144,6 +154,8 @@ struct ProbeOptions {
   class StartPacer* pacer = nullptr;
   /// The probe's place in that batch's order.
   std::size_t pace_order = 0;
+  /// A tool check to make once the server answered (set by LiveProber from ProbeSpec::check).
+  const ToolCheck* tool_check = nullptr;
 };
 
 /// How to probe one server, and for how long.
@@ -153,6 +165,9 @@ struct ProbeSpec {
   /// How long its last probe took (its verdict's latency), when known: a batch starts the slowest first, so a
   /// server that waits out its timeout does not start last.
   std::int64_t expected_ms = 0;
+  /// The check the user declares for the server (config::Settings::check): run after its own probe passes, and
+  /// the look passes only when both do.
+  std::optional<config::CheckSpec> check;
 };
 
 /// The probe a server's settings ask for: its timeout, depth and protocol (`probe: skip` is decided before any
@@ -176,6 +191,8 @@ public:
 
 private:
   ProbeResult probe_transport(const config::ResolvedServer& server, const ProbeSpec& spec);
+  /// The HTTP client, loaded the first time; nothing when libcurl cannot be loaded.
+  http::Client* http_client();
   util::Clock& m_clock;
   http::Client* m_http;
 };
@@ -210,6 +227,29 @@ mcp::Protocol first_protocol(const ProbeOptions& options);
 
 /// The reason for a JSON-RPC error answer: `initialize failed: <message> (<code>)`.
 std::string protocol_error_reason(const mcp::CallOutcome& failure);
+
+/// Runs `server`'s declared `check` (command or url; a tool check runs inside the probe), taking at most about
+/// `timeout_ms`, and returns what it said when it failed, nothing when it passed. `{server}` in its words becomes
+/// the definition's name. `http` is asked for a url check only (loading libcurl then).
+struct CheckFailure {
+  std::string why;
+  /// A url check's status, when one came back.
+  std::optional<int> http_status;
+};
+std::optional<CheckFailure> run_check(const config::CheckSpec& check, const config::ResolvedServer& server,
+                                      std::int64_t timeout_ms, const std::function<http::Client*()>& http,
+                                      util::Clock& clock);
+
+/// `r`, a passing probe, after its declared check: passed, or failed (Kind::check_failed, its code and words) when
+/// `failure` says why.
+void take_check(const config::CheckSpec& check, const std::optional<CheckFailure>& failure, ProbeResult& r);
+
+/// The outcome of a tool check's `tools/call`: nothing when it passed, else why not (its text is never kept).
+std::optional<std::string> tool_check_failure(const mcp::CallOutcome& called);
+
+/// Notes a tool check's outcome on `r` (check_passed, and its words in `reason` when it failed); LiveProber then
+/// reads it as take_check does.
+void take_tool_check(const mcp::CallOutcome& called, ProbeResult& r);
 
 /// The most of a server's stderr kept for a reason.
 inline constexpr std::size_t k_max_stderr_bytes = 4000;

@@ -120,6 +120,10 @@ ProbeResult probe_stdio(const config::StdioServer& server, std::int64_t timeout_
   ticket.answered(); // its start's cost is known, and the shutdown needs no slot
   if (hs.answered) {
     take_answer(hs, "stdio", r);
+    if (options.tool_check != nullptr) {
+      take_tool_check(mcp::call_tool(transport, hs, options.tool_check->name, options.tool_check->arguments,
+                                     clock.now_ms() + timeout_ms), r);
+    }
   } else {
     switch (hs.failure.status) {
     case mcp::CallOutcome::Status::rpc_error:

@@ -109,6 +109,7 @@ json::object ProbeDetails::to_json() const {
   if (tools) o[field::tools] = *tools;
   if (via) o[field::via] = capped(*via);
   if (cpu_ms) o[field::cpu_ms] = *cpu_ms;
+  if (check_passed) o[field::check] = *check_passed ? "passed" : "failed";
   return o;
 }
 
@@ -126,6 +127,8 @@ std::optional<ProbeDetails> probe_details(const json::object& entry) {
   d.tools = util::get_int(*probe, field::tools);
   d.via = util::get_string(*probe, field::via);
   d.cpu_ms = util::get_int(*probe, field::cpu_ms);
+  if (const std::optional<std::string> check = util::get_string(*probe, field::check))
+    d.check_passed = *check == "passed";
   return d;
 }
 

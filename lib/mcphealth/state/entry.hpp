@@ -129,6 +129,9 @@ struct ProbeDetails {
   std::optional<std::string> via;
   /// For a stdio server: the CPU time (ms) its start used (probe::ProbeResult::cpu_ms).
   std::optional<std::int64_t> cpu_ms = std::nullopt;
+  /// With a declared check (config::CheckSpec): whether it passed. A breaker that began while it failed ends when it
+  /// passes again (probe::held_for_trial).
+  std::optional<bool> check_passed = std::nullopt;
   boost::json::object to_json() const;
 };
 

@@ -63,5 +63,7 @@ inline constexpr std::string_view tools = "tools";
 inline constexpr std::string_view via = "via";
 // The CPU time (ms) the probed stdio server's start used: what a look at it costs (gate::cache_rules spaces them).
 inline constexpr std::string_view cpu_ms = "cpuMs";
+/// In a probe's details: how the server's declared check went (`passed`, `failed`), when it has one.
+inline constexpr std::string_view check = "check";
 
 } // namespace mcphealth::state::field

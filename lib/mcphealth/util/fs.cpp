@@ -15,6 +15,15 @@ namespace fs = std::filesystem;
 
 std::string describe_errno(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& folder) {
+  auto p = path.begin();
+  for (auto f = folder.begin(); f != folder.end(); ++f, ++p) {
+    if (f->empty() && std::next(f) == folder.end()) return true; // a trailing separator
+    if (p == path.end() || *p != *f) return false;
+  }
+  return true;
+}
+
 namespace {
 std::string kind_of_mode(mode_t mode) {
   if (S_ISREG(mode)) return {};

@@ -28,6 +28,9 @@ Result<std::string, ReadError> read_file(const std::filesystem::path& path, std:
 /// `what: <strerror(err)>`, the form of every file-system error message here.
 std::string describe_errno(const std::string& what, int err);
 
+/// True when `path` is `folder` or lies under it, by their components as written (both absolute and normal).
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& folder);
+
 /// Creates `dir` and its missing parents with mode 0700.
 Result<void> make_private_dirs(const std::filesystem::path& dir);
 
