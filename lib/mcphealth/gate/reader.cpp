@@ -41,13 +41,14 @@ void Reader::say_setup_warnings() {
 
 const config::Policy& Reader::policy() {
   if (m_policy) return *m_policy;
-  m_policy = config::load_policy(config::resolve_policy_path(m_deps.env, m_request.overrides), m_deps.env, reader());
+  m_policy = config::load_policy(config::resolve_policy_path(m_deps.env, m_request.overrides), m_deps.env, reader(),
+                                 inputs().project_dir);
   m_sink.trace([&] {
     switch (m_policy->status) {
     case config::Policy::Status::absent: return "policy " + m_policy->path.value.string() + ": none";
     case config::Policy::Status::ok:
       return "policy " + m_policy->path.value.string() + ": " + std::to_string(m_policy->rules.size()) +
-             " server entries";
+             " server entries" + (m_policy->checks_refused ? "; its checks do not run: " + *m_policy->checks_refused : "");
     case config::Policy::Status::invalid: break;
     }
     return "policy " + m_policy->path.value.string() + ": not valid, ignored";

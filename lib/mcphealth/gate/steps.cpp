@@ -212,7 +212,11 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   const hook::FailureReading reading = first.remote_only && can_ask && !remote
                                            ? hook::read_failure(f.failed.text, f.failed.tool_input, {})
                                            : first;
-  const bool ask_server = can_ask && ask_after_failure(reading, remote, s.probe.value == config::ProbeMode::skip);
+  const bool probe_skipped = s.probe.value == config::ProbeMode::skip;
+  // A server with a declared check has every failed call confirmed by it at once (issue 52 item 1): the look
+  // runs its probe and its check; when both pass, the failure is read as it would be without one.
+  const bool check_asks = can_ask && s.check.value && !probe_skipped;
+  const bool ask_server = check_asks || (can_ask && ask_after_failure(reading, remote, probe_skipped));
   // A tool's upstream error (outage words in its own text): one proves nothing, two in a row block the server as an
   // upstream outage (issue 52 item 4), asked or not (a server the gate cannot ask is held to it by its name).
   const bool upstream = upstream_error(reading);
@@ -254,10 +258,13 @@ Step next(const FailureFacts& f, RuleInputs& in) {
                                                                       cand->fingerprint))}};
     }
     const Asked said = read_asked(reading, f.failed.text, *f.asked, mark);
-    if (said == Asked::up && !upstream) {
+    // Asked for its check alone, a server the client's own framing proved failing is marked as that proof says.
+    const bool proven = check_asks && is_proof(reading);
+    if (said == Asked::up && !upstream && !proven) {
       Plan plan = allow(c.event);
       plan.said.push_back(cand->tool_server + " failed a call but answered a probe right after (" +
-                          probe::kind_name(f.asked->kind) + "); not marking it unhealthy");
+                          probe::kind_name(f.asked->kind) + (f.asked->check_passed == true ? ", and its check passed" : "") +
+                          "); not marking it unhealthy");
       return answer(std::move(plan));
     }
     if (said == Asked::unknown && !is_proof(reading) && !upstream) return not_proof(f, reading, " (" + f.asked->reason + ")");

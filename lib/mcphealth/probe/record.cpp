@@ -41,6 +41,11 @@ ProbeResult held_for_trial(const json::object* entry, ProbeResult result, std::o
   const state::ServerEntry e = state::ServerEntry::from_json(*entry);
   if (!state::fails_on_calls(e)) return result;
   if (code_changed_at && e.checked_at && *code_changed_at > *e.checked_at) return result; // a fix deployed: let it show
+  // A declared check that failed during this outage and passes now: what broke the calls is back.
+  if (result.check_passed == true) {
+    const std::optional<state::ProbeDetails> last = state::probe_details(*entry);
+    if (last && last->check_passed == false) return result;
+  }
   result.ok = false;
   result.code = e.last_failure_code;
   result.reason = "answers its handshake, but its last " + std::to_string(e.failed_calls) + " calls failed" +

@@ -24,6 +24,7 @@ ProbeResult held_for_credentials(const boost::json::object* entry, ProbeResult r
 /// A probe meets a server that fails on calls (state::fails_on_calls: a crash loop, an upstream outage) answering its
 /// handshake, which it did all along: unless a file of its code changed after its last check (`code_changed_at`: a
 /// fix deployed), a passing probe proves nothing and the outage holds until a trial call, a fix or a reset ends it.
+/// With a declared check that failed at its last look, a passing check ends it: the check saw what broke the calls.
 /// The result then says so, with the entry's own code.
 ProbeResult held_for_trial(const boost::json::object* entry, ProbeResult result,
                            std::optional<util::EpochMs> code_changed_at);
