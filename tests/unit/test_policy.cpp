@@ -150,3 +150,95 @@ TEST_CASE("with no agent waiting a built-in timeout becomes Claude Code's start-
 }
 
 } // namespace test_policy
+
+namespace test_policy {
+
+TEST_CASE("a declared check is read per server, as a command, a url or a tool, and wrong ones are named", "[policy][check]") {
+  const config::Policy p = parse(R"({"servers":{
+    "db":{"check":{"command":["pg_isready","-h","db"]}},
+    "api":{"check":{"url":"https://api.example/health","headers":true}},
+    "wiki":{"check":{"tool":"ping","arguments":{"deep":false}}},
+    "sh":{"check":{"command":"curl -fsS http://127.0.0.1:9/{server}"}}}})");
+  REQUIRE(p.status == config::Policy::Status::ok);
+  CHECK(p.has_checks());
+  REQUIRE(p.rules.size() == 4);
+  REQUIRE(p.rules[0].values.check);
+  CHECK(p.rules[0].values.check->kind == config::CheckSpec::Kind::command);
+  CHECK(p.rules[0].values.check->argv == std::vector<std::string>{"pg_isready", "-h", "db"});
+  CHECK(p.rules[0].values.check->text() == "command pg_isready -h db");
+  CHECK(p.rules[1].values.check->kind == config::CheckSpec::Kind::url);
+  CHECK(p.rules[1].values.check->headers);
+  CHECK(p.rules[2].values.check->tool == "ping");
+  CHECK(p.rules[2].values.check->arguments == R"({"deep":false})");
+  CHECK(p.rules[3].values.check->shell == "curl -fsS http://127.0.0.1:9/{server}");
+
+  const config::Policy bad = parse(R"({"defaults":{"check":{"tool":"ping"}},"servers":{
+    "a":{"check":{}},"b":{"check":{"tool":"x","url":"https://h/"}},"c":{"check":{"url":"ftp://h/"}},
+    "d":{"check":{"tool":"x","headers":true}},"e":{"check":"pg_isready"},"f":{"check":{"command":[]}},
+    "g":{"check":{"tool":"x","arguments":[1]}},"h":{"check":{"url":"https://h/","headrs":true}}}})");
+  CHECK(bad.status == config::Policy::Status::invalid);
+  const std::vector<std::string> texts = problem_texts(bad);
+  CHECK_THAT(texts, Catch::VectorContains(std::string("defaults.check: a check is declared per server: put it under servers.NAME")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string("servers.a.check: expected one of \"command\", \"url\" or \"tool\"")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string("servers.b.check: expected only one of \"command\", \"url\" or \"tool\"")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string("servers.c.check.url: \"ftp://h/\" is not an http:// or https:// URL")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string("servers.d.check.headers: unknown key; expected one of: tool, arguments")));
+  CHECK_THAT(texts, Catch::VectorContains(
+                        std::string("servers.e.check: expected an object with one of \"command\", \"url\" or \"tool\", got a string")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string(
+                        "servers.f.check.command: expected a list of words (run without a shell) or a non-empty string "
+                        "(run with /bin/sh -c), got an empty one")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string("servers.g.check.arguments: expected an object of the tool's arguments, got a list")));
+  CHECK_THAT(texts, Catch::VectorContains(std::string("servers.h.check.headrs: unknown key; did you mean \"headers\"?")));
+}
+
+TEST_CASE("a check's words are shown redacted", "[policy][check]") {
+  const config::Policy p = parse(R"({"servers":{"api":{"check":{"url":"https://u:hunter2hunter2@api.example/health?token=abc"}},
+    "db":{"check":{"command":["probe","--password=hunter2hunter2"]}}}})");
+  REQUIRE(p.status == config::Policy::Status::ok);
+  CHECK(p.rules[0].values.check->text().find("hunter2") == std::string::npos);
+  CHECK(p.rules[0].values.check->text().find("abc") == std::string::npos);
+  CHECK(p.rules[1].values.check->text().find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("a check is as trusted as its file: not inside the project, not put there by a project's settings", "[policy][check]") {
+  mcphealth::testing::MemoryDisk disk;
+  const std::string text = R"({"servers":{"db":{"check":{"command":["pg_isready"]}}}})";
+  const MapEnvironment user{{"HOME", "/h"}};
+  SECTION("the user's own file runs its checks, and settings_for gives them to the server alone") {
+    disk.write("/h/.config/mcphealth/policy.json", text);
+    const config::Policy p = config::load_policy({"/h/.config/mcphealth/policy.json", {}}, user, disk, "/work/app");
+    CHECK_FALSE(p.checks_refused);
+    const config::Settings db = config::settings_for({}, p, "db", std::nullopt);
+    REQUIRE(db.check.value);
+    CHECK(db.check.origin.text().find("servers.db") != std::string::npos);
+    CHECK_FALSE(config::settings_for({}, p, "other", std::nullopt).check.value);
+  }
+  SECTION("a file inside the project folder does not") {
+    disk.write("/work/app/.claude/policy.json", text);
+    const config::Policy p = config::load_policy({"/work/app/.claude/policy.json", config::Origin::variable("MCPHEALTH_POLICY")},
+                                                 user, disk, "/work/app");
+    REQUIRE(p.checks_refused);
+    CHECK(*p.checks_refused == "the policy file is inside /work/app, a folder a repository controls");
+    const config::Settings db = config::settings_for({}, p, "db", std::nullopt);
+    CHECK_FALSE(db.check.value);
+    CHECK(db.check_refused == p.checks_refused);
+  }
+  SECTION("nor one a project's settings point at, through MCPHEALTH_POLICY, XDG_CONFIG_HOME or HOME") {
+    disk.write("/elsewhere/policy.json", text);
+    for (const char* name : {"MCPHEALTH_POLICY", "XDG_CONFIG_HOME", "HOME"}) {
+      const std::string value = std::string(name) == "MCPHEALTH_POLICY" ? "/elsewhere/policy.json" : "/elsewhere";
+      disk.write("/work/app/.claude/settings.json", std::string(R"({"env":{")") + name + R"(":")" + value + R"("}})");
+      MapEnvironment env{{"HOME", "/h"}};
+      env.set(name, value);
+      const config::Policy p = config::load_policy({"/elsewhere/policy.json", {}}, env, disk, "/work/app");
+      REQUIRE(p.checks_refused);
+      CHECK(*p.checks_refused == std::string(name) + " is set by /work/app/.claude/settings.json (its `env`), a project's file");
+      // The same variable with another value in this environment (the user's own): the project did not set it.
+      env.set(name, value + "2");
+      CHECK_FALSE(config::load_policy({"/elsewhere/policy.json", {}}, env, disk, "/work/app").checks_refused);
+    }
+  }
+}
+
+} // namespace test_policy

@@ -129,3 +129,25 @@ TEST_CASE("a probe outside the hook keeps a server that refused the agent's toke
   probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
   CHECK(elsewhere["status"] == "healthy");
 }
+
+TEST_CASE("a breaker whose declared check failed ends when the check passes; one that began while it passed holds",
+          "[record][check]") {
+  const auto breaker = [](std::optional<bool> check_passed) {
+    json::object probe{{"kind", check_passed == false ? "check-failed" : "answered"}, {"latencyMs", 5}};
+    if (check_passed) probe["check"] = *check_passed ? "passed" : "failed";
+    return json::object{{"status", "unhealthy"},  {"failedCalls", 3},        {"lastFailedCallAt", 9'000},
+                        {"downSince", 5'000},     {"checkedAt", 9'000},       {"nextRetryAt", 39'000},
+                        {"lastFailureCode", "transport"}, {"probe", probe}};
+  };
+  probe::ProbeResult passing = testing::FakeProber::healthy();
+  passing.check_passed = true;
+  const json::object failed_check = breaker(false);
+  REQUIRE(state::fails_on_calls(state::ServerEntry::from_json(failed_check)));
+  CHECK(probe::held_for_trial(&failed_check, passing, std::nullopt).ok);
+  const json::object passed_check = breaker(true);
+  CHECK_FALSE(probe::held_for_trial(&passed_check, passing, std::nullopt).ok);
+  const json::object no_check = breaker(std::nullopt);
+  CHECK_FALSE(probe::held_for_trial(&no_check, passing, std::nullopt).ok);
+  // A probe without its check (none declared) holds it, whatever the last one said.
+  CHECK_FALSE(probe::held_for_trial(&failed_check, testing::FakeProber::healthy(), std::nullopt).ok);
+}

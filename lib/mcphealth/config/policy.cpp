@@ -282,9 +282,8 @@ std::optional<std::string> check_refused_because(const Policy& policy, const uti
   const fs::path project = absolute_normal(project_dir);
   const fs::path file = absolute_normal(policy.path.value);
   // Symbolic links are followed for the test: a link in the user's folder that leads into the project is the project's.
-  std::error_code ec;
-  const fs::path real = fs::weakly_canonical(file, ec);
-  const fs::path real_project = fs::weakly_canonical(project, ec);
+  const fs::path real = reader.real_path(file);
+  const fs::path real_project = reader.real_path(project);
   for (const auto& [f, p] : {std::pair{file, project}, std::pair{real, real_project}}) {
     if (!f.empty() && !p.empty() && util::is_within(f, p)) {
       return "the policy file is inside " + p.string() + ", a folder a repository controls";
@@ -453,8 +452,8 @@ Settings settings_for(const Settings& base, const Policy& policy, std::string_vi
     lay(s.reconnect_timeout_ms, v.reconnect_timeout_ms, where);
     if (v.reconnect) s.reconnect = {v.reconnect, Origin::policy(where)};
     if (v.check) {
-      if (policy.checks_refused) s.check_refused = *policy.checks_refused;
-      else s.check = {v.check, Origin::policy(where)};
+      s.check = {policy.checks_refused ? std::nullopt : v.check, Origin::policy(where)};
+      s.check_refused = policy.checks_refused;
     }
   };
   lay_all(policy.defaults, "defaults");

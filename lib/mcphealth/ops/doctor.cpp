@@ -349,6 +349,33 @@ void service_checks(const DoctorInputs& in, std::vector<Check>& out) {
   }
 }
 
+/// The policy file, and the checks it declares: shown (redacted), never run (doctor reads only).
+void policy_checks(const DoctorInputs& in, std::vector<Check>& out) {
+  const config::Policy policy = config::load_policy(in.settings.policy_path, in.env, util::disk(), in.base.project_dir);
+  const std::string file = policy.path.value.string();
+  switch (policy.status) {
+  case config::Policy::Status::absent: return;
+  case config::Policy::Status::invalid:
+    out.push_back(problem("policy", file + " is not valid, and is ignored as a whole: " + policy.problems.front().text(),
+                          "fix it; `mcphealth policy` lists every problem"));
+    return;
+  case config::Policy::Status::ok: break;
+  }
+  std::string checks;
+  for (const config::PolicyRule& r : policy.rules) {
+    if (r.values.check) checks += (checks.empty() ? "" : "; ") + r.where + ": " + r.values.check->text();
+  }
+  if (checks.empty()) {
+    out.push_back(ok("policy", file + " (" + std::to_string(policy.rules.size()) + " server entries, no declared check)"));
+  } else if (policy.checks_refused) {
+    out.push_back(problem("policy", file + " declares checks (" + checks + "), which do not run here: " + *policy.checks_refused,
+                          "keep the policy in your own folder (~/.config/mcphealth/policy.json), not where a project's "
+                          "files put it"));
+  } else {
+    out.push_back(ok("policy", file + ", declared checks (run by looks and `probe`, never by doctor): " + checks));
+  }
+}
+
 void common_checks(const DoctorInputs& in, std::vector<Check>& out) {
   const fs::path& state = in.settings.state_path.value;
   if (state::is_cache_off(state)) {
@@ -409,6 +436,7 @@ void common_checks(const DoctorInputs& in, std::vector<Check>& out) {
     out.push_back(problem("history", history.string() + " is not writable: `mcphealth report` will miss what happens",
                           "chmod u+w " + util::shell_quote(history.string())));
   }
+  policy_checks(in, out);
   service_checks(in, out);
 }
 

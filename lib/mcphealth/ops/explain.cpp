@@ -156,6 +156,11 @@ void explain_servers(Explanation& e, const config::Resolution& res, const util::
       if (v.kind == config::Origin::Kind::policy || v.kind == config::Origin::Kind::flag) s.own_settings.push_back(std::move(v));
     }
 
+    if (own.check_refused) {
+      add(e, Finding::Severity::warning, "check-not-run",
+          s.name + " has a declared check in " + policy.path.value.string() + ", which does not run: " + *own.check_refused,
+          "keep the policy in your own folder (~/.config/mcphealth/policy.json), not where a project's files put it");
+    }
     if (!s.shadowed.empty()) {
       std::string list;
       for (const auto& d : s.shadowed) {
@@ -341,7 +346,7 @@ Explanation explain(const util::Environment& env, const config::Settings& settin
   Explanation e;
   e.project_dir = inputs.project_dir.string();
   const config::Resolution res = client.catalogue.resolve(inputs, env);
-  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env, util::disk(), inputs.project_dir);
   explain_files(e, res, settings);
   explain_servers(e, res, env, settings, policy, only, client);
   explain_settings(e, env, settings, policy);

@@ -41,13 +41,16 @@ std::vector<EffectiveSetting> server_values(const config::Settings& own, const s
     out.push_back(entry("reconnect", "none", {}));
   }
   out.push_back(ms("reconnectTimeoutMs", own.reconnect_timeout_ms));
+  if (own.check.value) out.push_back(entry("check", own.check.value->text(), own.check.origin));
+  else if (own.check_refused) out.push_back(entry("check", "not run: " + *own.check_refused, own.check.origin));
+  else out.push_back(entry("check", "none", {}));
   return out;
 }
 
 PolicyReport policy_report(const util::Environment& env, const config::Settings& settings,
                            const config::DiscoveryInputs& inputs, const std::vector<std::string>& only) {
   PolicyReport report;
-  report.policy = config::load_policy(settings.policy_path, env);
+  report.policy = config::load_policy(settings.policy_path, env, util::disk(), inputs.project_dir);
   const config::Resolution res = agent::default_agent().catalogue.resolve(inputs, env);
   const auto wanted = [&](const config::Candidate& c) {
     return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& n) {

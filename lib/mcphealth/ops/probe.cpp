@@ -164,7 +164,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
   }
   const std::vector<const config::Candidate*> chosen = choose(request, folders, report.error);
   if (report.error) return report;
-  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env, util::disk(), base.project_dir);
   for (const auto& problem : policy.problems) {
     report.warnings.push_back("policy " + policy.path.value.string() + " ignored: " + problem.text());
   }

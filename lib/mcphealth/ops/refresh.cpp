@@ -50,7 +50,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
                             probe::Prober& prober, recover::CommandRunner& runner) {
   RefreshReport report;
   const config::Resolution res = request.agent->catalogue.resolve(inputs, env);
-  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env, util::disk(), inputs.project_dir);
   state::StateStore store(settings.state_path.value, clock);
   for (const config::Candidate* c : res.winners()) {
     if (!request.servers.empty() &&

@@ -213,7 +213,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
       }
     }
   }
-  const config::Policy policy = config::load_policy(m_settings.policy_path, m_env);
+  const config::Policy policy = config::load_policy(m_settings.policy_path, m_env, util::disk(), m_base.project_dir);
   // A service judges with the agent's environment or not at all, as a probe from cron does (ops/probe.hpp): a
   // definition that needs a variable it lacks is not started, one built from variables is probed only where a hook
   // bound it.
