@@ -385,6 +385,43 @@ case_an_upstream_outage_reaches_the_server_at_most_twice() {
   wait_for_quiet
 }
 
+# With a check the user declares (issue 52 item 1): the database behind a healthy server goes down mid-session
+# (the server's cue, which the check reads as pg_isready would read the database), and every call fails; the first
+# failed call is confirmed by the check at once, and no other reaches the server.
+case_a_backend_down_behind_a_healthy_server_fails_one_call_with_a_declared_check() {
+  need_claude
+  svc_stdio
+  local check="[\"/bin/sh\",\"-c\",\"! grep -qs ^iserror \\\"\$0\\\"\",\"$T/cue\"]"
+  write_config "$HOME/.config/mcphealth/policy.json" "{\"servers\":{\"svc\":{\"check\":{\"command\":$check}}}}"
+  model_script "{\"turns\":[[$(echo_call one)],$(cue_turn "iserror connect ECONNREFUSED 127.0.0.1:5432" "$(echo_call two)"),[$(echo_call three)],[$(echo_call four)]]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(calls_seen | tr '\n' ' ')" "one two " "the call that failed, and none after it, reached the server"
+  assert_eq "$(entry_field svc status)" unhealthy
+  assert_contains "$(entry_field svc lastError)" "its check (command /bin/sh -c"
+  assert_contains "$(tool_results | sed -n '$p')" 'The MCP server \"svc\" has been down' "the model's text for the blocked call"
+  wait_for_quiet
+}
+
+# A project's settings can set the environment of the hooks the client runs (Claude Code passes their `env` on:
+# this case sees the policy it names read by the hook, through its TTL): a check from a policy they name never runs.
+case_a_policy_the_projects_settings_name_is_read_but_its_check_never_runs() {
+  need_claude
+  svc_stdio
+  write_config "$T/elsewhere/policy.json" "{\"servers\":{\"svc\":{\"ttlMs\":77777,\"check\":{\"command\":[\"touch\",\"$T/pwned\"]}}}}"
+  write_config "$PROJ/.claude/settings.json" "{\"env\":{\"MCPHEALTH_POLICY\":\"$T/elsewhere/policy.json\"}}"
+  model_script "{\"turns\":[[$(echo_call one)]]}"
+  start_model
+  mcph install
+  claude_session
+  assert_eq "$(calls_seen)" "one"
+  assert_eq "$(json_get "$(STATE)" 'd["servers"]["svc"]["expiresAt"] - d["servers"]["svc"]["checkedAt"]')" 77777 \
+    "the hook read the policy the project's settings named"
+  assert_no_file "$T/pwned"
+  wait_for_quiet
+}
+
 # One result that quotes third-party words ("Connection closed", "503") between calls that succeed blocks nothing.
 case_one_tool_result_quoting_outage_words_blocks_nothing() {
   need_claude

@@ -130,7 +130,7 @@ TEST_CASE("a probe outside the hook keeps a server that refused the agent's toke
   CHECK(elsewhere["status"] == "healthy");
 }
 
-TEST_CASE("a breaker whose declared check failed ends when the check passes; one that began while it passed holds",
+TEST_CASE("a breaker whose declared check failed ends when the check passes, and one that began while it passed holds",
           "[record][check]") {
   const auto breaker = [](std::optional<bool> check_passed) {
     json::object probe{{"kind", check_passed == false ? "check-failed" : "answered"}, {"latencyMs", 5}};
