@@ -157,6 +157,32 @@ case_a_crash_loop_is_tried_at_once_when_a_file_of_its_code_changes() {
   assert_contains "$OUT" '"permissionDecision":"deny"'
 }
 
+# A change is a change of the files (their modification time, size and inode) since the outage last looked, never
+# a date against the clock (issue 54 item 4): a file dated in the future (an archive extracted with its dates, a
+# share whose clock runs ahead) does not have every call probed; a fix whose file is older than the last check
+# (a rename from a build folder, `cp -p`) is still a fix.
+case_a_code_file_dated_in_the_future_does_not_open_a_crash_loop_and_an_older_fix_does() {
+  cp "$STDIO_SERVER" "$T/server.py"
+  "$PY" -c 'import os, sys, time; t = time.time() + 86400; os.utime(sys.argv[1], (t, t))' "$T/server.py"
+  write_config "$PROJ/.mcp.json" "{\"mcpServers\":{\"svc\":{\"command\":\"$PY\",\"args\":[\"$T/server.py\",\"--mode\",\"healthy\",\"--count-file\",\"$T/starts\"]}}}"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  hook "$(post_failure_payload svc "$CLIENT_CLOSED")"
+  assert_eq "$(entry_field svc status)" unhealthy
+  rm -f "$T/starts"
+  local n
+  for n in 1 2 3; do
+    hook "$(pre_payload svc)"
+    assert_contains "$OUT" '"permissionDecision":"deny"' "call $n: a file dated tomorrow is no fix"
+  done
+  assert_no_file "$T/starts"
+  # The fix: a new file put in its place, dated a year ago (older than every check).
+  cp "$STDIO_SERVER" "$T/server.py.new"
+  "$PY" -c 'import os, sys, time; t = time.time() - 365 * 86400; os.utime(sys.argv[1], (t, t))' "$T/server.py.new"
+  mv "$T/server.py.new" "$T/server.py"
+  hook "$(pre_payload svc)"
+  assert_not_contains "$OUT" '"permissionDecision":"deny"' "the fix deployed is tried at once, whatever its date"
+}
+
 # Without a reconnect: the probe after each backoff passes the handshake, which no longer clears the count, so the
 # backoff grows with each failed call instead of starting over.
 case_without_a_reconnect_a_passing_probe_does_not_clear_the_failed_calls() {

@@ -129,6 +129,11 @@ TEST_CASE("looks are paid for in CPU: a dear start spaces them to 2% of a core, 
   CHECK(gate::look_due(entry, k_t0 + 25'000, 33'333));
 }
 
+namespace {
+/// What a stat saw of files whose newest changed at `at` (the stamp matters only to an entry that recorded one).
+state::FilesSeen seen_at(util::EpochMs at) { return {at, "stamp-now"}; }
+} // namespace
+
 TEST_CASE("a crash loop in its backoff is probed when a file of its code changed after its last check", "[decide]") {
   json::object e;
   for (std::int64_t n : {1, 2}) {
@@ -139,12 +144,12 @@ TEST_CASE("a crash loop in its backoff is probed when a file of its code changed
   const state::ServerEntry loop = state::ServerEntry::from_json(e);
   CHECK(loop.code_files == std::vector<std::string>{"/srv/server.py"});
   CHECK_FALSE(gate::worth_a_look(loop)); // a look sees only its handshake
-  CHECK(gate::code_changed(loop, k_t0 + 10'000, k_t0 + 5'000));
-  CHECK_FALSE(gate::code_changed(loop, k_t0 + 10'000, k_t0));          // before its last check
+  CHECK(gate::code_changed(loop, k_t0 + 10'000, seen_at(k_t0 + 5'000)));
+  CHECK_FALSE(gate::code_changed(loop, k_t0 + 10'000, seen_at(k_t0)));          // before its last check
   CHECK_FALSE(gate::code_changed(loop, k_t0 + 10'000, std::nullopt));  // not there, or not looked at
-  CHECK_FALSE(gate::code_changed(loop, k_t0 + 120'000, k_t0 + 5'000)); // its retry: probed anyway
+  CHECK_FALSE(gate::code_changed(loop, k_t0 + 120'000, seen_at(k_t0 + 5'000))); // its retry: probed anyway
   auto r = rules();
-  r.waited_changed_at = k_t0 + 5'000;
+  r.waited_seen = seen_at(k_t0 + 5'000);
   const gate::CacheDecision d = gate::decide_from_cache(&e, k_t0 + 10'000, r);
   CHECK(d.verdict == CacheVerdict::probe);
   CHECK(d.code_changed);
@@ -153,7 +158,7 @@ TEST_CASE("a crash loop in its backoff is probed when a file of its code changed
   state::mark_unhealthy(once, {.now = k_t0, .error = "Connection closed", .code = state::FailureCode::transport(),
                                .backoff_ms = 30'000, .max_backoff_ms = 600'000, .failed_calls = 1,
                                .failed_tool = "act", .code_files = {"/srv/server.py"}});
-  CHECK_FALSE(gate::code_changed(state::ServerEntry::from_json(once), k_t0 + 10'000, k_t0 + 5'000));
+  CHECK_FALSE(gate::code_changed(state::ServerEntry::from_json(once), k_t0 + 10'000, seen_at(k_t0 + 5'000)));
   // A call that succeeds forgets them.
   state::clear_failed_calls(e);
   CHECK(state::ServerEntry::from_json(e).code_files.empty());
@@ -165,17 +170,17 @@ TEST_CASE("a server that refused the agent's token is let through once the agent
   CHECK(refused.credential_files == std::vector<std::string>{"/h/.claude/.credentials.json"});
   CHECK(state::waits_for_credentials(refused));
   CHECK_FALSE(gate::worth_a_look(refused)); // a look carries no token either: the stat of the file is the look
-  CHECK(state::credentials_changed(refused, k_t0 + 5'000)); // a login since
-  CHECK_FALSE(state::credentials_changed(refused, k_t0));   // not since its last check
+  CHECK(state::credentials_changed(refused, seen_at(k_t0 + 5'000))); // a login since
+  CHECK_FALSE(state::credentials_changed(refused, seen_at(k_t0)));   // not since its last check
   CHECK_FALSE(state::credentials_changed(refused, std::nullopt));
   auto r = rules();
-  r.waited_changed_at = k_t0 + 5'000;
+  r.waited_seen = seen_at(k_t0 + 5'000);
   for (util::EpochMs at : {k_t0 + 10'000, k_t0 + 60'000}) { // in its backoff, or its retry due: either way
     const gate::CacheDecision d = gate::decide_from_cache(&e, at, r);
     CHECK(d.verdict == CacheVerdict::allow);
     CHECK(d.credentials_changed);
   }
-  r.waited_changed_at = k_t0 - 5'000;
+  r.waited_seen = seen_at(k_t0 - 5'000);
   CHECK(gate::decide_from_cache(&e, k_t0 + 10'000, r).verdict == CacheVerdict::block_down);
   // Another kind of outage waits on no credentials, though files were recorded.
   const json::object down = testing::failed_call(k_t0, state::FailureCode::http(503), {"/h/.claude/.credentials.json"});
@@ -228,6 +233,20 @@ TEST_CASE("a failure mark keeps the row of failed calls and backs off by it and 
   CHECK(gate::after_success(e, k_t0 + 21'000, 120'000) == gate::AfterSuccess::forget_failed_calls);
   state::clear_failed_calls(entry);
   CHECK(state::ServerEntry::from_json(entry).failed_calls == 0);
+}
+
+TEST_CASE("a change of the waited files is a change of their stamp, never a date against the clock", "[decide]") {
+  json::object e = testing::failed_call(k_t0, state::FailureCode::http(401), {"/h/.claude/.credentials.json"});
+  e["filesStamp"] = "at-the-refusal";
+  const state::ServerEntry refused = state::ServerEntry::from_json(e);
+  // Dated a day ahead, unchanged since the refusal: no login happened.
+  CHECK_FALSE(state::credentials_changed(refused, state::FilesSeen{k_t0 + 86'400'000, "at-the-refusal"}));
+  // Rewritten (another size, inode or time), whatever its date says: a login.
+  CHECK(state::credentials_changed(refused, state::FilesSeen{k_t0 - 86'400'000, "after-a-login"}));
+  // An entry from before stamps were kept: held to its check time, as before.
+  e.erase("filesStamp");
+  CHECK(state::credentials_changed(state::ServerEntry::from_json(e), state::FilesSeen{k_t0 + 5'000, "x"}));
+  CHECK_FALSE(state::credentials_changed(state::ServerEntry::from_json(e), state::FilesSeen{k_t0 - 5'000, "x"}));
 }
 
 } // namespace test_decide

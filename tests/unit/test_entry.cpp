@@ -268,6 +268,7 @@ json::object everything(std::string_view status, util::EpochMs retry_at) {
   e[f::upstream] = true;
   e[f::code_files] = json::array{"/old/server.js"};
   e[f::credential_files] = json::array{"/old/creds.json"};
+  e[f::files_stamp] = "old-stamp";
   e[f::recent_failures] = 4;
   e[f::flaps] = 1;
   e[f::last_reconnect] = json::object{{"at", k_now - 9'000}, {"command", "old"}, {"ok", false}, {"line", "no"}};
@@ -325,6 +326,7 @@ std::vector<Kind> kinds() {
                    m.failed_tool = "new_tool";
                    m.code_files = {"/new/server.js"};
                    m.credential_files = {"/new/creds.json"};
+                   m.files_stamp = "new-stamp";
                    m.reconnect = state::ReconnectNote{.at = k_now, .command = "pm2 restart svc", .exit = "1"};
                    state::mark_unhealthy(e, m);
                  }});
@@ -350,7 +352,7 @@ const std::map<std::string, std::string> k_rows = {
     {"source", "WWKWKW"},          {"restoredBy", "KWKKKK"},       {"updatedBy", "KKKKKK"},
     {"probe", "WCKWWC"},           {"definition", "KKKKKK"},       {"failedCalls", "KKKKKW"},
     {"lastFailedCallAt", "KKKKKW"}, {"lastFailedTool", "KKKKKW"},  {"codeFiles", "KKKKKW"},
-    {"credentialFiles", "KKKKKW"}, {"recentFailures", "CWCKKC"},   {"flaps", "CKCKKC"},
+    {"credentialFiles", "KKKKKW"}, {"filesStamp", "KKKKKW"},     {"recentFailures", "CWCKKC"},   {"flaps", "CKCKKC"},
     {"lastReconnect", "KWKKKW"},   {"upstream", "KKKKKC"},
 };
 

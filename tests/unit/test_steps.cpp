@@ -166,15 +166,15 @@ TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first: unchanged it
   CHECK(std::get<step::StatWaitedFiles>(s.what).files ==
         std::vector<std::string>{"/usr/bin/python3", "/srv/server.py"});
   SECTION("nothing changed since its last failed call: blocked") {
-    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{k_now - 60'000, "stamp-now"});
     CHECK(blocks(next(f, in)));
   }
   SECTION("none of them is there: blocked") {
-    f.waited_changed_at = std::optional<util::EpochMs>();
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{std::nullopt, "stamp-none"});
     CHECK(blocks(next(f, in)));
   }
   SECTION("one changed since: the cache does not block it, and says why") {
-    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 500);
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{k_now - 500, "stamp-now"});
     s = next(f, in);
     CHECK_FALSE(blocks(s)); // the JS hook's entry binds no definition: allowed unbound; a bound one is probed
     REQUIRE_FALSE(s.traced.empty());
@@ -558,7 +558,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
     Step s = next(f, in);
     REQUIRE(is<step::StatWaitedFiles>(s));
     CHECK(std::get<step::StatWaitedFiles>(s.what).files == std::vector<std::string>{"/h/.claude/.credentials.json"});
-    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 100); // `claude mcp login svc` a moment ago
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{k_now - 100, "stamp-now"}); // `claude mcp login svc` a moment ago
     s = next(f, in);
     REQUIRE(s.answer());
     CHECK_FALSE(s.answer()->blocks());
@@ -569,7 +569,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
   SECTION("in its backoff, unchanged: blocked") {
     f.state = state_with(refused_token(k_now - 500));
     REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
-    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{k_now - 60'000, "stamp-now"});
     CHECK(blocks(next(f, in)));
   }
   SECTION("its retry due, unchanged: the probe's 'asks for a token' does not clear it") {
@@ -578,7 +578,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
     REQUIRE(is<step::FindTarget>(next(f, in)));
     f.target = d.target();
     REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
-    f.waited_changed_at = std::optional<util::EpochMs>(k_now - 60'000);
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{k_now - 60'000, "stamp-now"});
     Step s;
     f.lock = LockState::timed_out;
     REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
@@ -599,7 +599,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
     REQUIRE(is<step::FindTarget>(next(f, in)));
     f.target = d.target();
     REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
-    f.waited_changed_at = std::optional<util::EpochMs>();
+    f.waited_seen = std::optional<state::FilesSeen>(state::FilesSeen{std::nullopt, "stamp-none"});
     f.lock = LockState::timed_out;
     REQUIRE(is<step::ProbeAndRecover>(next(f, in)));
     f.recovery = recover::Recovery{};

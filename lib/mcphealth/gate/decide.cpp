@@ -19,9 +19,8 @@ bool is_a_look(const state::ServerEntry& e, util::EpochMs now) {
   return e.unhealthy() && e.next_retry_at.value_or(0) > now;
 }
 
-bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at) {
-  return changed_at && !e.code_files.empty() && fails_on_calls(e) && is_a_look(e, now) && e.checked_at &&
-         *changed_at > *e.checked_at;
+bool code_changed(const state::ServerEntry& e, util::EpochMs now, const std::optional<state::FilesSeen>& seen) {
+  return seen && !e.code_files.empty() && fails_on_calls(e) && is_a_look(e, now) && state::files_changed(e, *seen);
 }
 
 namespace {
@@ -78,7 +77,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
   if (entry == nullptr) return d;
   d.entry = state::ServerEntry::from_json(*entry);
   d.outlook = state::outlook_of(d.entry, now, rules.retry_bound_ms, rules.ttl_bound_ms);
-  if (state::credentials_changed(d.entry, rules.waited_changed_at)) {
+  if (state::credentials_changed(d.entry, rules.waited_seen)) {
     d.verdict = CacheVerdict::allow;
     d.credentials_changed = true;
     return d;
@@ -102,7 +101,7 @@ CacheDecision decide_from_cache(const boost::json::object* entry, util::EpochMs 
       d.look_again = look_due(d.entry, now, rules.look_again_ms);
       if (d.look_again && rules.refresh == Refresh::inline_probe) d.verdict = CacheVerdict::probe;
       // A crash loop whose code changed: a probe now (no reconnect before its retry), and the call if it passes.
-      d.code_changed = code_changed(d.entry, now, rules.waited_changed_at);
+      d.code_changed = code_changed(d.entry, now, rules.waited_seen);
       if (d.code_changed) d.verdict = CacheVerdict::probe;
     }
     break;

@@ -33,7 +33,7 @@ struct CacheRules {
   std::int64_t look_again_ms = 0;
   /// When the newest of the files the entry waits on last changed, once looked at: a crash loop's code files
   /// (state::ServerEntry::code_files), or the agent's credential files (credential_files).
-  std::optional<util::EpochMs> waited_changed_at;
+  std::optional<state::FilesSeen> waited_seen;
 };
 
 /// The settings an entry's rules are made from, each read on first use: a healthy hit asks for none.
@@ -64,7 +64,7 @@ private:
 };
 
 /// The rules in force for one entry (its TTL bound, its retry bound, when a call's look is due): the one
-/// composition every reader uses, the hook, SessionStart, status, watch and refresh alike. `waited_changed_at` is
+/// composition every reader uses, the hook, SessionStart, status, watch and refresh alike. `waited_seen` is
 /// a fact, not a rule: the caller sets it.
 CacheRules cache_rules(const state::ServerEntry* entry, RuleSettings& in);
 
@@ -148,7 +148,7 @@ inline constexpr std::int64_t k_look_due_percent = 75;
 /// the files its code and settings are read from changed at `changed_at`, after its last check: a fix deployed.
 /// A look sees only its handshake, which passed all along; a change of its code is the one thing that says the
 /// next call may not fail, short of a call (issue 38 item 1: a crash loop that gets fixed).
-bool code_changed(const state::ServerEntry& e, util::EpochMs now, std::optional<util::EpochMs> changed_at);
+bool code_changed(const state::ServerEntry& e, util::EpochMs now, const std::optional<state::FilesSeen>& seen);
 
 /// True when a look at `e` is due at `now`: it is in its backoff, worth a look, and last looked at
 /// k_look_due_percent of `look_ms` ago or more (`look_ms` 0: never).

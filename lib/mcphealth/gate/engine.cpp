@@ -267,8 +267,9 @@ private:
   }
 
   bool perform(const step::StatWaitedFiles& s, PreFacts& f) {
-    const std::optional<util::EpochMs> newest = probe::newest_change(s.files, m_reader.files());
-    f.waited_changed_at = newest;
+    const std::optional<state::FilesSeen> seen = probe::files_seen(s.files, m_reader.files());
+    const std::optional<util::EpochMs> newest = seen ? seen->newest : std::nullopt;
+    f.waited_seen = seen;
     m_sink.trace([&] {
       return "stat'ed the " + std::to_string(s.files.size()) + " files " + f.c.call.server +
              "'s failed calls recorded: " +

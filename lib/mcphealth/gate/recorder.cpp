@@ -166,6 +166,10 @@ constexpr std::int64_t k_mark_lock_wait_ms = 15'000;
 MarkWritten Recorder::mark_down(const config::Candidate* c, const std::string& name, state::UnhealthyMark mark,
                                 std::int64_t window_ms) {
   MarkWritten out;
+  // What the files it waits on are now: a later change of them (a fix deployed, a login) is a change of this.
+  const std::vector<std::string>& waits_on = mark.credential_files.empty() ? mark.code_files : mark.credential_files;
+  if (const std::optional<state::FilesSeen> seen = probe::files_seen(waits_on, m_reader.files()))
+    mark.files_stamp = seen->stamp;
   out.written = update_state(
       [&](json::object& doc) {
         auto mark_entry = [&](json::object& entry) {

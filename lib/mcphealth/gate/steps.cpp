@@ -34,7 +34,7 @@ bool skipped(RuleInputs& in) { return in.server().probe.value == config::ProbeMo
 /// agent's credential files, in its backoff or not: a login or a refresh since. The common hit (a healthy entry)
 /// has no such field.
 std::optional<Step> stat_waited_files(const PreFacts& f, const json::object* entry) {
-  if (f.waited_changed_at || entry == nullptr) return std::nullopt;
+  if (f.waited_seen || entry == nullptr) return std::nullopt;
   if (!entry->contains(state::field::code_files) && !entry->contains(state::field::credential_files))
     return std::nullopt;
   const ServerEntry e = ServerEntry::from_json(*entry);
@@ -43,17 +43,17 @@ std::optional<Step> stat_waited_files(const PreFacts& f, const json::object* ent
   return Step{step::StatWaitedFiles{e.code_files}};
 }
 
-std::optional<util::EpochMs> newest_waited_change(const PreFacts& f) {
-  return f.waited_changed_at.value_or(std::nullopt);
+std::optional<state::FilesSeen> waited_seen_of(const PreFacts& f) {
+  return f.waited_seen.value_or(std::nullopt);
 }
 
 } // namespace
 
 std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry, RuleInputs& in,
-                                  std::vector<std::string>& traced, std::optional<util::EpochMs> waited_changed_at) {
+                                  std::vector<std::string>& traced, const std::optional<state::FilesSeen>& waited_seen) {
   const std::optional<ServerEntry> read = entry ? std::optional<ServerEntry>(ServerEntry::from_json(*entry)) : std::nullopt;
   CacheRules rules = cache_rules(read ? &*read : nullptr, in);
-  rules.waited_changed_at = waited_changed_at;
+  rules.waited_seen = waited_seen;
   const CacheDecision d = decide_from_cache(entry, c.now, rules);
   if (c.tracing) traced.push_back(describe(d, c.call.server, c.now));
   return answer_from_cache(c.event, c.call, d, c.now, c.voice);
@@ -74,7 +74,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
     const state::Binding& b = **f.bound;
     const json::object* bound_entry = state::decision_entry(*f.state, call.server, b.definition);
     if (auto stat = stat_waited_files(f, bound_entry)) return std::move(*stat);
-    if (auto cached = answer_cached(c, bound_entry, in, traced, newest_waited_change(f)))
+    if (auto cached = answer_cached(c, bound_entry, in, traced, waited_seen_of(f)))
       return answer(std::move(*cached), std::move(traced));
     if (!b.definition) return answer(allow_unbound(c.event, call.server, b), std::move(traced));
     // Skipped by a policy entry that does not depend on the folder: no need to read the configs to know it.
@@ -85,7 +85,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   const json::object* entry = state::decision_entry(*f.state, call.server, t.binding.definition);
   if (auto stat = stat_waited_files(f, entry)) return std::move(*stat);
   if (f.lock == LockState::untried) {
-    if (auto cached = answer_cached(c, entry, in, traced, newest_waited_change(f)))
+    if (auto cached = answer_cached(c, entry, in, traced, waited_seen_of(f)))
       return answer(std::move(*cached), std::move(traced));
     if (t.candidate == nullptr) return answer(allow_unbound(c.event, call.server, t.binding), std::move(traced));
     if (skipped(in)) return allow_skipped(c, in, std::move(traced));
@@ -103,7 +103,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
   if (f.lock == LockState::held && !f.reread) return {step::ReadState{.under_lock = true}};
   if (!f.recovery) {
     if (f.lock == LockState::held) {
-      if (auto cached = answer_cached(c, entry, in, traced, newest_waited_change(f)))
+      if (auto cached = answer_cached(c, entry, in, traced, waited_seen_of(f)))
         return answer(std::move(*cached), std::move(traced));
     }
     // A look (in the backoff) runs no reconnect: the backoff paces the restarts, the looks only notice a
@@ -111,7 +111,7 @@ Step next(const PreFacts& f, RuleInputs& in) {
     return {step::ProbeAndRecover{recovery_request(*t.candidate, in.server(), entry, c.now)}, {}, std::move(traced)};
   }
   const probe::ProbeResult result =
-      probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), newest_waited_change(f));
+      probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), waited_seen_of(f));
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
   if (probed && !f.recorded) {
     return {step::RecordProbe{t.candidate, result, f.recovery->restored_by,

@@ -76,7 +76,7 @@ struct PreFacts {
   /// For a crash loop in its backoff that records its code files, or a server waiting for the agent's credentials
   /// to change (state::waits_for_credentials): when the newest of those files last changed, once stat'ed
   /// (inner: none is there).
-  std::optional<std::optional<util::EpochMs>> waited_changed_at = {};
+  std::optional<std::optional<state::FilesSeen>> waited_seen = {};
 };
 
 /// A failed call: from the failure event, or from the agent's own record of the session (MissedFailure).
@@ -234,10 +234,10 @@ Step next(const SuccessFacts& f, RuleInputs& in);
 Step next(const SessionFacts& f, RuleInputs& in);
 
 /// The cache's answer for `entry` under the rules in force (reading only the settings that entry needs), or
-/// nothing: probe. `waited_changed_at`: when the files the entry waits on last changed, once stat'ed. `traced` receives
+/// nothing: probe. `waited_seen`: what the files the entry waits on are, once stat'ed. `traced` receives
 /// the cache's reading when tracing.
 std::optional<Plan> answer_cached(const CallFacts& c, const boost::json::object* entry, RuleInputs& in,
                                   std::vector<std::string>& traced,
-                                  std::optional<util::EpochMs> waited_changed_at = std::nullopt);
+                                  const std::optional<state::FilesSeen>& waited_seen = std::nullopt);
 
 } // namespace mcphealth::gate

@@ -212,7 +212,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
     // What it records is what it prints: a breaker's passing handshake is held (probe::held_for_trial).
     const probe::ProbeResult seen = prev && recovery.result.ok
                                         ? probe::held_for_trial(prev, recovery.result,
-                                                                probe::newest_change(state::ServerEntry::from_json(*prev).code_files, util::disk()))
+                                                                probe::files_seen(state::ServerEntry::from_json(*prev).code_files, util::disk()))
                                         : recovery.result;
     ProbeRow row{c.tool_server, c.definition.name, seen, probed_at,
                  config::transport_name(c.resolved->transport), c.definition.source.string(),

@@ -3,6 +3,7 @@
 #include <mcphealth/state/fields.hpp>
 #include <mcphealth/state/outage.hpp>
 #include <mcphealth/util/json.hpp>
+#include <mcphealth/util/text.hpp>
 
 namespace mcphealth::probe {
 
@@ -25,10 +26,11 @@ ProbeResult held_to(const json::object* entry, ProbeResult result) {
 }
 
 ProbeResult held_for_credentials(const json::object* entry, ProbeResult result,
-                                 std::optional<util::EpochMs> changed_at) {
-  if (entry == nullptr || !result.ok || result.kind != Kind::needs_auth || !changed_at) return result;
+                                 const std::optional<state::FilesSeen>& seen) {
+  // No credential file here (the agent keeps none on this machine): the probe decides, as it does without one.
+  if (entry == nullptr || !result.ok || result.kind != Kind::needs_auth || !seen || !seen->newest) return result;
   const state::ServerEntry e = state::ServerEntry::from_json(*entry);
-  if (!state::waits_for_credentials(e) || state::credentials_changed(e, changed_at)) return result;
+  if (!state::waits_for_credentials(e) || state::credentials_changed(e, seen)) return result;
   result.ok = false;
   result.code = e.last_failure_code;
   result.reason = "refused the agent's token, and the agent's credentials have not changed since (a probe, which "
@@ -36,11 +38,11 @@ ProbeResult held_for_credentials(const json::object* entry, ProbeResult result,
   return result;
 }
 
-ProbeResult held_for_trial(const json::object* entry, ProbeResult result, std::optional<util::EpochMs> code_changed_at) {
+ProbeResult held_for_trial(const json::object* entry, ProbeResult result, const std::optional<state::FilesSeen>& seen) {
   if (entry == nullptr || !result.ok) return result;
   const state::ServerEntry e = state::ServerEntry::from_json(*entry);
   if (!state::fails_on_calls(e)) return result;
-  if (code_changed_at && e.checked_at && *code_changed_at > *e.checked_at) return result; // a fix deployed: let it show
+  if (seen && state::files_changed(e, *seen)) return result; // a fix deployed: let it show
   // A declared check that failed during this outage and passes now: what broke the calls is back.
   if (result.check_passed == true) {
     const std::optional<state::ProbeDetails> last = state::probe_details(*entry);
@@ -56,15 +58,24 @@ ProbeResult held_for_trial(const json::object* entry, ProbeResult result, std::o
   return result;
 }
 
-std::optional<util::EpochMs> newest_change(const std::vector<std::string>& files, util::FileReader& reader) {
-  std::optional<util::EpochMs> newest;
+std::optional<state::FilesSeen> files_seen(const std::vector<std::string>& files, util::FileReader& reader) {
+  if (files.empty()) return std::nullopt;
+  state::FilesSeen seen;
+  std::string all;
   for (const std::string& file : files) {
+    all += file;
+    all += '\0';
     if (const std::optional<util::FileStamp> stamp = reader.stat(file)) {
       const util::EpochMs at = stamp->mtime_ns / 1'000'000;
-      if (!newest || at > *newest) newest = at;
+      if (!seen.newest || at > *seen.newest) seen.newest = at;
+      all += std::to_string(stamp->mtime_ns) + ":" + std::to_string(stamp->size) + ":" + std::to_string(stamp->inode);
+    } else {
+      all += "-";
     }
+    all += '\0';
   }
-  return newest;
+  seen.stamp = util::fnv1a_hex(all);
+  return seen;
 }
 
 void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkContext& c) {
@@ -74,15 +85,17 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
   if (result.ok && result.kind == Kind::needs_auth) {
     const state::ServerEntry e = state::ServerEntry::from_json(entry);
     if (state::waits_for_credentials(e))
-      result = held_for_credentials(&entry, std::move(result), newest_change(e.credential_files, util::disk()));
+      result = held_for_credentials(&entry, std::move(result), files_seen(e.credential_files, util::disk()));
   }
   // A breaker (a crash loop, an upstream outage) answers its handshake all along: a passing probe holds it, and
   // is written as seen but neither counted nor moving its trial call.
   bool held = false;
+  std::optional<state::FilesSeen> code_seen;
   if (result.ok) {
     const state::ServerEntry e = state::ServerEntry::from_json(entry);
     if (state::fails_on_calls(e)) {
-      result = held_for_trial(&entry, std::move(result), newest_change(e.code_files, util::disk()));
+      code_seen = files_seen(e.code_files, util::disk());
+      result = held_for_trial(&entry, std::move(result), code_seen);
       held = !result.ok;
     }
   }
@@ -93,6 +106,7 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
     // Its check time does (a fix deployed later is later than it: held_for_trial looked before this).
     entry[state::field::checked_at] = c.now;
     entry[state::field::probe] = result.details().to_json();
+    if (code_seen) entry[state::field::files_stamp] = code_seen->stamp; // what this look saw of its code
   } else {
     state::UnhealthyMark mark = state::unhealthy_mark(c, result.reason, result.code);
     mark.retry_after_ms = result.retry_after_ms;

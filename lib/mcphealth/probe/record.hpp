@@ -19,7 +19,7 @@ using MarkContext = state::MarkContext;
 /// newest last changed; nothing: none is there) and unchanged since its last check, a call would carry the token
 /// that was refused, so the outage holds (state::waits_for_credentials).
 ProbeResult held_for_credentials(const boost::json::object* entry, ProbeResult result,
-                                 std::optional<util::EpochMs> changed_at);
+                                 const std::optional<state::FilesSeen>& seen);
 
 /// A probe meets a server that fails on calls (state::fails_on_calls: a crash loop, an upstream outage) answering its
 /// handshake, which it did all along: unless a file of its code changed after its last check (`code_changed_at`: a
@@ -27,10 +27,11 @@ ProbeResult held_for_credentials(const boost::json::object* entry, ProbeResult r
 /// With a declared check that failed at its last look, a passing check ends it: the check saw what broke the calls.
 /// The result then says so, with the entry's own code.
 ProbeResult held_for_trial(const boost::json::object* entry, ProbeResult result,
-                           std::optional<util::EpochMs> code_changed_at);
+                           const std::optional<state::FilesSeen>& seen);
 
-/// When the newest of `files` last changed, through `reader`; nothing when none is there.
-std::optional<util::EpochMs> newest_change(const std::vector<std::string>& files, util::FileReader& reader);
+/// What `files` are now, through `reader` (a stat each): the newest modification time, and a stamp of each one's
+/// modification time, size and inode (or its absence). Nothing for no files.
+std::optional<state::FilesSeen> files_seen(const std::vector<std::string>& files, util::FileReader& reader);
 
 /// The context for marking a server under `settings` (its TTL and backoff, policy applied).
 MarkContext mark_context(const config::Settings& settings, util::EpochMs now, std::optional<std::string> source,

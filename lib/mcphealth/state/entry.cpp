@@ -87,6 +87,7 @@ ServerEntry ServerEntry::from_json(const json::object& obj) {
   e.upstream = upstream != nullptr && upstream->is_bool() && upstream->get_bool();
   e.code_files = read_files(obj, field::code_files);
   e.credential_files = read_files(obj, field::credential_files);
+  e.files_stamp = util::get_string(obj, field::files_stamp);
   e.recent_failures = clamp_failure_count(util::get_int(obj, field::recent_failures).value_or(0));
   e.flaps = clamp_failure_count(util::get_int(obj, field::flaps).value_or(0));
   e.last_reconnect = ReconnectNote::from_json(obj.if_contains(field::last_reconnect));
@@ -284,6 +285,7 @@ void clear_failed_calls(json::object& entry) {
   entry.erase(field::upstream);
   entry.erase(field::code_files);
   entry.erase(field::credential_files);
+  entry.erase(field::files_stamp);
 }
 
 json::object ReconnectNote::to_json() const {
@@ -356,6 +358,8 @@ void write_what_was_seen(json::object& entry, const UnhealthyMark& mark) {
     else entry.erase(field::upstream);
     write_files(entry, field::code_files, mark.code_files);
     write_files(entry, field::credential_files, mark.credential_files);
+    if (mark.files_stamp) entry[field::files_stamp] = *mark.files_stamp;
+    else entry.erase(field::files_stamp);
   }
 }
 

@@ -90,6 +90,8 @@ struct ServerEntry {
   std::vector<std::string> code_files;
   /// The files the agent keeps its OAuth tokens in, as failed calls the server refused the token of recorded them.
   std::vector<std::string> credential_files;
+  /// What those files were when the outage last looked at them (`filesStamp`; files_changed).
+  std::optional<std::string> files_stamp;
   /// The failure count of the outage the server last came back from, until it has stayed up one TTL: a failure
   /// before then continues that count, so a flapping server's backoff grows as a long outage's does.
   std::int64_t recent_failures = 0;
@@ -196,6 +198,8 @@ struct UnhealthyMark {
   std::vector<std::string> code_files = {};
   /// For a failed call a remote server refused the agent's token for: where the agent keeps its tokens.
   std::vector<std::string> credential_files = {};
+  /// What the code or credential files were at the failure (files_seen's stamp), when they are recorded.
+  std::optional<std::string> files_stamp = std::nullopt;
   /// The reconnect command run after the failure, when one ran (`lastReconnect`); none keeps the last one.
   std::optional<ReconnectNote> reconnect = std::nullopt;
   /// One TTL: a failure this soon after the server came back continues the count of the outage before (its
@@ -224,6 +228,20 @@ inline bool crash_loop(std::int64_t failed_calls) { return failed_calls >= k_cra
 
 /// True when a down server's failure mark is a breaker's: its calls failed in a row since it went down, so a passing
 /// handshake (a probe, a reconnect) does not clear it.
+/// What a stat of the files an outage waits on (its code files, the agent's credential files) saw: the newest
+/// modification time among them, and a stamp of every one's (modification time, size, inode).
+struct FilesSeen {
+  std::optional<util::EpochMs> newest;
+  std::string stamp;
+};
+
+/// True when the files `seen` stat'ed changed since `e` last looked at them: their stamp differs from the one it
+/// recorded. An entry written before stamps were kept is held to its check time (the newest changed after it).
+inline bool files_changed(const ServerEntry& e, const FilesSeen& seen) {
+  if (e.files_stamp) return seen.stamp != *e.files_stamp;
+  return seen.newest && e.checked_at && *seen.newest > *e.checked_at;
+}
+
 inline bool fails_on_calls(const ServerEntry& e) {
   return e.unhealthy() && crash_loop(e.failed_calls) && e.last_failed_call_at && e.down_since &&
          *e.last_failed_call_at >= *e.down_since;

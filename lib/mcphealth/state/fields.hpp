@@ -36,6 +36,10 @@ inline constexpr std::string_view code_files = "codeFiles";
 // The files the agent keeps its OAuth tokens in (agent::Catalogue::credential_files), kept with the failed calls of
 // a server that refused the agent's token: it waits for one of them to change (a login, a refresh).
 inline constexpr std::string_view credential_files = "credentialFiles";
+// What those files were (each one's modification time, size and inode, digested) when the outage last looked at
+// them: a change is a change of that, never a date compared with the clock (a file dated in the future, a share
+// whose clock runs ahead).
+inline constexpr std::string_view files_stamp = "filesStamp";
 // The memory of recent outages (mcphealth's own): the failure count of the outage the server last came back from,
 // kept until it has stayed up one TTL, and how many outages in a row began within a TTL of a recovery (flapping).
 inline constexpr std::string_view recent_failures = "recentFailures";
@@ -49,7 +53,7 @@ inline constexpr std::string_view entry_fields[] = {
     status,          checked_at,      expires_at,    next_retry_at,   last_restored_at, down_since,
     failure_count,   last_error,      last_failure_code, source,      restored_by,      updated_by,
     probe,           definition,      failed_calls,  last_failed_call_at, last_failed_tool, upstream, code_files,
-    credential_files, recent_failures, flaps, last_reconnect};
+    credential_files, files_stamp, recent_failures, flaps, last_reconnect};
 
 // The entry's `probe` object: what the last probe saw.
 inline constexpr std::string_view probe_kind = "kind";

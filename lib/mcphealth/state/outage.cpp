@@ -121,8 +121,8 @@ bool waits_for_credentials(const ServerEntry& e) {
   return e.unhealthy() && !e.credential_files.empty() && refuses_the_agents_token(e.last_failure_code);
 }
 
-bool credentials_changed(const ServerEntry& e, std::optional<util::EpochMs> changed_at) {
-  return changed_at && waits_for_credentials(e) && e.checked_at && *changed_at > *e.checked_at;
+bool credentials_changed(const ServerEntry& e, const std::optional<FilesSeen>& seen) {
+  return seen && waits_for_credentials(e) && files_changed(e, *seen);
 }
 
 } // namespace mcphealth::state

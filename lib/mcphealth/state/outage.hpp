@@ -113,6 +113,6 @@ bool waits_for_credentials(const ServerEntry& e);
 
 /// True when `e` waits_for_credentials and one of its credential files changed at `changed_at`, after its last
 /// check: the call is let through, to try the new token, whether its retry is due or not.
-bool credentials_changed(const ServerEntry& e, std::optional<util::EpochMs> changed_at);
+bool credentials_changed(const ServerEntry& e, const std::optional<FilesSeen>& seen);
 
 } // namespace mcphealth::state

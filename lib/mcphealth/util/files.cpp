@@ -15,7 +15,8 @@ Result<std::string, ReadError> DiskReader::read(const fs::path& path, std::size_
 std::optional<FileStamp> DiskReader::stat(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return FileStamp{static_cast<std::int64_t>(st.st_size), platform::modified_ns(st), S_ISREG(st.st_mode)};
+  return FileStamp{static_cast<std::int64_t>(st.st_size), platform::modified_ns(st), S_ISREG(st.st_mode),
+                   static_cast<std::uint64_t>(st.st_ino)};
 }
 
 bool DiskReader::executable(const fs::path& path) {

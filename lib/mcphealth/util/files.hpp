@@ -18,6 +18,8 @@ struct FileStamp {
   std::int64_t size = 0;
   std::int64_t mtime_ns = 0;
   bool regular = false;
+  /// The file's inode: a file replaced by another (a deploy's rename) has another, whatever its dates say.
+  std::uint64_t inode = 0;
 };
 
 /// The file system as configuration readers see it.
