@@ -18,13 +18,15 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeS
     tool = ToolCheck{spec.check->tool,
                      arguments && arguments->is_object() ? arguments->get_object() : boost::json::object()};
     run.options.tool_check = &*tool;
+    // A tool is called after a handshake: a liveness probe makes none, so the check makes the probe one.
+    if (run.options.depth == Depth::liveness) run.options.depth = Depth::automatic;
   }
   ProbeResult r = probe_transport(server, run);
   if (spec.check && r.ok) {
     if (tool) {
       // The probe made the call; a server that answered without it (liveness) has not been checked.
       if (r.check_passed == false) take_check(*spec.check, CheckFailure{r.reason, {}}, r);
-      else if (!r.check_passed) take_check(*spec.check, CheckFailure{"not made: the probe's depth makes no MCP call", {}}, r);
+      else if (!r.check_passed) take_check(*spec.check, CheckFailure{"not made: the server did not answer MCP", {}}, r);
     } else {
       take_check(*spec.check, run_check(*spec.check, server, spec.timeout_ms, [&] { return http_client(); }, m_clock), r);
     }
