@@ -117,7 +117,7 @@ util::Result<std::string> hook_binary(const InstallOptions& o, const agent::Agen
     if (!util::disk().executable(path)) return util::fail("--binary: " + path.string() + " is not an executable file");
     return path.string();
   }
-  if (config::find_on_path(wanted, {"PATH=" + env.get("PATH").value_or("")}).empty()) {
+  if (config::find_on_path(wanted, {"PATH=" + env.get("PATH").value_or("")}, {}, util::disk()).empty()) {
     const std::string why = "`" + wanted + "` is not on PATH here (PATH=" + env.get("PATH").value_or("") + ")";
     if (agent.registration.missing_command_blocks()) {
       return util::fail(std::string(agent.name) + " blocks every MCP call when its hook cannot start, and " + why +

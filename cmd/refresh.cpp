@@ -48,7 +48,7 @@ int run_refresh(const RefreshOptions& o, const GlobalOptions& globals) {
   // However a server behaves, this ends: one probe, one reconnect and one re-probe per server at the most, and
   // then the alarm (its default action ends us; the probe's child dies with us through its parent-death signal).
   // The policy may give a server longer timeouts than the environment does.
-  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env, util::disk(), std::nullopt);
   ::alarm(static_cast<unsigned>(policy.longest_recovery_ms(settings) / 1000 + 10));
   probe::LiveProber prober(clock);
   recover::ShellRunner runner(clock, env);

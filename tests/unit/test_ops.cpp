@@ -163,7 +163,7 @@ TEST_CASE("the hook, SessionStart, status and watch hold an entry to one set of 
   std::ofstream(dir.path() / ".config" / "mcphealth" / "policy.json")
       << R"({"servers":{"svc":{"ttlMs":600000,"maxBackoffMs":7200000}}})";
   const config::Settings environment = config::resolve_settings(env, {});
-  const config::Policy policy = config::load_policy(environment.policy_path, env);
+  const config::Policy policy = config::load_policy(environment.policy_path, env, util::disk(), std::nullopt);
   const config::Settings server = config::settings_for(environment, policy, "svc", std::nullopt);
   REQUIRE(server.ttl_ms.value == 600'000);
   const util::EpochMs now = 1'000'000'000;

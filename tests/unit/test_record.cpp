@@ -17,14 +17,14 @@ TEST_CASE("a probe result becomes the same mark the hook writes", "[record]") {
   json::object entry;
   probe::ProbeResult down = testing::FakeProber::down("HTTP 503", state::FailureCode::http(503));
   down.retry_after_ms = 90'000;
-  probe::mark_from_probe(entry, down, {1000, 120'000, 30'000, 600'000, 3'600'000, std::string("/c.json"), std::nullopt});
+  probe::mark_from_probe(entry, down, {1000, 120'000, 30'000, 600'000, 3'600'000, std::string("/c.json"), std::nullopt}, util::disk());
   CHECK(entry["status"] == "unhealthy");
   CHECK(entry["lastFailureCode"] == 503);
   CHECK(entry["nextRetryAt"] == 91'000);
   CHECK(entry["probe"].at("kind") == "exited");
   probe::ProbeResult up = testing::FakeProber::healthy();
   up.tool_count = 4;
-  probe::mark_from_probe(entry, up, {2000, 120'000, 30'000, 600'000, 3'600'000, std::string("/c.json"), state::RestoredBy::reconnect_command});
+  probe::mark_from_probe(entry, up, {2000, 120'000, 30'000, 600'000, 3'600'000, std::string("/c.json"), state::RestoredBy::reconnect_command}, util::disk());
   CHECK(entry["status"] == "healthy");
   CHECK(entry["restoredBy"] == "reconnect-command");
   CHECK(entry["probe"].at("tools") == 4);
@@ -39,7 +39,7 @@ TEST_CASE("recording keeps a verdict checked after the probe started", "[record]
   auto who = [](const std::string& name) { return state::DefinitionInfo{"fp-" + name, name, name, "user", std::nullopt, std::nullopt}; };
   std::vector<std::string> skipped;
   CHECK(probe::record_probes(doc, {{who("newer"), down, 9'000, ctx}, {who("older"), down, 9'000, ctx}, {who("fresh"), down, 9'000, ctx}},
-                             state::Writer::probe,
+                             state::Writer::probe, util::disk(),
                              skipped));
   CHECK(skipped == std::vector<std::string>{"newer"});
   CHECK(doc.at("servers").at("newer").at("status") == "healthy");
@@ -59,7 +59,7 @@ TEST_CASE("recording replaces a verdict checked by a clock far ahead of this one
   std::vector<std::string> skipped;
   CHECK(probe::record_probes(doc, {{state::DefinitionInfo{"fp-j", "jumped", "jumped", "user", std::nullopt, std::nullopt},
                                     testing::FakeProber::down("boom"), 9'000, ctx}},
-                             state::Writer::probe, skipped));
+                             state::Writer::probe, util::disk(), skipped));
   CHECK(skipped.empty());
   CHECK(doc.at("servers").at("jumped").at("status") == "unhealthy");
 }
@@ -78,18 +78,18 @@ TEST_CASE("a silent probe keeps a server whose call timed out in the agent down 
   CHECK(held.code == state::FailureCode::timeout());
   CHECK(held.reason.find("its last call timed out in the agent") != std::string::npos);
   CHECK_FALSE(probe::held_to(&timed_out, held).reason.find("silent to a probe (silent") != std::string::npos);
-  probe::mark_from_probe(timed_out, silent, ctx);
+  probe::mark_from_probe(timed_out, silent, ctx, util::disk());
   CHECK(timed_out["status"] == "unhealthy");
   CHECK(timed_out["lastFailureCode"] == "timeout");
   // An answer ends it; silence after a connection lost, or on a healthy server, is the slow server it may be.
   json::object answered = timed_out;
-  probe::mark_from_probe(answered, testing::FakeProber::healthy(), ctx);
+  probe::mark_from_probe(answered, testing::FakeProber::healthy(), ctx, util::disk());
   CHECK(answered["status"] == "healthy");
   json::object lost;
   state::mark_unhealthy(lost, {.now = 1'000, .error = "Connection closed", .code = state::FailureCode::transport(),
                                .backoff_ms = 1'000, .max_backoff_ms = 8'000});
   CHECK_FALSE(probe::silence_keeps_a_timeout(&lost, silent));
-  probe::mark_from_probe(lost, silent, ctx);
+  probe::mark_from_probe(lost, silent, ctx, util::disk());
   CHECK(lost["status"] != "unhealthy");
   CHECK_FALSE(probe::silence_keeps_a_timeout(nullptr, silent));
 }
@@ -116,17 +116,17 @@ TEST_CASE("a probe outside the hook keeps a server that refused the agent's toke
   asks.ok = true;
   asks.kind = probe::Kind::needs_auth;
   asks.http_status = 401;
-  probe::mark_from_probe(entry, asks, {refused_at + 31'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
+  probe::mark_from_probe(entry, asks, {refused_at + 31'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt}, util::disk());
   CHECK(entry["status"] == "unhealthy");
   CHECK(std::string(entry["lastError"].as_string()).find("have not changed since") != std::string::npos);
   // A login rewrote the file after that check: the probe's answer stands, and the next call tries the new token.
   const util::EpochMs checked = *state::ServerEntry::from_json(entry).checked_at;
   touch_at(checked + 5'000);
-  probe::mark_from_probe(entry, asks, {checked + 6'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
+  probe::mark_from_probe(entry, asks, {checked + 6'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt}, util::disk());
   CHECK(entry["status"] == "healthy");
   // No file there (an agent that keeps its tokens elsewhere): the probe decides, as for any server.
   json::object elsewhere = testing::failed_call(1000, state::FailureCode::http(401), {(dir.path() / "none").string()});
-  probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt});
+  probe::mark_from_probe(elsewhere, asks, {40'000, 120'000, 30'000, 600'000, 3'600'000, std::nullopt, std::nullopt}, util::disk());
   CHECK(elsewhere["status"] == "healthy");
 }
 

@@ -27,7 +27,7 @@ TEST_CASE("a command resolves on the merged PATH with env over the hook's enviro
       def((R"({"command":"my-server","args":["--x",3],"env":{"PATH":")" + dir.path().string() +
            R"(","TOKEN":"${SECRET:-new}"}})")
               .c_str()),
-      env);
+      env, {}, util::disk());
   const auto* stdio = std::get_if<config::StdioServer>(&resolved.transport);
   REQUIRE(stdio);
   CHECK(stdio->executable == exe);
@@ -39,7 +39,7 @@ TEST_CASE("a command resolves on the merged PATH with env over the hook's enviro
 }
 
 TEST_CASE("a command not on PATH resolves to nothing", "[server]") {
-  auto resolved = config::resolve_server(def(R"({"command":"surely-not-a-command-xyz"})"), util::MapEnvironment{});
+  auto resolved = config::resolve_server(def(R"({"command":"surely-not-a-command-xyz"})"), util::MapEnvironment{}, {}, util::disk());
   CHECK(std::get<config::StdioServer>(resolved.transport).executable.empty());
 }
 
@@ -47,22 +47,22 @@ TEST_CASE("type http, streamable-http, sse and a bare url are HTTP", "[server]")
   util::MapEnvironment env({{"TOK", "abc"}});
   for (const char* raw : {R"({"type":"http","url":"http://h/mcp","headers":{"Authorization":"Bearer ${TOK}"}})",
                           R"({"type":"streamable-http","url":"http://h/mcp"})", R"({"url":"http://h/mcp"})"}) {
-    auto resolved = config::resolve_server(def(raw), env);
+    auto resolved = config::resolve_server(def(raw), env, {}, util::disk());
     const auto* http = std::get_if<config::HttpServer>(&resolved.transport);
     REQUIRE(http);
     CHECK(http->url.for_transport() == "http://h/mcp");
     CHECK(http->type == "http");
   }
   auto with_headers = config::resolve_server(
-      def(R"({"type":"http","url":"http://h/mcp","headers":{"Authorization":"Bearer ${TOK}"}})"), env);
+      def(R"({"type":"http","url":"http://h/mcp","headers":{"Authorization":"Bearer ${TOK}"}})"), env, {}, util::disk());
   CHECK(std::get<config::HttpServer>(with_headers.transport).headers[0].second == "Bearer abc");
-  auto sse = config::resolve_server(def(R"({"type":"sse","url":"http://h/sse"})"), env);
+  auto sse = config::resolve_server(def(R"({"type":"sse","url":"http://h/sse"})"), env, {}, util::disk());
   CHECK(std::get<config::HttpServer>(sse.transport).type == "sse");
 }
 
 TEST_CASE("anything else is an unsupported config", "[server]") {
   for (const char* raw : {R"({"type":"ws","url":"x"})", R"({"args":["a"]})", R"({"type":"stdio"})"}) {
-    auto resolved = config::resolve_server(def(raw), util::MapEnvironment{});
+    auto resolved = config::resolve_server(def(raw), util::MapEnvironment{}, {}, util::disk());
     const auto* bad = std::get_if<config::UnsupportedServer>(&resolved.transport);
     REQUIRE(bad);
     CHECK(bad->reason == "unsupported MCP server config");
@@ -70,7 +70,7 @@ TEST_CASE("anything else is an unsupported config", "[server]") {
 }
 
 TEST_CASE("unset variables are listed once", "[server]") {
-  auto resolved = config::resolve_server(def(R"({"command":"${BIN}","args":["${KEY}","${KEY}"]})"), util::MapEnvironment{});
+  auto resolved = config::resolve_server(def(R"({"command":"${BIN}","args":["${KEY}","${KEY}"]})"), util::MapEnvironment{}, {}, util::disk());
   CHECK(resolved.unset_vars == std::vector<std::string>{"BIN", "KEY"});
 }
 
@@ -78,12 +78,12 @@ TEST_CASE("a stdio server starts in the session's folder, or the folder its defi
           "[server]") {
   const util::MapEnvironment env({{"PATH", "/usr/bin:/bin"}, {"SUB", "from-var"}});
   const auto cwd_of = [&](config::ServerDefinition d) {
-    return std::get<config::StdioServer>(config::resolve_server(d, env, "/srv/proj").transport).cwd;
+    return std::get<config::StdioServer>(config::resolve_server(d, env, "/srv/proj", util::disk()).transport).cwd;
   };
   config::ServerDefinition d = def(R"({"command":"./run.sh"})");
   CHECK(cwd_of(d) == "/srv/proj");
   // A relative command starts from there too, as the agent's own spawn finds it.
-  CHECK(std::get<config::StdioServer>(config::resolve_server(d, env, "/srv/proj").transport).executable == "/srv/proj/run.sh");
+  CHECK(std::get<config::StdioServer>(config::resolve_server(d, env, "/srv/proj", util::disk()).transport).executable == "/srv/proj/run.sh");
   d.cwd = "tools/../sub";
   CHECK(cwd_of(d) == "/srv/proj/sub");
   d.cwd = "/opt/${SUB}";
@@ -96,7 +96,7 @@ TEST_CASE("only the variables the agent passes on reach the server, and its env 
   d.env_rule.passes = [](std::string_view name, std::string_view) {
     return name == "PATH" || name == "HOME" || name == "LISTED";
   };
-  const auto resolved = config::resolve_server(d, env, "/srv/proj");
+  const auto resolved = config::resolve_server(d, env, "/srv/proj", util::disk());
   const std::vector<std::string>& e = std::get<config::StdioServer>(resolved.transport).environment;
   CHECK(e == std::vector<std::string>{"HOME=/h", "LISTED=1", "PATH=/usr/bin:/bin", "SET=2"});
 }
@@ -110,7 +110,7 @@ TEST_CASE("a relative PATH entry is looked up from the folder the server starts 
   fs::permissions(tool, fs::perms::owner_all);
   const util::MapEnvironment env({{"PATH", "node_modules/.bin:/usr/bin:/bin"}});
   // From anywhere else (the test's own folder here, cron's $HOME in use), as the agent finds it in the project.
-  const auto resolved = config::resolve_server(def(R"({"command":"my-server"})"), env, proj);
+  const auto resolved = config::resolve_server(def(R"({"command":"my-server"})"), env, proj, util::disk());
   CHECK(std::get<config::StdioServer>(resolved.transport).executable == tool);
 }
 

@@ -82,7 +82,7 @@ namespace {
 class AppServer {
 public:
   AppServer(const util::Environment& env, util::Clock& clock) {
-    m_program = config::find_on_path("codex", env.entries());
+    m_program = config::find_on_path("codex", env.entries(), {}, util::disk());
     if (m_program.empty()) {
       m_error = "codex is not on PATH";
       return;

@@ -78,7 +78,7 @@ DiscoveryInputs discovery_inputs(const util::Environment& env, std::vector<std::
 
 /// A stamp of every source's path and modification time: it changes when any config file is added, edited or
 /// removed, so a remembered "no definition" can be trusted until then.
-std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::FileReader& reader = util::disk());
+std::string config_fingerprint(const std::vector<ConfigSource>& sources, util::FileReader& reader);
 
 /// How an agent builds a stdio server's environment from its own (the hook's). Nothing set: every variable passes
 /// on and the definition's `env` comes on top, as Claude Code and Copilot CLI do.
@@ -143,7 +143,7 @@ void collect_servers(const boost::json::object& holder, FileReport& report,
 enum class FileFormat { json, json_with_comments, toml };
 
 /// Reads the servers under one file's top-level `keys` (`mcpServers`, or `mcp_servers`).
-FileReport read_source(const ConfigSource& source, util::FileReader& reader = util::disk(),
+FileReport read_source(const ConfigSource& source, util::FileReader& reader,
                        FileFormat format = FileFormat::json, std::span<const std::string_view> keys = k_servers_keys);
 
 } // namespace mcphealth::config

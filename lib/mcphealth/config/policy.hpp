@@ -92,7 +92,7 @@ struct Policy {
 /// Code passes its settings' `env` to the hooks it runs).
 std::optional<std::string> check_refused_because(const Policy& policy, const util::Environment& env,
                                                  const std::filesystem::path& project_dir,
-                                                 util::FileReader& reader = util::disk());
+                                                 util::FileReader& reader);
 
 /// A policy status as output spells it: `absent`, `ok`, `invalid`.
 std::string_view policy_status_name(Policy::Status status);
@@ -101,8 +101,7 @@ std::string_view policy_status_name(Policy::Status status);
 /// a `project` starting with `~` is in.
 /// Its checks are judged against `project_dir` (check_refused_because); nothing: the current folder.
 Policy load_policy(const Setting<std::filesystem::path>& path, const util::Environment& env,
-                   util::FileReader& reader = util::disk(),
-                   const std::optional<std::filesystem::path>& project_dir = std::nullopt);
+                   util::FileReader& reader, const std::optional<std::filesystem::path>& project_dir);
 
 /// Validates policy text (what load_policy does after reading); `path` only labels the result.
 Policy parse_policy(std::string_view text, const Setting<std::filesystem::path>& path, const util::Environment& env);

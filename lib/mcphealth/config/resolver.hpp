@@ -115,7 +115,7 @@ struct Resolution {
 /// A short stamp of the files (path, size, modification time) and of the variables' values: equal stamps mean the
 /// resolution would come out the same.
 std::string resolution_stamp(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& variables,
-                             const util::Environment& env, util::FileReader& reader = util::disk());
+                             const util::Environment& env, util::FileReader& reader);
 
 /// The stamp of a resolution made from `inputs`: of every file it read, as `inputs.reader` sees them now.
 std::string resolution_stamp(const DiscoveryInputs& inputs, const Resolution& resolution, const util::Environment& env);

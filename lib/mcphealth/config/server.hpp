@@ -65,7 +65,7 @@ std::string transport_name(const Transport& transport);
 /// Resolves a definition against `env` (the hook's environment), for a session in `session_folder` (empty: this
 /// process's folder); a stdio command is looked up on its PATH through `files`.
 ResolvedServer resolve_server(const ServerDefinition& def, const util::Environment& env,
-                              const std::filesystem::path& session_folder = {}, util::FileReader& files = util::disk());
+                              const std::filesystem::path& session_folder, util::FileReader& files);
 
 /// The files a stdio server's code and settings are read from, as far as its definition names them: the file it
 /// executes, and each argument that names a file of code or settings by its extension (`dist/index.js`,
@@ -80,6 +80,6 @@ inline constexpr std::size_t k_most_code_files = 8;
 /// is taken from `base`, the folder the command will run in, as exec does once the child is there; empty `base`:
 /// this process's folder.
 std::filesystem::path find_on_path(const std::string& command, const std::vector<std::string>& environment,
-                                   const std::filesystem::path& base = {}, util::FileReader& files = util::disk());
+                                   const std::filesystem::path& base, util::FileReader& files);
 
 } // namespace mcphealth::config

@@ -8,7 +8,7 @@
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/gate/bindings.hpp>
-#include <mcphealth/gate/engine.hpp>
+#include <mcphealth/gate/deps.hpp>
 #include <mcphealth/gate/plan.hpp>
 #include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>

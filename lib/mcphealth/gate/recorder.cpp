@@ -140,7 +140,7 @@ std::optional<util::EpochMs> Recorder::record(const config::Candidate& c, const 
   std::optional<util::EpochMs> retry_at;
   const bool written = update_state([&](json::object& doc) {
     state::record_verdict(doc, info_of(c), context.now, state::Writer::hook, [&](json::object& entry) {
-      probe::mark_from_probe(entry, result, context);
+      probe::mark_from_probe(entry, result, context, m_reader.files());
       retry_at = ServerEntry::from_json(entry).next_retry_at;
     });
     return true;

@@ -47,7 +47,7 @@ Check version_check(const agent::Agent& a, const DoctorInputs& in, AgentCheckup&
                                 ? std::string(a.tested_oldest)
                                 : std::string(a.tested_oldest) + " to " + std::string(a.tested_newest);
   if (program.empty()) return ok("version", "not asked: " + std::string(a.name) + " is known by its hook contract only");
-  if (config::find_on_path(program, {"PATH=" + path_of(in.env)}).empty()) {
+  if (config::find_on_path(program, {"PATH=" + path_of(in.env)}, {}, util::disk()).empty()) {
     return note("version", "`" + program + "` is not on PATH here, so its version is unknown",
                 "check it is one of those tested (" + range + ")");
   }
@@ -97,7 +97,7 @@ std::vector<fs::path> known_mcphealth(const HookRegistration& reg, const std::st
                                      [&](const auto& pc) { return pc.first == command; });
     if (project) continue;
     if (const std::optional<agent::HookCommand> hc = agent::read_hook_command(command)) {
-      if (fs::path program = config::find_on_path(hc->program, {"PATH=" + path}); !program.empty()) out.push_back(program);
+      if (fs::path program = config::find_on_path(hc->program, {"PATH=" + path}, {}, util::disk()); !program.empty()) out.push_back(program);
     }
   }
   return out;
@@ -112,7 +112,7 @@ Check identify_unrun(const agent::HookCommand& hc, const std::string& file, cons
   if (program.is_relative() && hc.program.find('/') != std::string::npos)
     program = (in.base.project_dir / program).lexically_normal();
   else if (program.is_relative())
-    program = config::find_on_path(hc.program, {"PATH=" + path});
+    program = config::find_on_path(hc.program, {"PATH=" + path}, {}, util::disk());
   if (program.empty() || !util::disk().executable(program)) {
     return problem("starts", "`" + hc.program + "`, registered by " + file + ", cannot be started",
                    "install mcphealth there, or run `mcphealth install --scope project` again");
@@ -189,7 +189,7 @@ void registration_checks(const agent::Agent& a, const DoctorInputs& in, const st
       checks.push_back(identify_unrun(*hc, project_file->second, reg, path, in));
       continue;
     }
-    const fs::path program = config::find_on_path(hc->program, {"PATH=" + path});
+    const fs::path program = config::find_on_path(hc->program, {"PATH=" + path}, {}, util::disk());
     if (program.empty() || !util::disk().executable(program)) {
       checks.push_back(problem("starts", "`" + hc->program + "` cannot be started" +
                                              (hc->program.find('/') == std::string::npos ? " (not on PATH=" + path + ")"
@@ -484,7 +484,7 @@ Checkup run_checkup(const DoctorInputs& in) {
     const fs::path folder = agent::agent_folder(*a, in.env);
     const bool has_folder = !folder.empty() && fs::is_directory(folder, ec);
     const bool on_path =
-        !a->program.empty() && !config::find_on_path(std::string(a->program), {"PATH=" + path_of(in.env)}).empty();
+        !a->program.empty() && !config::find_on_path(std::string(a->program), {"PATH=" + path_of(in.env)}, {}, util::disk()).empty();
     one.installed = has_folder || on_path || !in.only.empty();
     if (!one.installed) {
       out.agents.push_back(std::move(one));

@@ -321,7 +321,7 @@ void explain_hooks(Explanation& e, const util::Environment& env, const config::D
                 std::string(agent.name) + " cannot start the hook",
             "run `mcphealth install" + flag + "` from the stable path (a link on PATH such as ~/.local/bin/mcphealth)");
       }
-    } else if (config::find_on_path(program, {"PATH=" + env.get("PATH").value_or("")}).empty()) {
+    } else if (config::find_on_path(program, {"PATH=" + env.get("PATH").value_or("")}, {}, util::disk()).empty()) {
       add(e, Finding::Severity::error, "hook-not-startable",
           "the hook is registered, but `" + program + "` is not on PATH, so " + std::string(agent.name) + " cannot start `" + command +
               "` (PATH=" + env.get("PATH").value_or("") + ")",

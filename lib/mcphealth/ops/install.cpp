@@ -440,7 +440,7 @@ std::optional<fs::path> registered_binary(std::string_view invoked_as, const uti
     std::error_code ec;
     ran = fs::absolute(fs::path(invoked_as), ec).lexically_normal();
   } else {
-    ran = config::find_on_path(std::string(invoked_as), {"PATH=" + env.get("PATH").value_or("")});
+    ran = config::find_on_path(std::string(invoked_as), {"PATH=" + env.get("PATH").value_or("")}, {}, util::disk());
   }
   std::error_code ec;
   if (!ran.empty() && fs::equivalent(ran, *self, ec)) return ran;

@@ -256,7 +256,7 @@ ProbeReport run_probes(const ProbeRequest& request, const config::Settings& sett
       }
     }
     const state::UpdateResult written = store.update([&](json::object& doc) {
-      probe::record_probes(doc, to_record, state::Writer::probe, skipped);
+      probe::record_probes(doc, to_record, state::Writer::probe, util::disk(), skipped);
       return true;
     });
     if (!written) report.warnings.push_back(written.error().message);

@@ -92,7 +92,7 @@ RefreshReport refresh_stale(const RefreshRequest& request, const config::Setting
     const state::UpdateResult written = store.update(
         [&](json::object& doc) {
           state::record_verdict(doc, who, context.now, state::Writer::refresh,
-                                [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context); });
+                                [&](json::object& e) { probe::mark_from_probe(e, recovery.result, context, util::disk()); });
           return true;
         },
         state::k_lock_wait_ms, state::Touches::only({c->fingerprint}));

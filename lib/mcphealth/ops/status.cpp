@@ -213,7 +213,7 @@ Bound read_bound(const std::filesystem::path& state_path, const util::Environmen
     if (it == stored->end()) return std::nullopt;
     const state::FolderBindings& b = it->second;
     const std::vector<std::filesystem::path> files(b.files.begin(), b.files.end());
-    if (config::resolution_stamp(files, b.variables, env) != b.stamp) return std::nullopt;
+    if (config::resolution_stamp(files, b.variables, env, util::disk()) != b.stamp) return std::nullopt;
     std::vector<std::string> out;
     for (const auto& kv : b.names) {
       if (const auto binding = b.find(kv.key()); binding && binding->definition) out.push_back(*binding->definition);
@@ -227,7 +227,7 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
                                  const config::Settings& settings, const agent::FolderScope& scope) {
   Configured all;
   std::vector<ConfiguredServer>& out = all.servers;
-  const config::Policy policy = config::load_policy(settings.policy_path, env);
+  const config::Policy policy = config::load_policy(settings.policy_path, env, util::disk(), std::nullopt);
   const auto add = [&](const config::Resolution& res, const agent::Agent& who, bool here) {
     for (const config::FileReport& f : res.files) {
       if (f.status != config::FileReport::Status::parse_error && f.status != config::FileReport::Status::unreadable) continue;
@@ -266,7 +266,7 @@ Configured configured_everywhere(const config::DiscoveryInputs& base, const util
 const config::Settings& RowSettings::of(const std::string& server, const std::optional<std::string>& project) {
   auto it = m_of.find({server, project});
   if (it != m_of.end()) return it->second;
-  if (!m_policy) m_policy = config::load_policy(m_environment.policy_path, m_env);
+  if (!m_policy) m_policy = config::load_policy(m_environment.policy_path, m_env, util::disk(), std::nullopt);
   const std::optional<std::filesystem::path> folder = project ? std::optional<std::filesystem::path>(*project) : std::nullopt;
   return m_of.emplace(std::pair{server, project}, config::settings_for(m_environment, *m_policy, server, folder)).first->second;
 }

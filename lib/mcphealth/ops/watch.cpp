@@ -273,7 +273,7 @@ Sweep Watcher::sweep(const std::atomic<bool>& stop, const Progress& waiting) {
     }
     std::vector<std::string> skipped;
     const state::UpdateResult written =
-        store.update([&](json::object& doc) { return probe::record_probes(doc, probed, state::Writer::watch, skipped); });
+        store.update([&](json::object& doc) { return probe::record_probes(doc, probed, state::Writer::watch, util::disk(), skipped); });
     if (!written) out.not_recorded = written.error().message;
   }
   // The next wake-up: the earliest due time, or the next re-resolve.

@@ -49,7 +49,7 @@ std::optional<CheckFailure> run_command(const config::CheckSpec& check, const co
   if (!check.argv.empty()) {
     std::vector<std::string> argv;
     for (const std::string& word : check.argv) argv.push_back(with_name(word, name));
-    std::filesystem::path program = config::find_on_path(argv.front(), environment);
+    std::filesystem::path program = config::find_on_path(argv.front(), environment, {}, util::disk());
     if (program.empty()) program = argv.front(); // spawning it reports ENOENT with the name the user wrote
     ran = proc::run_to_completion({program, {argv.begin() + 1, argv.end()}, std::move(environment)}, timeout_ms, clock);
   } else {

@@ -78,14 +78,14 @@ std::optional<state::FilesSeen> files_seen(const std::vector<std::string>& files
   return seen;
 }
 
-void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkContext& c) {
+void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkContext& c, util::FileReader& files) {
   ProbeResult result = held_to(&entry, probed);
   // A probe outside the hook (refresh, probe, watch) meets a server that waits for the agent's credentials as the
   // hook's does: the files are stat'ed here (the hook's run stat'ed them already, and brings a held result).
   if (result.ok && result.kind == Kind::needs_auth) {
     const state::ServerEntry e = state::ServerEntry::from_json(entry);
     if (state::waits_for_credentials(e))
-      result = held_for_credentials(&entry, std::move(result), files_seen(e.credential_files, util::disk()));
+      result = held_for_credentials(&entry, std::move(result), files_seen(e.credential_files, files));
   }
   // A breaker (a crash loop, an upstream outage) answers its handshake all along: a passing probe holds it, and
   // is written as seen but neither counted nor moving its trial call.
@@ -94,7 +94,7 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
   if (result.ok) {
     const state::ServerEntry e = state::ServerEntry::from_json(entry);
     if (state::fails_on_calls(e)) {
-      code_seen = files_seen(e.code_files, util::disk());
+      code_seen = files_seen(e.code_files, files);
       result = held_for_trial(&entry, std::move(result), code_seen);
       held = !result.ok;
     }
@@ -116,7 +116,7 @@ void mark_from_probe(json::object& entry, const ProbeResult& probed, const MarkC
   }
 }
 
-bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, state::Writer by,
+bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, state::Writer by, util::FileReader& files,
                    std::vector<std::string>& skipped) {
   bool changed = false;
   for (const ProbedServer& p : probed) {
@@ -128,7 +128,7 @@ bool record_probes(json::object& doc, const std::vector<ProbedServer>& probed, s
       skipped.push_back(p.who.tool_server);
       continue;
     }
-    state::record_verdict(doc, p.who, p.context.now, by, [&](json::object& entry) { mark_from_probe(entry, p.result, p.context); });
+    state::record_verdict(doc, p.who, p.context.now, by, [&](json::object& entry) { mark_from_probe(entry, p.result, p.context, files); });
     changed = true;
   }
   return changed;

@@ -48,7 +48,9 @@ bool silence_keeps_a_timeout(const boost::json::object* entry, const ProbeResult
 ProbeResult held_to(const boost::json::object* entry, ProbeResult result);
 
 /// Marks `entry` healthy or unhealthy from `result` (reason, code, Retry-After and probe details included).
-void mark_from_probe(boost::json::object& entry, const ProbeResult& result, const MarkContext& context);
+/// The files an outage waits on are stat'ed through `files`.
+void mark_from_probe(boost::json::object& entry, const ProbeResult& result, const MarkContext& context,
+                     util::FileReader& files);
 
 /// One server's probe, as `record_probes` needs it.
 struct ProbedServer {
@@ -62,7 +64,7 @@ struct ProbedServer {
 
 /// Records every result in `doc`, keeping verdicts that were checked after the probe started; `skipped` receives
 /// the names left alone because a newer check won. Returns true when anything changed.
-bool record_probes(boost::json::object& doc, const std::vector<ProbedServer>& probed, state::Writer by,
+bool record_probes(boost::json::object& doc, const std::vector<ProbedServer>& probed, state::Writer by, util::FileReader& files,
                    std::vector<std::string>& skipped);
 
 } // namespace mcphealth::probe

@@ -112,7 +112,7 @@ proc::CommandResult ShellRunner::run_shell(const std::string& command, std::stri
 proc::CommandResult ShellRunner::run_argv(const std::vector<std::string>& argv, std::string_view server,
                                           std::int64_t timeout_ms) {
   std::vector<std::string> environment = environment_for(server);
-  std::filesystem::path program = config::find_on_path(argv.front(), environment);
+  std::filesystem::path program = config::find_on_path(argv.front(), environment, {}, util::disk());
   if (program.empty()) program = argv.front(); // spawning it reports ENOENT with the name the user wrote
   return proc::run_to_completion({program, {argv.begin() + 1, argv.end()}, std::move(environment)}, timeout_ms, m_clock);
 }

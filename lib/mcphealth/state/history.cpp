@@ -2,7 +2,6 @@
 
 #include <mcphealth/state/entry.hpp>
 #include <mcphealth/state/fields.hpp>
-#include <mcphealth/state/store.hpp>
 #include <mcphealth/state/verdicts.hpp>
 #include <mcphealth/util/fs.hpp>
 #include <mcphealth/util/json.hpp>
