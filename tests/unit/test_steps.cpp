@@ -90,9 +90,9 @@ struct Definition {
 /// PreToolUse past its first reads: no missed failure, nothing cached, no binding that still holds.
 PreFacts nothing_cached_nor_bound() {
   PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
+  f.missed = Lookup<hook::MissedFailure>::none();
   f.state = state_with(std::nullopt);
-  f.bound.emplace();
+  f.bound = Lookup<state::Binding>::none();
   return f;
 }
 
@@ -123,7 +123,7 @@ TEST_CASE("PreToolUse: a fresh healthy mark bound here is allowed after two read
   Inputs in;
   PreFacts f{call_facts("PreToolUse")};
   CHECK(is<step::ReadMissedFailure>(next(f, in)));
-  f.missed.emplace();
+  f.missed = Lookup<hook::MissedFailure>::none();
   CHECK(is<step::ReadState>(next(f, in)));
   f.state = state_with(healthy(k_now - 1000));
   CHECK(is<step::ReadBinding>(next(f, in)));
@@ -137,7 +137,7 @@ TEST_CASE("PreToolUse: a fresh healthy mark bound here is allowed after two read
 TEST_CASE("PreToolUse: a mark in its backoff blocks from the cache, the retry bound read from the server's settings", "[steps]") {
   Inputs in;
   PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
+  f.missed = Lookup<hook::MissedFailure>::none();
   f.state = state_with(down(k_now - 1000));
   f.bound = std::optional<state::Binding>(state::Binding{});
   const Step s = next(f, in);
@@ -158,7 +158,7 @@ TEST_CASE("PreToolUse: a crash loop's code files are stat'ed first: unchanged it
   REQUIRE(fails_on_calls(state::ServerEntry::from_json(looping)));
   Inputs in;
   PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
+  f.missed = Lookup<hook::MissedFailure>::none();
   f.state = state_with(looping);
   f.bound = std::optional<state::Binding>(state::Binding{});
   Step s = next(f, in);
@@ -551,7 +551,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
   in.server_settings.backoff_ms.value = 1'000;
   const Definition d(true);
   PreFacts f{call_facts("PreToolUse")};
-  f.missed.emplace();
+  f.missed = Lookup<hook::MissedFailure>::none();
   f.bound = std::optional<state::Binding>(state::Binding{});
   SECTION("in its backoff: the credential file is stat'ed; changed since the refusal, the call tries the new token") {
     f.state = state_with(refused_token(k_now - 500));
@@ -574,7 +574,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
   }
   SECTION("its retry due, unchanged: the probe's 'asks for a token' does not clear it") {
     f.state = state_with(refused_token(k_now - 5'000));
-    f.bound.emplace(); // no binding here yet: the configs are read
+    f.bound = Lookup<state::Binding>::none(); // no binding here yet: the configs are read
     REQUIRE(is<step::FindTarget>(next(f, in)));
     f.target = d.target();
     REQUIRE(is<step::StatWaitedFiles>(next(f, in)));
@@ -595,7 +595,7 @@ TEST_CASE("PreToolUse: a server that refused the agent's token waits for its cre
   }
   SECTION("its retry due, and the agent keeps no such file here (none is there): the probe decides, as before") {
     f.state = state_with(refused_token(k_now - 5'000));
-    f.bound.emplace();
+    f.bound = Lookup<state::Binding>::none();
     REQUIRE(is<step::FindTarget>(next(f, in)));
     f.target = d.target();
     REQUIRE(is<step::StatWaitedFiles>(next(f, in)));

@@ -208,7 +208,7 @@ private:
         if (f.target->binding.definition) (void)snap.verdict(*f.target->binding.definition);
         if (f.target->candidate != nullptr) (void)snap.verdict(f.target->candidate->fingerprint);
       }
-      if (f.bound && *f.bound && (**f.bound).definition) (void)snap.verdict(*(**f.bound).definition);
+      if (f.bound.found() && f.bound->definition) (void)snap.verdict(*f.bound->definition);
     }
     m_sink.trace([&] {
       // Read now when traced (its status is worth saying); otherwise when a rule needs more than a verdict.
@@ -234,7 +234,7 @@ private:
     } else {
       f.bound = m_reader.bound_here(f.c.call);
       m_sink.trace([&] {
-        const std::optional<state::Binding>& b = *f.bound;
+        const std::optional<state::Binding>& b = f.bound.answer();
         return "folder " + m_reader.folder_key() + ": " +
                (b ? "bindings current; " + f.c.call.server + " is " +
                         (b->definition ? "definition " + b->definition->substr(0, 12) : b->standing)
@@ -267,14 +267,14 @@ private:
   }
 
   bool perform(const step::StatWaitedFiles& s, PreFacts& f) {
-    const std::optional<state::FilesSeen> seen = probe::files_seen(s.files, m_reader.files());
-    const std::optional<util::EpochMs> newest = seen ? seen->newest : std::nullopt;
-    f.waited_seen = seen;
+    f.waited_seen = probe::files_seen(s.files, m_reader.files());
     m_sink.trace([&] {
+      const std::optional<state::FilesSeen>& seen = f.waited_seen.answer();
+      std::string newest = "none is there";
+      if (seen && seen->newest)
+        newest = "the newest changed " + util::format_duration_short(m_reader.now() - *seen->newest) + " ago";
       return "stat'ed the " + std::to_string(s.files.size()) + " files " + f.c.call.server +
-             "'s failed calls recorded: " +
-             (newest ? "the newest changed " + util::format_duration_short(m_reader.now() - *newest) + " ago"
-                     : std::string("none is there"));
+             "'s failed calls recorded: " + newest;
     });
     return true;
   }
@@ -397,7 +397,7 @@ private:
       if (f.target) return f.target->binding;
     }
     if constexpr (requires { f.bound; }) {
-      if (f.bound && *f.bound) return **f.bound;
+      if (f.bound.found()) return *f.bound;
     }
     return std::nullopt;
   }

@@ -132,13 +132,14 @@ std::string Reader::folder_key() {
 }
 
 const std::optional<state::FolderBindings>& Reader::current_bindings() {
-  if (m_bindings) return *m_bindings;
+  if (m_bindings.asked()) return m_bindings.answer();
   std::optional<state::FolderBindings> folder = store().bindings(folder_key());
   if (folder) {
     const std::vector<std::filesystem::path> files(folder->files.begin(), folder->files.end());
     if (config::resolution_stamp(files, folder->variables, m_deps.env, reader()) != folder->stamp) folder.reset();
   }
-  return m_bindings.emplace(std::move(folder));
+  m_bindings = std::move(folder);
+  return m_bindings.answer();
 }
 
 std::optional<state::Binding> Reader::bound_here(const hook::CallTarget& call) {

@@ -8,6 +8,7 @@
 #include <mcphealth/config/resolver.hpp>
 #include <mcphealth/config/settings.hpp>
 #include <mcphealth/gate/bindings.hpp>
+#include <mcphealth/gate/lookup.hpp>
 #include <mcphealth/gate/deps.hpp>
 #include <mcphealth/gate/plan.hpp>
 #include <mcphealth/state/store.hpp>
@@ -99,7 +100,7 @@ public:
   /// and stats. Read once per run, until forget_bindings.
   const std::optional<state::FolderBindings>& current_bindings();
   /// Reads the bindings again at their next use: the run bound the folder.
-  void forget_bindings() { m_bindings.reset(); }
+  void forget_bindings() { m_bindings = {}; }
   /// The stored binding of `call`'s server in this folder (of the definition the client names, when it names
   /// one), when the bindings still hold. The binding's project is remembered for the server's settings: a
   /// per-project policy rule must not depend on the order of calls.
@@ -141,7 +142,7 @@ private:
   std::optional<config::Settings> m_server_settings;
   std::string m_server_settings_key;
   std::optional<std::string> m_bound_project;
-  std::optional<std::optional<state::FolderBindings>> m_bindings;
+  Lookup<state::FolderBindings> m_bindings;
   std::optional<hook::CallTarget> m_target_call;
   const config::Candidate* m_candidate = nullptr;
   /// The definition the client named, resolved here when the folder's rules would not start it.

@@ -34,7 +34,7 @@ bool skipped(RuleInputs& in) { return in.server().probe.value == config::ProbeMo
 /// agent's credential files, in its backoff or not: a login or a refresh since. The common hit (a healthy entry)
 /// has no such field.
 std::optional<Step> stat_waited_files(const PreFacts& f, const json::object* entry) {
-  if (f.waited_seen || entry == nullptr) return std::nullopt;
+  if (f.waited_seen.asked() || entry == nullptr) return std::nullopt;
   if (!entry->contains(state::field::code_files) && !entry->contains(state::field::credential_files))
     return std::nullopt;
   const ServerEntry e = ServerEntry::from_json(*entry);
@@ -43,8 +43,8 @@ std::optional<Step> stat_waited_files(const PreFacts& f, const json::object* ent
   return Step{step::StatWaitedFiles{e.code_files}};
 }
 
-std::optional<state::FilesSeen> waited_seen_of(const PreFacts& f) {
-  return f.waited_seen.value_or(std::nullopt);
+const std::optional<state::FilesSeen>& waited_seen_of(const PreFacts& f) {
+  return f.waited_seen.answer();
 }
 
 } // namespace
@@ -65,13 +65,13 @@ std::optional<Plan> answer_cached(const CallFacts& c, const json::object* entry,
 Step next(const PreFacts& f, RuleInputs& in) {
   const CallFacts& c = f.c;
   const hook::CallTarget& call = c.call;
-  if (!f.missed) return {step::ReadMissedFailure{}};
-  if (*f.missed && !f.missed_taken) return {step::TakeMissedFailure{**f.missed}};
+  if (!f.missed.asked()) return {step::ReadMissedFailure{}};
+  if (f.missed.found() && !f.missed_taken) return {step::TakeMissedFailure{*f.missed}};
   if (!f.state) return {step::ReadState{}};
-  if (!f.bound) return {step::ReadBinding{}};
+  if (!f.bound.asked()) return {step::ReadBinding{}};
   std::vector<std::string> traced;
-  if (!f.target && *f.bound) {
-    const state::Binding& b = **f.bound;
+  if (!f.target && f.bound.found()) {
+    const state::Binding& b = *f.bound;
     const json::object* bound_entry = state::decision_entry(*f.state, call.server, b.definition);
     if (auto stat = stat_waited_files(f, bound_entry)) return std::move(*stat);
     if (auto cached = answer_cached(c, bound_entry, in, traced, waited_seen_of(f)))
@@ -113,11 +113,11 @@ Step next(const PreFacts& f, RuleInputs& in) {
   const probe::ProbeResult result =
       probe::held_for_credentials(entry, probe::held_to(entry, f.recovery->result), waited_seen_of(f));
   const bool probed = result.kind != probe::Kind::not_probed && result.kind != probe::Kind::local_fault;
-  if (probed && !f.recorded) {
+  if (probed && !f.recorded.asked()) {
     return {step::RecordProbe{t.candidate, result, f.recovery->restored_by,
                               recover::reconnect_note(f.recovery->reconnect, c.now, "hook")}};
   }
-  ProbeFinding finding{call, result, *f.recovery, f.recorded ? *f.recorded : std::nullopt,
+  ProbeFinding finding{call, result, *f.recovery, f.recorded.answer(),
                        entry != nullptr && ServerEntry::from_json(*entry).unhealthy(), {}};
   if (t.candidate->resolved && !t.candidate->resolved->unset_vars.empty())
     finding.missing_variable = t.candidate->resolved->unset_vars.front();
@@ -184,9 +184,9 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   // A failure the agent fired no event for counts once: not when its server's verdict is newer than the call.
   if (f.failed.missed_ended_at && f.lock == LockState::untried) {
     if (!f.state) return {step::ReadState{}};
-    if (!f.bound) return {step::ReadBinding{}};
-    if (!*f.bound && !f.target) return {step::FindTarget{.bind = false}};
-    const std::optional<std::string> definition = *f.bound ? (*f.bound)->definition : f.target->binding.definition;
+    if (!f.bound.asked()) return {step::ReadBinding{}};
+    if (!f.bound.found() && !f.target) return {step::FindTarget{.bind = false}};
+    const std::optional<std::string> definition = f.bound.found() ? f.bound->definition : f.target->binding.definition;
     const json::object* entry = state::decision_entry(*f.state, name, definition);
     const std::optional<util::EpochMs> checked = entry ? ServerEntry::from_json(*entry).checked_at : std::nullopt;
     if (checked && *f.failed.missed_ended_at <= *checked) {
@@ -365,9 +365,9 @@ Step next(const FailureFacts& f, RuleInputs& in) {
 Step next(const SuccessFacts& f, RuleInputs& in) {
   const CallFacts& c = f.c;
   if (!f.state) return {step::ReadState{}};
-  if (!f.bound) return {step::ReadBinding{}};
-  if (!*f.bound && !f.target) return {step::FindTarget{.bind = false}};
-  const std::optional<std::string> definition = *f.bound ? (*f.bound)->definition : f.target->binding.definition;
+  if (!f.bound.asked()) return {step::ReadBinding{}};
+  if (!f.bound.found() && !f.target) return {step::FindTarget{.bind = false}};
+  const std::optional<std::string> definition = f.bound.found() ? f.bound->definition : f.target->binding.definition;
   const json::object* entry = state::decision_entry(*f.state, c.call.server, definition);
   if (entry == nullptr) return answer(allow(c.event));
   if (!f.restored) {

@@ -9,6 +9,7 @@
 // stats), the folder's binding, the configs, the probe lock, a probe. So reads are steps too, each asked for only
 // when a rule needs it: reading everything first would put the configs and the policy on the hot path. The
 // settings a rule needs are read the same way, on first use, through RuleInputs.
+#include <mcphealth/gate/lookup.hpp>
 #include <mcphealth/gate/decide.hpp>
 #include <mcphealth/gate/plan.hpp>
 #include <mcphealth/gate/reader.hpp>
@@ -55,14 +56,14 @@ enum class LockState { untried, held, unusable, timed_out };
 /// What PreToolUse has found so far.
 struct PreFacts {
   CallFacts c = {};
-  /// A failed call the agent fired no event for (Codex CLI), once looked for (inner: none found), and whether it
+  /// A failed call the agent fired no event for (Codex CLI), once looked for, and whether it
   /// was taken as its failure event would have been.
-  std::optional<std::optional<hook::MissedFailure>> missed = {};
+  Lookup<hook::MissedFailure> missed = {};
   bool missed_taken = false;
   /// The state as last read (under the lock once it is held).
   std::optional<state::StateSnapshot> state = {};
-  /// The folder's binding of the call's server, once looked up (inner: no binding that still holds).
-  std::optional<std::optional<state::Binding>> bound = {};
+  /// The folder's binding of the call's server, once looked up (none: no binding that still holds).
+  Lookup<state::Binding> bound = {};
   /// The definition the configs name, once read.
   std::optional<Target> target = {};
   LockState lock = LockState::untried;
@@ -71,12 +72,11 @@ struct PreFacts {
   /// What the probe and its recovery found, and when it began.
   std::optional<recover::Recovery> recovery = {};
   util::EpochMs probe_began = 0;
-  /// Its verdict, once recorded: the retry time of a failure mark (inner: none written).
-  std::optional<std::optional<util::EpochMs>> recorded = {};
+  /// Its verdict, once recorded: the retry time of a failure mark (none: none written).
+  Lookup<util::EpochMs> recorded = {};
   /// For a crash loop in its backoff that records its code files, or a server waiting for the agent's credentials
-  /// to change (state::waits_for_credentials): when the newest of those files last changed, once stat'ed
-  /// (inner: none is there).
-  std::optional<std::optional<state::FilesSeen>> waited_seen = {};
+  /// to change (state::waits_for_credentials): what those files are, once stat'ed (none: no file to stat).
+  Lookup<state::FilesSeen> waited_seen = {};
 };
 
 /// A failed call: from the failure event, or from the agent's own record of the session (MissedFailure).
@@ -99,7 +99,7 @@ struct FailureFacts {
   hook::FailureReading reading = {};
   /// For a missed failure: the state and the binding, to see whether its server's verdict is newer.
   std::optional<state::StateSnapshot> state = {};
-  std::optional<std::optional<state::Binding>> bound = {};
+  Lookup<state::Binding> bound = {};
   /// The definition the configs name, and whether the folder was bound when it was found.
   std::optional<Target> target = {};
   bool target_bound = false;
@@ -120,7 +120,7 @@ struct FailureFacts {
 struct SuccessFacts {
   CallFacts c = {};
   std::optional<state::StateSnapshot> state = {};
-  std::optional<std::optional<state::Binding>> bound = {};
+  Lookup<state::Binding> bound = {};
   std::optional<Target> target = {};
   /// Whether the success was written, and restored an unhealthy mark.
   std::optional<bool> restored = {};
