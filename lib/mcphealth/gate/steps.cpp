@@ -175,7 +175,22 @@ bool read_reconnect(const FailureFacts& f, bool looping, std::vector<std::string
 
 } // namespace
 
-Step next(const FailureFacts& f, RuleInputs& in) {
+namespace {
+
+/// What a failure is about and how its words read (its first phase): the definition and its settings, and whether
+/// the server is asked (its words, or its declared check, say to), or held to the upstream rule.
+struct FailureReadout {
+  const config::Candidate* cand = nullptr;
+  const config::Settings* s = nullptr;
+  hook::FailureReading reading = {};
+  bool remote = false;
+  bool check_asks = false;
+  bool ask_server = false;
+  bool upstream = false;
+};
+
+/// The first phase: whom the failure is about and how its words read; a step (or the answer) until that is known.
+std::variant<Step, FailureReadout> read_the_failure(const FailureFacts& f, RuleInputs& in) {
   const CallFacts& c = f.c;
   const hook::CallTarget& call = c.call;
   const std::string& name = call.server;
@@ -183,9 +198,9 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   if (f.failed.interrupted) return answer(allow(c.event)); // the user pressed Esc
   // A failure the agent fired no event for counts once: not when its server's verdict is newer than the call.
   if (f.failed.missed_ended_at && f.lock == LockState::untried) {
-    if (!f.state) return {step::ReadState{}};
-    if (!f.bound.asked()) return {step::ReadBinding{}};
-    if (!f.bound.found() && !f.target) return {step::FindTarget{.bind = false}};
+    if (!f.state) return Step{step::ReadState{}};
+    if (!f.bound.asked()) return Step{step::ReadBinding{}};
+    if (!f.bound.found() && !f.target) return Step{step::FindTarget{.bind = false}};
     const std::optional<std::string> definition = f.bound.found() ? f.bound->definition : f.target->binding.definition;
     const json::object* entry = state::decision_entry(*f.state, name, definition);
     const std::optional<util::EpochMs> checked = entry ? ServerEntry::from_json(*entry).checked_at : std::nullopt;
@@ -200,8 +215,8 @@ Step next(const FailureFacts& f, RuleInputs& in) {
     return answer(std::move(plan));
   }
   // A failure that says nothing binds nothing: it is only read whether the server is remote, to be asked.
-  if (!f.target) return {step::FindTarget{.bind = first.code.has_value()}};
-  if (first.code && !f.target_bound) return {step::FindTarget{.bind = true}};
+  if (!f.target) return Step{step::FindTarget{.bind = first.code.has_value()}};
+  if (first.code && !f.target_bound) return Step{step::FindTarget{.bind = true}};
   const config::Candidate* cand = f.target->candidate;
   const config::Settings& s = in.server();
   const bool remote =
@@ -221,18 +236,31 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   // upstream outage (issue 52 item 4), asked or not (a server the gate cannot ask is held to it by its name).
   const bool upstream = upstream_error(reading);
   if (!ask_server && !is_proof(reading) && !upstream) return not_proof(f, reading, "");
-  if (!f.target_bound) return {step::FindTarget{.bind = true}};
+  if (!f.target_bound) return Step{step::FindTarget{.bind = true}};
+  return FailureReadout{cand, &s, reading, remote, check_asks, ask_server, upstream};
+}
+
+/// The second phase: the mark, made under the probe lock, once the server was asked when it is to be; a step (or
+/// the answer) until it is written.
+std::variant<Step, state::UnhealthyMark> mark_the_failure(const FailureFacts& f, RuleInputs& in, const FailureReadout& x) {
+  const CallFacts& c = f.c;
+  const hook::CallTarget& call = c.call;
+  const std::string& name = call.server;
+  const config::Candidate* cand = x.cand;
+  const config::Settings& s = *x.s;
+  const hook::FailureReading& reading = x.reading;
+  const bool remote = x.remote, check_asks = x.check_asks, ask_server = x.ask_server, upstream = x.upstream;
 
   // One probe or mark at a time per definition: parallel failures wait here, then find the first one's mark. The
   // wait is one probe's worth: a background refresh may hold the lock far longer, and then this hook goes ahead.
-  if (f.lock == LockState::untried) return {step::LockProbe{cand ? cand->fingerprint : name, s.timeout_ms.value + 1000}};
-  if (!f.under_lock) return {step::ReadState{.under_lock = true}};
+  if (f.lock == LockState::untried) return Step{step::LockProbe{cand ? cand->fingerprint : name, s.timeout_ms.value + 1000}};
+  if (!f.under_lock) return Step{step::ReadState{.under_lock = true}};
   if (const json::object* entry = state::decision_entry(*f.under_lock, name, f.target->binding.definition);
       entry != nullptr && state::marked_since(*entry, f.failed.began)) {
     // A failure of a call that began before the server's current mark: that outage, already recorded (a parallel
     // call failing in the same moment). The model is told what the first failure told it; nothing is marked.
     if (!f.noted) {
-      return {step::NoteFailedCall{}, {},
+      return Step{step::NoteFailedCall{}, {},
               {name + " was marked unhealthy after this call began: the same outage, not counted again"}};
     }
     const ServerEntry e = ServerEntry::from_json(*entry);
@@ -253,7 +281,7 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   }
   if (ask_server) {
     if (!f.asked) {
-      return {step::AskServer{&*cand->resolved,
+      return Step{step::AskServer{&*cand->resolved,
                               probe::spec_of(s, state::decision_entry(*f.under_lock, cand->tool_server,
                                                                       cand->fingerprint))}};
     }
@@ -292,8 +320,21 @@ Step next(const FailureFacts& f, RuleInputs& in) {
       traced.push_back("asked " + cand->tool_server + " after the failed call: " + probe::kind_name(f.asked->kind) +
                        (f.asked->reason.empty() ? std::string() : " (" + f.asked->reason + ")"));
     }
-    return {step::MarkDown{cand, name, mark, failed_call_window_ms(s)}, {}, std::move(traced)};
+    return Step{step::MarkDown{cand, name, mark, failed_call_window_ms(s)}, {}, std::move(traced)};
   }
+  return mark;
+}
+
+/// The third phase, the mark written: the failed call noted, the reconnect and its re-probe, and what the model is
+/// told.
+Step after_the_mark(const FailureFacts& f, const FailureReadout& x, const state::UnhealthyMark& mark) {
+  const CallFacts& c = f.c;
+  const hook::CallTarget& call = c.call;
+  const std::string& name = call.server;
+  const config::Candidate* cand = x.cand;
+  const config::Settings& s = *x.s;
+  const hook::FailureReading& reading = x.reading;
+  const bool ask_server = x.ask_server;
   const state::FailureCode code = mark.code;
   if (f.marked->noted_only) {
     if (!f.noted) return {step::NoteFailedCall{}};
@@ -357,6 +398,18 @@ Step next(const FailureFacts& f, RuleInputs& in) {
   said.insert(said.end(), plan.said.begin(), plan.said.end());
   plan.said = std::move(said);
   return answer(std::move(plan));
+}
+
+
+} // namespace
+
+Step next(const FailureFacts& f, RuleInputs& in) {
+  std::variant<Step, FailureReadout> read = read_the_failure(f, in);
+  if (Step* step = std::get_if<Step>(&read)) return std::move(*step);
+  const FailureReadout& x = std::get<FailureReadout>(read);
+  std::variant<Step, state::UnhealthyMark> marked = mark_the_failure(f, in, x);
+  if (Step* step = std::get_if<Step>(&marked)) return std::move(*step);
+  return after_the_mark(f, x, std::get<state::UnhealthyMark>(marked));
 }
 
 // --- PostToolUse: a successful call proves the server is up. Writes only when that changes something
