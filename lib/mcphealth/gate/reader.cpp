@@ -12,7 +12,7 @@ namespace mcphealth::gate {
 
 namespace json = boost::json;
 
-Reader::Reader(const HookRequest& request, HookDeps& deps, const Sink& sink)
+Reader::Reader(const HookRequest& request, const HookDeps& deps, const Sink& sink)
     : m_request(request), m_deps(deps), m_sink(sink), m_agent(request.client()),
       m_hc(m_agent.dialect.read(request.input, request.event_flag, deps.env)) {}
 

@@ -55,10 +55,10 @@ struct PolicyProblem {
 /// The lazily read world of one hook run. Its reads are remembered for the run; none writes.
 class Reader {
 public:
-  Reader(const HookRequest& request, HookDeps& deps, const Sink& sink);
+  Reader(const HookRequest& request, const HookDeps& deps, const Sink& sink);
 
   const HookRequest& request() const { return m_request; }
-  HookDeps& deps() const { return m_deps; }
+  const HookDeps& deps() const { return m_deps; }
   const Sink& sink() const { return m_sink; }
   /// The agent that asked, and its payload read into the hook's terms.
   const agent::Agent& agent() const { return m_agent; }
@@ -132,7 +132,7 @@ private:
   util::FileReader& reader() const { return m_deps.files ? *m_deps.files : util::disk(); }
 
   const HookRequest& m_request;
-  HookDeps& m_deps;
+  const HookDeps& m_deps;
   const Sink& m_sink;
   const agent::Agent& m_agent;
   const hook::HookCall m_hc;
