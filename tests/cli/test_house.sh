@@ -12,13 +12,14 @@ case_no_declaration_defaults_a_seam_to_the_real_disk() {
   assert_eq "$found" "" "declarations defaulting a seam"
 }
 
-# The ground floor stands alone (issue 56 item 5): util/ includes nothing of the floors above it (platform/, the
-# real disk's times, is above: util declares the disk's seam, platform/disk.cpp defines the real one).
-case_util_includes_nothing_above_it() {
+# The ground floor stands alone (issue 56 item 5): util/, first in docs/developing.md's layout, includes no other
+# part of lib (util declares the disk's seam; platform/disk.cpp defines the real one, through the file times only
+# the platform knows how to read).
+case_util_includes_no_other_part() {
   local found
   found=$(grep -rn -E '#include <mcphealth/(platform|state|config|probe|gate|ops|agent|hook|mcp|http|proc|recover)/' \
     "$MCPHEALTH_SOURCE_DIR/lib/mcphealth/util" || true)
-  assert_eq "$found" "" "util/ including a floor above it"
+  assert_eq "$found" "" "util/ including another part of lib"
 }
 
 # No two parts of lib/ include each other (A's files include B's header, and B's include A's): state/store and
