@@ -90,7 +90,7 @@ void as_config(const json::value& value) {
   util::MapEnvironment env{{"HOME", "/h"}, {"PATH", "/usr/bin:/bin"}, {"A", "1"}};
   for (const auto& kv : *servers) {
     if (!kv.value().is_object()) continue;
-    (void)config::resolve_server({std::string(kv.key()), "/c", "explicit", kv.value().get_object()}, env);
+    (void)config::resolve_server({std::string(kv.key()), "/c", "explicit", kv.value().get_object()}, env, {}, util::disk());
   }
 }
 
