@@ -34,6 +34,16 @@ case_a_command_check_fails_the_probe_of_a_server_that_answers_and_passes_with_it
   assert_eq "$(entry '["probe"]["check"]')" passed
 }
 
+# A check that cannot start here (its program not on this PATH: cron's short one, a typo) is this machine's fault,
+# never the server's verdict: nothing is recorded, and the server is not marked down.
+case_a_check_that_cannot_start_here_records_nothing() {
+  session_svc
+  policy '{"servers":{"svc":{"check":{"command":["no-such-health-program-here"]}}}}'
+  mcph probe svc --json
+  assert_contains "$(json_eval "$OUT" 'd["servers"][0]["reason"]')" "could not run here"
+  assert_eq "$(json_get "$(STATE)" 'd.get("servers", {}).get("svc", {}).get("status")')" null "no verdict recorded"
+}
+
 case_a_failed_call_is_confirmed_by_the_check_at_once() {
   session_svc
   printf 'iserror connect ECONNREFUSED 127.0.0.1:5432' > "$T/cue"

@@ -58,7 +58,7 @@ std::optional<CheckFailure> run_command(const config::CheckSpec& check, const co
   }
   if (ran.succeeded()) return std::nullopt;
   switch (ran.status) {
-  case proc::CommandResult::Status::spawn_failed: return CheckFailure{"could not start: " + ran.error, {}};
+  case proc::CommandResult::Status::spawn_failed: return CheckFailure{"could not start: " + ran.error, {}, true};
   case proc::CommandResult::Status::timed_out:
     return CheckFailure{"no answer within " + std::to_string(timeout_ms) + " ms", {}};
   case proc::CommandResult::Status::exited: break;
@@ -83,7 +83,7 @@ std::optional<CheckFailure> run_url(const config::CheckSpec& check, const config
     if (own && asked && *own == *asked) request.headers = remote->headers;
   }
   http::Client* http = client();
-  if (http == nullptr) return CheckFailure{"not run: HTTP checks need libcurl", {}};
+  if (http == nullptr) return CheckFailure{"HTTP checks need libcurl", {}, true};
   // A health endpoint's body is not read: the status says it all.
   request.on_body = [](std::string_view, const http::Response&) { return false; };
   const http::Response got = http->perform(request);
@@ -99,9 +99,9 @@ std::optional<CheckFailure> run_check(const config::CheckSpec& check, const conf
                                       util::Clock& clock) {
   // The name reaches a program's words (or a URL): only a name no shell or URL reads as more than words.
   if (names_server(check) && !recover::is_inert_server_name(server.definition.name)) {
-    return CheckFailure{"not run: its words name the server, and the name " + util::shell_quote(server.definition.name) +
+    return CheckFailure{"its words name the server, and the name " + util::shell_quote(server.definition.name) +
                             " is not made of letters, digits, spaces and ._-",
-                        {}};
+                        {}, true};
   }
   switch (check.kind) {
   case config::CheckSpec::Kind::command: return run_command(check, server, timeout_ms, clock);
@@ -139,6 +139,13 @@ void take_check(const config::CheckSpec& check, const std::optional<CheckFailure
   r.check_passed = !failure.has_value();
   if (!failure) return;
   r.ok = false;
+  if (failure->not_run) {
+    r.check_passed.reset();
+    r.kind = Kind::not_probed;
+    r.reason = "its check (" + check.text() + ") could not run here: " + util::redact(failure->why) +
+               "; nothing recorded";
+    return;
+  }
   r.kind = Kind::check_failed;
   r.http_status = failure->http_status;
   r.code = failure->http_status ? state::FailureCode::http(*failure->http_status) : state::FailureCode::transport();

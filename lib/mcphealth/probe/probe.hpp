@@ -234,7 +234,10 @@ std::string protocol_error_reason(const mcp::CallOutcome& failure);
 struct CheckFailure {
   std::string why;
   /// A url check's status, when one came back.
-  std::optional<int> http_status;
+  std::optional<int> http_status = std::nullopt;
+  /// The check could not run here (its program not on this PATH, no libcurl, a name refused): this machine's fault,
+  /// never the server's verdict, so nothing is recorded (Kind::not_probed).
+  bool not_run = false;
 };
 std::optional<CheckFailure> run_check(const config::CheckSpec& check, const config::ResolvedServer& server,
                                       std::int64_t timeout_ms, const std::function<http::Client*()>& http,
