@@ -24,7 +24,7 @@ ProbeResult LiveProber::probe(const config::ResolvedServer& server, const ProbeS
   ProbeResult r = probe_transport(server, run);
   if (spec.check && r.ok) {
     if (tool) {
-      // The probe made the call; a server that answered without it (liveness) has not been checked.
+      // The probe made the call; a server that answered no MCP (alive but silent) was not checked.
       if (r.check_passed == false) take_check(*spec.check, CheckFailure{r.reason, {}}, r);
       else if (!r.check_passed) take_check(*spec.check, CheckFailure{"not made: the server did not answer MCP", {}}, r);
     } else {
